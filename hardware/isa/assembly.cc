@@ -1,0 +1,279 @@
+// Text and JSON-lines assembly; see assembly.h and docs/isa.md for the grammar.
+#include "hardware/isa/assembly.h"
+
+#include <cctype>
+#include <sstream>
+
+#include "hardware/isa/encoding.h"
+#include "hardware/isa/errors.h"
+
+namespace weft::isa {
+
+namespace {
+
+bool is_flag(const Field& f) { return f.width == 1 && !f.is_signed; }
+
+// Fields that the mnemonic already says: not printed as key=value.
+bool in_mnemonic(const Field& f) {
+  return f.name == "opcode" || f.name == "memory_type" || f.name == "alu_opcode";
+}
+
+bool is_pad(const Field& f) { return f.name.rfind("_pad_", 1) != std::string::npos; }
+
+const Format& format_or_throw(const Layout& l, int64_t opcode, const std::string& where) {
+  const Format* fmt = l.format_of(opcode);
+  if (fmt == nullptr) {
+    throw UserError(where + ": unknown opcode " + std::to_string(opcode) +
+                    " (known: LOAD, STORE, GEMM, FINISH, ALU)");
+  }
+  return *fmt;
+}
+
+std::string field_list(const Format& fmt) {
+  std::string s;
+  for (const Field& f : fmt.fields) {
+    if (in_mnemonic(f)) continue;
+    s += (s.empty() ? "" : ", ") + f.name;
+  }
+  return s;
+}
+
+// Checks every field of the instruction's format against its width by encoding it.
+void check_encodable(const Layout& l, const Insn& insn, const std::string& where) {
+  uint8_t scratch[kInsnBytes];
+  encode_insn(l, insn, scratch, where);
+}
+
+int64_t parse_int(const std::string& text, const std::string& where, const std::string& field) {
+  try {
+    size_t used = 0;
+    const long long v = std::stoll(text, &used, 0);
+    if (used != text.size()) throw std::invalid_argument("trailing");
+    return v;
+  } catch (const std::exception&) {
+    throw UserError(where + ": field '" + field + "' has value '" + text +
+                    "', which is not an integer");
+  }
+}
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+std::string format_insn(const Layout& l, const Insn& insn) {
+  const Format& fmt = format_or_throw(l, insn.opcode, "format_insn");
+  std::ostringstream os;
+  os << opcode_name(insn.opcode);
+  if (&fmt == &l.mem) os << ' ' << mem_type_name(insn.memory_type);
+  if (&fmt == &l.alu) os << ' ' << alu_op_name(insn.alu_opcode);
+  for (const Field& f : fmt.fields) {
+    if (in_mnemonic(f)) continue;
+    const int64_t v = get(insn, f);
+    if (is_flag(f)) {
+      if (v != 0) os << ' ' << f.name;
+    } else if (v != 0 || !(is_pad(f) || (f.name == "imm" && insn.use_imm == 0))) {
+      os << ' ' << f.name << '=' << v;
+    }
+  }
+  return os.str();
+}
+
+nlohmann::ordered_json insn_to_json(const Layout& l, const Insn& insn) {
+  const Format& fmt = format_or_throw(l, insn.opcode, "insn_to_json");
+  nlohmann::ordered_json j;
+  for (const Field& f : fmt.fields) {
+    const int64_t v = get(insn, f);
+    if (f.name == "opcode") {
+      j[f.name] = opcode_name(v);
+    } else if (f.name == "memory_type") {
+      j[f.name] = mem_type_name(v);
+    } else if (f.name == "alu_opcode") {
+      j[f.name] = alu_op_name(v);
+    } else {
+      j[f.name] = v;
+    }
+  }
+  return j;
+}
+
+Insn insn_from_json(const Layout& l, const nlohmann::json& j, const std::string& where) {
+  if (!j.is_object()) throw UserError(where + ": expected a JSON object");
+  auto enum_value = [&](const char* key, std::optional<int64_t> (*from_name)(const std::string&),
+                        const char* what) -> int64_t {
+    const auto& v = j.at(key);
+    if (v.is_number_integer()) return v.get<int64_t>();
+    if (v.is_string()) {
+      if (auto x = from_name(v.get<std::string>())) return *x;
+      throw UserError(where + ": unknown " + what + " \"" + v.get<std::string>() + "\"");
+    }
+    throw UserError(where + ": field '" + key + "' must be a name or an integer");
+  };
+  if (!j.contains("opcode")) throw UserError(where + ": missing field 'opcode'");
+  Insn insn;
+  insn.opcode = enum_value("opcode", opcode_from_name, "opcode");
+  const Format& fmt = format_or_throw(l, insn.opcode, where);
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const Field* f = fmt.find(it.key());
+    if (f == nullptr) {
+      throw UserError(where + ": unknown field '" + it.key() + "' for " + fmt.name +
+                      " (fields: " + field_list(fmt) + ")");
+    }
+    if (f->name == "opcode") continue;
+    if (f->name == "memory_type") {
+      insn.memory_type = enum_value("memory_type", mem_type_from_name, "memory type");
+    } else if (f->name == "alu_opcode") {
+      insn.alu_opcode = enum_value("alu_opcode", alu_op_from_name, "ALU opcode");
+    } else if (it.value().is_number_integer()) {
+      insn.*(f->insn_member) = it.value().get<int64_t>();
+    } else if (it.value().is_boolean() && is_flag(*f)) {
+      insn.*(f->insn_member) = it.value().get<bool>() ? 1 : 0;
+    } else {
+      throw UserError(where + ": field '" + f->name + "' must be an integer");
+    }
+  }
+  if (&fmt == &l.mem && !j.contains("memory_type")) {
+    throw UserError(where + ": " + opcode_name(insn.opcode) + " needs field 'memory_type'");
+  }
+  if (&fmt == &l.alu && !j.contains("alu_opcode")) {
+    throw UserError(where + ": ALU needs field 'alu_opcode'");
+  }
+  if (&fmt == &l.mem && mem_type_name(insn.memory_type) == nullptr) {
+    throw UserError(where + ": unknown memory type " + std::to_string(insn.memory_type));
+  }
+  if (&fmt == &l.alu && alu_op_name(insn.alu_opcode) == nullptr) {
+    throw UserError(where + ": unknown ALU opcode " + std::to_string(insn.alu_opcode));
+  }
+  check_encodable(l, insn, where);
+  return insn;
+}
+
+Insn parse_insn(const Layout& l, const std::string& line, const std::string& where) {
+  std::istringstream is(line);
+  std::vector<std::string> words;
+  for (std::string w; is >> w;) words.push_back(w);
+  // A disassembly listing starts lines with "N:"; accept and ignore it.
+  if (!words.empty() && words[0].size() > 1 && words[0].back() == ':' &&
+      words[0].find_first_not_of("0123456789") == words[0].size() - 1) {
+    words.erase(words.begin());
+  }
+  if (words.empty()) throw UserError(where + ": empty instruction");
+
+  Insn insn;
+  const auto opcode = opcode_from_name(words[0]);
+  if (!opcode) {
+    throw UserError(where + ": unknown mnemonic '" + words[0] +
+                    "' (known: LOAD, STORE, GEMM, ALU, FINISH)");
+  }
+  insn.opcode = *opcode;
+  const Format& fmt = format_or_throw(l, insn.opcode, where);
+  size_t next = 1;
+  if (&fmt == &l.mem) {
+    if (words.size() < 2 || !mem_type_from_name(words[1])) {
+      throw UserError(where + ": " + upper(words[0]) +
+                      " needs a memory type after the mnemonic (UOP, WGT, INP, ACC, OUT, "
+                      "ACC_8BIT)" +
+                      (words.size() < 2 ? "" : ", got '" + words[1] + "'"));
+    }
+    insn.memory_type = *mem_type_from_name(words[1]);
+    next = 2;
+  } else if (&fmt == &l.alu) {
+    if (words.size() < 2 || !alu_op_from_name(words[1])) {
+      throw UserError(where + ": ALU needs an operation after the mnemonic (MIN, MAX, ADD, SHR, "
+                      "MUL)" +
+                      (words.size() < 2 ? "" : ", got '" + words[1] + "'"));
+    }
+    insn.alu_opcode = *alu_op_from_name(words[1]);
+    next = 2;
+  }
+  for (size_t i = next; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    const size_t eq = w.find('=');
+    const std::string key = w.substr(0, eq);
+    const Field* f = fmt.find(key);
+    if (f == nullptr || in_mnemonic(*f)) {
+      throw UserError(where + ": unknown field '" + key + "' for " + fmt.name +
+                      " (fields: " + field_list(fmt) + ")");
+    }
+    if (eq == std::string::npos) {
+      if (!is_flag(*f)) throw UserError(where + ": field '" + key + "' needs a value (" + key + "=N)");
+      insn.*(f->insn_member) = 1;
+    } else {
+      insn.*(f->insn_member) = parse_int(w.substr(eq + 1), where, key);
+    }
+  }
+  check_encodable(l, insn, where);
+  return insn;
+}
+
+std::vector<Insn> parse_program(const Layout& l, const std::string& text,
+                                const std::string& source_name) {
+  std::vector<Insn> program;
+  std::istringstream is(text);
+  int line_no = 0;
+  for (std::string line; std::getline(is, line);) {
+    ++line_no;
+    const std::string where = source_name + ":" + std::to_string(line_no);
+    size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos) continue;
+    if (line[first] == '{') {
+      nlohmann::json j;
+      try {
+        j = nlohmann::json::parse(line.substr(first));
+      } catch (const nlohmann::json::parse_error& e) {
+        throw UserError(where + ": malformed JSON: " + e.what());
+      }
+      program.push_back(insn_from_json(l, j, where));
+      continue;
+    }
+    const size_t hash = line.find('#');
+    if (hash != std::string::npos) line.resize(hash);
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    program.push_back(parse_insn(l, line, where));
+  }
+  return program;
+}
+
+std::string format_uop(const Uop& uop) {
+  return "UOP dst=" + std::to_string(uop.dst) + " src=" + std::to_string(uop.src) +
+         " wgt=" + std::to_string(uop.wgt);
+}
+
+std::vector<Uop> parse_uops(const Layout& l, const std::string& text,
+                            const std::string& source_name) {
+  std::vector<Uop> uops;
+  std::istringstream is(text);
+  int line_no = 0;
+  for (std::string line; std::getline(is, line);) {
+    ++line_no;
+    const std::string where = source_name + ":" + std::to_string(line_no);
+    const size_t hash = line.find('#');
+    if (hash != std::string::npos) line.resize(hash);
+    std::istringstream ws(line);
+    std::vector<std::string> words;
+    for (std::string w; ws >> w;) words.push_back(w);
+    if (words.empty()) continue;
+    if (upper(words[0]) != "UOP") {
+      throw UserError(where + ": expected a micro-op line 'UOP dst=N src=N wgt=N', got '" +
+                      words[0] + "'");
+    }
+    Uop uop;
+    for (size_t i = 1; i < words.size(); ++i) {
+      const size_t eq = words[i].find('=');
+      const std::string key = words[i].substr(0, eq);
+      const Field* f = l.uop.find(key);
+      if (f == nullptr || eq == std::string::npos) {
+        throw UserError(where + ": expected dst=N, src=N or wgt=N, got '" + words[i] + "'");
+      }
+      uop.*(f->uop_member) = parse_int(words[i].substr(eq + 1), where, key);
+    }
+    uint8_t scratch[kUopBytes];
+    encode_uop(l, uop, scratch, where);
+    uops.push_back(uop);
+  }
+  return uops;
+}
+
+}  // namespace weft::isa

@@ -1,0 +1,75 @@
+// The single hardware specification of Weft: the shipped accelerator configurations and
+// platforms, defined once here. Everything else (field layouts, the generated C++ header and
+// SystemVerilog package, the simulators) is derived from these tables by layout.h.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace weft::isa {
+
+/// Fixed ISA constants shared by every configuration (VTA's published encoding).
+struct IsaConstants {
+  static constexpr int kInsnBits = 128;
+  static constexpr int kUopBits = 32;
+  static constexpr int kOpcodeBits = 3;
+  static constexpr int kMemTypeBits = 3;
+  static constexpr int kMinSramBaseBits = 16;  // VTA uses 16 even when depths need fewer.
+  static constexpr int kDramBaseBits = 32;
+  static constexpr int kSizeBits = 16;  // y_size, x_size, x_stride
+  static constexpr int kPadBits = 4;
+  static constexpr int kLoopIterBits = 14;
+  static constexpr int kAluOpcodeBits = 3;
+  static constexpr int kAluImmBits = 16;
+};
+
+/// One accelerator configuration: GEMM shape, element widths and on-chip buffer sizes.
+struct HwConfig {
+  std::string name;
+  std::string description;
+  int log_batch = 0;      // GEMM rows per micro-op (BATCH = 1 << log_batch)
+  int log_block_in = 4;   // reduction width (BLOCK_IN)
+  int log_block_out = 4;  // output channels (BLOCK_OUT)
+  int inp_bits = 8;
+  int wgt_bits = 8;
+  int acc_bits = 32;
+  int out_bits = 8;
+  uint64_t uop_buf_bytes = 0;
+  uint64_t inp_buf_bytes = 0;
+  uint64_t wgt_buf_bytes = 0;
+  uint64_t acc_buf_bytes = 0;
+  int token_queue_depth = 0;  // capacity of each of the four dependency-token queues
+
+  int batch() const { return 1 << log_batch; }
+  int block_in() const { return 1 << log_block_in; }
+  int block_out() const { return 1 << log_block_out; }
+};
+
+/// The memory system the accelerator sees through its AXI master.
+struct Platform {
+  std::string name;
+  std::string description;
+  int axi_data_bits = 64;      // AXI data bus width
+  int read_latency = 0;        // cycles from read address accepted to first data beat
+  int write_latency = 0;       // cycles from last write beat to write response
+  int max_outstanding_reads = 1;
+  int max_outstanding_writes = 1;
+  int max_burst_beats = 16;    // AXI4 INCR bursts are at most 256 beats and never cross 4 KiB
+  double clock_mhz = 100.0;    // accelerator clock, for GOPS reports
+};
+
+/// The shipped configurations, `gemm8x8` first (the default).
+const std::vector<HwConfig>& shipped_configs();
+/// The shipped platforms, the default first.
+const std::vector<Platform>& shipped_platforms();
+
+/// Name of the default configuration.
+inline constexpr const char* kDefaultConfig = "gemm8x8";
+
+/// Finds a shipped configuration; throws UserError listing the known names otherwise.
+const HwConfig& find_config(const std::string& name);
+/// Finds a shipped platform; throws UserError listing the known names otherwise.
+const Platform& find_platform(const std::string& name);
+
+}  // namespace weft::isa

@@ -1,0 +1,69 @@
+// `weft config list|show`: the shipped configurations and platforms and their derived layout.
+#include <iostream>
+#include <memory>
+
+#include "hardware/isa/describe.h"
+#include "hardware/isa/errors.h"
+#include "runtime/cli/commands.h"
+
+namespace weft::cli {
+
+void add_config_command(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand("config", "Inspect hardware configurations and platforms.");
+  cmd->require_subcommand(1);
+
+  auto list_json = std::make_shared<bool>(false);
+  CLI::App* list = cmd->add_subcommand("list", "List the shipped configurations and platforms.");
+  list->add_flag("--json", *list_json, "print JSON");
+  list->callback([list_json] {
+    if (*list_json) {
+      nlohmann::ordered_json j;
+      j["configs"] = nlohmann::ordered_json::array();
+      for (const auto& c : isa::shipped_configs()) {
+        j["configs"].push_back({{"name", c.name}, {"description", c.description}});
+      }
+      j["platforms"] = nlohmann::ordered_json::array();
+      for (const auto& p : isa::shipped_platforms()) j["platforms"].push_back(isa::platform_to_json(p));
+      std::cout << j.dump(2) << "\n";
+      return;
+    }
+    std::cout << "configurations (default " << isa::kDefaultConfig << "):\n";
+    for (const auto& c : isa::shipped_configs()) {
+      std::cout << "  " << c.name << std::string(10 - std::min<size_t>(9, c.name.size()), ' ')
+                << c.description << "\n";
+    }
+    std::cout << "platforms (default " << isa::shipped_platforms().front().name << "):\n";
+    for (const auto& p : isa::shipped_platforms()) {
+      std::cout << "  " << p.name << std::string(10 - std::min<size_t>(9, p.name.size()), ' ')
+                << p.description << "\n";
+    }
+  });
+
+  struct ShowOpts {
+    std::string name;
+    bool json = false;
+  };
+  auto so = std::make_shared<ShowOpts>();
+  CLI::App* show = cmd->add_subcommand(
+      "show",
+      "Show a configuration (GEMM shape, buffer depths, element sizes and the position and width\n"
+      "of every instruction and micro-op field) or a platform.");
+  show->add_option("name", so->name, "configuration or platform name")->required();
+  show->add_flag("--json", so->json, "print JSON");
+  show->callback([so] {
+    for (const auto& p : isa::shipped_platforms()) {
+      if (p.name == so->name) {
+        std::cout << isa::platform_to_json(p).dump(2) << "\n";
+        return;
+      }
+    }
+    const isa::Layout& l = isa::layout_for(so->name);
+    if (so->json) {
+      std::cout << isa::layout_to_json(l).dump(2) << "\n";
+    } else {
+      std::cout << isa::layout_to_text(l);
+    }
+  });
+}
+
+}  // namespace weft::cli

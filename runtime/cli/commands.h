@@ -1,0 +1,15 @@
+// The `weft` command-line verbs. Each add_*_command registers one subcommand with CLI11;
+// its callback throws weft::UserError for bad input, which main() turns into exit code 1.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace weft::cli {
+
+void add_asm_command(CLI::App& app);
+void add_disasm_command(CLI::App& app);
+void add_config_command(CLI::App& app);
+void add_image_command(CLI::App& app);
+void add_sim_command(CLI::App& app);
+
+}  // namespace weft::cli

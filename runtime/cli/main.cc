@@ -1,0 +1,43 @@
+// weft: the command-line front end of the Weft stack. Exit codes: 0 success, 1 a user error
+// (bad program, file or value; the message says what and where), 2 bad command-line usage,
+// 3 an internal error (a bug: please report it).
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "hardware/isa/errors.h"
+#include "runtime/cli/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "weft: tools for the Weft VTA-class accelerator.\n"
+      "Assemble and disassemble programs, inspect hardware configurations, build DRAM images\n"
+      "and run programs on a simulator. See README.md and docs/isa.md."};
+  app.name("weft");
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "weft 0.1.0");
+  weft::cli::add_asm_command(app);
+  weft::cli::add_disasm_command(app);
+  weft::cli::add_config_command(app);
+  weft::cli::add_image_command(app);
+  weft::cli::add_sim_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  } catch (const weft::UserError& e) {
+    std::cerr << "weft: error: " << e.what() << "\n";
+    return 1;
+  } catch (const weft::InternalError& e) {
+    std::cerr << "weft: internal error (please report): " << e.what() << "\n";
+    return 3;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "weft: error: out of memory\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "weft: internal error (please report): " << e.what() << "\n";
+    return 3;
+  }
+  return 0;
+}

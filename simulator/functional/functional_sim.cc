@@ -1,0 +1,153 @@
+// The functional model's scheduler: routes instructions to the three modules and runs them
+// in order, honouring the token queues; see functional_sim.h.
+#include "simulator/functional/functional_sim.h"
+
+#include <array>
+#include <string>
+
+#include "hardware/isa/errors.h"
+#include "simulator/common/program.h"
+#include "simulator/common/tokens.h"
+#include "simulator/functional/datapath.h"
+
+namespace weft::sim {
+
+using isa::Insn;
+using isa::Module;
+using isa::Opcode;
+
+namespace {
+
+constexpr std::array<Module, 3> kModules = {Module::kLoad, Module::kCompute, Module::kStore};
+
+struct Tokens {
+  std::array<int64_t, kNumTokenQueues> count{};
+  int64_t depth = 0;
+
+  // The queue an instruction is blocked on, or -1 when all its pops are available.
+  int blocking_queue(const Insn& insn, Module m) const {
+    if (insn.pop_prev_dep && count[int(pop_queue(m, true))] == 0) return int(pop_queue(m, true));
+    if (insn.pop_next_dep && count[int(pop_queue(m, false))] == 0) {
+      return int(pop_queue(m, false));
+    }
+    return -1;
+  }
+  void pop(const Insn& insn, Module m) {
+    if (insn.pop_prev_dep) --count[int(pop_queue(m, true))];
+    if (insn.pop_next_dep) --count[int(pop_queue(m, false))];
+  }
+  void push(const Insn& insn, Module m, size_t index) {
+    for (bool prev : {true, false}) {
+      if (!(prev ? insn.push_prev_dep : insn.push_next_dep)) continue;
+      const TokenQueue q = push_queue(m, prev);
+      if (count[int(q)] == depth) {
+        throw UserError(describe(index, insn) + ": token queue " + queue_name(q) +
+                        " overflows: it already holds " + std::to_string(depth) +
+                        " tokens (its depth) that the " +
+                        (q == TokenQueue::kLoadToCompute || q == TokenQueue::kStoreToCompute
+                             ? "compute"
+                             : (q == TokenQueue::kComputeToLoad ? "load" : "store")) +
+                        " module has not popped");
+      }
+      ++count[int(q)];
+    }
+  }
+};
+
+struct ModuleQueue {
+  std::vector<size_t> insns;  // program indices, in order
+  size_t next = 0;
+  bool done() const { return next == insns.size(); }
+};
+
+}  // namespace
+
+FunctionalSim::FunctionalSim(const isa::Layout& layout) : l_(layout), buf_(layout) {}
+
+VtaCounters FunctionalSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset,
+                               uint64_t insn_count) {
+  const std::vector<Insn> program = fetch_program(l_, dram, insn_offset, insn_count);
+  std::array<ModuleQueue, 3> mq;
+  for (size_t i = 0; i < program.size(); ++i) mq[int(isa::route(program[i]))].insns.push_back(i);
+
+  VtaCounters c;
+  Tokens tokens;
+  tokens.depth = l_.config.token_queue_depth;
+
+  auto execute = [&](Module m) {
+    const size_t index = mq[int(m)].insns[mq[int(m)].next];
+    const Insn& insn = program[index];
+    tokens.pop(insn, m);
+    switch (insn.op()) {
+      case Opcode::kLoad: exec_load(l_, insn, dram, buf_, c); break;
+      case Opcode::kStore: exec_store(l_, insn, dram, buf_, c); break;
+      case Opcode::kGemm: exec_gemm(l_, insn, index, buf_, c); break;
+      case Opcode::kAlu: exec_alu(l_, insn, index, buf_, c); break;
+      case Opcode::kFinish: break;
+    }
+    tokens.push(insn, m, index);
+    ++c.insn_count;
+    ++mq[int(m)].next;
+  };
+  auto ready = [&](Module m) {
+    const ModuleQueue& q = mq[int(m)];
+    if (q.done()) return false;
+    const Insn& insn = program[q.insns[q.next]];
+    return tokens.blocking_queue(insn, m) < 0;
+  };
+  auto at_finish = [&]() {
+    const ModuleQueue& q = mq[int(Module::kCompute)];
+    return !q.done() && program[q.insns[q.next]].op() == Opcode::kFinish;
+  };
+
+  // FINISH is deferred until nothing else can run, so that everything a correct program
+  // orders before it has happened; fetch_program guarantees it is the last instruction.
+  bool finished = false;
+  while (!finished) {
+    bool progress = false;
+    for (Module m : kModules) {
+      while (ready(m) && !(m == Module::kCompute && at_finish())) {
+        execute(m);
+        progress = true;
+      }
+    }
+    if (progress) continue;
+    if (at_finish() && ready(Module::kCompute)) {
+      execute(Module::kCompute);
+      finished = true;
+      break;
+    }
+    std::string why = "deadlock: no module can proceed and FINISH has not run;";
+    for (Module m : kModules) {
+      const ModuleQueue& q = mq[int(m)];
+      if (q.done()) continue;
+      const size_t index = q.insns[q.next];
+      const int blocked = tokens.blocking_queue(program[index], m);
+      why += std::string(" the ") + isa::module_name(m) + " module waits at " +
+             describe(index, program[index]) + " for a token on the " +
+             queue_name(static_cast<TokenQueue>(blocked)) + " queue, which is empty;";
+    }
+    why.pop_back();
+    throw UserError(why);
+  }
+
+  for (Module m : kModules) {
+    const ModuleQueue& q = mq[int(m)];
+    if (q.done()) continue;
+    const size_t index = q.insns[q.next];
+    throw UserError("FINISH ran while the " + std::string(isa::module_name(m)) + " module still had " +
+                    std::to_string(q.insns.size() - q.next) + " instruction(s) to run, from " +
+                    describe(index, program[index]) +
+                    "; make FINISH wait for them with a dependency token");
+  }
+  for (int q = 0; q < kNumTokenQueues; ++q) {
+    if (tokens.count[q] != 0) {
+      throw UserError("tokens left over at FINISH: " + std::to_string(tokens.count[q]) +
+                      " token(s) pushed on the " + queue_name(static_cast<TokenQueue>(q)) +
+                      " queue were never popped");
+    }
+  }
+  return c;
+}
+
+}  // namespace weft::sim

@@ -1,0 +1,35 @@
+// The golden functional model: exact semantics of every instruction (DESIGN.md §3), the
+// load, compute and store modules each in program order, synchronised only by the four
+// dependency-token queues. It schedules modules greedily (each runs as far as its tokens
+// allow), which is the worst case for token-queue occupancy: a program it accepts cannot
+// overflow a queue under any other interleaving.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hardware/isa/layout.h"
+#include "simulator/common/stats.h"
+#include "simulator/functional/buffers.h"
+
+namespace weft::sim {
+
+/// Runs programs on a DRAM image; on-chip buffers persist between runs, as in hardware.
+class FunctionalSim {
+ public:
+  explicit FunctionalSim(const isa::Layout& layout);
+
+  /// Runs `insn_count` instructions found at byte `insn_offset` of `dram`, updating `dram`
+  /// in place. Throws UserError (naming instruction, field, module or queue) for a bad
+  /// program, a deadlock, a token-queue overflow or tokens left over at FINISH; the image
+  /// is then partly updated and should be discarded.
+  VtaCounters run(std::vector<uint8_t>& dram, uint64_t insn_offset, uint64_t insn_count);
+
+  const OnChipBuffers& buffers() const { return buf_; }
+
+ private:
+  const isa::Layout& l_;
+  OnChipBuffers buf_;
+};
+
+}  // namespace weft::sim
