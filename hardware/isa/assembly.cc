@@ -18,7 +18,15 @@ bool in_mnemonic(const Field& f) {
   return f.name == "opcode" || f.name == "memory_type" || f.name == "alu_opcode";
 }
 
-bool is_pad(const Field& f) { return f.name.rfind("_pad_", 1) != std::string::npos; }
+// Fields a listing always shows; the others (pads, loop factors, imm) only when non-zero.
+bool always_shown(const Field& f) {
+  static const char* const kShown[] = {"sram_base", "dram_base", "y_size", "x_size", "x_stride",
+                                       "uop_bgn",   "uop_end",   "iter_out", "iter_in"};
+  for (const char* n : kShown) {
+    if (f.name == n) return true;
+  }
+  return false;
+}
 
 const Format& format_or_throw(const Layout& l, int64_t opcode, const std::string& where) {
   const Format* fmt = l.format_of(opcode);
@@ -74,7 +82,7 @@ std::string format_insn(const Layout& l, const Insn& insn) {
     const int64_t v = get(insn, f);
     if (is_flag(f)) {
       if (v != 0) os << ' ' << f.name;
-    } else if (v != 0 || !(is_pad(f) || (f.name == "imm" && insn.use_imm == 0))) {
+    } else if (v != 0 || always_shown(f) || (f.name == "imm" && insn.use_imm != 0)) {
       os << ' ' << f.name << '=' << v;
     }
   }

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# One command from a fresh Debian 12 machine to a working Weft:
+#   scripts/quickstart.sh demo   installs the Debian packages, builds, runs the demo
+#   scripts/quickstart.sh test   installs the Debian packages, builds, runs the whole test suite
+# Packages are installed with apt-get (through sudo when not root) only when missing.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+mode=${1:-}
+case "$mode" in
+  demo|test) ;;
+  *) echo "usage: $0 demo|test" >&2; exit 2 ;;
+esac
+
+packages=(build-essential cmake ninja-build ccache pkg-config git
+          libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "quickstart: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+cd "$root"
+jobs=$(nproc)
+cmake --preset default
+cmake --build --preset default -j "$jobs"
+if [ "$mode" = demo ]; then
+  exec "$root/scripts/demo.sh" "$root/build"
+fi
+ctest --preset default -j "$jobs"
