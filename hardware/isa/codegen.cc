@@ -61,7 +61,11 @@ std::vector<std::pair<std::string, long long>> scalars(const Layout& l) {
           {"log_inp_depth", l.log_inp_depth},
           {"log_wgt_depth", l.log_wgt_depth},
           {"log_acc_depth", l.log_acc_depth},
-          {"token_queue_depth", c.token_queue_depth}};
+          {"token_queue_depth", c.token_queue_depth},
+          {"cmd_queue_depth", c.cmd_queue_depth},
+          {"fetch_fifo_depth", c.fetch_fifo_depth},
+          {"gemm_pipeline_depth", c.gemm_pipeline_depth},
+          {"alu_pipeline_depth", c.alu_pipeline_depth}};
 }
 
 std::string render_cpp(const std::vector<Layout>& layouts) {

@@ -33,6 +33,10 @@ nlohmann::ordered_json layout_to_json(const Layout& l) {
                {"macs_per_uop", l.macs_per_uop()}};
   j["bits"] = {{"inp", c.inp_bits}, {"wgt", c.wgt_bits}, {"acc", c.acc_bits}, {"out", c.out_bits}};
   j["token_queue_depth"] = c.token_queue_depth;
+  j["microarchitecture"] = {{"cmd_queue_depth", c.cmd_queue_depth},
+                            {"fetch_fifo_depth", c.fetch_fifo_depth},
+                            {"gemm_pipeline_depth", c.gemm_pipeline_depth},
+                            {"alu_pipeline_depth", c.alu_pipeline_depth}};
   struct Buf {
     const char* name;
     uint64_t bytes;

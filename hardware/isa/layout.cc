@@ -155,6 +155,15 @@ Layout derive_layout(const HwConfig& c) {
   check_param(c, "token_queue_depth", c.token_queue_depth,
               c.token_queue_depth >= 1 && c.token_queue_depth <= 65536, "must be 1..65536");
 
+  check_param(c, "cmd_queue_depth", c.cmd_queue_depth,
+              c.cmd_queue_depth >= 1 && c.cmd_queue_depth <= 1024, "must be 1..1024");
+  check_param(c, "fetch_fifo_depth", c.fetch_fifo_depth,
+              c.fetch_fifo_depth >= 1 && c.fetch_fifo_depth <= 4096, "must be 1..4096");
+  check_param(c, "gemm_pipeline_depth", c.gemm_pipeline_depth,
+              c.gemm_pipeline_depth >= 2 && c.gemm_pipeline_depth <= 16, "must be 2..16");
+  check_param(c, "alu_pipeline_depth", c.alu_pipeline_depth,
+              c.alu_pipeline_depth >= 2 && c.alu_pipeline_depth <= 16, "must be 2..16");
+
   Layout l;
   l.config = c;
   l.inp_elem_bytes = c.batch() * c.block_in() * c.inp_bits / 8;

@@ -40,6 +40,11 @@ struct HwConfig {
   uint64_t wgt_buf_bytes = 0;
   uint64_t acc_buf_bytes = 0;
   int token_queue_depth = 0;  // capacity of each of the four dependency-token queues
+  // Microarchitecture (docs/microarchitecture.md): shared by the cycle model and the RTL.
+  int cmd_queue_depth = 8;       // command queue in front of each module
+  int fetch_fifo_depth = 32;     // instructions fetch may hold or have in flight
+  int gemm_pipeline_depth = 4;   // micro-op issue to accumulator write, in cycles
+  int alu_pipeline_depth = 4;
 
   int batch() const { return 1 << log_batch; }
   int block_in() const { return 1 << log_block_in; }

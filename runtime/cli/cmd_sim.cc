@@ -1,71 +1,174 @@
 // `weft sim`: the raw-run contract (docs/isa.md): run a program held in a DRAM image on an
-// engine and write the final image and statistics.
+// engine through the driver's Device interface and shared register sequence, and write the
+// final image, the statistics and (cycle engine) a timeline.
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdio>
 #include <iostream>
 #include <memory>
 
-#include "driver/engine.h"
+#include "driver/device.h"
+#include "driver/launch.h"
 #include "hardware/isa/errors.h"
 #include "runtime/cli/commands.h"
 #include "runtime/io/files.h"
+#include "simulator/cycle/trace.h"
 
 namespace weft::cli {
 
+namespace {
+
+// Prints "cycle N, I/T instructions" to stderr at most twice a second, once a run has taken
+// more than a second; only when stderr is a terminal or --progress was given.
+class Progress {
+ public:
+  explicit Progress(bool forced) : enabled_(forced || ::isatty(2)) {}
+  void operator()(uint64_t cycle, uint64_t done, uint64_t total) {
+    if (!enabled_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - start_ < std::chrono::seconds(1) || now - last_ < std::chrono::milliseconds(500)) {
+      return;
+    }
+    last_ = now;
+    shown_ = true;
+    std::fprintf(stderr, "\rweft sim: cycle %llu, %llu/%llu instructions (%.0f%%)   ",
+                 static_cast<unsigned long long>(cycle), static_cast<unsigned long long>(done),
+                 static_cast<unsigned long long>(total), total ? 100.0 * done / total : 100.0);
+  }
+  void finish() {
+    if (shown_) std::fprintf(stderr, "\n");
+  }
+
+ private:
+  bool enabled_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), last_;
+};
+
+}  // namespace
+
 void add_sim_command(CLI::App& app) {
   struct Opts {
-    std::string config = isa::kDefaultConfig, engine = "functional", mem, out, stats;
-    std::string insn_offset, insn_count;
-    bool json = false;
+    std::string config = isa::kDefaultConfig, platform = "sim", engine = "functional";
+    std::string mem, out, stats, trace, insn_offset, insn_count;
+    double timeout_s = 3600;
+    bool json = false, progress = false;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = app.add_subcommand(
       "sim",
       "Run a program held in a DRAM image. IMAGE is a flat little-endian image from address 0;\n"
       "the program is --insn-count 16-byte instructions at byte --insn-offset. On success the\n"
-      "final image goes to --out and the VTA counters to --stats (JSON). On any error nothing\n"
-      "is written and the exit code is 1.");
+      "final image goes to --out and the statistics to --stats (JSON). On any error nothing\n"
+      "is written and the exit code is 1.\n"
+      "Engines: functional (the golden model), cycle (cycle-exact; adds cycles, per-module\n"
+      "busy/stall cycles, DRAM traffic and utilization, and --trace).");
   cmd->add_option("--config", o->config, "hardware configuration (gemm8x8, vta, tiny)")
       ->capture_default_str();
-  cmd->add_option("--engine", o->engine, "simulation engine (functional)")->capture_default_str();
+  cmd->add_option("--platform", o->platform, "memory platform for the cycle engine (sim, pynq, zcu104)")
+      ->capture_default_str();
+  cmd->add_option("--engine", o->engine, "simulation engine (functional, cycle)")
+      ->capture_default_str();
   cmd->add_option("--mem", o->mem, "input DRAM image")->required();
   cmd->add_option("--insn-offset", o->insn_offset, "byte offset of the first instruction")
       ->required();
   cmd->add_option("--insn-count", o->insn_count, "number of instructions")->required();
   cmd->add_option("--out", o->out, "output DRAM image")->required();
   cmd->add_option("--stats", o->stats, "write statistics as JSON to this file");
+  cmd->add_option("--trace", o->trace,
+                  "cycle engine: write a Chrome trace / Perfetto timeline (open in "
+                  "ui.perfetto.dev or chrome://tracing)");
+  cmd->add_option("--timeout", o->timeout_s, "seconds to wait for the device")->capture_default_str();
   cmd->add_flag("--json", o->json, "print statistics as JSON instead of a summary");
+  cmd->add_flag("--progress", o->progress, "show progress on stderr even when it is not a terminal");
   cmd->callback([o] {
     const isa::Layout& layout = isa::layout_for(o->config);
+    const isa::Platform& platform = isa::find_platform(o->platform);
     const uint64_t offset = rt::parse_size(o->insn_offset, "--insn-offset");
     const uint64_t count = rt::parse_size(o->insn_count, "--insn-count");
-    std::unique_ptr<driver::Engine> engine = driver::make_engine(o->engine, layout);
-    std::vector<uint8_t> dram = rt::read_file(o->mem);
+    if (!o->trace.empty() && o->engine != "cycle") {
+      throw UserError("--trace needs --engine cycle (the " + o->engine +
+                      " engine has no timing)");
+    }
+    std::vector<uint8_t> image = rt::read_file(o->mem);
+    if (image.empty()) throw UserError("'" + o->mem + "' is empty: no DRAM image to run");
 
+    sim::cycle::Trace trace;
+    Progress progress(o->progress);
+    driver::DeviceOptions opts;
+    opts.layout = &layout;
+    opts.platform = &platform;
+    opts.memory_bytes = image.size();
+    opts.trace = o->trace.empty() ? nullptr : &trace;
+    opts.progress = [&progress](uint64_t c, uint64_t d, uint64_t t) { progress(c, d, t); };
+    std::unique_ptr<driver::Device> dev = driver::open_device(o->engine, opts);
+
+    // The image is the whole device memory, so the one allocation starts at address 0 and
+    // the program's absolute dram_base fields address it directly.
+    const uint64_t base = dev->alloc(image.size());
+    if (base != 0) throw InternalError("first device allocation is not at address 0");
+    dev->copy_to_device(0, image.data(), image.size());
     const auto t0 = std::chrono::steady_clock::now();
-    const driver::RunResult r = engine->run(dram, offset, count);
+    try {
+      driver::run(*dev, offset, count,
+                  std::chrono::milliseconds(static_cast<int64_t>(o->timeout_s * 1000)));
+    } catch (...) {
+      progress.finish();
+      throw;
+    }
+    progress.finish();
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    dev->copy_from_device(0, image.data(), image.size());
 
     nlohmann::ordered_json stats;
     stats["config"] = o->config;
-    stats["engine"] = engine->name();
-    const nlohmann::ordered_json counters = sim::to_json(r.counters);
-    for (const auto& [k, v] : counters.items()) stats[k] = v;
-    for (const auto& [k, v] : r.extra.items()) stats[k] = v;
+    stats["engine"] = dev->name();
+    if (o->engine == "cycle") stats["platform"] = platform.name;
+    const nlohmann::ordered_json details = dev->run_details();
+    for (const auto& [k, v] : details.items()) stats[k] = v;
     stats["wall_seconds"] = seconds;
+    if (stats.contains("cycles") && seconds > 0) {
+      stats["simulated_cycles_per_second"] = stats["cycles"].get<double>() / seconds;
+    }
 
-    rt::write_file(o->out, dram);
+    rt::write_file(o->out, image);
     if (!o->stats.empty()) rt::write_text_file(o->stats, stats.dump(2) + "\n");
+    if (!o->trace.empty()) rt::write_text_file(o->trace, trace.to_json().dump() + "\n");
     if (o->json) {
       std::cout << stats.dump(2) << "\n";
       return;
     }
-    std::cout << "weft sim: " << engine->name() << " engine, config " << o->config << ", "
-              << r.counters.insn_count << " instructions in " << seconds * 1e3 << " ms\n";
-    for (const auto& [k, v] : counters.items()) {
-      std::cout << "  " << k << std::string(18 - k.size(), ' ') << v.dump() << "\n";
+    std::cout << "weft sim: " << dev->name() << " engine, config " << o->config;
+    if (o->engine == "cycle") std::cout << ", platform " << platform.name;
+    std::cout << ", " << stats["insn_count"] << " instructions in " << seconds * 1e3 << " ms\n";
+    for (const char* k : {"inp_load_nbytes", "wgt_load_nbytes", "acc_load_nbytes",
+                          "uop_load_nbytes", "out_store_nbytes", "gemm_counter", "alu_counter",
+                          "insn_count"}) {
+      std::cout << "  " << k << std::string(18 - std::string(k).size(), ' ') << stats[k].dump()
+                << "\n";
+    }
+    if (stats.contains("cycles")) {
+      std::cout << "  cycles            " << stats["cycles"].dump() << "\n";
+      std::printf("  utilization       %.1f%% (non-reset GEMM micro-ops / cycles)\n",
+                  100.0 * stats["utilization"].get<double>());
+      for (const char* m : {"load", "compute", "store"}) {
+        const auto& mj = stats["modules"][m];
+        std::printf("  %-8s busy %llu, token %llu, dram %llu, cmd-empty %llu, hazard %llu, "
+                    "drain %llu, idle %llu\n",
+                    m, mj["busy"].get<unsigned long long>(),
+                    mj["stall_token"].get<unsigned long long>(),
+                    mj["stall_dram"].get<unsigned long long>(),
+                    mj["stall_cmd_empty"].get<unsigned long long>(),
+                    mj["stall_hazard"].get<unsigned long long>(),
+                    mj["stall_drain"].get<unsigned long long>(),
+                    mj["idle"].get<unsigned long long>());
+      }
+      std::fflush(stdout);
     }
     std::cout << "  final image -> " << o->out << "\n";
+    if (!o->trace.empty()) std::cout << "  timeline -> " << o->trace << "\n";
   });
 }
 

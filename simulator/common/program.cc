@@ -3,6 +3,7 @@
 
 #include "hardware/isa/encoding.h"
 #include "hardware/isa/errors.h"
+#include "simulator/common/program_error.h"
 #include "simulator/common/tokens.h"
 
 namespace weft::sim {
@@ -27,8 +28,11 @@ std::string describe(size_t index, const Insn& insn) {
 
 namespace {
 
-[[noreturn]] void fail(size_t index, const Insn& insn, const std::string& what) {
-  throw UserError(describe(index, insn) + ": " + what);
+using isa::reg::ErrorBit;
+
+[[noreturn]] void fail(size_t index, const Insn& insn, const std::string& what,
+                       ErrorBit bit = isa::reg::kErrIllegalInsn) {
+  throw ProgramError(bit, static_cast<int64_t>(index), describe(index, insn) + ": " + what);
 }
 
 void validate_deps(const Insn& insn, size_t index) {
@@ -63,8 +67,16 @@ void validate_mem(const isa::Layout& l, const Insn& insn, size_t index, uint64_t
     fail(index, insn, std::string("field 'memory_type': STORE reads only from OUT, not ") +
                           isa::mem_type_name(insn.memory_type));
   }
-  if (!is_load && (insn.y_pad_0 | insn.y_pad_1 | insn.x_pad_0 | insn.x_pad_1) != 0) {
-    fail(index, insn, "STORE does not pad: fields y_pad_0, y_pad_1, x_pad_0, x_pad_1 must be 0");
+  if (!is_load) {
+    for (const auto& [name, v] : {std::pair<const char*, int64_t>{"y_pad_0", insn.y_pad_0},
+                                  {"y_pad_1", insn.y_pad_1},
+                                  {"x_pad_0", insn.x_pad_0},
+                                  {"x_pad_1", insn.x_pad_1}}) {
+      if (v != 0) {
+        fail(index, insn, std::string("field '") + name + "' = " + std::to_string(v) +
+                              ": STORE does not pad (all pads must be 0)");
+      }
+    }
   }
   if (insn.x_size == 0) return;  // a no-op that only moves tokens
   const int64_t rows = insn.y_pad_0 + insn.y_size + insn.y_pad_1;
@@ -76,7 +88,8 @@ void validate_mem(const isa::Layout& l, const Insn& insn, size_t index, uint64_t
          "field 'sram_base': a " + std::to_string(rows) + "x" + std::to_string(cols) +
              " tile at " + std::to_string(insn.sram_base) + " ends at element " +
              std::to_string(insn.sram_base + rows * cols) + ", beyond the " + buffer +
-             " buffer depth " + std::to_string(depth));
+             " buffer depth " + std::to_string(depth),
+         isa::reg::kErrSramRange);
   }
   if (insn.y_size == 0) return;
   const uint64_t elem = static_cast<uint64_t>(l.elem_bytes(t));
@@ -88,7 +101,8 @@ void validate_mem(const isa::Layout& l, const Insn& insn, size_t index, uint64_t
          "field 'dram_base': rows of " + std::to_string(insn.x_size) + " elements at " +
              std::to_string(insn.dram_base) + " with x_stride " + std::to_string(insn.x_stride) +
              " end at byte " + std::to_string(end_elem * elem) + ", beyond the " +
-             std::to_string(dram_bytes) + "-byte DRAM image");
+             std::to_string(dram_bytes) + "-byte DRAM image",
+         isa::reg::kErrDramRange);
   }
 }
 
@@ -101,7 +115,8 @@ void validate_compute(const isa::Layout& l, const Insn& insn, size_t index) {
   if (insn.uop_end > l.uop_depth) {
     fail(index, insn,
          "field 'uop_end' = " + std::to_string(insn.uop_end) +
-             " is beyond the UOP buffer depth " + std::to_string(l.uop_depth));
+             " is beyond the UOP buffer depth " + std::to_string(l.uop_depth),
+         isa::reg::kErrSramRange);
   }
 }
 
@@ -120,31 +135,42 @@ void validate_insn(const isa::Layout& l, const Insn& insn, size_t index, uint64_
 
 std::vector<Insn> fetch_program(const isa::Layout& l, const std::vector<uint8_t>& dram,
                                 uint64_t insn_offset, uint64_t insn_count) {
-  if (insn_count == 0) throw UserError("--insn-count is 0: a program needs at least FINISH");
+  using isa::reg::kErrDramRange;
+  using isa::reg::kErrIllegalInsn;
+  const int64_t none = ProgramError::kNoInsn;
+  if (insn_count == 0) {
+    throw ProgramError(kErrIllegalInsn, none, "the instruction count is 0: a program needs at least FINISH");
+  }
   if (insn_offset % isa::kInsnBytes != 0) {
-    throw UserError("--insn-offset " + std::to_string(insn_offset) +
+    throw ProgramError(kErrIllegalInsn, none, "the instruction offset " + std::to_string(insn_offset) +
                     " is not a multiple of the 16-byte instruction size");
   }
   if (insn_count > (dram.size() - std::min<uint64_t>(dram.size(), insn_offset)) /
                        isa::kInsnBytes) {
-    throw UserError("instructions [" + std::to_string(insn_offset) + ", " +
+    throw ProgramError(kErrDramRange, none, "instructions [" + std::to_string(insn_offset) + ", " +
                     std::to_string(insn_offset + insn_count * isa::kInsnBytes) +
                     ") lie beyond the " + std::to_string(dram.size()) + "-byte DRAM image");
   }
   std::vector<Insn> program(insn_count);
   int64_t finish_at = -1;
   for (uint64_t i = 0; i < insn_count; ++i) {
-    program[i] = isa::decode_insn(l, dram.data() + insn_offset + i * isa::kInsnBytes,
-                                  "instruction " + std::to_string(i));
+    try {
+      program[i] = isa::decode_insn(l, dram.data() + insn_offset + i * isa::kInsnBytes,
+                                    "instruction " + std::to_string(i));
+    } catch (const ProgramError&) {
+      throw;
+    } catch (const UserError& e) {
+      throw ProgramError(kErrIllegalInsn, static_cast<int64_t>(i), e.what());
+    }
     if (finish_at >= 0) {
-      throw UserError(describe(i, program[i]) + " follows FINISH (instruction " +
+      throw ProgramError(kErrIllegalInsn, static_cast<int64_t>(i), describe(i, program[i]) + " follows FINISH (instruction " +
                       std::to_string(finish_at) + "): FINISH must be the last instruction");
     }
     validate_insn(l, program[i], i, dram.size());
     if (program[i].op() == Opcode::kFinish) finish_at = static_cast<int64_t>(i);
   }
   if (finish_at < 0) {
-    throw UserError("the program has no FINISH instruction (" + std::to_string(insn_count) +
+    throw ProgramError(kErrIllegalInsn, none, "the program has no FINISH instruction (" + std::to_string(insn_count) +
                     " instructions); the accelerator would never signal done");
   }
   return program;

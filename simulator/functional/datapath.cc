@@ -6,6 +6,7 @@
 #include "hardware/isa/encoding.h"
 #include "hardware/isa/errors.h"
 #include "simulator/common/program.h"
+#include "simulator/common/program_error.h"
 
 namespace weft::sim {
 
@@ -70,7 +71,8 @@ Indices indices(const isa::Layout& l, const Insn& insn, const OnChipBuffers& buf
 void check_index(size_t index, const Insn& insn, int64_t k, int64_t i, int64_t j,
                  const char* field, int64_t value, const char* buffer, int64_t depth) {
   if (value >= depth) {
-    throw UserError(describe(index, insn) + ": micro-op " + std::to_string(k) + " at iteration (" +
+    throw ProgramError(isa::reg::kErrSramRange, static_cast<int64_t>(index),
+                       describe(index, insn) + ": micro-op " + std::to_string(k) + " at iteration (" +
                     std::to_string(i) + ", " + std::to_string(j) + ") computes " + field +
                     " index " + std::to_string(value) + ", beyond the " + buffer +
                     " buffer depth " + std::to_string(depth));

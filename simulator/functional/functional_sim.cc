@@ -7,6 +7,7 @@
 
 #include "hardware/isa/errors.h"
 #include "simulator/common/program.h"
+#include "simulator/common/program_error.h"
 #include "simulator/common/tokens.h"
 #include "simulator/functional/datapath.h"
 
@@ -22,6 +23,7 @@ constexpr std::array<Module, 3> kModules = {Module::kLoad, Module::kCompute, Mod
 
 struct Tokens {
   std::array<int64_t, kNumTokenQueues> count{};
+  std::array<int64_t, kNumTokenQueues> last_pusher{};  // for the leftover message
   int64_t depth = 0;
 
   // The queue an instruction is blocked on, or -1 when all its pops are available.
@@ -41,7 +43,8 @@ struct Tokens {
       if (!(prev ? insn.push_prev_dep : insn.push_next_dep)) continue;
       const TokenQueue q = push_queue(m, prev);
       if (count[int(q)] == depth) {
-        throw UserError(describe(index, insn) + ": token queue " + queue_name(q) +
+        throw ProgramError(isa::reg::kErrTokenOverflow, static_cast<int64_t>(index),
+                           describe(index, insn) + ": token queue " + queue_name(q) +
                         " overflows: it already holds " + std::to_string(depth) +
                         " tokens (its depth) that the " +
                         (q == TokenQueue::kLoadToCompute || q == TokenQueue::kStoreToCompute
@@ -50,6 +53,7 @@ struct Tokens {
                         " module has not popped");
       }
       ++count[int(q)];
+      last_pusher[int(q)] = static_cast<int64_t>(index);
     }
   }
 };
@@ -128,23 +132,26 @@ VtaCounters FunctionalSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset,
              queue_name(static_cast<TokenQueue>(blocked)) + " queue, which is empty;";
     }
     why.pop_back();
-    throw UserError(why);
+    throw ProgramError(isa::reg::kErrDeadlock, ProgramError::kNoInsn, why);
   }
 
   for (Module m : kModules) {
     const ModuleQueue& q = mq[int(m)];
     if (q.done()) continue;
     const size_t index = q.insns[q.next];
-    throw UserError("FINISH ran while the " + std::string(isa::module_name(m)) + " module still had " +
+    throw ProgramError(isa::reg::kErrLeftover, static_cast<int64_t>(index), "FINISH ran while the " + std::string(isa::module_name(m)) + " module still had " +
                     std::to_string(q.insns.size() - q.next) + " instruction(s) to run, from " +
                     describe(index, program[index]) +
                     "; make FINISH wait for them with a dependency token");
   }
   for (int q = 0; q < kNumTokenQueues; ++q) {
     if (tokens.count[q] != 0) {
-      throw UserError("tokens left over at FINISH: " + std::to_string(tokens.count[q]) +
-                      " token(s) pushed on the " + queue_name(static_cast<TokenQueue>(q)) +
-                      " queue were never popped");
+      const size_t last = static_cast<size_t>(tokens.last_pusher[q]);
+      throw ProgramError(isa::reg::kErrLeftover, tokens.last_pusher[q],
+                         "tokens left over at FINISH: " + std::to_string(tokens.count[q]) +
+                             " token(s) pushed on the " + queue_name(static_cast<TokenQueue>(q)) +
+                             " queue were never popped (the last pushed by " +
+                             describe(last, program[last]) + ")");
     }
   }
   return c;

@@ -1,8 +1,9 @@
 // The golden functional model: exact semantics of every instruction (DESIGN.md §3), the
 // load, compute and store modules each in program order, synchronised only by the four
 // dependency-token queues. It schedules modules greedily (each runs as far as its tokens
-// allow), which is the worst case for token-queue occupancy: a program it accepts cannot
-// overflow a queue under any other interleaving.
+// allow, FINISH only when nothing else can run). Queue depth is checked under that order;
+// the cycle model checks it under real timing, so a program that relies on a particular
+// interleaving to stay within depth may pass one and fail the other.
 #pragma once
 
 #include <cstdint>

@@ -28,6 +28,10 @@ package weft_pkg;
   localparam int unsigned LOG_WGT_DEPTH = 8;
   localparam int unsigned LOG_ACC_DEPTH = 8;
   localparam int unsigned TOKEN_QUEUE_DEPTH = 16;
+  localparam int unsigned CMD_QUEUE_DEPTH = 4;
+  localparam int unsigned FETCH_FIFO_DEPTH = 8;
+  localparam int unsigned GEMM_PIPELINE_DEPTH = 4;
+  localparam int unsigned ALU_PIPELINE_DEPTH = 4;
   localparam int unsigned INSN_BITS = 128;
   localparam int unsigned UOP_BITS = 32;
 

@@ -1,0 +1,68 @@
+// The driver's one Device interface (DESIGN.md §1, §4): device memory, control registers and
+// nothing else, so that the same launch code (launch.h) drives every backend. Backends are
+// chosen by name at run time: `functional` and `cycle` today; `rtl` and `xrt` later.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hardware/isa/layout.h"
+#include "hardware/isa/spec.h"
+
+namespace weft::sim::cycle {
+class Trace;
+}
+
+namespace weft::driver {
+
+/// How to open a device.
+struct DeviceOptions {
+  const isa::Layout* layout = nullptr;      // required
+  const isa::Platform* platform = nullptr;  // required for timing backends
+  uint64_t memory_bytes = 64ull << 20;      // simulated device memory
+  sim::cycle::Trace* trace = nullptr;       // cycle backend: record a timeline
+  /// Long runs call this now and then with (cycle, instructions done, instructions total).
+  std::function<void(uint64_t, uint64_t, uint64_t)> progress;
+};
+
+/// An accelerator behind its memory and AXI4-Lite control registers.
+class Device {
+ public:
+  virtual ~Device() = default;
+  /// The backend name (`functional`, `cycle`, ...).
+  virtual std::string name() const = 0;
+
+  /// Allocates device memory (64-byte aligned); returns its device address. UserError when
+  /// the memory is exhausted.
+  virtual uint64_t alloc(uint64_t bytes) = 0;
+  /// Frees an allocation made by alloc; UserError for an unknown address.
+  virtual void free(uint64_t addr) = 0;
+  /// Copies host bytes to device memory; UserError when the range is outside device memory.
+  virtual void copy_to_device(uint64_t addr, const void* src, uint64_t bytes) = 0;
+  /// Copies device memory to the host; UserError when the range is outside device memory.
+  virtual void copy_from_device(uint64_t addr, void* dst, uint64_t bytes) = 0;
+
+  /// Writes a 32-bit control register (hardware/isa/registers.h).
+  virtual void write_reg(uint32_t offset, uint32_t value) = 0;
+  /// Reads a 32-bit control register.
+  virtual uint32_t read_reg(uint32_t offset) = 0;
+
+  /// Simulators: the full message of the last run's error (empty when there is none, or on
+  /// hardware, where only the error register exists).
+  virtual std::string error_detail() const { return ""; }
+  /// Simulators: everything the last run measured beyond the registers (JSON object).
+  virtual nlohmann::ordered_json run_details() const { return nlohmann::ordered_json::object(); }
+};
+
+/// Backend names accepted by open_device.
+std::vector<std::string> device_names();
+
+/// Opens a backend by name; UserError naming the available ones otherwise.
+std::unique_ptr<Device> open_device(const std::string& name, const DeviceOptions& options);
+
+}  // namespace weft::driver

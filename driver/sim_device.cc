@@ -1,0 +1,196 @@
+// Simulator-backed devices; see sim_device.h.
+#include "driver/sim_device.h"
+
+#include <cstring>
+
+#include "hardware/isa/errors.h"
+#include "simulator/common/program_error.h"
+#include "simulator/cycle/cycle_sim.h"
+#include "simulator/functional/functional_sim.h"
+
+namespace weft::driver {
+
+namespace reg = isa::reg;
+
+SimDevice::SimDevice(const DeviceOptions& options) : options_(options) {
+  if (options.layout == nullptr) throw InternalError("SimDevice: no layout");
+  if (options.memory_bytes == 0 || options.memory_bytes > (uint64_t{1} << 36)) {
+    throw UserError("device memory of " + std::to_string(options.memory_bytes) +
+                    " bytes is not supported (1 byte .. 64 GiB)");
+  }
+  memory_.assign(options.memory_bytes, 0);
+  regs_[reg::kControl / 4] = reg::kApIdle;
+}
+
+uint64_t SimDevice::alloc(uint64_t bytes) {
+  if (bytes == 0) bytes = 1;
+  uint64_t addr = 0;  // first fit, 64-byte aligned
+  for (const auto& [a, n] : allocations_) {
+    if (addr + bytes <= a) break;
+    addr = (a + n + 63) / 64 * 64;
+  }
+  if (addr + bytes > memory_.size()) {
+    throw UserError("device '" + name() + "': cannot allocate " + std::to_string(bytes) +
+                    " bytes: " + std::to_string(memory_.size()) + " bytes of device memory, " +
+                    std::to_string(allocations_.size()) + " allocation(s) in use");
+  }
+  allocations_[addr] = bytes;
+  return addr;
+}
+
+void SimDevice::free(uint64_t addr) {
+  if (allocations_.erase(addr) == 0) {
+    throw UserError("device '" + name() + "': free of address " + std::to_string(addr) +
+                    ", which is not an allocation");
+  }
+}
+
+void SimDevice::check_range(uint64_t addr, uint64_t bytes, const char* what) const {
+  if (addr > memory_.size() || bytes > memory_.size() - addr) {
+    throw UserError("device '" + name() + "': " + what + " of bytes [" + std::to_string(addr) +
+                    ", " + std::to_string(addr + bytes) + ") is outside the " +
+                    std::to_string(memory_.size()) + "-byte device memory");
+  }
+}
+
+void SimDevice::copy_to_device(uint64_t addr, const void* src, uint64_t bytes) {
+  check_range(addr, bytes, "copy to device");
+  std::memcpy(memory_.data() + addr, src, bytes);
+}
+
+void SimDevice::copy_from_device(uint64_t addr, void* dst, uint64_t bytes) {
+  check_range(addr, bytes, "copy from device");
+  std::memcpy(dst, memory_.data() + addr, bytes);
+}
+
+void SimDevice::set64(uint32_t offset, uint64_t v) {
+  regs_[offset / 4] = static_cast<uint32_t>(v);
+  regs_[offset / 4 + 1] = static_cast<uint32_t>(v >> 32);
+}
+
+uint64_t SimDevice::get64(uint32_t offset) const {
+  return regs_[offset / 4] | (static_cast<uint64_t>(regs_[offset / 4 + 1]) << 32);
+}
+
+void SimDevice::write_reg(uint32_t offset, uint32_t value) {
+  if (offset % 4 != 0 || offset >= reg::kMapEnd) {
+    throw UserError("device '" + name() + "': no control register at offset " +
+                    std::to_string(offset));
+  }
+  if (offset == reg::kControl) {
+    if (value & reg::kApStart) start();
+    return;
+  }
+  if (offset >= reg::kCycles) return;  // read-only counters and error register
+  regs_[offset / 4] = value;
+}
+
+uint32_t SimDevice::read_reg(uint32_t offset) {
+  if (offset % 4 != 0 || offset >= reg::kMapEnd) {
+    throw UserError("device '" + name() + "': no control register at offset " +
+                    std::to_string(offset));
+  }
+  const uint32_t v = regs_[offset / 4];
+  if (offset == reg::kControl) regs_[0] &= ~reg::kApDone;  // ap_done clears on read
+  return v;
+}
+
+void SimDevice::start() {
+  const uint64_t count = get64(reg::kInsnCount);
+  const uint64_t insn_addr = get64(reg::kInsnAddr);
+  const uint64_t base = get64(reg::kDramBase);
+  regs_[0] = 0;  // running: not idle
+  for (uint32_t o = reg::kCycles; o < reg::kMapEnd; o += 4) regs_[o / 4] = 0;
+  error_detail_.clear();
+  details_ = nlohmann::ordered_json::object();
+  try {
+    // The accelerator sees memory from `base` on: run on that window.
+    if (base > memory_.size()) {
+      throw sim::ProgramError(reg::kErrDramRange, sim::ProgramError::kNoInsn,
+                              "DRAM base " + std::to_string(base) + " is beyond the " +
+                                  std::to_string(memory_.size()) + "-byte device memory");
+    }
+    EngineResult r;
+    if (base == 0) {
+      r = execute(memory_, insn_addr, count);
+    } else {
+      std::vector<uint8_t> window(memory_.begin() + static_cast<ptrdiff_t>(base), memory_.end());
+      r = execute(window, insn_addr, count);
+      std::copy(window.begin(), window.end(), memory_.begin() + static_cast<ptrdiff_t>(base));
+    }
+    set64(reg::kCycles, r.cycles);
+    set64(reg::kLoadBusy, r.busy[0]);
+    set64(reg::kLoadStall, r.stall[0]);
+    set64(reg::kComputeBusy, r.busy[1]);
+    set64(reg::kComputeStall, r.stall[1]);
+    set64(reg::kStoreBusy, r.busy[2]);
+    set64(reg::kStoreStall, r.stall[2]);
+    details_ = r.details;
+  } catch (const sim::ProgramError& e) {
+    regs_[reg::kError / 4] = e.bit();
+    regs_[reg::kErrorInsn / 4] = static_cast<uint32_t>(e.insn());
+    error_detail_ = e.what();
+  }
+  regs_[0] = reg::kApDone | reg::kApIdle | reg::kApReady;
+}
+
+namespace {
+
+class FunctionalDevice : public SimDevice {
+ public:
+  explicit FunctionalDevice(const DeviceOptions& o) : SimDevice(o), sim_(*o.layout) {}
+  std::string name() const override { return "functional"; }
+
+ protected:
+  EngineResult execute(std::vector<uint8_t>& dram, uint64_t off, uint64_t count) override {
+    EngineResult r;
+    r.counters = sim_.run(dram, off, count);
+    r.details = sim::to_json(r.counters);
+    return r;
+  }
+
+ private:
+  sim::FunctionalSim sim_;
+};
+
+class CycleDevice : public SimDevice {
+ public:
+  explicit CycleDevice(const DeviceOptions& o) : SimDevice(o), sim_(*o.layout, *o.platform) {}
+  std::string name() const override { return "cycle"; }
+
+ protected:
+  EngineResult execute(std::vector<uint8_t>& dram, uint64_t off, uint64_t count) override {
+    sim::cycle::RunOptions ro;
+    ro.trace = options().trace;
+    ro.progress = options().progress;
+    const sim::cycle::CycleStats s = sim_.run(dram, off, count, ro);
+    EngineResult r;
+    r.counters = s.counters;
+    r.cycles = s.cycles;
+    const sim::cycle::ModuleCycles* m[3] = {&s.load, &s.compute, &s.store};
+    for (int i = 0; i < 3; ++i) {
+      r.busy[i] = m[i]->busy;
+      r.stall[i] = m[i]->total() - m[i]->busy - m[i]->idle;
+    }
+    r.details = sim::to_json(s.counters);
+    const nlohmann::ordered_json cycle_json = sim::cycle::to_json(s);
+    for (const auto& [k, v] : cycle_json.items()) r.details[k] = v;
+    return r;
+  }
+
+ private:
+  sim::cycle::CycleSim sim_;
+};
+
+}  // namespace
+
+std::unique_ptr<Device> make_functional_device(const DeviceOptions& o) {
+  return std::make_unique<FunctionalDevice>(o);
+}
+
+std::unique_ptr<Device> make_cycle_device(const DeviceOptions& o) {
+  if (o.platform == nullptr) throw InternalError("cycle device needs a platform");
+  return std::make_unique<CycleDevice>(o);
+}
+
+}  // namespace weft::driver

@@ -1,0 +1,64 @@
+// Devices backed by a simulator: the device memory is a host vector, the control registers a
+// small array, and ap_start runs the engine to completion before the register write returns
+// (the cycle model's deadlock watchdog bounds that time). A failed run sets the sticky error
+// register, exactly as the hardware does, and keeps the simulator's full message.
+#pragma once
+
+#include <array>
+#include <map>
+#include <vector>
+
+#include "driver/device.h"
+#include "hardware/isa/registers.h"
+#include "simulator/common/stats.h"
+
+namespace weft::driver {
+
+/// Memory, registers and allocator shared by the simulator backends.
+class SimDevice : public Device {
+ public:
+  explicit SimDevice(const DeviceOptions& options);
+
+  uint64_t alloc(uint64_t bytes) override;
+  void free(uint64_t addr) override;
+  void copy_to_device(uint64_t addr, const void* src, uint64_t bytes) override;
+  void copy_from_device(uint64_t addr, void* dst, uint64_t bytes) override;
+  void write_reg(uint32_t offset, uint32_t value) override;
+  uint32_t read_reg(uint32_t offset) override;
+  std::string error_detail() const override { return error_detail_; }
+  nlohmann::ordered_json run_details() const override { return details_; }
+
+ protected:
+  /// What one engine run reports to the registers.
+  struct EngineResult {
+    sim::VtaCounters counters;
+    uint64_t cycles = 0;
+    uint64_t busy[3] = {0, 0, 0};   // load, compute, store
+    uint64_t stall[3] = {0, 0, 0};
+    nlohmann::ordered_json details = nlohmann::ordered_json::object();
+  };
+  /// Runs `insn_count` instructions at byte `insn_offset` of `dram`.
+  virtual EngineResult execute(std::vector<uint8_t>& dram, uint64_t insn_offset,
+                               uint64_t insn_count) = 0;
+  const DeviceOptions& options() const { return options_; }
+
+ private:
+  void check_range(uint64_t addr, uint64_t bytes, const char* what) const;
+  void start();
+  void set64(uint32_t offset, uint64_t v);
+  uint64_t get64(uint32_t offset) const;
+
+  DeviceOptions options_;
+  std::vector<uint8_t> memory_;
+  std::map<uint64_t, uint64_t> allocations_;  // address -> bytes
+  std::array<uint32_t, isa::reg::kMapEnd / 4> regs_{};
+  std::string error_detail_;
+  nlohmann::ordered_json details_ = nlohmann::ordered_json::object();
+};
+
+/// The functional (golden) model behind the device interface.
+std::unique_ptr<Device> make_functional_device(const DeviceOptions& options);
+/// The cycle-exact model behind the device interface.
+std::unique_ptr<Device> make_cycle_device(const DeviceOptions& options);
+
+}  // namespace weft::driver

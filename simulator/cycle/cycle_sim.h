@@ -1,0 +1,46 @@
+// The cycle-exact model of the accelerator (docs/microarchitecture.md). It moves real data
+// through its own data path and counts exact cycles. Time advances from one event to the next
+// (a module becoming free, a token or command becoming visible, a memory slot freeing), and
+// within one cycle the work is done in the fixed order written in CycleSim::run; cycles that
+// are skipped are accounted to the state every unit was in, which cannot change between
+// events, so the count is the same as ticking every cycle.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "hardware/isa/layout.h"
+#include "hardware/isa/spec.h"
+#include "simulator/cycle/cycle_stats.h"
+#include "simulator/cycle/trace.h"
+
+namespace weft::sim::cycle {
+
+/// Options of one run.
+struct RunOptions {
+  Trace* trace = nullptr;  // record a timeline when set
+  /// Called now and then with (current cycle, instructions completed, total instructions).
+  std::function<void(uint64_t, uint64_t, uint64_t)> progress;
+};
+
+/// The cycle model; on-chip buffers persist between runs, as in hardware.
+class CycleSim {
+ public:
+  CycleSim(const isa::Layout& layout, const isa::Platform& platform);
+  ~CycleSim();
+
+  /// Runs `insn_count` instructions at byte `insn_offset` of `dram`, updating it in place.
+  /// Throws UserError for a bad program, a deadlock (naming the waiting modules and queues),
+  /// a token-queue overflow, or work left when FINISH runs.
+  CycleStats run(std::vector<uint8_t>& dram, uint64_t insn_offset, uint64_t insn_count,
+                 const RunOptions& options = {});
+
+ private:
+  struct State;
+  const isa::Layout& l_;
+  isa::Platform p_;
+  State* state_;  // the on-chip state that persists between runs
+};
+
+}  // namespace weft::sim::cycle

@@ -1,0 +1,66 @@
+// The read DMA of the load module and of the compute module (LOAD of any memory type):
+// issues the tile's bursts one per granted cycle and fills the on-chip tile in SRAM order,
+// one element per cycle, zeros for padding, data once its last beat has arrived
+// (docs/microarchitecture.md §Load). Beat times are known when a burst is accepted, so the
+// fill schedule is computed as bursts are granted.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hardware/isa/insn.h"
+#include "hardware/isa/layout.h"
+#include "simulator/cycle/datapath.h"
+#include "simulator/memory/axi_memory.h"
+
+namespace weft::sim::cycle {
+
+/// One LOAD in flight.
+class ReadDma {
+ public:
+  ReadDma(const isa::Layout& l, const isa::Platform& p, const isa::Insn& insn, uint64_t start,
+          Datapath& dp, const std::vector<uint8_t>& dram);
+
+  /// Whether bursts remain to be requested.
+  bool requesting() const { return next_burst_ < bursts_.size(); }
+  /// Earliest cycle at which the next burst may be requested.
+  uint64_t want() const { return want_; }
+  /// Beats of the next burst.
+  uint32_t next_beats() const { return bursts_[next_burst_].burst.beats; }
+  /// The next burst was accepted at `cycle`; its first beat arrives at `first_beat`.
+  void accepted(uint64_t cycle, uint64_t first_beat);
+  /// The request lost arbitration or found no slot; try again at `cycle`.
+  void retry_at(uint64_t cycle) { want_ = cycle; }
+
+  /// Valid once !requesting(): the cycle the last element is written.
+  uint64_t done() const { return w_; }
+  /// Cycles inside [start, done] the filler waited for data.
+  uint64_t dram_stall() const { return dram_stall_; }
+
+ private:
+  void fill();  // advances the filler over every element whose data has arrived
+
+  const isa::Layout& l_;
+  isa::Insn insn_;
+  isa::MemType type_;
+  int64_t elem_, bus_;
+  Datapath& dp_;
+  const std::vector<uint8_t>& dram_;
+
+  struct RowBurst {
+    int64_t row;        // data row (0..y_size-1)
+    Burst burst;
+    uint64_t first_beat = 0;
+  };
+  std::vector<RowBurst> bursts_;
+  size_t next_burst_ = 0;
+  uint64_t want_;
+
+  // Filler position: tile row, column; writer time; accepted coverage of the current row.
+  int64_t rows_, cols_, r_ = 0, c_ = 0;
+  uint64_t w_;
+  uint64_t dram_stall_ = 0;
+  size_t row_burst_ = 0;  // first burst of the filler's current data row
+};
+
+}  // namespace weft::sim::cycle

@@ -1,0 +1,76 @@
+// AXI memory timing; see axi_memory.h.
+#include "simulator/memory/axi_memory.h"
+
+#include <algorithm>
+
+#include "hardware/isa/errors.h"
+
+namespace weft::sim {
+
+void split_bursts(const isa::Platform& p, uint64_t addr, uint64_t nbytes, std::vector<Burst>& out) {
+  const uint64_t w = static_cast<uint64_t>(p.axi_data_bits / 8);
+  const uint64_t max_bytes = w * static_cast<uint64_t>(p.max_burst_beats);
+  uint64_t pos = addr;
+  const uint64_t end = addr + nbytes;
+  while (pos < end) {
+    const uint64_t aligned = pos / w * w;
+    uint64_t limit = std::min(aligned + max_bytes, (aligned / 4096 + 1) * 4096);
+    limit = std::min(limit, end);
+    Burst b;
+    b.aligned_addr = aligned;
+    b.beats = static_cast<uint32_t>((limit - aligned + w - 1) / w);
+    b.first_byte = pos;
+    b.nbytes = limit - pos;
+    out.push_back(b);
+    pos = limit;
+  }
+}
+
+AxiMemory::AxiMemory(const isa::Platform& p) : p_(p), bus_bytes_(p.axi_data_bits / 8) {
+  if (p.axi_data_bits < 32 || (p.axi_data_bits & (p.axi_data_bits - 1)) != 0 ||
+      p.axi_data_bits > 1024) {
+    throw UserError("platform '" + p.name + "': axi_data_bits = " +
+                    std::to_string(p.axi_data_bits) + " must be a power of two in 32..1024");
+  }
+  if (p.max_outstanding_reads < 1 || p.max_outstanding_writes < 1 || p.max_burst_beats < 1 ||
+      p.max_burst_beats > 256 || p.read_latency < 1 || p.write_latency < 1 ||
+      p.axi_data_bits / 8 * p.max_burst_beats < 16) {
+    throw UserError("platform '" + p.name +
+                    "': latencies and outstanding limits must be at least 1, bursts 1..256 beats "
+                    "and at least one 16-byte instruction long");
+  }
+}
+
+uint64_t AxiMemory::next_read_slot(uint64_t cycle) {
+  while (!read_last_beat_.empty() && read_last_beat_.front() < cycle) read_last_beat_.pop_front();
+  if (read_last_beat_.size() < static_cast<size_t>(p_.max_outstanding_reads)) return cycle;
+  // Full: the oldest burst frees its slot the cycle after its last beat.
+  return read_last_beat_[read_last_beat_.size() - p_.max_outstanding_reads] + 1;
+}
+
+uint64_t AxiMemory::accept_read(uint64_t cycle, uint32_t beats) {
+  if (next_read_slot(cycle) != cycle) throw InternalError("read burst accepted without a slot");
+  const uint64_t first = std::max(cycle + static_cast<uint64_t>(p_.read_latency), r_free_);
+  r_free_ = first + beats;
+  read_last_beat_.push_back(first + beats - 1);
+  ++read_bursts_;
+  read_beats_ += beats;
+  return first;
+}
+
+uint64_t AxiMemory::next_write_slot(uint64_t cycle) {
+  while (!write_resp_.empty() && write_resp_.front() < cycle) write_resp_.pop_front();
+  if (write_resp_.size() < static_cast<size_t>(p_.max_outstanding_writes)) return cycle;
+  return write_resp_[write_resp_.size() - p_.max_outstanding_writes] + 1;
+}
+
+uint64_t AxiMemory::accept_write(uint64_t cycle, uint32_t beats) {
+  if (next_write_slot(cycle) != cycle) throw InternalError("write burst accepted without a slot");
+  const uint64_t resp = cycle + beats - 1 + static_cast<uint64_t>(p_.write_latency);
+  write_resp_.push_back(resp);
+  ++write_bursts_;
+  write_beats_ += beats;
+  return resp;
+}
+
+}  // namespace weft::sim

@@ -1,0 +1,64 @@
+// The DRAM/AXI memory model of a platform (docs/microarchitecture.md §Memory), shared by the
+// cycle model and the RTL testbench so that both see exactly the same memory timing. It is a
+// timing model over the DRAM image: one read channel whose beats return in request order,
+// one write channel, and bounded outstanding bursts on each.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "hardware/isa/spec.h"
+
+namespace weft::sim {
+
+/// One AXI burst: `beats` bus words starting at the bus-aligned address `aligned_addr`,
+/// carrying the bytes [first_byte, first_byte + nbytes) of a transfer.
+struct Burst {
+  uint64_t aligned_addr = 0;
+  uint32_t beats = 0;
+  uint64_t first_byte = 0;
+  uint64_t nbytes = 0;
+};
+
+/// Splits a byte range into bursts: bus-aligned beats, at most `max_burst_beats` beats, never
+/// crossing a 4 KiB boundary (AXI4 rules). Appends to `out`.
+void split_bursts(const isa::Platform& p, uint64_t addr, uint64_t nbytes, std::vector<Burst>& out);
+
+/// Read/write channel timing with bounded outstanding bursts.
+class AxiMemory {
+ public:
+  explicit AxiMemory(const isa::Platform& p);
+
+  int bus_bytes() const { return bus_bytes_; }
+  const isa::Platform& platform() const { return p_; }
+
+  /// The earliest cycle >= `cycle` at which a read burst can be accepted (fewer than
+  /// max_outstanding_reads bursts whose last beat is at or after that cycle).
+  uint64_t next_read_slot(uint64_t cycle);
+  /// Accepts a read burst of `beats` at `cycle` (which must be a free slot) and returns the
+  /// cycle of its first data beat; the others follow on consecutive cycles, after every beat
+  /// of earlier bursts (in-order return, one beat per cycle).
+  uint64_t accept_read(uint64_t cycle, uint32_t beats);
+
+  /// The earliest cycle >= `cycle` at which a write burst can start.
+  uint64_t next_write_slot(uint64_t cycle);
+  /// Accepts a write burst whose address and first data beat are at `cycle` and whose beats
+  /// follow on consecutive cycles; returns the cycle of its write response.
+  uint64_t accept_write(uint64_t cycle, uint32_t beats);
+
+  uint64_t read_bursts() const { return read_bursts_; }
+  uint64_t read_beats() const { return read_beats_; }
+  uint64_t write_bursts() const { return write_bursts_; }
+  uint64_t write_beats() const { return write_beats_; }
+
+ private:
+  isa::Platform p_;
+  int bus_bytes_;
+  uint64_t r_free_ = 0;                  // first cycle the read data channel is free
+  std::deque<uint64_t> read_last_beat_;  // per outstanding read burst, non-decreasing
+  std::deque<uint64_t> write_resp_;      // per outstanding write burst, non-decreasing
+  uint64_t read_bursts_ = 0, read_beats_ = 0, write_bursts_ = 0, write_beats_ = 0;
+};
+
+}  // namespace weft::sim
