@@ -65,6 +65,39 @@ void Datapath::read_out_elem(int64_t index, uint8_t* dst) const {
   for (int i = 0; i < batch_ * bout_; ++i) dst[i] = static_cast<uint8_t>(s[i]);
 }
 
+namespace {
+
+// acc[b][o] += sum_c x[b][c] * wt[c][o] with wrapping int32 accumulation. Fixed sizes let the
+// compiler unroll and vectorize over o; target_clones adds an AVX2 version chosen at load time.
+template <int B, int BI, int BO>
+__attribute__((target_clones("avx2", "default"))) void gemm_fixed(
+    int32_t* __restrict acc, const int16_t* __restrict x, const int16_t* __restrict wt) {
+  for (int b = 0; b < B; ++b) {
+    uint32_t sum[BO] = {};
+    for (int c = 0; c < BI; ++c) {
+      const int32_t xv = x[b * BI + c];
+      for (int o = 0; o < BO; ++o) sum[o] += static_cast<uint32_t>(xv * wt[c * BO + o]);
+    }
+    for (int o = 0; o < BO; ++o) {
+      acc[b * BO + o] = static_cast<int32_t>(static_cast<uint32_t>(acc[b * BO + o]) + sum[o]);
+    }
+  }
+}
+
+void gemm_any(int batch, int bin, int bout, int32_t* acc, const int16_t* x, const int16_t* wt) {
+  for (int b = 0; b < batch; ++b) {
+    for (int c = 0; c < bin; ++c) {
+      const int32_t xv = x[b * bin + c];
+      for (int o = 0; o < bout; ++o) {
+        acc[b * bout + o] = static_cast<int32_t>(static_cast<uint32_t>(acc[b * bout + o]) +
+                                                 static_cast<uint32_t>(xv * wt[c * bout + o]));
+      }
+    }
+  }
+}
+
+}  // namespace
+
 void Datapath::gemm(int64_t dst, int64_t src, int64_t wgt, bool reset) {
   int32_t* acc = &acc_[dst * batch_ * bout_];
   if (reset) {
@@ -73,18 +106,10 @@ void Datapath::gemm(int64_t dst, int64_t src, int64_t wgt, bool reset) {
   }
   const int16_t* x = &inp_[src * batch_ * bin_];
   const int16_t* w = &wgtt_[wgt * bin_ * bout_];
-  for (int b = 0; b < batch_; ++b) {
-    int32_t* a = acc + b * bout_;
-    for (int c = 0; c < bin_; ++c) {
-      const int32_t xv = x[b * bin_ + c];
-      const int16_t* wr = w + c * bout_;
-      // Wrapping int32 accumulation, done in unsigned arithmetic; vectorizes over o.
-      for (int o = 0; o < bout_; ++o) {
-        a[o] = static_cast<int32_t>(static_cast<uint32_t>(a[o]) +
-                                    static_cast<uint32_t>(xv * wr[o]));
-      }
-    }
-  }
+  if (batch_ == 8 && bin_ == 8 && bout_ == 8) return gemm_fixed<8, 8, 8>(acc, x, w);
+  if (batch_ == 1 && bin_ == 16 && bout_ == 16) return gemm_fixed<1, 16, 16>(acc, x, w);
+  if (batch_ == 1 && bin_ == 4 && bout_ == 4) return gemm_fixed<1, 4, 4>(acc, x, w);
+  gemm_any(batch_, bin_, bout_, acc, x, w);
 }
 
 namespace {
