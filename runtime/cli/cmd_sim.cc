@@ -13,7 +13,7 @@
 #include "hardware/isa/errors.h"
 #include "runtime/cli/commands.h"
 #include "runtime/io/files.h"
-#include "simulator/cycle/trace.h"
+#include "driver/timeline.h"
 
 namespace weft::cli {
 
@@ -94,7 +94,7 @@ void add_sim_command(CLI::App& app) {
     std::vector<uint8_t> image = rt::read_file(o->mem);
     if (image.empty()) throw UserError("'" + o->mem + "' is empty: no DRAM image to run");
 
-    sim::cycle::Trace trace;
+    driver::Timeline trace;
     Progress progress(o->progress);
     driver::DeviceOptions opts;
     opts.layout = &layout;

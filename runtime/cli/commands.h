@@ -11,5 +11,6 @@ void add_disasm_command(CLI::App& app);
 void add_config_command(CLI::App& app);
 void add_image_command(CLI::App& app);
 void add_sim_command(CLI::App& app);
+void add_trace_command(CLI::App& app);
 
 }  // namespace weft::cli

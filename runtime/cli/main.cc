@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   weft::cli::add_config_command(app);
   weft::cli::add_image_command(app);
   weft::cli::add_sim_command(app);
+  weft::cli::add_trace_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -310,7 +310,16 @@ CycleStats CycleSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset, uint6
         if (slot > t || granted) {
           fetch.retry_at(slot > t ? slot : t + 1);
         } else {
-          fetch.accepted(t, mem.accept_read(t, fetch.next_beats()));
+          const uint64_t first_insn = fetch.fetched_bytes() / 16;
+          const uint32_t beats = fetch.next_beats();
+          const uint64_t first_beat = mem.accept_read(t, beats);
+          fetch.accepted(t, first_beat);
+          if (trace) {
+            const uint64_t last_insn = fetch.fetched_bytes() / 16 - 1;
+            trace->slice(Track::kFetch,
+                         "fetch " + std::to_string(first_insn) + ".." + std::to_string(last_insn),
+                         t, first_beat + beats - 1, {{"beats", beats}}, "fetch");
+          }
         }
       }
     }
@@ -403,10 +412,10 @@ CycleStats CycleSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset, uint6
         u.wait_detail = detail;
       }
     }
-    if (fetch.all_dispatched()) {
-      st.fetch.idle += span;
-    } else if (dispatched) {
+    if (dispatched) {
       st.fetch.busy += span;
+    } else if (fetch.all_dispatched()) {
+      st.fetch.idle += span;
     } else if (dispatch_blocked) {
       st.fetch.stall_cmd_full += span;
     } else {

@@ -7,7 +7,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -207,6 +209,89 @@ TEST_F(Cli, UsageErrorsExitTwoAndHelpExitsZero) {
   const Result sim_help = weft("sim --help");
   EXPECT_EQ(sim_help.code, 0);
   EXPECT_THAT(sim_help.out, HasSubstr("--insn-offset"));
+}
+
+// Builds the demo image (program, micro-ops, random data) in the test folder.
+void build_demo(const Cli& cli, const std::function<Result(const std::string&)>& weft,
+                const std::function<std::string(const std::string&)>& path) {
+  ASSERT_EQ(weft("asm --config gemm8x8 " + kExample + "program.s -o " + path("p.bin")).code, 0);
+  ASSERT_EQ(weft("asm --config gemm8x8 --uops " + kExample + "uops.s -o " + path("u.bin")).code, 0);
+  ASSERT_EQ(weft("image -o " + path("img.bin") + " --size 32K --at 0:" + path("p.bin") +
+                 " --at 4096:" + path("u.bin") + " --random 8192:384:5")
+                .code,
+            0);
+}
+
+TEST_F(Cli, CycleEngineMatchesFunctionalAndWritesATimeline) {
+  build_demo(*this, [this](const std::string& a) { return weft(a); },
+             [this](const std::string& n) { return path(n); });
+  const std::string common = "sim --config gemm8x8 --mem " + path("img.bin") +
+                             " --insn-offset 0 --insn-count 10 ";
+  ASSERT_EQ(weft(common + "--engine functional --out " + path("f.bin")).code, 0);
+  const Result r = weft(common + "--engine cycle --platform pynq --out " + path("c.bin") +
+                        " --stats " + path("s.json") + " --trace " + path("t.json"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("utilization"));
+  EXPECT_EQ(slurp(path("f.bin")), slurp(path("c.bin")));
+
+  const auto s = nlohmann::json::parse(slurp(path("s.json")));
+  EXPECT_EQ(s["engine"], "cycle");
+  EXPECT_EQ(s["platform"], "pynq");
+  EXPECT_EQ(s["gemm_counter"], 4);
+  const uint64_t cycles = s["cycles"];
+  EXPECT_GT(cycles, 100u);
+  for (const char* m : {"load", "compute", "store"}) {
+    uint64_t sum = 0;
+    for (const auto& [k, v] : s["modules"][m].items()) sum += v.get<uint64_t>();
+    EXPECT_EQ(sum, cycles) << m;
+  }
+  EXPECT_EQ(s["dram"]["read_nbytes"]["wgt"], 256);
+
+  const auto t = nlohmann::json::parse(slurp(path("t.json")));
+  std::set<std::string> tracks;
+  int slices = 0;
+  for (const auto& e : t["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "thread_name") tracks.insert(e["args"]["name"].get<std::string>());
+    if (e["ph"] == "X" && e.value("cat", "") == "insn") ++slices;
+  }
+  EXPECT_EQ(tracks, (std::set<std::string>{"fetch", "load", "compute", "store"}));
+  EXPECT_EQ(slices, 10);  // one slice per instruction
+
+  const Result svg = weft("trace render " + path("t.json") + " -o " + path("t.svg"));
+  ASSERT_EQ(svg.code, 0) << svg.err;
+  EXPECT_THAT(slurp(path("t.svg")), HasSubstr("<svg"));
+  EXPECT_THAT(slurp(path("t.svg")), HasSubstr("instruction 4 (GEMM)"));
+}
+
+TEST_F(Cli, CycleEngineErrors) {
+  write("dead.s", "GEMM pop_prev_dep uop_end=0\nFINISH\n");
+  ASSERT_EQ(weft("asm " + path("dead.s") + " -o " + path("d.bin")).code, 0);
+  ASSERT_EQ(weft("image -o " + path("img.bin") + " --size 4K --at 0:" + path("d.bin")).code, 0);
+  Result r = weft("sim --engine cycle --mem " + path("img.bin") +
+                  " --insn-offset 0 --insn-count 2 --out " + path("o.bin"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("deadlock"));
+  EXPECT_THAT(r.err, HasSubstr("compute module waits at instruction 0 (GEMM) for a token on the "
+                               "load->compute queue"));
+  EXPECT_FALSE(fs::exists(path("o.bin")));
+
+  r = weft("sim --engine functional --trace " + path("t.json") + " --mem " + path("img.bin") +
+           " --insn-offset 0 --insn-count 2 --out " + path("o.bin"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("--trace needs --engine cycle"));
+  r = weft("sim --engine cycle --platform moon --mem " + path("img.bin") +
+           " --insn-offset 0 --insn-count 2 --out " + path("o.bin"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("unknown platform 'moon'"));
+  write("bad.json", "{not json");
+  r = weft("trace render " + path("bad.json") + " -o " + path("x.svg"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("is not JSON"));
+  write("other.json", "{\"a\": 1}");
+  r = weft("trace render " + path("other.json") + " -o " + path("x.svg"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("not a Weft timeline"));
+  EXPECT_FALSE(fs::exists(path("x.svg")));
 }
 
 TEST_F(Cli, SimJsonPrintsTheCounters) {

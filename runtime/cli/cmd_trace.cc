@@ -1,0 +1,49 @@
+// `weft trace render`: draws a timeline written by `weft sim --engine cycle --trace` as an
+// SVG picture (lanes per unit, instructions, stalls, token arrows).
+#include <iostream>
+#include <memory>
+
+#include "driver/timeline.h"
+#include "hardware/isa/errors.h"
+#include "runtime/cli/commands.h"
+#include "runtime/io/files.h"
+
+namespace weft::cli {
+
+void add_trace_command(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand("trace", "Work with timelines written by `weft sim --trace`.");
+  cmd->require_subcommand(1);
+  struct Opts {
+    std::string input, output, from = "0", to, title;
+    int width = 1200;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* render = cmd->add_subcommand(
+      "render",
+      "Render a timeline as an SVG picture. Open the JSON itself in ui.perfetto.dev or\n"
+      "chrome://tracing to zoom interactively.");
+  render->add_option("input", o->input, "timeline JSON")->required();
+  render->add_option("-o,--output", o->output, "SVG file to write")->required();
+  render->add_option("--from", o->from, "first cycle shown")->capture_default_str();
+  render->add_option("--to", o->to, "last cycle shown (default: the end)");
+  render->add_option("--width", o->width, "picture width in pixels")->capture_default_str();
+  render->add_option("--title", o->title, "title text");
+  render->callback([o] {
+    nlohmann::json doc;
+    try {
+      doc = nlohmann::json::parse(rt::read_text_file(o->input));
+    } catch (const nlohmann::json::parse_error& e) {
+      throw UserError("'" + o->input + "' is not JSON: " + e.what());
+    }
+    driver::TimelineSvgOptions so;
+    so.from = rt::parse_size(o->from, "--from");
+    if (!o->to.empty()) so.to = rt::parse_size(o->to, "--to");
+    if (o->width < 300 || o->width > 20000) throw UserError("--width must be 300..20000 pixels");
+    so.width = o->width;
+    so.title = o->title.empty() ? o->input : o->title;
+    rt::write_text_file(o->output, driver::render_timeline_svg(doc, so));
+    std::cerr << "weft trace: " << o->output << "\n";
+  });
+}
+
+}  // namespace weft::cli
