@@ -24,12 +24,12 @@ SimDevice::SimDevice(const DeviceOptions& options) : options_(options) {
 
 uint64_t SimDevice::alloc(uint64_t bytes) {
   if (bytes == 0) bytes = 1;
-  uint64_t addr = 0;  // first fit, 64-byte aligned
+  uint64_t addr = 0;  // first fit, 64-byte aligned; written so that no sum can wrap
   for (const auto& [a, n] : allocations_) {
-    if (addr + bytes <= a) break;
+    if (addr <= a && bytes <= a - addr) break;
     addr = (a + n + 63) / 64 * 64;
   }
-  if (addr + bytes > memory_.size()) {
+  if (addr > memory_.size() || bytes > memory_.size() - addr) {
     throw UserError("device '" + name() + "': cannot allocate " + std::to_string(bytes) +
                     " bytes: " + std::to_string(memory_.size()) + " bytes of device memory, " +
                     std::to_string(allocations_.size()) + " allocation(s) in use");

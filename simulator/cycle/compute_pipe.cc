@@ -80,6 +80,9 @@ IssueTiming ComputePipe::run(const isa::Insn& insn, size_t index, uint64_t start
     t.done = last_issue + depth - 1;
     t.busy = t.iterations * ii;
   }
+  // Completion is in order: an instruction completes (and pushes) no earlier than every
+  // write issued before it has landed, even when it has no iterations of its own.
+  if (drained_ > 0) t.done = std::max(t.done, drained_ - 1);
   drained_ = std::max(drained_, t.done + 1);
   return t;
 }

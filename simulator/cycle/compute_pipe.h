@@ -2,7 +2,8 @@
 // one micro-op iteration issues per cycle (ALU with a register operand: one per two cycles),
 // an iteration that reads an accumulator element still being written waits for the write,
 // and results land `pipeline_depth - 1` cycles after issue. Consecutive GEMM/ALU instructions
-// issue back to back; their token pushes happen when their last write lands.
+// issue back to back; each completes (and pushes its tokens) when its last write and every
+// earlier write have landed.
 #pragma once
 
 #include <cstdint>

@@ -15,7 +15,10 @@ ReadDma::ReadDma(const isa::Layout& l, const isa::Platform& p, const isa::Insn& 
       dp_(dp),
       dram_(dram),
       want_(start),
-      w_(start) {
+      start_(start),
+      per_cycle_(std::max<int64_t>(1, bus_ / elem_)),
+      w_(start),
+      group_(per_cycle_) {
   if (insn.x_size == 0) {
     rows_ = cols_ = 0;
     return;
@@ -39,14 +42,31 @@ void ReadDma::accepted(uint64_t cycle, uint64_t first_beat) {
   fill();
 }
 
+void ReadDma::place(uint64_t ready) {
+  if (group_ < per_cycle_ && ready <= w_) {
+    ++group_;
+    return;
+  }
+  const uint64_t next = w_ + 1;
+  if (ready > next) {
+    dram_stall_ += ready - next;
+    w_ = ready;
+  } else {
+    w_ = next;
+  }
+  group_ = 1;
+}
+
 void ReadDma::fill() {
   const int64_t sram_base = insn_.sram_base;
   while (r_ < rows_) {
     const int64_t y = r_ - insn_.y_pad_0;
     const bool pad_row = y < 0 || y >= insn_.y_size;
     if (pad_row) {
-      for (int64_t c = c_; c < cols_; ++c) dp_.write_elem(type_, sram_base + r_ * cols_ + c, nullptr);
-      w_ += static_cast<uint64_t>(cols_ - c_);
+      for (int64_t c = c_; c < cols_; ++c) {
+        dp_.write_elem(type_, sram_base + r_ * cols_ + c, nullptr);
+        place(start_ + 1);
+      }
       ++r_;
       c_ = 0;
       continue;
@@ -57,7 +77,7 @@ void ReadDma::fill() {
       const int64_t sram = sram_base + r_ * cols_ + c_;
       if (x < 0 || x >= insn_.x_size) {
         dp_.write_elem(type_, sram, nullptr);
-        w_ += 1;
+        place(start_ + 1);
         ++c_;
         continue;
       }
@@ -70,13 +90,7 @@ void ReadDma::fill() {
       if (row_burst_ >= next_burst_) return;  // not requested yet: wait for more grants
       const RowBurst& rb = bursts_[row_burst_];
       const uint64_t beat = last / bus_ - rb.burst.aligned_addr / bus_;
-      const uint64_t ready = rb.first_beat + beat + 1;
-      if (ready > w_ + 1) {
-        dram_stall_ += ready - (w_ + 1);
-        w_ = ready;
-      } else {
-        w_ += 1;
-      }
+      place(rb.first_beat + beat + 1);
       dp_.write_elem(type_, sram, &dram_[row_addr + static_cast<uint64_t>(x * elem_)]);
       ++c_;
     }

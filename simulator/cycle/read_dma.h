@@ -1,6 +1,7 @@
 // The read DMA of the load module and of the compute module (LOAD of any memory type):
 // issues the tile's bursts one per granted cycle and fills the on-chip tile in SRAM order,
-// one element per cycle, zeros for padding, data once its last beat has arrived
+// up to max(1, bus bytes / element bytes) elements per cycle (so the filler keeps pace with
+// the bus and needs no deep buffer), zeros for padding, data once its last beat has arrived
 // (docs/microarchitecture.md §Load). Beat times are known when a burst is accepted, so the
 // fill schedule is computed as bursts are granted.
 #pragma once
@@ -39,6 +40,7 @@ class ReadDma {
 
  private:
   void fill();  // advances the filler over every element whose data has arrived
+  void place(uint64_t ready);  // schedules one element write whose data is usable at `ready`
 
   const isa::Layout& l_;
   isa::Insn insn_;
@@ -55,10 +57,13 @@ class ReadDma {
   std::vector<RowBurst> bursts_;
   size_t next_burst_ = 0;
   uint64_t want_;
+  uint64_t start_;
+  int64_t per_cycle_;  // element writes per cycle
 
   // Filler position: tile row, column; writer time; accepted coverage of the current row.
   int64_t rows_, cols_, r_ = 0, c_ = 0;
-  uint64_t w_;
+  uint64_t w_;       // cycle of the current write group
+  int64_t group_;    // elements written in cycle w_
   uint64_t dram_stall_ = 0;
   size_t row_burst_ = 0;  // first burst of the filler's current data row
 };
