@@ -113,6 +113,8 @@ void Datapath::gemm(int64_t dst, int64_t src, int64_t wgt, bool reset) {
 }
 
 namespace {
+// Deliberately written again rather than shared with the functional model: the equivalence
+// tests compare two independent implementations.
 inline int32_t alu_op(isa::AluOp op, int32_t a, int32_t b) {
   switch (op) {
     case isa::AluOp::kMin: return a < b ? a : b;
