@@ -1,0 +1,189 @@
+// Node builders with integer constant folding, and the names of the IR's enumerations.
+#include "compiler/ir/ir.h"
+
+#include <algorithm>
+
+#include "hardware/isa/errors.h"
+
+namespace weft::compiler::ir {
+
+const char* dtype_name(DType t) {
+  switch (t) {
+    case DType::kInt8: return "int8";
+    case DType::kInt32: return "int32";
+    case DType::kInt64: return "int64";
+  }
+  return "?";
+}
+
+int dtype_bits(DType t) { return t == DType::kInt8 ? 8 : t == DType::kInt32 ? 32 : 64; }
+
+const char* scope_name(Scope s) {
+  switch (s) {
+    case Scope::kGlobal: return "global";
+    case Scope::kInp: return "acc.inp";
+    case Scope::kWgt: return "acc.wgt";
+    case Scope::kAcc: return "acc.acc";
+    case Scope::kUop: return "acc.uop";
+    case Scope::kLocal: return "local";
+  }
+  return "?";
+}
+
+const char* binop_name(BinOp op) {
+  switch (op) {
+    case BinOp::kAdd: return "+";
+    case BinOp::kSub: return "-";
+    case BinOp::kMul: return "*";
+    case BinOp::kFloorDiv: return "/";
+    case BinOp::kFloorMod: return "%";
+    case BinOp::kMin: return "min";
+    case BinOp::kMax: return "max";
+    case BinOp::kShr: return ">>";
+    case BinOp::kLt: return "<";
+    case BinOp::kGe: return ">=";
+    case BinOp::kAnd: return "&&";
+  }
+  return "?";
+}
+
+const char* for_kind_name(ForKind k) {
+  switch (k) {
+    case ForKind::kSerial: return "for";
+    case ForKind::kUnrolled: return "unrolled";
+    case ForKind::kVectorized: return "vectorized";
+    case ForKind::kParallel: return "parallel";
+    case ForKind::kVirtualThread: return "vthread";
+  }
+  return "?";
+}
+
+int64_t BufferObj::elements() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+Var make_var(const std::string& name) { return std::make_shared<VarObj>(name); }
+
+Buffer make_buffer(const std::string& name, DType dtype, std::vector<int64_t> shape,
+                   Scope scope) {
+  for (int64_t d : shape) {
+    if (d <= 0) throw UserError("buffer '" + name + "': dimension " + std::to_string(d) +
+                                " is not positive");
+  }
+  return std::make_shared<BufferObj>(name, dtype, std::move(shape), scope);
+}
+
+const IntImm* as_imm(const Expr& e) {
+  return e && e->kind == NodeKind::kIntImm ? static_cast<const IntImm*>(e.get()) : nullptr;
+}
+
+namespace {
+
+int64_t floordiv_i(int64_t a, int64_t b) {
+  const int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+int64_t floormod_i(int64_t a, int64_t b) { return a - floordiv_i(a, b) * b; }
+
+DType wider(DType a, DType b) { return dtype_bits(a) >= dtype_bits(b) ? a : b; }
+
+Expr binary(BinOp op, Expr a, Expr b) {
+  if (!a || !b) throw InternalError("binary: null operand");
+  const IntImm* x = as_imm(a);
+  const IntImm* y = as_imm(b);
+  const DType t = wider(a->dtype, b->dtype);
+  if (x && y) {
+    const int64_t u = x->value, v = y->value;
+    switch (op) {
+      case BinOp::kAdd: return imm(u + v, t);
+      case BinOp::kSub: return imm(u - v, t);
+      case BinOp::kMul: return imm(u * v, t);
+      case BinOp::kFloorDiv:
+        if (v != 0) return imm(floordiv_i(u, v), t);
+        break;
+      case BinOp::kFloorMod:
+        if (v != 0) return imm(floormod_i(u, v), t);
+        break;
+      case BinOp::kMin: return imm(std::min(u, v), t);
+      case BinOp::kMax: return imm(std::max(u, v), t);
+      case BinOp::kShr: return imm(u >> v, t);
+      case BinOp::kLt: return imm(u < v, t);
+      case BinOp::kGe: return imm(u >= v, t);
+      case BinOp::kAnd: return imm(u && v, t);
+    }
+  }
+  // Identities that keep lowered index expressions readable.
+  if (y && y->value == 0 && (op == BinOp::kAdd || op == BinOp::kSub)) return a;
+  if (x && x->value == 0 && op == BinOp::kAdd) return b;
+  if (y && y->value == 1 && (op == BinOp::kMul || op == BinOp::kFloorDiv)) return a;
+  if (x && x->value == 1 && op == BinOp::kMul) return b;
+  if (((x && x->value == 0) || (y && y->value == 0)) && op == BinOp::kMul) return imm(0, t);
+  if (y && y->value == 1 && op == BinOp::kFloorMod) return imm(0, t);
+  return std::make_shared<Binary>(op, std::move(a), std::move(b), t);
+}
+
+}  // namespace
+
+Expr imm(int64_t v, DType t) { return std::make_shared<IntImm>(t, v); }
+Expr ref(const Var& v) { return std::make_shared<VarRef>(v); }
+Expr add(Expr a, Expr b) { return binary(BinOp::kAdd, std::move(a), std::move(b)); }
+Expr sub(Expr a, Expr b) { return binary(BinOp::kSub, std::move(a), std::move(b)); }
+Expr mul(Expr a, Expr b) { return binary(BinOp::kMul, std::move(a), std::move(b)); }
+Expr floordiv(Expr a, Expr b) { return binary(BinOp::kFloorDiv, std::move(a), std::move(b)); }
+Expr floormod(Expr a, Expr b) { return binary(BinOp::kFloorMod, std::move(a), std::move(b)); }
+Expr min(Expr a, Expr b) { return binary(BinOp::kMin, std::move(a), std::move(b)); }
+Expr max(Expr a, Expr b) { return binary(BinOp::kMax, std::move(a), std::move(b)); }
+Expr shr(Expr a, Expr b) { return binary(BinOp::kShr, std::move(a), std::move(b)); }
+Expr lt(Expr a, Expr b) { return binary(BinOp::kLt, std::move(a), std::move(b)); }
+Expr ge(Expr a, Expr b) { return binary(BinOp::kGe, std::move(a), std::move(b)); }
+Expr logical_and(Expr a, Expr b) { return binary(BinOp::kAnd, std::move(a), std::move(b)); }
+Expr cast(DType t, Expr v) {
+  if (v->dtype == t) return v;
+  return std::make_shared<Cast>(t, std::move(v));
+}
+Expr load(const Buffer& b, std::vector<Expr> indices) {
+  if (indices.size() != b->shape.size()) {
+    throw InternalError("load of '" + b->name + "' with " + std::to_string(indices.size()) +
+                        " indices for " + std::to_string(b->shape.size()) + " dimensions");
+  }
+  return std::make_shared<Load>(b, std::move(indices));
+}
+Expr call(DType t, const std::string& name, std::vector<Expr> args) {
+  return std::make_shared<Call>(t, name, std::move(args));
+}
+
+Stmt for_loop(const Var& v, Expr min, Expr extent, ForKind kind, Stmt body) {
+  return std::make_shared<For>(v, std::move(min), std::move(extent), kind, std::move(body));
+}
+Stmt store(const Buffer& b, std::vector<Expr> indices, Expr value) {
+  if (indices.size() != b->shape.size()) {
+    throw InternalError("store to '" + b->name + "' with " + std::to_string(indices.size()) +
+                        " indices for " + std::to_string(b->shape.size()) + " dimensions");
+  }
+  return std::make_shared<Store>(b, std::move(indices), std::move(value));
+}
+Stmt seq(std::vector<Stmt> stmts) {
+  std::vector<Stmt> flat;
+  for (Stmt& s : stmts) {
+    if (!s) continue;
+    if (s->kind == NodeKind::kSeq) {
+      for (const Stmt& inner : static_cast<const Seq&>(*s).stmts) flat.push_back(inner);
+    } else {
+      flat.push_back(std::move(s));
+    }
+  }
+  if (flat.size() == 1) return flat[0];
+  return std::make_shared<Seq>(std::move(flat));
+}
+Stmt allocate(const Buffer& b, Stmt body) { return std::make_shared<Allocate>(b, std::move(body)); }
+Stmt if_then_else(Expr cond, Stmt then_case, Stmt else_case) {
+  return std::make_shared<IfThenElse>(std::move(cond), std::move(then_case), std::move(else_case));
+}
+Stmt evaluate(Expr v) { return std::make_shared<Evaluate>(std::move(v)); }
+Stmt attr(const std::string& key, Expr value, Stmt body) {
+  return std::make_shared<AttrStmt>(key, std::move(value), std::move(body));
+}
+
+}  // namespace weft::compiler::ir

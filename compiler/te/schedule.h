@@ -1,0 +1,82 @@
+// Schedules: how a computed tensor's loops are split, reordered, fused and annotated. A Stage
+// keeps the tensor's root axes, the current leaf loop order and the relations (split, fuse)
+// that derive root indices from leaves; lower.h turns a stage into loop IR. Every misuse
+// (an axis that is not a leaf of this stage, a zero factor, non-adjacent fuse) is a UserError
+// that names the loop.
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compiler/te/tensor.h"
+
+namespace weft::compiler::te {
+
+/// parent = outer * factor + inner.
+struct SplitRelation {
+  IterVar parent, outer, inner;
+  int64_t factor;
+};
+/// fused = outer * extent(inner) + inner.
+struct FuseRelation {
+  IterVar outer, inner, fused;
+};
+
+/// The schedule of one computed tensor.
+class Stage {
+ public:
+  explicit Stage(Tensor t);
+
+  /// Splits `axis` into (outer, inner) with inner extent `factor`; a factor that does not
+  /// divide the extent leaves a guarded remainder.
+  std::pair<IterVar, IterVar> split(const IterVar& axis, int64_t factor);
+  /// Splits two axes and orders the result (x.outer, y.outer, x.inner, y.inner).
+  std::vector<IterVar> tile(const IterVar& x, const IterVar& y, int64_t fx, int64_t fy);
+  /// Puts the given leaves in this relative order, keeping the others where they are.
+  void reorder(const std::vector<IterVar>& order);
+  /// Fuses two adjacent leaves (outer directly before inner) into one loop.
+  IterVar fuse(const IterVar& outer, const IterVar& inner);
+  /// Marks a leaf loop's kind (unrolled, vectorized, parallel, virtual thread).
+  void set_kind(const IterVar& leaf, ir::ForKind kind);
+  /// Attaches a pragma to a leaf loop (e.g. "dma_copy", "alu").
+  void pragma(const IterVar& leaf, const std::string& key);
+
+  const Tensor& tensor() const { return tensor_; }
+  const std::vector<IterVar>& leaves() const { return leaves_; }
+  const std::vector<SplitRelation>& splits() const { return splits_; }
+  const std::vector<FuseRelation>& fuses() const { return fuses_; }
+  ir::ForKind kind(const IterVar& leaf) const;
+  const std::vector<std::string>& pragmas(const IterVar& leaf) const;
+  /// The root axes: spatial axes, then reduction axes.
+  std::vector<IterVar> root_axes() const;
+
+ private:
+  size_t leaf_index(const IterVar& axis, const char* what) const;
+
+  Tensor tensor_;
+  std::vector<IterVar> leaves_;
+  std::vector<SplitRelation> splits_;
+  std::vector<FuseRelation> fuses_;
+  std::map<const IterVarObj*, ir::ForKind> kinds_;
+  std::map<const IterVarObj*, std::vector<std::string>> pragmas_;
+};
+
+/// A schedule over a set of output tensors: one Stage per computed tensor reachable from them.
+class Schedule {
+ public:
+  explicit Schedule(std::vector<Tensor> outputs);
+  /// The stage of a computed tensor; UserError for a placeholder or a foreign tensor.
+  Stage& operator[](const Tensor& t);
+  /// Computed tensors in dependency order (producers first).
+  const std::vector<Tensor>& order() const { return order_; }
+  const std::vector<Tensor>& outputs() const { return outputs_; }
+
+ private:
+  std::vector<Tensor> outputs_;
+  std::vector<Tensor> order_;
+  std::map<const TensorObj*, Stage> stages_;
+};
+
+}  // namespace weft::compiler::te
