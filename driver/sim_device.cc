@@ -19,11 +19,26 @@ SimDevice::SimDevice(const DeviceOptions& options) : options_(options) {
                     " bytes is not supported (1 byte .. 64 GiB)");
   }
   memory_.assign(options.memory_bytes, 0);
-  regs_[reg::kControl / 4] = reg::kApIdle;
+  control_ = reg::kApIdle;
+}
+
+SimDevice::~SimDevice() { stop_worker(); }
+
+void SimDevice::stop_worker() {
+  if (!worker_.joinable()) return;
+  cancel_ = true;
+  worker_.join();
+}
+
+void SimDevice::check_idle(const char* what) const {
+  if ((control_.load(std::memory_order_acquire) & reg::kApIdle) == 0) {
+    throw UserError("device '" + name() + "': " + what + " while a run is in progress");
+  }
 }
 
 uint64_t SimDevice::alloc(uint64_t bytes) {
   if (bytes == 0) bytes = 1;
+  check_idle("alloc");
   uint64_t addr = 0;  // first fit, 64-byte aligned; written so that no sum can wrap
   for (const auto& [a, n] : allocations_) {
     if (addr <= a && bytes <= a - addr) break;
@@ -54,11 +69,13 @@ void SimDevice::check_range(uint64_t addr, uint64_t bytes, const char* what) con
 }
 
 void SimDevice::copy_to_device(uint64_t addr, const void* src, uint64_t bytes) {
+  check_idle("copy to device");
   check_range(addr, bytes, "copy to device");
   std::memcpy(memory_.data() + addr, src, bytes);
 }
 
 void SimDevice::copy_from_device(uint64_t addr, void* dst, uint64_t bytes) {
+  check_idle("copy from device");
   check_range(addr, bytes, "copy from device");
   std::memcpy(dst, memory_.data() + addr, bytes);
 }
@@ -82,6 +99,7 @@ void SimDevice::write_reg(uint32_t offset, uint32_t value) {
     return;
   }
   if (offset >= reg::kCycles) return;  // read-only counters and error register
+  check_idle("register write");
   regs_[offset / 4] = value;
 }
 
@@ -90,19 +108,31 @@ uint32_t SimDevice::read_reg(uint32_t offset) {
     throw UserError("device '" + name() + "': no control register at offset " +
                     std::to_string(offset));
   }
-  const uint32_t v = regs_[offset / 4];
-  if (offset == reg::kControl) regs_[0] &= ~reg::kApDone;  // ap_done clears on read
-  return v;
+  if (offset == reg::kControl) {
+    return control_.fetch_and(~reg::kApDone, std::memory_order_acq_rel);  // ap_done clears on read
+  }
+  // Counters and the error register are written by the worker: they read 0 while it runs.
+  if (offset >= reg::kCycles && (control_.load(std::memory_order_acquire) & reg::kApIdle) == 0) {
+    return 0;
+  }
+  return regs_[offset / 4];
 }
 
 void SimDevice::start() {
+  check_idle("ap_start");
+  if (worker_.joinable()) worker_.join();  // the previous run has finished (ap_idle is set)
   const uint64_t count = get64(reg::kInsnCount);
   const uint64_t insn_addr = get64(reg::kInsnAddr);
   const uint64_t base = get64(reg::kDramBase);
-  regs_[0] = 0;  // running: not idle
   for (uint32_t o = reg::kCycles; o < reg::kMapEnd; o += 4) regs_[o / 4] = 0;
   error_detail_.clear();
   details_ = nlohmann::ordered_json::object();
+  cancel_ = false;
+  control_.store(0, std::memory_order_release);  // running: neither idle nor done
+  worker_ = std::thread([this, insn_addr, count, base] { run_engine(insn_addr, count, base); });
+}
+
+void SimDevice::run_engine(uint64_t insn_addr, uint64_t count, uint64_t base) {
   try {
     // The accelerator sees memory from `base` on: run on that window.
     if (base > memory_.size()) {
@@ -112,10 +142,10 @@ void SimDevice::start() {
     }
     EngineResult r;
     if (base == 0) {
-      r = execute(memory_, insn_addr, count);
+      r = execute(memory_, insn_addr, count, &cancel_);
     } else {
       std::vector<uint8_t> window(memory_.begin() + static_cast<ptrdiff_t>(base), memory_.end());
-      r = execute(window, insn_addr, count);
+      r = execute(window, insn_addr, count, &cancel_);
       std::copy(window.begin(), window.end(), memory_.begin() + static_cast<ptrdiff_t>(base));
     }
     set64(reg::kCycles, r.cycles);
@@ -130,8 +160,14 @@ void SimDevice::start() {
     regs_[reg::kError / 4] = e.bit();
     regs_[reg::kErrorInsn / 4] = static_cast<uint32_t>(e.insn());
     error_detail_ = e.what();
+  } catch (const std::exception& e) {
+    // Not a program error (cancelled, out of memory, a bug): the device must still come back
+    // idle, with the message, rather than stay busy for good.
+    regs_[reg::kError / 4] = reg::kErrInternal;
+    error_detail_ = std::string(dynamic_cast<const InternalError*>(&e) ? "internal error: " : "") +
+                    e.what();
   }
-  regs_[0] = reg::kApDone | reg::kApIdle | reg::kApReady;
+  control_.store(reg::kApDone | reg::kApIdle | reg::kApReady, std::memory_order_release);
 }
 
 namespace {
@@ -139,12 +175,14 @@ namespace {
 class FunctionalDevice : public SimDevice {
  public:
   explicit FunctionalDevice(const DeviceOptions& o) : SimDevice(o), sim_(*o.layout) {}
+  ~FunctionalDevice() override { stop_worker(); }
   std::string name() const override { return "functional"; }
 
  protected:
-  EngineResult execute(std::vector<uint8_t>& dram, uint64_t off, uint64_t count) override {
+  EngineResult execute(std::vector<uint8_t>& dram, uint64_t off, uint64_t count,
+                       const std::atomic<bool>* cancel) override {
     EngineResult r;
-    r.counters = sim_.run(dram, off, count);
+    r.counters = sim_.run(dram, off, count, cancel);
     r.details = sim::to_json(r.counters);
     return r;
   }
@@ -156,13 +194,16 @@ class FunctionalDevice : public SimDevice {
 class CycleDevice : public SimDevice {
  public:
   explicit CycleDevice(const DeviceOptions& o) : SimDevice(o), sim_(*o.layout, *o.platform) {}
+  ~CycleDevice() override { stop_worker(); }
   std::string name() const override { return "cycle"; }
 
  protected:
-  EngineResult execute(std::vector<uint8_t>& dram, uint64_t off, uint64_t count) override {
+  EngineResult execute(std::vector<uint8_t>& dram, uint64_t off, uint64_t count,
+                       const std::atomic<bool>* cancel) override {
     sim::cycle::RunOptions ro;
     ro.trace = options().trace;
     ro.progress = options().progress;
+    ro.cancel = cancel;
     const sim::cycle::CycleStats s = sim_.run(dram, off, count, ro);
     EngineResult r;
     r.counters = s.counters;

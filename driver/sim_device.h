@@ -1,11 +1,14 @@
 // Devices backed by a simulator: the device memory is a host vector, the control registers a
-// small array, and ap_start runs the engine to completion before the register write returns
-// (the cycle model's deadlock watchdog bounds that time). A failed run sets the sticky error
-// register, exactly as the hardware does, and keeps the simulator's full message.
+// small array, and ap_start runs the engine on a worker thread, so that `wait` polls ap_done
+// with a real timeout, as it does on hardware. A failed run sets the sticky error register,
+// exactly as the hardware does, and keeps the simulator's full message. Closing the device
+// cancels a run still in progress.
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <map>
+#include <thread>
 #include <vector>
 
 #include "driver/device.h"
@@ -18,6 +21,7 @@ namespace weft::driver {
 class SimDevice : public Device {
  public:
   explicit SimDevice(const DeviceOptions& options);
+  ~SimDevice() override;
 
   uint64_t alloc(uint64_t bytes) override;
   void free(uint64_t addr) override;
@@ -37,21 +41,31 @@ class SimDevice : public Device {
     uint64_t stall[3] = {0, 0, 0};
     nlohmann::ordered_json details = nlohmann::ordered_json::object();
   };
-  /// Runs `insn_count` instructions at byte `insn_offset` of `dram`.
+  /// Runs `insn_count` instructions at byte `insn_offset` of `dram`; long runs look at
+  /// `cancel` and stop with sim::RunCancelled when it is set.
   virtual EngineResult execute(std::vector<uint8_t>& dram, uint64_t insn_offset,
-                               uint64_t insn_count) = 0;
+                               uint64_t insn_count, const std::atomic<bool>* cancel) = 0;
   const DeviceOptions& options() const { return options_; }
+  /// Stops and joins the worker; derived destructors call it before their engine goes away.
+  void stop_worker();
 
  private:
   void check_range(uint64_t addr, uint64_t bytes, const char* what) const;
+  void check_idle(const char* what) const;
   void start();
+  void run_engine(uint64_t insn_addr, uint64_t count, uint64_t base);
   void set64(uint32_t offset, uint64_t v);
   uint64_t get64(uint32_t offset) const;
 
   DeviceOptions options_;
   std::vector<uint8_t> memory_;
   std::map<uint64_t, uint64_t> allocations_;  // address -> bytes
+  // regs_[0] (control) is also written by the worker: it is atomic, and the worker publishes
+  // the other registers before it sets ap_done (release), read after ap_done (acquire).
+  std::atomic<uint32_t> control_{0};
   std::array<uint32_t, isa::reg::kMapEnd / 4> regs_{};
+  std::thread worker_;
+  std::atomic<bool> cancel_{false};
   std::string error_detail_;
   nlohmann::ordered_json details_ = nlohmann::ordered_json::object();
 };

@@ -41,6 +41,7 @@ enum ErrorBit : uint32_t {
   kErrDramRange = 1u << 3,      // a DMA beyond device memory
   kErrDeadlock = 1u << 4,       // no module can proceed and FINISH has not run
   kErrLeftover = 1u << 5,       // FINISH ran with work or tokens left
+  kErrInternal = 1u << 31,      // simulators only: the run stopped for another reason
 };
 
 /// A short description of an error register value ("token-queue overflow", ...).
@@ -52,6 +53,7 @@ inline const char* error_bit_name(uint32_t bit) {
     case kErrDramRange: return "DRAM access out of range";
     case kErrDeadlock: return "deadlock";
     case kErrLeftover: return "work or tokens left at FINISH";
+    case kErrInternal: return "run stopped (cancelled or internal error)";
     default: return "unknown error";
   }
 }

@@ -35,4 +35,11 @@ TokenQueue push_queue(Module m, bool prev) {
   return prev ? TokenQueue::kComputeToLoad : TokenQueue::kComputeToStore;
 }
 
+int blocking_queue(const isa::Insn& insn, isa::Module m,
+                   const std::array<int64_t, kNumTokenQueues>& counts) {
+  if (insn.pop_prev_dep && counts[int(pop_queue(m, true))] == 0) return int(pop_queue(m, true));
+  if (insn.pop_next_dep && counts[int(pop_queue(m, false))] == 0) return int(pop_queue(m, false));
+  return -1;
+}
+
 }  // namespace weft::sim

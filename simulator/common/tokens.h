@@ -30,4 +30,9 @@ TokenQueue push_queue(isa::Module m, bool prev);
 /// Whether module `m` has a previous (prev=true) or next neighbour.
 bool has_neighbour(isa::Module m, bool prev);
 
+/// The queue an instruction of `m` waits on given the visible token counts, or -1 when every
+/// token it pops is there.
+int blocking_queue(const isa::Insn& insn, isa::Module m,
+                   const std::array<int64_t, kNumTokenQueues>& counts);
+
 }  // namespace weft::sim

@@ -16,15 +16,12 @@ namespace {
 [[noreturn]] void out_of_range(size_t index, const isa::Insn& insn, int64_t k, int64_t i,
                                int64_t j, const char* field, int64_t value, const char* buffer,
                                int64_t depth) {
-  throw ProgramError(isa::reg::kErrSramRange, static_cast<int64_t>(index),
-                     describe(index, insn) + ": micro-op " + std::to_string(k) + " at iteration (" +
-                  std::to_string(i) + ", " + std::to_string(j) + ") computes " + field +
-                  " index " + std::to_string(value) + ", beyond the " + buffer +
-                  " buffer depth " + std::to_string(depth));
+  throw uop_index_out_of_range(index, insn, k, i, j, field, value, buffer, depth);
 }
 }  // namespace
 
-IssueTiming ComputePipe::run(const isa::Insn& insn, size_t index, uint64_t start, Datapath& dp) {
+IssueTiming ComputePipe::run(const isa::Insn& insn, size_t index, uint64_t start, Datapath& dp,
+                             const std::atomic<bool>* cancel) {
   const bool is_gemm = insn.op() == isa::Opcode::kGemm;
   const bool reset = is_gemm && insn.reset_reg != 0;
   const bool reg_operand = !is_gemm && insn.use_imm == 0;
@@ -40,6 +37,9 @@ IssueTiming ComputePipe::run(const isa::Insn& insn, size_t index, uint64_t start
   for (int64_t i = 0; i < insn.iter_out; ++i) {
     for (int64_t j = 0; j < insn.iter_in; ++j) {
       for (int64_t k = insn.uop_bgn; k < insn.uop_end; ++k) {
+        if (cancel && (t.iterations & 0xFFFF) == 0xFFFF && cancel->load(std::memory_order_relaxed)) {
+          throw RunCancelled();
+        }
         const int64_t dst = dp.uop_dst(k) + i * insn.dst_factor_out + j * insn.dst_factor_in;
         const int64_t src = dp.uop_src(k) + i * insn.src_factor_out + j * insn.src_factor_in;
         if (dst >= l_.acc_depth) out_of_range(index, insn, k, i, j, "dst", dst, "ACC", l_.acc_depth);

@@ -6,6 +6,7 @@
 // earlier write have landed.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -30,7 +31,8 @@ class ComputePipe {
   explicit ComputePipe(const isa::Layout& l);
   /// Runs the instruction starting at `start` (data included); throws UserError (naming
   /// `index`) when a micro-op index leaves its buffer.
-  IssueTiming run(const isa::Insn& insn, size_t index, uint64_t start, Datapath& dp);
+  IssueTiming run(const isa::Insn& insn, size_t index, uint64_t start, Datapath& dp,
+                  const std::atomic<bool>* cancel = nullptr);
   /// The cycle after the last accumulator write of everything issued so far.
   uint64_t drained() const { return drained_; }
 

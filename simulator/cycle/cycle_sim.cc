@@ -33,11 +33,11 @@ struct CycleSim::State {
 };
 
 CycleSim::CycleSim(const isa::Layout& layout, const isa::Platform& platform)
-    : l_(layout), p_(platform), state_(new State(layout)) {
+    : l_(layout), p_(platform), state_(std::make_unique<State>(layout)) {
   AxiMemory check(platform);  // validates the platform now rather than at the first run
 }
 
-CycleSim::~CycleSim() { delete state_; }
+CycleSim::~CycleSim() = default;
 
 namespace {
 
@@ -133,10 +133,8 @@ CycleStats CycleSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset, uint6
       }
     }
   };
-  auto blocking_queue = [&](const Insn& insn, Module m) -> int {
-    if (insn.pop_prev_dep && tokens[int(pop_queue(m, true))] == 0) return int(pop_queue(m, true));
-    if (insn.pop_next_dep && tokens[int(pop_queue(m, false))] == 0) return int(pop_queue(m, false));
-    return -1;
+  auto blocking_queue = [&](const Insn& insn, Module m) {
+    return sim::blocking_queue(insn, m, tokens);
   };
   auto needs_drain = [](const Insn& insn) {
     return insn.op() == Opcode::kLoad || insn.op() == Opcode::kFinish;
@@ -211,7 +209,7 @@ CycleStats CycleSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset, uint6
       }
       case Opcode::kGemm:
       case Opcode::kAlu: {
-        const IssueTiming it = pipe.run(insn, index, t, dp);
+        const IssueTiming it = pipe.run(insn, index, t, dp, opts.cancel);
         u.free_at = it.issue_end + 1;
         u.cycles->busy += it.busy;
         u.cycles->stall_hazard += it.hazard;
@@ -271,15 +269,7 @@ CycleStats CycleSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset, uint6
         const auto q = static_cast<TokenQueue>(e.unit_or_queue);
         --in_flight[e.unit_or_queue];
         if (tokens[e.unit_or_queue] == cfg.token_queue_depth) {
-          const bool to_compute =
-              q == TokenQueue::kLoadToCompute || q == TokenQueue::kStoreToCompute;
-          throw ProgramError(isa::reg::kErrTokenOverflow, static_cast<int64_t>(e.index),
-                             describe(e.index, program[e.index]) + ": token queue " +
-                          queue_name(q) + " overflows: it already holds " +
-                          std::to_string(cfg.token_queue_depth) + " tokens (its depth) that the " +
-                          (to_compute ? "compute"
-                                      : (q == TokenQueue::kComputeToLoad ? "load" : "store")) +
-                          " module has not popped (at cycle " + std::to_string(e.time - 1) + ")");
+          throw token_overflow(e.index, program[e.index], q, cfg.token_queue_depth);
         }
         ++tokens[e.unit_or_queue];
       } else if (e.kind == Event::kCmdVisible) {
@@ -422,7 +412,10 @@ CycleStats CycleSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset, uint6
       st.fetch.stall_dram += span;
     }
     t = next;
-    if (opts.progress && (++iterations & 0xFFFF) == 0) opts.progress(t, completed, insn_count);
+    if ((++iterations & 0xFFFF) == 0) {
+      if (opts.progress) opts.progress(t, completed, insn_count);
+      if (opts.cancel && opts.cancel->load(std::memory_order_relaxed)) throw RunCancelled();
+    }
   }
 
   // FINISH ran at total - 1: account that cycle for the units not executing, then check that
@@ -438,30 +431,25 @@ CycleStats CycleSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset, uint6
     close_wait(u, total);
     if (u.id == Module::kCompute) continue;
     if (u.dma || u.free_at > total) {
-      throw ProgramError(isa::reg::kErrLeftover, static_cast<int64_t>(u.dma ? u.dma_index : u.running_index), "FINISH ran at cycle " + std::to_string(total - 1) + " while the " +
-                      isa::module_name(u.id) + " module was still executing " +
-                      describe(u.dma ? u.dma_index : u.running_index,
-                               program[u.dma ? u.dma_index : u.running_index]) +
-                      "; make FINISH wait for it with a dependency token");
+      const size_t index = u.dma ? u.dma_index : u.running_index;
+      throw ProgramError(isa::reg::kErrLeftover, static_cast<int64_t>(index),
+                         "FINISH ran at cycle " + std::to_string(total - 1) + " while the " +
+                             isa::module_name(u.id) + " module was still executing " +
+                             describe(index, program[index]) +
+                             "; make FINISH wait for it with a dependency token");
     }
   }
   for (Unit& u : units) {
     if (u.started < u.routed.size()) {
       const size_t index = u.routed[u.started];
-      throw ProgramError(isa::reg::kErrLeftover, static_cast<int64_t>(index), "FINISH ran while the " + std::string(isa::module_name(u.id)) +
-                      " module still had " + std::to_string(u.routed.size() - u.started) +
-                      " instruction(s) to run, from " + describe(index, program[index]) +
-                      "; make FINISH wait for them with a dependency token");
+      throw work_left_at_finish(u.id, u.routed.size() - u.started, index, program[index]);
     }
   }
   for (int q = 0; q < kNumTokenQueues; ++q) {
     if (tokens[q] + in_flight[q] != 0) {
       const size_t last = last_pusher[q];
-      throw ProgramError(isa::reg::kErrLeftover, static_cast<int64_t>(last),
-                         "tokens left over at FINISH: " + std::to_string(tokens[q] + in_flight[q]) +
-                             " token(s) pushed on the " + queue_name(static_cast<TokenQueue>(q)) +
-                             " queue were never popped (the last pushed by " +
-                             describe(last, program[last]) + ")");
+      throw tokens_left_at_finish(tokens[q] + in_flight[q], static_cast<TokenQueue>(q), last,
+                                  program[last]);
     }
   }
 

@@ -6,8 +6,10 @@
 // events, so the count is the same as ticking every cycle.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "hardware/isa/layout.h"
@@ -22,6 +24,8 @@ struct RunOptions {
   Trace* trace = nullptr;  // record a timeline when set
   /// Called now and then with (current cycle, instructions completed, total instructions).
   std::function<void(uint64_t, uint64_t, uint64_t)> progress;
+  /// Setting `*cancel` from another thread stops the run with RunCancelled.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 /// The cycle model; on-chip buffers persist between runs, as in hardware.
@@ -29,6 +33,8 @@ class CycleSim {
  public:
   CycleSim(const isa::Layout& layout, const isa::Platform& platform);
   ~CycleSim();
+  CycleSim(const CycleSim&) = delete;
+  CycleSim& operator=(const CycleSim&) = delete;
 
   /// Runs `insn_count` instructions at byte `insn_offset` of `dram`, updating it in place.
   /// Throws UserError for a bad program, a deadlock (naming the waiting modules and queues),
@@ -40,7 +46,7 @@ class CycleSim {
   struct State;
   const isa::Layout& l_;
   isa::Platform p_;
-  State* state_;  // the on-chip state that persists between runs
+  std::unique_ptr<State> state_;  // the on-chip state that persists between runs
 };
 
 }  // namespace weft::sim::cycle

@@ -70,12 +70,13 @@ Indices indices(const isa::Layout& l, const Insn& insn, const OnChipBuffers& buf
 
 void check_index(size_t index, const Insn& insn, int64_t k, int64_t i, int64_t j,
                  const char* field, int64_t value, const char* buffer, int64_t depth) {
-  if (value >= depth) {
-    throw ProgramError(isa::reg::kErrSramRange, static_cast<int64_t>(index),
-                       describe(index, insn) + ": micro-op " + std::to_string(k) + " at iteration (" +
-                    std::to_string(i) + ", " + std::to_string(j) + ") computes " + field +
-                    " index " + std::to_string(value) + ", beyond the " + buffer +
-                    " buffer depth " + std::to_string(depth));
+  if (value >= depth) throw uop_index_out_of_range(index, insn, k, i, j, field, value, buffer, depth);
+}
+
+// Long loops look at the cancel flag every 2^16 micro-ops.
+void poll(const std::atomic<bool>* cancel, uint64_t& counter) {
+  if (cancel && (++counter & 0xFFFF) == 0 && cancel->load(std::memory_order_relaxed)) {
+    throw RunCancelled();
   }
 }
 
@@ -117,11 +118,13 @@ void exec_store(const isa::Layout& l, const Insn& insn, std::vector<uint8_t>& dr
 }
 
 void exec_gemm(const isa::Layout& l, const Insn& insn, size_t index, OnChipBuffers& buf,
-               VtaCounters& c) {
+               VtaCounters& c, const std::atomic<bool>* cancel) {
+  uint64_t polled = 0;
   const int batch = l.config.batch(), bin = l.config.block_in(), bout = l.config.block_out();
   for (int64_t i = 0; i < insn.iter_out; ++i) {
     for (int64_t j = 0; j < insn.iter_in; ++j) {
       for (int64_t k = insn.uop_bgn; k < insn.uop_end; ++k) {
+        poll(cancel, polled);
         const Indices ix = indices(l, insn, buf, k, i, j);
         check_index(index, insn, k, i, j, "dst", ix.dst, "ACC", l.acc_depth);
         int32_t* acc = &buf.acc[ix.dst * batch * bout];
@@ -170,13 +173,15 @@ int32_t alu_lane(isa::AluOp op, int32_t a, int32_t b) {
 }
 
 void exec_alu(const isa::Layout& l, const Insn& insn, size_t index, OnChipBuffers& buf,
-              VtaCounters& c) {
+              VtaCounters& c, const std::atomic<bool>* cancel) {
+  uint64_t polled = 0;
   const int lanes = l.config.batch() * l.config.block_out();
   const isa::AluOp op = insn.alu();
   const int32_t imm = static_cast<int32_t>(insn.imm);
   for (int64_t i = 0; i < insn.iter_out; ++i) {
     for (int64_t j = 0; j < insn.iter_in; ++j) {
       for (int64_t k = insn.uop_bgn; k < insn.uop_end; ++k) {
+        poll(cancel, polled);
         const Indices ix = indices(l, insn, buf, k, i, j);
         check_index(index, insn, k, i, j, "dst", ix.dst, "ACC", l.acc_depth);
         int32_t* dst = &buf.acc[ix.dst * lanes];

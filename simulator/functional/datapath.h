@@ -4,6 +4,7 @@
 // checked here.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -20,12 +21,13 @@ void exec_load(const isa::Layout& l, const isa::Insn& insn, const std::vector<ui
 /// STORE OUT: narrows accumulator rows to int8 (truncation) into DRAM.
 void exec_store(const isa::Layout& l, const isa::Insn& insn, std::vector<uint8_t>& dram,
                 const OnChipBuffers& buf, VtaCounters& c);
-/// GEMM (or accumulator reset) over the micro-op range and both loop levels.
+/// GEMM (or accumulator reset) over the micro-op range and both loop levels; throws
+/// RunCancelled when `cancel` is set during a long loop.
 void exec_gemm(const isa::Layout& l, const isa::Insn& insn, size_t index, OnChipBuffers& buf,
-               VtaCounters& c);
+               VtaCounters& c, const std::atomic<bool>* cancel = nullptr);
 /// Tensor-ALU operation over the micro-op range and both loop levels.
 void exec_alu(const isa::Layout& l, const isa::Insn& insn, size_t index, OnChipBuffers& buf,
-              VtaCounters& c);
+              VtaCounters& c, const std::atomic<bool>* cancel = nullptr);
 
 /// One lane of the tensor ALU: op(a, b) with VTA's wrap, sign and shift rules.
 int32_t alu_lane(isa::AluOp op, int32_t a, int32_t b);

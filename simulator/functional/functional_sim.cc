@@ -27,13 +27,7 @@ struct Tokens {
   int64_t depth = 0;
 
   // The queue an instruction is blocked on, or -1 when all its pops are available.
-  int blocking_queue(const Insn& insn, Module m) const {
-    if (insn.pop_prev_dep && count[int(pop_queue(m, true))] == 0) return int(pop_queue(m, true));
-    if (insn.pop_next_dep && count[int(pop_queue(m, false))] == 0) {
-      return int(pop_queue(m, false));
-    }
-    return -1;
-  }
+  int blocking_queue(const Insn& insn, Module m) const { return sim::blocking_queue(insn, m, count); }
   void pop(const Insn& insn, Module m) {
     if (insn.pop_prev_dep) --count[int(pop_queue(m, true))];
     if (insn.pop_next_dep) --count[int(pop_queue(m, false))];
@@ -42,16 +36,7 @@ struct Tokens {
     for (bool prev : {true, false}) {
       if (!(prev ? insn.push_prev_dep : insn.push_next_dep)) continue;
       const TokenQueue q = push_queue(m, prev);
-      if (count[int(q)] == depth) {
-        throw ProgramError(isa::reg::kErrTokenOverflow, static_cast<int64_t>(index),
-                           describe(index, insn) + ": token queue " + queue_name(q) +
-                        " overflows: it already holds " + std::to_string(depth) +
-                        " tokens (its depth) that the " +
-                        (q == TokenQueue::kLoadToCompute || q == TokenQueue::kStoreToCompute
-                             ? "compute"
-                             : (q == TokenQueue::kComputeToLoad ? "load" : "store")) +
-                        " module has not popped");
-      }
+      if (count[int(q)] == depth) throw token_overflow(index, insn, q, depth);
       ++count[int(q)];
       last_pusher[int(q)] = static_cast<int64_t>(index);
     }
@@ -69,7 +54,7 @@ struct ModuleQueue {
 FunctionalSim::FunctionalSim(const isa::Layout& layout) : l_(layout), buf_(layout) {}
 
 VtaCounters FunctionalSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset,
-                               uint64_t insn_count) {
+                               uint64_t insn_count, const std::atomic<bool>* cancel) {
   const std::vector<Insn> program = fetch_program(l_, dram, insn_offset, insn_count);
   std::array<ModuleQueue, 3> mq;
   for (size_t i = 0; i < program.size(); ++i) mq[int(isa::route(program[i]))].insns.push_back(i);
@@ -85,8 +70,8 @@ VtaCounters FunctionalSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset,
     switch (insn.op()) {
       case Opcode::kLoad: exec_load(l_, insn, dram, buf_, c); break;
       case Opcode::kStore: exec_store(l_, insn, dram, buf_, c); break;
-      case Opcode::kGemm: exec_gemm(l_, insn, index, buf_, c); break;
-      case Opcode::kAlu: exec_alu(l_, insn, index, buf_, c); break;
+      case Opcode::kGemm: exec_gemm(l_, insn, index, buf_, c, cancel); break;
+      case Opcode::kAlu: exec_alu(l_, insn, index, buf_, c, cancel); break;
       case Opcode::kFinish: break;
     }
     tokens.push(insn, m, index);
@@ -139,19 +124,12 @@ VtaCounters FunctionalSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset,
     const ModuleQueue& q = mq[int(m)];
     if (q.done()) continue;
     const size_t index = q.insns[q.next];
-    throw ProgramError(isa::reg::kErrLeftover, static_cast<int64_t>(index), "FINISH ran while the " + std::string(isa::module_name(m)) + " module still had " +
-                    std::to_string(q.insns.size() - q.next) + " instruction(s) to run, from " +
-                    describe(index, program[index]) +
-                    "; make FINISH wait for them with a dependency token");
+    throw work_left_at_finish(m, q.insns.size() - q.next, index, program[index]);
   }
   for (int q = 0; q < kNumTokenQueues; ++q) {
     if (tokens.count[q] != 0) {
       const size_t last = static_cast<size_t>(tokens.last_pusher[q]);
-      throw ProgramError(isa::reg::kErrLeftover, tokens.last_pusher[q],
-                         "tokens left over at FINISH: " + std::to_string(tokens.count[q]) +
-                             " token(s) pushed on the " + queue_name(static_cast<TokenQueue>(q)) +
-                             " queue were never popped (the last pushed by " +
-                             describe(last, program[last]) + ")");
+      throw tokens_left_at_finish(tokens.count[q], static_cast<TokenQueue>(q), last, program[last]);
     }
   }
   return c;

@@ -6,6 +6,7 @@
 // interleaving to stay within depth may pass one and fail the other.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -24,7 +25,9 @@ class FunctionalSim {
   /// in place. Throws UserError (naming instruction, field, module or queue) for a bad
   /// program, a deadlock, a token-queue overflow or tokens left over at FINISH; the image
   /// is then partly updated and should be discarded.
-  VtaCounters run(std::vector<uint8_t>& dram, uint64_t insn_offset, uint64_t insn_count);
+  /// Setting `*cancel` from another thread stops a long run with RunCancelled.
+  VtaCounters run(std::vector<uint8_t>& dram, uint64_t insn_offset, uint64_t insn_count,
+                  const std::atomic<bool>* cancel = nullptr);
 
   const OnChipBuffers& buffers() const { return buf_; }
 

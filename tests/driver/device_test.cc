@@ -8,6 +8,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -59,6 +61,13 @@ class DeviceTest : public ::testing::TestWithParam<std::string> {
     std::vector<uint8_t> out(bytes);
     dev_->copy_from_device(addr, out.data(), bytes);
     return out;
+  }
+  // Polls the control register until ap_done (the run is on a worker thread, as on hardware);
+  // returns the value that had it (reading clears ap_done).
+  uint32_t await_done() {
+    uint32_t ctrl = 0;
+    while (((ctrl = dev_->read_reg(reg::kControl)) & reg::kApDone) == 0) std::this_thread::yield();
+    return ctrl;
   }
   uint64_t read64(uint32_t offset) {
     const uint64_t lo = dev_->read_reg(offset);
@@ -122,7 +131,7 @@ TEST_P(DeviceTest, ApDoneIsSetAfterARunAndClearsOnRead) {
   const RandomProgram rp = random_program(layout_, 5);
   const uint64_t addr = upload(rp.program.dram);
   driver::launch(*dev_, rp.program.insn_offset, rp.program.insn_count);
-  const uint32_t first = dev_->read_reg(reg::kControl);
+  const uint32_t first = await_done();
   EXPECT_NE(first & reg::kApDone, 0u);
   EXPECT_NE(first & reg::kApIdle, 0u);
   const uint32_t second = dev_->read_reg(reg::kControl);
@@ -193,7 +202,6 @@ TEST_P(DeviceTest, BadProgramSetsTheErrorRegisterAndWaitThrowsTheEnginesMessage)
   upload(bad.dram);
   const std::string expected = engine_error(bad);
   driver::launch(*dev_, bad.insn_offset, bad.insn_count);
-  EXPECT_EQ(dev_->read_reg(reg::kError), uint32_t{reg::kErrDeadlock});
   try {
     driver::wait(*dev_, kTimeout);
     ADD_FAILURE() << "wait did not throw";
@@ -202,6 +210,7 @@ TEST_P(DeviceTest, BadProgramSetsTheErrorRegisterAndWaitThrowsTheEnginesMessage)
     EXPECT_THAT(e.what(), HasSubstr("load->compute queue, which is empty"));
   }
   EXPECT_EQ(dev_->error_detail(), expected);
+  EXPECT_EQ(dev_->read_reg(reg::kError), uint32_t{reg::kErrDeadlock});  // sticky
   EXPECT_NE(dev_->read_reg(reg::kControl) & reg::kApIdle, 0u);
   EXPECT_EQ(dev_->read_reg(reg::kError), uint32_t{reg::kErrDeadlock});  // sticky
 }
@@ -247,15 +256,34 @@ TEST_P(DeviceTest, DramBaseOffsetsEveryAccess) {
   EXPECT_EQ(download(guard_addr, guard.size()), guard);
 }
 
+// A run longer than the timeout: wait reports it, and closing the device cancels the run
+// promptly instead of waiting for it.
+TEST_P(DeviceTest, WaitTimesOutAndClosingCancelsTheRun) {
+  ProgramBuilder b(layout_);
+  b.load(MemType::kUop, 0, 0, 1, 1, 1);
+  isa::Insn& g = b.at(b.gemm(0, 1));
+  g.iter_out = 16000;
+  g.iter_in = 16000;
+  b.finish();
+  const Program p = b.build();
+  upload(p.dram);
+  driver::launch(*dev_, p.insn_offset, p.insn_count);
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_THAT([&] { driver::wait(*dev_, std::chrono::milliseconds(50)); },
+              ::testing::ThrowsMessage<UserError>(HasSubstr("did not finish within 50 ms")));
+  dev_.reset();  // cancels and joins the worker
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+}
+
 TEST_P(DeviceTest, DramBaseBeyondDeviceMemory) {
   driver::launch(*dev_, 0, 1, kMemoryBytes + 64);
-  EXPECT_EQ(dev_->read_reg(reg::kError), uint32_t{reg::kErrDramRange});
   try {
     driver::wait(*dev_, kTimeout);
     ADD_FAILURE() << "wait did not throw";
   } catch (const UserError& e) {
     EXPECT_THAT(e.what(), HasSubstr("DRAM base " + std::to_string(kMemoryBytes + 64)));
   }
+  EXPECT_EQ(dev_->read_reg(reg::kError), uint32_t{reg::kErrDramRange});
 }
 
 TEST_P(DeviceTest, WaitTimesOutWhenNothingWasStarted) {
