@@ -1,6 +1,12 @@
 // Schedule lowering; see lower.h.
 #include "compiler/te/lower.h"
 
+#include <algorithm>
+#include <limits>
+#include <set>
+
+#include "compiler/ir/linear.h"
+#include "compiler/ir/printer.h"
 #include "compiler/ir/visitor.h"
 #include "hardware/isa/errors.h"
 
@@ -57,14 +63,231 @@ ir::Stmt guarded(const std::vector<ir::Expr>& conds, ir::Stmt s) {
   return ir::if_then_else(c, std::move(s));
 }
 
-ir::Stmt wrap_loop(const Stage& st, const IterVar& leaf, ir::Stmt body) {
-  ir::Stmt loop = ir::for_loop(leaf->var, ir::imm(0), ir::imm(leaf->extent), st.kind(leaf), body);
-  const auto& pragmas = st.pragmas(leaf);
-  for (auto it = pragmas.rbegin(); it != pragmas.rend(); ++it) {
-    loop = ir::attr("pragma_" + *it, ir::imm(1), loop);
+class LoadCollector : public ir::Visitor {
+ public:
+  explicit LoadCollector(const ir::BufferObj* b) : buffer_(b) {}
+  std::vector<const ir::Load*> loads;
+
+ protected:
+  void visit_Load(const ir::Load& n) override {
+    if (n.buffer.get() == buffer_) loads.push_back(&n);
+    ir::Visitor::visit_Load(n);
   }
-  return loop;
-}
+
+ private:
+  const ir::BufferObj* buffer_;
+};
+
+// Where an attached stage is realized: the region of its output the consumer needs.
+struct Region {
+  std::vector<ir::Expr> base;     // first index per dimension (in the consumer's outer loops)
+  std::vector<int64_t> extent;    // size per dimension
+  ir::Buffer local;               // the region-sized buffer, or null when writing in place
+};
+
+// Rewrites loads of realized producers to their region buffers.
+class ToLocal : public ir::Mutator {
+ public:
+  explicit ToLocal(const std::map<const ir::BufferObj*, const Region*>& r) : regions_(r) {}
+
+ protected:
+  ir::Expr mutate_Load(const ir::Load& n, const ir::Expr& self) override {
+    auto it = regions_.find(n.buffer.get());
+    if (it == regions_.end() || !it->second->local) return ir::Mutator::mutate_Load(n, self);
+    std::vector<ir::Expr> idx;
+    for (size_t d = 0; d < n.indices.size(); ++d) {
+      idx.push_back(ir::sub(mutate(n.indices[d]), it->second->base[d]));
+    }
+    return ir::load(it->second->local, idx);
+  }
+
+ private:
+  const std::map<const ir::BufferObj*, const Region*>& regions_;
+};
+
+class Lowerer {
+ public:
+  explicit Lowerer(Schedule& s) : s_(s) {
+    for (const Tensor& t : s.order()) {
+      const Stage& st = s[t];
+      if (st.attach_stage()) attached_[{st.attach_stage(), st.attach_leaf().get()}].push_back(&st);
+    }
+  }
+
+  ir::Stmt run() {
+    std::vector<ir::Stmt> out;
+    for (const Tensor& t : s_.order()) {
+      const Stage& st = s_[t];
+      if (!st.attach_stage()) out.push_back(lower_stage(st, nullptr));
+    }
+    return ir::seq(out);
+  }
+
+ private:
+  // The region of `producer` that `consumer_body` reads, with `inner` loops free.
+  Region infer_region(const Stage& producer, const Stage& consumer, const ir::Expr& consumer_body,
+                      const std::map<const ir::VarObj*, int64_t>& inner) {
+    LoadCollector c(producer.buffer().get());
+    c.visit(consumer_body);
+    const size_t dims = producer.buffer()->shape.size();
+    if (c.loads.empty()) {
+      throw UserError("stage '" + producer.name() + "' is computed at stage '" + consumer.name() +
+                      "', which does not read it");
+    }
+    Region r;
+    for (size_t d = 0; d < dims; ++d) {
+      int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min();
+      ir::LinearForm outer_form;
+      bool first = true;
+      for (const ir::Load* l : c.loads) {
+        const auto form = ir::linear_form(l->indices[d]);
+        if (!form) {
+          throw UserError("stage '" + producer.name() + "': cannot infer the region read by '" +
+                          consumer.name() + "': index " + ir::to_string(l->indices[d]) +
+                          " of dimension " + std::to_string(d) + " is not affine");
+        }
+        const ir::LinearForm& f = *form;
+        int64_t mn = f.constant, mx = f.constant;
+        ir::LinearForm outer;
+        for (const ir::Var& var : f.order) {
+          const int64_t k = f.coef.at(var.get());
+          if (k == 0) continue;
+          auto it = inner.find(var.get());
+          if (it == inner.end()) {
+            outer.order.push_back(var);
+            outer.coef[var.get()] = k;
+            continue;
+          }
+          const int64_t span = k * (it->second - 1);
+          (span < 0 ? mn : mx) += span;
+        }
+        if (!first && outer.coef != outer_form.coef) {
+          throw UserError("stage '" + producer.name() + "': reads by '" + consumer.name() +
+                          "' in dimension " + std::to_string(d) +
+                          " move differently with the outer loops; cannot bound them as one region");
+        }
+        outer_form = outer;
+        first = false;
+        lo = std::min(lo, mn);
+        hi = std::max(hi, mx);
+      }
+      outer_form.constant = lo;
+      r.base.push_back(ir::from_linear(outer_form));
+      r.extent.push_back(std::min(hi - lo + 1, producer.buffer()->shape[d]));
+    }
+    if (producer.buffer()->scope != ir::Scope::kGlobal) {
+      r.local = ir::make_buffer(producer.buffer()->name, producer.buffer()->dtype, r.extent,
+                                producer.buffer()->scope);
+    }
+    return r;
+  }
+
+  ir::Stmt wrap_loop(const Stage& st, const IterVar& leaf, int64_t extent, ir::Stmt body) {
+    ir::Stmt loop = ir::for_loop(leaf->var, ir::imm(0), ir::imm(extent), st.kind(leaf), body);
+    const auto& pragmas = st.pragmas(leaf);
+    for (auto it = pragmas.rbegin(); it != pragmas.rend(); ++it) {
+      loop = ir::attr("pragma_" + *it, ir::imm(1), loop);
+    }
+    return loop;
+  }
+
+  // Lowers a stage; `region` is set when it is realized inside its consumer.
+  ir::Stmt lower_stage(const Stage& st, const Region* region) {
+    const auto value = root_values(st);
+    std::map<const IterVarObj*, int64_t> extent;  // leaf extents (region-limited when attached)
+    for (const IterVar& l : st.leaves()) extent[l.get()] = l->extent;
+
+    std::map<const ir::VarObj*, ir::Expr> var_map;
+    std::vector<ir::Expr> global_idx, store_idx;
+    std::vector<ir::Expr> spatial_guards, all_guards;
+    for (size_t d = 0; d < st.axes().size(); ++d) {
+      const IterVar& a = st.axes()[d];
+      ir::Expr local = value.at(a.get());
+      if (region) {
+        extent[a.get()] = region->extent[d];
+        ir::Expr global = ir::add(region->base[d], local);
+        if (st.buffer()->shape[d] % region->extent[d] != 0) {
+          spatial_guards.push_back(ir::lt(global, ir::imm(st.buffer()->shape[d])));
+        }
+        global_idx.push_back(global);
+        store_idx.push_back(region->local ? local : global);
+      } else {
+        global_idx.push_back(local);
+        store_idx.push_back(local);
+      }
+      var_map[a->var.get()] = global_idx.back();
+    }
+    for (const IterVar& r : st.reduce_axes()) var_map[r->var.get()] = value.at(r.get());
+    for (const SplitRelation& s : st.splits()) {
+      if (s.parent->extent % s.factor == 0) continue;
+      ir::Expr c = ir::lt(value.at(s.parent.get()), ir::imm(s.parent->extent));
+      (s.parent->reduce ? all_guards : spatial_guards).push_back(c);
+    }
+    all_guards.insert(all_guards.begin(), spatial_guards.begin(), spatial_guards.end());
+    ir::Expr body = substitute(st.body(), var_map);
+
+    // Producers computed inside this stage's loops: infer their regions, then read them there.
+    std::map<const ir::BufferObj*, const Region*> local_regions;
+    std::map<const IterVarObj*, std::vector<std::pair<const Stage*, Region>>> inside;
+    const auto& leaves = st.leaves();
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      auto it = attached_.find({&st, leaves[i].get()});
+      if (it == attached_.end()) continue;
+      std::map<const ir::VarObj*, int64_t> inner;
+      for (size_t j = i + 1; j < leaves.size(); ++j) inner[leaves[j]->var.get()] = extent[leaves[j].get()];
+      for (const Stage* p : it->second) inside[leaves[i].get()].push_back({p, infer_region(*p, st, body, inner)});
+    }
+    for (auto& [leaf, list] : inside) {
+      for (auto& [p, r] : list) local_regions[p->buffer().get()] = &r;
+    }
+    body = ToLocal(local_regions).mutate(body);
+
+    const ir::Buffer& out = region && region->local ? region->local : st.buffer();
+    auto nest_at = [&](size_t i, ir::Stmt inner_body) {
+      const IterVar& leaf = leaves[i];
+      auto it = inside.find(leaf.get());
+      if (it != inside.end()) {
+        std::vector<ir::Stmt> parts;
+        for (auto& [p, r] : it->second) parts.push_back(lower_stage(*p, &r));
+        parts.push_back(inner_body);
+        inner_body = ir::seq(parts);
+        for (auto p = it->second.rbegin(); p != it->second.rend(); ++p) {
+          if (p->second.local) inner_body = ir::allocate(p->second.local, inner_body);
+        }
+      }
+      return wrap_loop(st, leaf, extent[leaf.get()], inner_body);
+    };
+
+    if (st.reduce_axes().empty()) {
+      ir::Stmt s = guarded(all_guards, ir::store(out, store_idx, body));
+      for (size_t i = leaves.size(); i-- > 0;) s = nest_at(i, s);
+      return s;
+    }
+    const ir::Stmt update = guarded(
+        all_guards,
+        ir::store(out, store_idx, ir::cast(out->dtype, ir::add(ir::load(out, store_idx), body))));
+    ir::Stmt init = guarded(spatial_guards, ir::store(out, store_idx, ir::imm(0, out->dtype)));
+    size_t first_reduce = leaves.size();
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      if (leaves[i]->reduce) {
+        first_reduce = i;
+        break;
+      }
+    }
+    ir::Stmt s = update;
+    for (size_t i = leaves.size(); i-- > first_reduce;) s = nest_at(i, s);
+    // The initialising store runs over the spatial loops nested inside the reduction.
+    for (size_t i = leaves.size(); i-- > first_reduce + 1;) {
+      if (!leaves[i]->reduce) init = wrap_loop(st, leaves[i], extent[leaves[i].get()], init);
+    }
+    s = ir::seq({init, s});
+    for (size_t i = first_reduce; i-- > 0;) s = nest_at(i, s);
+    return s;
+  }
+
+  Schedule& s_;
+  std::map<std::pair<const Stage*, const IterVarObj*>, std::vector<const Stage*>> attached_;
+};
 
 }  // namespace
 
@@ -73,61 +296,6 @@ ir::Expr substitute(const ir::Expr& e, const std::map<const ir::VarObj*, ir::Exp
   return s.mutate(e);
 }
 
-ir::Stmt lower_stage(const Stage& st) {
-  const TensorObj& t = *st.tensor().get();
-  const auto value = root_values(st);
-
-  std::map<const ir::VarObj*, ir::Expr> var_map;
-  std::vector<ir::Expr> indices;
-  for (const IterVar& a : t.axes) {
-    var_map[a->var.get()] = value.at(a.get());
-    indices.push_back(value.at(a.get()));
-  }
-  for (const IterVar& r : t.reduce_axes) var_map[r->var.get()] = value.at(r.get());
-  const ir::Expr body = substitute(t.body, var_map);
-
-  // Guards for splits that do not divide their extent.
-  std::vector<ir::Expr> spatial_guards, all_guards;
-  for (const SplitRelation& s : st.splits()) {
-    if (s.parent->extent % s.factor == 0) continue;
-    ir::Expr c = ir::lt(value.at(s.parent.get()), ir::imm(s.parent->extent));
-    all_guards.push_back(c);
-    if (!s.parent->reduce) spatial_guards.push_back(c);
-  }
-
-  if (t.reduce_axes.empty()) {
-    ir::Stmt s = guarded(all_guards, ir::store(t.buffer, indices, body));
-    for (auto it = st.leaves().rbegin(); it != st.leaves().rend(); ++it) s = wrap_loop(st, *it, s);
-    return s;
-  }
-
-  const ir::Stmt update = guarded(
-      all_guards,
-      ir::store(t.buffer, indices, ir::cast(t.dtype, ir::add(ir::load(t.buffer, indices), body))));
-  ir::Stmt init = guarded(spatial_guards, ir::store(t.buffer, indices, ir::imm(0, t.dtype)));
-  const auto& leaves = st.leaves();
-  size_t first_reduce = leaves.size();
-  for (size_t i = 0; i < leaves.size(); ++i) {
-    if (leaves[i]->reduce) {
-      first_reduce = i;
-      break;
-    }
-  }
-  ir::Stmt s = update;
-  for (size_t i = leaves.size(); i-- > first_reduce;) s = wrap_loop(st, leaves[i], s);
-  // The initialising store runs over the spatial loops nested inside the reduction.
-  for (size_t i = leaves.size(); i-- > first_reduce + 1;) {
-    if (!leaves[i]->reduce) init = wrap_loop(st, leaves[i], init);
-  }
-  s = ir::seq({init, s});
-  for (size_t i = first_reduce; i-- > 0;) s = wrap_loop(st, leaves[i], s);
-  return s;
-}
-
-ir::Stmt lower(Schedule& schedule) {
-  std::vector<ir::Stmt> stages;
-  for (const Tensor& t : schedule.order()) stages.push_back(lower_stage(schedule[t]));
-  return ir::seq(stages);
-}
+ir::Stmt lower(Schedule& schedule) { return ir::simplify(Lowerer(schedule).run()); }
 
 }  // namespace weft::compiler::te

@@ -9,9 +9,6 @@
 
 namespace weft::compiler::te {
 
-/// The loop nest of one stage.
-ir::Stmt lower_stage(const Stage& stage);
-
 /// Every stage of the schedule, in dependency order.
 ir::Stmt lower(Schedule& schedule);
 

@@ -5,16 +5,49 @@
 #include <functional>
 #include <set>
 
+#include "compiler/ir/visitor.h"
+#include "compiler/te/lower.h"
 #include "hardware/isa/errors.h"
 
 namespace weft::compiler::te {
 
-Stage::Stage(Tensor t) : tensor_(std::move(t)) { leaves_ = root_axes(); }
+Stage::Stage(Tensor t)
+    : tensor_(std::move(t)),
+      axes_(tensor_->axes),
+      reduce_axes_(tensor_->reduce_axes),
+      body_(tensor_->body),
+      buffer_(tensor_->buffer) {
+  leaves_ = root_axes();
+}
 
 std::vector<IterVar> Stage::root_axes() const {
-  std::vector<IterVar> r = tensor_->axes;
-  r.insert(r.end(), tensor_->reduce_axes.begin(), tensor_->reduce_axes.end());
+  std::vector<IterVar> r = axes_;
+  r.insert(r.end(), reduce_axes_.begin(), reduce_axes_.end());
   return r;
+}
+
+void Stage::compute_at(const Stage& consumer, const IterVar& leaf) {
+  consumer.leaf_index(leaf, "compute_at");
+  if (&consumer == this) {
+    throw UserError("stage '" + name() + "': compute_at of a stage inside itself");
+  }
+  for (const SplitRelation& s : splits_) {
+    if (!s.parent->reduce) {
+      throw UserError("stage '" + name() + "': compute_at needs its spatial loops whole, but '" +
+                      s.parent->name() + "' was split (split the consumer's loops instead)");
+    }
+  }
+  for (const FuseRelation& f : fuses_) {
+    if (!f.outer->reduce) {
+      throw UserError("stage '" + name() + "': compute_at needs its spatial loops whole, but '" +
+                      f.outer->name() + "' was fused");
+    }
+  }
+  for (const Stage* s = &consumer; s; s = s->attach_stage_) {
+    if (s == this) throw UserError("stage '" + name() + "': compute_at would form a cycle");
+  }
+  attach_stage_ = &consumer;
+  attach_leaf_ = leaf;
 }
 
 size_t Stage::leaf_index(const IterVar& axis, const char* what) const {
@@ -108,6 +141,107 @@ const std::vector<std::string>& Stage::pragmas(const IterVar& leaf) const {
   static const std::vector<std::string> kNone;
   auto it = pragmas_.find(leaf.get());
   return it == pragmas_.end() ? kNone : it->second;
+}
+
+namespace {
+
+// Replaces loads of one buffer by loads of another with the same indices.
+class RedirectLoads : public ir::Mutator {
+ public:
+  RedirectLoads(const ir::Buffer& from, const ir::Buffer& to) : from_(from), to_(to) {}
+
+ protected:
+  ir::Expr mutate_Load(const ir::Load& n, const ir::Expr& self) override {
+    if (n.buffer != from_) return ir::Mutator::mutate_Load(n, self);
+    std::vector<ir::Expr> idx;
+    for (const ir::Expr& i : n.indices) idx.push_back(mutate(i));
+    return ir::load(to_, idx);
+  }
+
+ private:
+  const ir::Buffer& from_;
+  const ir::Buffer& to_;
+};
+
+// "inp" for acc.inp and so on: the suffix of a cache stage's name.
+std::string short_scope(ir::Scope s) {
+  const std::string n = ir::scope_name(s);
+  return n.rfind("acc.", 0) == 0 ? n.substr(4) : n;
+}
+
+std::shared_ptr<TensorObj> copy_of(const std::string& name, ir::DType dtype,
+                                   const std::vector<int64_t>& shape, ir::Scope scope) {
+  auto c = std::make_shared<TensorObj>();
+  c->name = name;
+  c->dtype = dtype;
+  c->shape = shape;
+  c->buffer = ir::make_buffer(name, dtype, shape, scope);
+  c->is_placeholder = false;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    c->axes.push_back(std::make_shared<IterVarObj>(ir::make_var("ax" + std::to_string(d)),
+                                                   shape[d], false));
+  }
+  return c;
+}
+
+}  // namespace
+
+Tensor Schedule::cache_read(const Tensor& t, ir::Scope scope, const std::vector<Tensor>& readers) {
+  if (readers.empty()) throw UserError("cache_read of '" + t->name + "' with no readers");
+  auto c = copy_of(t->name + "." + short_scope(scope), t->dtype, t->shape, scope);
+  std::vector<ir::Expr> idx;
+  for (const IterVar& a : c->axes) idx.push_back(ir::ref(a->var));
+  c->body = ir::load(t->buffer, idx);
+  c->inputs = {t};
+  const Tensor ct{std::shared_ptr<const TensorObj>(c)};
+  size_t first = order_.size();
+  for (const Tensor& r : readers) {
+    Stage& st = (*this)[r];
+    RedirectLoads redirect(t->buffer, c->buffer);
+    const ir::Expr before = st.body_;
+    st.body_ = redirect.mutate(st.body_);
+    if (st.body_ == before) {
+      throw UserError("cache_read of '" + t->name + "': stage '" + r->name + "' does not read it");
+    }
+    for (size_t i = 0; i < order_.size(); ++i) {
+      if (order_[i].get() == r.get()) first = std::min(first, i);
+    }
+  }
+  order_.insert(order_.begin() + static_cast<ptrdiff_t>(first), ct);
+  stages_.emplace(c.get(), Stage(ct));
+  return ct;
+}
+
+Tensor Schedule::cache_write(const Tensor& t, ir::Scope scope) {
+  Stage& st = (*this)[t];
+  if (!st.splits_.empty() || !st.fuses_.empty() || st.attach_stage_) {
+    throw UserError("cache_write of '" + t->name + "' after it was scheduled; call it first");
+  }
+  auto w = copy_of(t->name + "." + short_scope(scope), t->dtype, t->shape, scope);
+  std::map<const ir::VarObj*, ir::Expr> rename;
+  for (size_t d = 0; d < st.axes_.size(); ++d) rename[st.axes_[d]->var.get()] = ir::ref(w->axes[d]->var);
+  for (const IterVar& r : st.reduce_axes_) {
+    auto nr = std::make_shared<IterVarObj>(ir::make_var(r->name()), r->extent, true);
+    w->reduce_axes.push_back(nr);
+    rename[r->var.get()] = ir::ref(nr->var);
+  }
+  w->body = substitute(st.body_, rename);
+  w->inputs = t->inputs;
+  const Tensor wt{std::shared_ptr<const TensorObj>(w)};
+  // The original stage becomes the copy out of the cache.
+  std::vector<ir::Expr> idx;
+  for (const IterVar& a : st.axes_) idx.push_back(ir::ref(a->var));
+  st.body_ = ir::load(w->buffer, idx);
+  st.reduce_axes_.clear();
+  st.leaves_ = st.root_axes();
+  for (size_t i = 0; i < order_.size(); ++i) {
+    if (order_[i].get() == t.get()) {
+      order_.insert(order_.begin() + static_cast<ptrdiff_t>(i), wt);
+      break;
+    }
+  }
+  stages_.emplace(w.get(), Stage(wt));
+  return wt;
 }
 
 Schedule::Schedule(std::vector<Tensor> outputs) : outputs_(std::move(outputs)) {

@@ -1,8 +1,9 @@
-// Schedules: how a computed tensor's loops are split, reordered, fused and annotated. A Stage
-// keeps the tensor's root axes, the current leaf loop order and the relations (split, fuse)
-// that derive root indices from leaves; lower.h turns a stage into loop IR. Every misuse
-// (an axis that is not a leaf of this stage, a zero factor, non-adjacent fuse) is a UserError
-// that names the loop.
+// Schedules: how a computed tensor's loops are split, reordered, fused and annotated, where a
+// stage is computed (compute_at) and which tensors are staged through on-chip or local
+// buffers (cache_read, cache_write). A Stage keeps its root axes, body and output buffer, the
+// current leaf loop order and the relations (split, fuse) that derive root indices from
+// leaves; lower.h turns stages into loop IR. Every misuse is a UserError that names the stage
+// and the loop.
 #pragma once
 
 #include <map>
@@ -42,8 +43,25 @@ class Stage {
   void set_kind(const IterVar& leaf, ir::ForKind kind);
   /// Attaches a pragma to a leaf loop (e.g. "dma_copy", "alu").
   void pragma(const IterVar& leaf, const std::string& key);
+  /// Computes this stage inside `consumer`'s loop `leaf`, over just the region the consumer's
+  /// iterations under that loop read (bound inference), into a buffer of that region's size
+  /// when the stage's buffer is not global. The stage may split and reorder its reduction
+  /// axes but not its spatial ones.
+  void compute_at(const Stage& consumer, const IterVar& leaf);
 
   const Tensor& tensor() const { return tensor_; }
+  const std::string& name() const { return tensor_->name; }
+  /// Spatial root axes (one per dimension of the output buffer).
+  const std::vector<IterVar>& axes() const { return axes_; }
+  /// Reduction axes (empty for an element-wise stage).
+  const std::vector<IterVar>& reduce_axes() const { return reduce_axes_; }
+  /// The value (or summand) in terms of the root axes.
+  const ir::Expr& body() const { return body_; }
+  /// The buffer the stage writes.
+  const ir::Buffer& buffer() const { return buffer_; }
+  /// The consumer this stage is computed at and the loop (null when at the root).
+  const Stage* attach_stage() const { return attach_stage_; }
+  const IterVar& attach_leaf() const { return attach_leaf_; }
   const std::vector<IterVar>& leaves() const { return leaves_; }
   const std::vector<SplitRelation>& splits() const { return splits_; }
   const std::vector<FuseRelation>& fuses() const { return fuses_; }
@@ -55,7 +73,13 @@ class Stage {
  private:
   size_t leaf_index(const IterVar& axis, const char* what) const;
 
+  friend class Schedule;
   Tensor tensor_;
+  std::vector<IterVar> axes_, reduce_axes_;
+  ir::Expr body_;
+  ir::Buffer buffer_;
+  const Stage* attach_stage_ = nullptr;
+  IterVar attach_leaf_;
   std::vector<IterVar> leaves_;
   std::vector<SplitRelation> splits_;
   std::vector<FuseRelation> fuses_;
@@ -69,6 +93,12 @@ class Schedule {
   explicit Schedule(std::vector<Tensor> outputs);
   /// The stage of a computed tensor; UserError for a placeholder or a foreign tensor.
   Stage& operator[](const Tensor& t);
+  /// Reads of `t` by `readers` go through a copy of `t` in `scope` (a new stage, returned);
+  /// compute_at the copy to stage tiles into an on-chip buffer.
+  Tensor cache_read(const Tensor& t, ir::Scope scope, const std::vector<Tensor>& readers);
+  /// `t` is computed into a buffer in `scope` (a new stage, returned) and then copied to `t`;
+  /// call it before scheduling `t`.
+  Tensor cache_write(const Tensor& t, ir::Scope scope);
   /// Computed tensors in dependency order (producers first).
   const std::vector<Tensor>& order() const { return order_; }
   const std::vector<Tensor>& outputs() const { return outputs_; }

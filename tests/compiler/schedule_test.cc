@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <tuple>
 
 #include "compiler/ir/interpreter.h"
 #include "compiler/ir/printer.h"
@@ -163,6 +164,100 @@ TEST(Schedule, ErrorsNameTheLoop) {
               ::testing::ThrowsMessage<UserError>(HasSubstr("it is a placeholder")));
   EXPECT_THAT([&] { g.a({ir::imm(0)}); },
               ::testing::ThrowsMessage<UserError>(HasSubstr("tensor 'A' has 2 dimensions")));
+}
+
+// The VTA-style GEMM schedule: accumulate in the acc scope per output tile, stage input and
+// weight tiles into their scopes per reduction step.
+struct CachedGemm {
+  CachedGemm(int64_t m, int64_t n, int64_t k, int64_t tile, int64_t ktile) : g(m, n, k), s({g.c}) {
+    c_acc = s.cache_write(g.c, ir::Scope::kAcc);
+    a_inp = s.cache_read(g.a, ir::Scope::kInp, {c_acc});
+    b_wgt = s.cache_read(g.b, ir::Scope::kWgt, {c_acc});
+    const auto t = s[g.c].tile(s[g.c].axes()[0], s[g.c].axes()[1], tile, tile);
+    s[c_acc].compute_at(s[g.c], t[1]);
+    auto [ko, ki] = s[c_acc].split(s[c_acc].reduce_axes()[0], ktile);
+    s[c_acc].reorder({ko, s[c_acc].axes()[0], s[c_acc].axes()[1], ki});
+    s[a_inp].compute_at(s[c_acc], ko);
+    s[b_wgt].compute_at(s[c_acc], ko);
+    s[a_inp].pragma(s[a_inp].axes()[0], "dma_copy");
+  }
+  Gemm g;
+  Schedule s;
+  Tensor c_acc, a_inp, b_wgt;
+};
+
+TEST(Schedule, CacheReadWriteAndComputeAtStageTilesIntoScopes) {
+  CachedGemm cg(8, 8, 8, 4, 4);
+  EXPECT_EQ(ir::to_string(lower(cg.s)),
+            "for (i.outer, 0, 2) {\n"
+            "  for (j.outer, 0, 2) {\n"
+            "    allocate C.acc[int32 * 4 * 4] in acc.acc\n"
+            "    for (ax0, 0, 4) {\n"
+            "      for (ax1, 0, 4) {\n"
+            "        C.acc[ax0, ax1] = 0\n"
+            "      }\n"
+            "    }\n"
+            "    for (k.outer, 0, 2) {\n"
+            "      allocate A.inp[int8 * 4 * 4] in acc.inp\n"
+            "      allocate B.wgt[int8 * 4 * 4] in acc.wgt\n"
+            "      // attr pragma_dma_copy = 1\n"
+            "      for (ax0, 0, 4) {\n"
+            "        for (ax1, 0, 4) {\n"
+            "          A.inp[ax0, ax1] = A[((i.outer*4) + ax0), ((k.outer*4) + ax1)]\n"
+            "        }\n"
+            "      }\n"
+            "      for (ax0, 0, 4) {\n"
+            "        for (ax1, 0, 4) {\n"
+            "          B.wgt[ax0, ax1] = B[((j.outer*4) + ax0), ((k.outer*4) + ax1)]\n"
+            "        }\n"
+            "      }\n"
+            "      for (ax0, 0, 4) {\n"
+            "        for (ax1, 0, 4) {\n"
+            "          for (k.inner, 0, 4) {\n"
+            "            C.acc[ax0, ax1] = (C.acc[ax0, ax1] + "
+            "(int32(A.inp[ax0, k.inner])*int32(B.wgt[ax1, k.inner])))\n"
+            "          }\n"
+            "        }\n"
+            "      }\n"
+            "    }\n"
+            "    for (i.inner, 0, 4) {\n"
+            "      for (j.inner, 0, 4) {\n"
+            "        C[((i.outer*4) + i.inner), ((j.outer*4) + j.inner)] = C.acc[i.inner, j.inner]\n"
+            "      }\n"
+            "    }\n"
+            "  }\n"
+            "}\n");
+}
+
+TEST(Schedule, CachedScheduleIsCorrectOnShapesThatDoNotDivide) {
+  for (const auto& [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{10, 12, 9}, {3, 5, 17},
+                                {16, 16, 16}}) {
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+    CachedGemm cg(m, n, k, 4, 4);
+    expect_gemm_correct(cg.g, cg.s, m, n, k);
+  }
+}
+
+TEST(Schedule, ComputeAtAndCacheErrors) {
+  Gemm g(8, 8, 8);
+  Schedule s({g.c});
+  const Tensor c_acc = s.cache_write(g.c, ir::Scope::kAcc);
+  const Tensor other = placeholder({4}, DType::kInt8, "X");
+  EXPECT_THAT([&] { s.cache_read(other, ir::Scope::kInp, {c_acc}); },
+              ::testing::ThrowsMessage<UserError>(HasSubstr("stage 'C.acc' does not read it")));
+  auto [io, ii] = s[c_acc].split(s[c_acc].axes()[0], 2);
+  EXPECT_THAT([&] { s[c_acc].compute_at(s[g.c], s[g.c].axes()[1]); },
+              ::testing::ThrowsMessage<UserError>(HasSubstr("spatial loops whole, but 'ax0' was split")));
+  Gemm h(8, 8, 8);
+  Schedule t({h.c});
+  EXPECT_THAT([&] { t[h.c].compute_at(t[h.c], t[h.c].axes()[0]); },
+              ::testing::ThrowsMessage<UserError>(HasSubstr("inside itself")));
+  const IterVar f = t[h.c].fuse(t[h.c].axes()[0], t[h.c].axes()[1]);
+  EXPECT_THAT([&] { t.cache_write(h.c, ir::Scope::kAcc); },
+              ::testing::ThrowsMessage<UserError>(HasSubstr("after it was scheduled")));
+  (void)f;
+  (void)ii;
+  (void)io;
 }
 
 TEST(Schedule, ElementwiseEpilogueStagesLowerInOrder) {
