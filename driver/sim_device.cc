@@ -1,6 +1,7 @@
 // Simulator-backed devices; see sim_device.h.
 #include "driver/sim_device.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "hardware/isa/errors.h"

@@ -11,6 +11,7 @@
 
 namespace weft::isa {
 
+/// Bytes of one encoded instruction and of one micro-op.
 inline constexpr int kInsnBytes = 16;
 inline constexpr int kUopBytes = 4;
 

@@ -162,7 +162,9 @@ Layout derive_layout(const HwConfig& c) {
   check_param(c, "gemm_pipeline_depth", c.gemm_pipeline_depth,
               c.gemm_pipeline_depth >= 2 && c.gemm_pipeline_depth <= 16, "must be 2..16");
   check_param(c, "alu_pipeline_depth", c.alu_pipeline_depth,
-              c.alu_pipeline_depth >= 2 && c.alu_pipeline_depth <= 16, "must be 2..16");
+              c.alu_pipeline_depth == c.gemm_pipeline_depth,
+              "must equal gemm_pipeline_depth (one accumulator write port: different depths "
+              "would land writes out of issue order)");
 
   Layout l;
   l.config = c;

@@ -1,6 +1,8 @@
 // Program fetch and static validation; see program.h.
 #include "simulator/common/program.h"
 
+#include <algorithm>
+
 #include "hardware/isa/encoding.h"
 #include "hardware/isa/errors.h"
 #include "simulator/common/program_error.h"

@@ -69,8 +69,14 @@ namespace {
 
 // acc[b][o] += sum_c x[b][c] * wt[c][o] with wrapping int32 accumulation. Fixed sizes let the
 // compiler unroll and vectorize over o; target_clones adds an AVX2 version chosen at load time.
+#if defined(__x86_64__) && defined(__GNUC__)
+#define WEFT_CLONES_AVX2 __attribute__((target_clones("avx2", "default")))
+#else
+#define WEFT_CLONES_AVX2
+#endif
+
 template <int B, int BI, int BO>
-__attribute__((target_clones("avx2", "default"))) void gemm_fixed(
+WEFT_CLONES_AVX2 void gemm_fixed(
     int32_t* __restrict acc, const int16_t* __restrict x, const int16_t* __restrict wt) {
   for (int b = 0; b < B; ++b) {
     uint32_t sum[BO] = {};

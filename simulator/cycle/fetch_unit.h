@@ -22,7 +22,9 @@ class FetchUnit {
   uint32_t next_beats() const { return next_.beats; }
   /// That burst was accepted at `cycle`, its first beat at `first_beat`.
   void accepted(uint64_t cycle, uint64_t first_beat);
+  /// Earliest cycle at which the next burst may be requested.
   uint64_t want() const { return want_; }
+  /// The request lost arbitration or found no slot; try again at `cycle`.
   void retry_at(uint64_t cycle) { want_ = cycle; }
 
   /// Whether an instruction is held (arrived or not).
@@ -30,8 +32,11 @@ class FetchUnit {
   /// Program index of the oldest held instruction and the first cycle it can be dispatched.
   uint64_t head_index() const { return fifo_.front().index; }
   uint64_t head_ready() const { return fifo_.front().ready; }
+  /// The oldest instruction was dispatched.
   void pop_head() { fifo_.pop_front(); }
+  /// Whether every instruction has been requested and dispatched.
   bool all_dispatched() const { return requested_ == count_ && fifo_.empty(); }
+  /// Instruction bytes requested so far.
   uint64_t fetched_bytes() const { return requested_ * 16; }
 
  private:

@@ -25,6 +25,7 @@ class Trace {
   /// A flow arrow from (from, t0) to (to, t1), e.g. a token push to its pop.
   void flow(Track from, uint64_t t0, Track to, uint64_t t1, const std::string& name);
 
+  /// Number of events recorded.
   size_t size() const { return events_.size(); }
   /// The whole trace as a JSON document (with track names as metadata).
   nlohmann::json to_json() const;

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <map>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "hardware/isa/errors.h"
 
@@ -51,28 +53,124 @@ std::string escape(const std::string& s) {
   return out;
 }
 
-}  // namespace
+constexpr uint64_t kMaxCycle = uint64_t{1} << 53;  // exact as a double; ts + dur cannot wrap
+constexpr size_t kMaxLanes = 1000;
 
-std::string trace_to_svg(const nlohmann::json& trace, const SvgOptions& o) {
-  if (!trace.is_object() || !trace.contains("traceEvents") || !trace["traceEvents"].is_array()) {
+[[noreturn]] void bad_event(size_t i, const std::string& what) {
+  throw UserError("not a Weft timeline: traceEvents[" + std::to_string(i) + "] " + what);
+}
+
+// A string field ("" when absent); UserError naming the event when it is not a string.
+std::string string_field(const nlohmann::json& e, size_t i, const char* key) {
+  const auto it = e.find(key);
+  if (it == e.end()) return "";
+  if (!it->is_string()) bad_event(i, std::string("field '") + key + "' is not a string");
+  return it->get<std::string>();
+}
+
+// A cycle count (`absent` when missing); UserError unless it is an integer 0..2^53.
+uint64_t cycle_field(const nlohmann::json& e, size_t i, const char* key, uint64_t absent) {
+  const auto it = e.find(key);
+  if (it == e.end()) return absent;
+  if (!it->is_number_unsigned() || it->get<uint64_t>() > kMaxCycle) {
+    bad_event(i, std::string("field '") + key + "' = " + it->dump() +
+                     " is not a cycle count (an integer 0..2^53)");
+  }
+  return it->get<uint64_t>();
+}
+
+// The required integer field "tid".
+int64_t tid_field(const nlohmann::json& e, size_t i) {
+  const auto it = e.find("tid");
+  if (it == e.end()) bad_event(i, "has no 'tid'");
+  if (!it->is_number_integer() ||
+      (it->is_number_unsigned() && it->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))) {
+    bad_event(i, "field 'tid' = " + it->dump() + " is not an integer");
+  }
+  return it->get<int64_t>();
+}
+
+// One drawn event, its fields checked.
+struct Event {
+  std::string ph, name, cat, id;
+  int64_t tid = 0;
+  int lane = 0;  // index into the tracks, in tid order
+  uint64_t ts = 0, dur = 1;
+};
+
+// trace_to_svg without the conversion of JSON exceptions.
+std::string render(const nlohmann::json& trace, const SvgOptions& o) {
+  const auto events_it = trace.is_object() ? trace.find("traceEvents") : trace.end();
+  if (!trace.is_object() || events_it == trace.end() || !events_it->is_array()) {
     throw UserError("not a Weft timeline: expected a JSON object with a 'traceEvents' array");
   }
-  std::map<int, std::string> lanes;
-  uint64_t end = 0;
-  for (const auto& e : trace["traceEvents"]) {
-    if (e.value("ph", "") == "M" && e.value("name", "") == "thread_name") {
-      lanes[e.value("tid", 0)] = e["args"].value("name", "?");
-    }
-    if (e.value("ph", "") == "X") end = std::max(end, e.value("ts", uint64_t{0}) + e.value("dur", uint64_t{0}));
+  if (o.width < kLeft + 120) {
+    throw UserError("the picture must be at least " + std::to_string(kLeft + 120) +
+                    " pixels wide");
   }
-  if (lanes.empty() || end == 0) throw UserError("the timeline has no tracks or no events");
-  const uint64_t from = std::min(o.from, end - 1);
+  // Check every field before drawing anything: tracks first, then the drawn events.
+  std::map<int64_t, std::string> tracks;  // tid -> name
+  std::vector<Event> drawn;
+  uint64_t end = 0;
+  const nlohmann::json& events = *events_it;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const nlohmann::json& e = events[i];
+    if (!e.is_object()) bad_event(i, "is not a JSON object");
+    Event ev;
+    ev.ph = string_field(e, i, "ph");
+    ev.name = string_field(e, i, "name");
+    if (ev.ph == "M" && ev.name == "thread_name") {
+      const int64_t tid = tid_field(e, i);
+      const auto args = e.find("args");
+      if (args == e.end() || !args->is_object()) bad_event(i, "(thread_name) has no 'args' object");
+      const std::string name = string_field(*args, i, "name");
+      tracks[tid] = name.empty() ? "?" : name;
+      if (tracks.size() > kMaxLanes) {
+        throw UserError("not a Weft timeline: more than " + std::to_string(kMaxLanes) +
+                        " tracks");
+      }
+      continue;
+    }
+    if (ev.ph != "X" && ev.ph != "s" && ev.ph != "f") continue;
+    ev.cat = string_field(e, i, "cat");
+    ev.ts = cycle_field(e, i, "ts", 0);
+    if (ev.ph == "X") {
+      ev.dur = cycle_field(e, i, "dur", 1);
+      end = std::max(end, ev.ts + ev.dur);
+    } else {
+      const auto id = e.find("id");
+      if (id == e.end() || !(id->is_number_integer() || id->is_string())) {
+        bad_event(i, "(a flow event) has no integer or string 'id'");
+      }
+      ev.id = id->dump();
+    }
+    ev.tid = tid_field(e, i);
+    drawn.push_back(std::move(ev));
+  }
+  if (tracks.empty() || end == 0) throw UserError("the timeline has no tracks or no events");
+  std::map<int64_t, int> lane_of;
+  for (const auto& [tid, name] : tracks) lane_of.emplace(tid, static_cast<int>(lane_of.size()));
+  for (Event& ev : drawn) {
+    const auto it = lane_of.find(ev.tid);
+    if (it == lane_of.end()) {
+      throw UserError("not a Weft timeline: an event of tid " + std::to_string(ev.tid) +
+                      " has no track (no thread_name event names it)");
+    }
+    ev.lane = it->second;
+  }
+  if (o.from >= end) {
+    throw UserError("--from " + std::to_string(o.from) + " is beyond the end of the timeline " +
+                    "(its last cycle is " + std::to_string(end - 1) + ")");
+  }
+  const uint64_t from = o.from;
   const uint64_t to = std::min(o.to, end);
   if (to <= from) throw UserError("empty cycle window: --from must be below --to");
   const double scale = static_cast<double>(o.width - kLeft - 20) / static_cast<double>(to - from);
-  auto x_of = [&](uint64_t c) { return kLeft + (static_cast<double>(c) - from) * scale; };
-  auto lane_y = [&](int tid) { return kTop + tid * kLaneHeight; };
-  const int height = kTop + static_cast<int>(lanes.size()) * kLaneHeight + 70;
+  auto x_of = [&](uint64_t c) {
+    return kLeft + (static_cast<double>(c) - static_cast<double>(from)) * scale;
+  };
+  auto lane_y = [&](int lane) { return kTop + lane * kLaneHeight; };
+  const int height = kTop + static_cast<int>(tracks.size()) * kLaneHeight + 70;
 
   std::ostringstream s;
   s.setf(std::ios::fixed);
@@ -82,57 +180,70 @@ std::string trace_to_svg(const nlohmann::json& trace, const SvgOptions& o) {
   s << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   s << "<text x=\"" << kLeft << "\" y=\"18\" font-size=\"14\">" << escape(o.title) << " (cycles "
     << from << "-" << to << ")</text>\n";
-  for (const auto& [tid, name] : lanes) {
-    s << "<text x=\"6\" y=\"" << lane_y(tid) + 20 << "\">" << escape(name) << "</text>\n";
-    s << "<line x1=\"" << kLeft << "\" x2=\"" << o.width - 20 << "\" y1=\"" << lane_y(tid) + kLaneHeight
-      << "\" y2=\"" << lane_y(tid) + kLaneHeight << "\" stroke=\"#cccccc\"/>\n";
+  for (const auto& [tid, name] : tracks) {
+    const int y = lane_y(lane_of.at(tid));
+    s << "<text x=\"6\" y=\"" << y + 20 << "\">" << escape(name) << "</text>\n";
+    s << "<line x1=\"" << kLeft << "\" x2=\"" << o.width - 20 << "\" y1=\"" << y + kLaneHeight
+      << "\" y2=\"" << y + kLaneHeight << "\" stroke=\"#cccccc\"/>\n";
   }
-  std::map<uint64_t, std::pair<double, double>> flow_start;
-  for (const auto& e : trace["traceEvents"]) {
-    const std::string ph = e.value("ph", "");
-    const int tid = e.value("tid", 0);
-    const uint64_t ts = e.value("ts", uint64_t{0});
+  std::map<std::string, std::pair<double, double>> flow_start;
+  for (const Event& e : drawn) {
+    const std::string& ph = e.ph;
+    const int lane = e.lane;
+    const uint64_t ts = e.ts;
     if (ph == "X") {
-      const uint64_t t1 = ts + e.value("dur", uint64_t{1});
+      const uint64_t t1 = ts + e.dur;
       if (t1 <= from || ts >= to) continue;
-      const std::string name = e.value("name", "");
-      const std::string cat = e.value("cat", "");
+      const std::string& name = e.name;
+      const std::string& cat = e.cat;
       const double x0 = x_of(std::max(ts, from)), x1 = x_of(std::min(t1, to));
       const bool stall = cat == "stall";
-      s << "<rect x=\"" << x0 << "\" y=\"" << lane_y(tid) + (stall ? 20 : 4) << "\" width=\""
+      s << "<rect x=\"" << x0 << "\" y=\"" << lane_y(lane) + (stall ? 20 : 4) << "\" width=\""
         << std::max(0.5, x1 - x0) << "\" height=\"" << (stall ? 10 : 24) << "\" fill=\""
         << colour_of(name, cat) << "\"" << (stall ? "" : " stroke=\"white\" stroke-width=\"0.3\"")
         << "><title>" << escape(name) << " [" << ts << ", " << t1 - 1 << "]</title></rect>\n";
       if (!stall && x1 - x0 > 60) {
-        s << "<text x=\"" << x0 + 3 << "\" y=\"" << lane_y(tid) + 15 << "\" fill=\"white\">"
+        s << "<text x=\"" << x0 + 3 << "\" y=\"" << lane_y(lane) + 15 << "\" fill=\"white\">"
           << escape(short_label(name).substr(0, static_cast<size_t>((x1 - x0) / 6)))
           << "</text>\n";
       }
     } else if (ph == "s") {
-      flow_start[e.value("id", uint64_t{0})] = {x_of(std::clamp(ts, from, to)), lane_y(tid) + 16.0};
+      flow_start[e.id] = {x_of(std::clamp(ts, from, to)), lane_y(lane) + 16.0};
     } else if (ph == "f") {
-      auto it = flow_start.find(e.value("id", uint64_t{0}));
+      auto it = flow_start.find(e.id);
       if (it == flow_start.end() || ts < from || ts > to) continue;
       s << "<line x1=\"" << it->second.first << "\" y1=\"" << it->second.second << "\" x2=\""
-        << x_of(ts) << "\" y2=\"" << lane_y(tid) + 16 << "\" stroke=\"#d32f2f\" stroke-width=\"0.7\" "
+        << x_of(ts) << "\" y2=\"" << lane_y(lane) + 16
+        << "\" stroke=\"#d32f2f\" stroke-width=\"0.7\" "
         << "opacity=\"0.6\"/>\n";
     }
   }
   // Legend.
-  const int ly = kTop + static_cast<int>(lanes.size()) * kLaneHeight + 20;
+  const int ly = kTop + static_cast<int>(tracks.size()) * kLaneHeight + 20;
   int lx = kLeft;
   for (const auto& [label, colour] : std::vector<std::pair<std::string, std::string>>{
            {"LOAD", "#2196f3"}, {"GEMM", "#4caf50"}, {"ALU", "#ff9800"}, {"STORE", "#9c27b0"},
            {"FINISH", "#607d8b"}, {"stall: token", "#f4a6a6"}, {"stall: drain", "#f7d08a"},
            {"stall: no command", "#dddddd"}, {"token push -> pop", "#d32f2f"}}) {
     s << "<rect x=\"" << lx << "\" y=\"" << ly << "\" width=\"12\" height=\"12\" fill=\"" << colour
-      << "\"/><text x=\"" << lx + 16 << "\" y=\"" << ly + 10 << "\">" << escape(label) << "</text>\n";
+      << "\"/><text x=\"" << lx + 16 << "\" y=\"" << ly + 10 << "\">" << escape(label)
+      << "</text>\n";
     lx += 30 + static_cast<int>(label.size()) * 6;
   }
   s << "<text x=\"" << kLeft << "\" y=\"" << ly + 34 << "\" fill=\"#666666\">time in cycles; "
        "LOAD/STORE slices include their DRAM waits (hover a slice for its span)</text>\n";
   s << "</svg>\n";
   return s.str();
+}
+
+}  // namespace
+
+std::string trace_to_svg(const nlohmann::json& trace, const SvgOptions& o) {
+  try {
+    return render(trace, o);
+  } catch (const nlohmann::json::exception& e) {  // any left-over type mismatch is the input's
+    throw UserError(std::string("not a Weft timeline: ") + e.what());
+  }
 }
 
 }  // namespace weft::sim::cycle

@@ -26,7 +26,7 @@ void split_bursts(const isa::Platform& p, uint64_t addr, uint64_t nbytes, std::v
   }
 }
 
-AxiMemory::AxiMemory(const isa::Platform& p) : p_(p), bus_bytes_(p.axi_data_bits / 8) {
+AxiMemory::AxiMemory(const isa::Platform& p) : p_(p) {
   if (p.axi_data_bits < 32 || (p.axi_data_bits & (p.axi_data_bits - 1)) != 0 ||
       p.axi_data_bits > 1024) {
     throw UserError("platform '" + p.name + "': axi_data_bits = " +

@@ -30,7 +30,7 @@ class AxiMemory {
  public:
   explicit AxiMemory(const isa::Platform& p);
 
-  int bus_bytes() const { return bus_bytes_; }
+  /// The platform this model times.
   const isa::Platform& platform() const { return p_; }
 
   /// The earliest cycle >= `cycle` at which a read burst can be accepted (fewer than
@@ -47,6 +47,7 @@ class AxiMemory {
   /// follow on consecutive cycles; returns the cycle of its write response.
   uint64_t accept_write(uint64_t cycle, uint32_t beats);
 
+  /// Traffic so far: bursts and beats on each channel.
   uint64_t read_bursts() const { return read_bursts_; }
   uint64_t read_beats() const { return read_beats_; }
   uint64_t write_bursts() const { return write_bursts_; }
@@ -54,7 +55,6 @@ class AxiMemory {
 
  private:
   isa::Platform p_;
-  int bus_bytes_;
   uint64_t r_free_ = 0;                  // first cycle the read data channel is free
   std::deque<uint64_t> read_last_beat_;  // per outstanding read burst, non-decreasing
   std::deque<uint64_t> write_resp_;      // per outstanding write burst, non-decreasing

@@ -148,6 +148,10 @@ TEST(Layout, RejectsBadParameters) {
   EXPECT_THAT([&] { derive_layout(c); },
               ::testing::ThrowsMessage<UserError>(HasSubstr("acc_bits = 16")));
   c = find_config("tiny");
+  c.alu_pipeline_depth = c.gemm_pipeline_depth + 1;
+  EXPECT_THAT([&] { derive_layout(c); },
+              ::testing::ThrowsMessage<UserError>(HasSubstr("must equal gemm_pipeline_depth")));
+  c = find_config("tiny");
   c.wgt_buf_bytes = 16;  // a single weight element
   EXPECT_THAT([&] { derive_layout(c); },
               ::testing::ThrowsMessage<UserError>(HasSubstr("wgt_buf_bytes = 16 must hold")));
