@@ -243,6 +243,7 @@ class Lowerer {
     body = ToLocal(local_regions).mutate(body);
 
     const ir::Buffer& out = region && region->local ? region->local : st.buffer();
+    if (st.tensorize_leaf()) return lower_tensorized(st, leaves, extent, inside, body, out, store_idx);
     auto nest_at = [&](size_t i, ir::Stmt inner_body) {
       const IterVar& leaf = leaves[i];
       auto it = inside.find(leaf.get());
@@ -281,6 +282,90 @@ class Lowerer {
       if (!leaves[i]->reduce) init = wrap_loop(st, leaves[i], extent[leaves[i].get()], init);
     }
     s = ir::seq({init, s});
+    for (size_t i = first_reduce; i-- > 0;) s = nest_at(i, s);
+    return s;
+  }
+
+  // The element (block) index of a tile access: every block dimension (the last two) must be
+  // indexed by exactly the given tensorized loop variables, which are then dropped.
+  ir::Expr block_index(const Stage& st, const ir::Buffer& b, const std::vector<ir::Expr>& idx,
+                       const ir::Var& row, const ir::Var& col) {
+    const size_t n = idx.size();
+    auto is = [](const ir::Expr& e, const ir::Var& v) {
+      return e->kind == ir::NodeKind::kVarRef && static_cast<const ir::VarRef&>(*e).var == v;
+    };
+    if (n < 2 || !is(idx[n - 2], row) || !is(idx[n - 1], col)) {
+      throw UserError("stage '" + st.name() + "': tensorized access to '" + b->name +
+                      "' must index its two block dimensions with loops '" + row->name + "' and '" +
+                      col->name + "'");
+    }
+    ir::Expr flat = ir::imm(0);
+    for (size_t d = 0; d + 2 < n; ++d) flat = ir::add(ir::mul(flat, ir::imm(b->shape[d])), idx[d]);
+    return ir::simplify(flat);
+  }
+
+  ir::Stmt lower_tensorized(const Stage& st, const std::vector<IterVar>& leaves,
+                            std::map<const IterVarObj*, int64_t>& extent,
+                            std::map<const IterVarObj*, std::vector<std::pair<const Stage*, Region>>>& inside,
+                            const ir::Expr& body, const ir::Buffer& out,
+                            const std::vector<ir::Expr>& store_idx) {
+    size_t t = 0;
+    while (leaves[t] != st.tensorize_leaf()) ++t;
+    const ir::Var& vb = leaves[t]->var;
+    const ir::Var& vo = leaves[t + 1]->var;
+    const ir::Var& vc = leaves[t + 2]->var;
+    // The body must be a product of an inp-scope and a wgt-scope tile.
+    const ir::Load* inp = nullptr;
+    const ir::Load* wgt = nullptr;
+    class Finder : public ir::Visitor {
+     public:
+      const ir::Load** inp;
+      const ir::Load** wgt;
+     protected:
+      void visit_Load(const ir::Load& n) override {
+        if (n.buffer->scope == ir::Scope::kInp) *inp = &n;
+        if (n.buffer->scope == ir::Scope::kWgt) *wgt = &n;
+      }
+    } finder;
+    finder.inp = &inp;
+    finder.wgt = &wgt;
+    finder.visit(body);
+    if (!inp || !wgt) {
+      throw UserError("stage '" + st.name() + "': tensorize needs its body to read an inp-scope "
+                      "and a wgt-scope tile (cache_read them first)");
+    }
+    const ir::Expr acc_e = block_index(st, out, store_idx, vb, vo);
+    const ir::Expr inp_e = block_index(st, inp->buffer, inp->indices, vb, vc);
+    const ir::Expr wgt_e = block_index(st, wgt->buffer, wgt->indices, vo, vc);
+    const auto& g = st.intrinsic();
+    ir::Stmt update = ir::evaluate(ir::call(ir::DType::kInt32, g.name, {acc_e, inp_e, wgt_e}));
+    ir::Stmt reset = ir::evaluate(ir::call(ir::DType::kInt32, g.reset_name, {acc_e}));
+    auto nest_at = [&](size_t i, ir::Stmt inner_body) {
+      auto it = inside.find(leaves[i].get());
+      if (it != inside.end()) {
+        std::vector<ir::Stmt> parts;
+        for (auto& [p, r] : it->second) parts.push_back(lower_stage(*p, &r));
+        parts.push_back(inner_body);
+        inner_body = ir::seq(parts);
+        for (auto p = it->second.rbegin(); p != it->second.rend(); ++p) {
+          if (p->second.local) inner_body = ir::allocate(p->second.local, inner_body);
+        }
+      }
+      return wrap_loop(st, leaves[i], extent[leaves[i].get()], inner_body);
+    };
+    size_t first_reduce = t;
+    for (size_t i = 0; i < t; ++i) {
+      if (leaves[i]->reduce) {
+        first_reduce = i;
+        break;
+      }
+    }
+    ir::Stmt s = update;
+    for (size_t i = t; i-- > first_reduce;) s = nest_at(i, s);
+    for (size_t i = t; i-- > first_reduce + 1;) {
+      if (!leaves[i]->reduce) reset = wrap_loop(st, leaves[i], extent[leaves[i].get()], reset);
+    }
+    s = ir::seq({reset, s});
     for (size_t i = first_reduce; i-- > 0;) s = nest_at(i, s);
     return s;
   }

@@ -26,6 +26,34 @@ std::vector<IterVar> Stage::root_axes() const {
   return r;
 }
 
+void Stage::tensorize(const IterVar& leaf, const GemmIntrinsic& intrinsic) {
+  const size_t i = leaf_index(leaf, "tensorize");
+  const std::vector<IterVar> inner(leaves_.begin() + static_cast<ptrdiff_t>(i), leaves_.end());
+  auto fail = [&](const std::string& why) {
+    throw UserError("stage '" + name() + "': cannot tensorize at loop '" + leaf->name() +
+                    "' to " + intrinsic.name + " (" + std::to_string(intrinsic.batch) + "x" +
+                    std::to_string(intrinsic.block_in) + "x" + std::to_string(intrinsic.block_out) +
+                    "): " + why);
+  };
+  if (inner.size() != 3) {
+    fail("it needs exactly three loops inside (batch, output, reduction), found " +
+         std::to_string(inner.size()));
+  }
+  const int64_t want[3] = {intrinsic.batch, intrinsic.block_out, intrinsic.block_in};
+  const char* role[3] = {"batch", "output", "reduction"};
+  for (int k = 0; k < 3; ++k) {
+    if (inner[k]->reduce != (k == 2)) fail(std::string("loop '") + inner[k]->name() + "' must be the " + role[k] + " loop");
+    if (inner[k]->extent != want[k]) {
+      fail(std::string("the ") + role[k] + " loop '" + inner[k]->name() + "' has extent " +
+           std::to_string(inner[k]->extent) + ", the intrinsic " + std::to_string(want[k]));
+    }
+  }
+  if (buffer_->scope != ir::Scope::kAcc) fail("the stage must write an acc-scope buffer (cache_write)");
+  if (reduce_axes_.empty()) fail("the stage is not a reduction");
+  tensorize_leaf_ = leaf;
+  intrinsic_ = intrinsic;
+}
+
 void Stage::compute_at(const Stage& consumer, const IterVar& leaf) {
   consumer.leaf_index(leaf, "compute_at");
   if (&consumer == this) {

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/te/intrinsics.h"
 #include "compiler/te/tensor.h"
 
 namespace weft::compiler::te {
@@ -48,6 +49,13 @@ class Stage {
   /// when the stage's buffer is not global. The stage may split and reorder its reduction
   /// axes but not its spatial ones.
   void compute_at(const Stage& consumer, const IterVar& leaf);
+  /// Replaces the loops from `leaf` inwards by the GEMM intrinsic: they must be the block's
+  /// batch, output and reduction loops (in that order, with the block's extents) over a body
+  /// that multiplies an input-scope and a weight-scope tile into an accumulator-scope one.
+  void tensorize(const IterVar& leaf, const GemmIntrinsic& intrinsic);
+  /// The tensorized leaf (null when not tensorized) and its intrinsic.
+  const IterVar& tensorize_leaf() const { return tensorize_leaf_; }
+  const GemmIntrinsic& intrinsic() const { return intrinsic_; }
 
   const Tensor& tensor() const { return tensor_; }
   const std::string& name() const { return tensor_->name; }
@@ -80,6 +88,8 @@ class Stage {
   ir::Buffer buffer_;
   const Stage* attach_stage_ = nullptr;
   IterVar attach_leaf_;
+  IterVar tensorize_leaf_;
+  GemmIntrinsic intrinsic_;
   std::vector<IterVar> leaves_;
   std::vector<SplitRelation> splits_;
   std::vector<FuseRelation> fuses_;

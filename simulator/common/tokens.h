@@ -1,34 +1,26 @@
-// The four dependency-token queues between the load, compute and store modules, shared by
-// every simulator so that they name queues and report overflow the same way.
+// The token queues as the simulators use them: the contract's wiring (hardware/isa/tokens.h)
+// with non-optional lookups for flags that validation has already checked, and the rule that
+// decides whether an instruction can pop its tokens.
 #pragma once
 
 #include <array>
 #include <cstdint>
-#include <string>
 
 #include "hardware/isa/insn.h"
+#include "hardware/isa/tokens.h"
 
 namespace weft::sim {
 
-/// The four 1-bit token queues of DESIGN.md §3.
-enum class TokenQueue : int {
-  kLoadToCompute = 0,   // RAW: load pushes next, compute pops prev
-  kComputeToLoad = 1,   // WAR: compute pushes prev, load pops next
-  kComputeToStore = 2,  // RAW: compute pushes next, store pops prev
-  kStoreToCompute = 3,  // WAR: store pushes prev, compute pops next
-};
-inline constexpr int kNumTokenQueues = 4;
+using isa::has_neighbour;
+using isa::kNumTokenQueues;
+using isa::queue_name;
+using isa::TokenQueue;
 
-/// "load->compute" and so on.
-const char* queue_name(TokenQueue q);
-
-/// The queue an instruction of `m` pops when it sets pop_prev_dep (prev=true) or
-/// pop_next_dep; throws InternalError for a module without that neighbour.
-TokenQueue pop_queue(isa::Module m, bool prev);
-/// The queue an instruction of `m` pushes when it sets push_prev_dep or push_next_dep.
-TokenQueue push_queue(isa::Module m, bool prev);
-/// Whether module `m` has a previous (prev=true) or next neighbour.
-bool has_neighbour(isa::Module m, bool prev);
+/// The queue a pop_prev_dep (prev = true) or pop_next_dep flag of module `m` pops; throws
+/// InternalError for a flag the module cannot have (validation rejects those first).
+TokenQueue pop_queue_of(isa::Module m, bool prev);
+/// The queue a push_prev_dep or push_next_dep flag of module `m` pushes.
+TokenQueue push_queue_of(isa::Module m, bool prev);
 
 /// The queue an instruction of `m` waits on given the visible token counts, or -1 when every
 /// token it pops is there.

@@ -123,7 +123,7 @@ CycleStats CycleSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset, uint6
   auto schedule_pushes = [&](Unit& u, const Insn& insn, size_t index, uint64_t done) {
     for (bool prev : {true, false}) {
       if (!(prev ? insn.push_prev_dep : insn.push_next_dep)) continue;
-      const TokenQueue q = push_queue(u.id, prev);
+      const TokenQueue q = push_queue_of(u.id, prev);
       events.push({done + 1, seq++, Event::kToken, int(q), index});
       ++in_flight[int(q)];
       last_pusher[int(q)] = index;
@@ -175,7 +175,7 @@ CycleStats CycleSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset, uint6
     close_wait(u, t);
     for (bool prev : {true, false}) {
       if (!(prev ? insn.pop_prev_dep : insn.pop_next_dep)) continue;
-      const TokenQueue q = pop_queue(u.id, prev);
+      const TokenQueue q = pop_queue_of(u.id, prev);
       --tokens[int(q)];
       if (trace) {
         trace->instant(u.track, std::string("pop ") + queue_name(q), t, {{"insn", index}});

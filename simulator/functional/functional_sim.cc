@@ -29,13 +29,13 @@ struct Tokens {
   // The queue an instruction is blocked on, or -1 when all its pops are available.
   int blocking_queue(const Insn& insn, Module m) const { return sim::blocking_queue(insn, m, count); }
   void pop(const Insn& insn, Module m) {
-    if (insn.pop_prev_dep) --count[int(pop_queue(m, true))];
-    if (insn.pop_next_dep) --count[int(pop_queue(m, false))];
+    if (insn.pop_prev_dep) --count[int(pop_queue_of(m, true))];
+    if (insn.pop_next_dep) --count[int(pop_queue_of(m, false))];
   }
   void push(const Insn& insn, Module m, size_t index) {
     for (bool prev : {true, false}) {
       if (!(prev ? insn.push_prev_dep : insn.push_next_dep)) continue;
-      const TokenQueue q = push_queue(m, prev);
+      const TokenQueue q = push_queue_of(m, prev);
       if (count[int(q)] == depth) throw token_overflow(index, insn, q, depth);
       ++count[int(q)];
       last_pusher[int(q)] = static_cast<int64_t>(index);
