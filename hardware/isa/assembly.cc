@@ -2,6 +2,9 @@
 #include "hardware/isa/assembly.h"
 
 #include <cctype>
+#include <charconv>
+#include <cstdint>
+#include <set>
 #include <sstream>
 
 #include "hardware/isa/encoding.h"
@@ -52,16 +55,72 @@ void check_encodable(const Layout& l, const Insn& insn, const std::string& where
   encode_insn(l, insn, scratch, where);
 }
 
-int64_t parse_int(const std::string& text, const std::string& where, const std::string& field) {
-  try {
-    size_t used = 0;
-    const long long v = std::stoll(text, &used, 0);
-    if (used != text.size()) throw std::invalid_argument("trailing");
-    return v;
-  } catch (const std::exception&) {
-    throw UserError(where + ": field '" + field + "' has value '" + text +
-                    "', which is not an integer");
+// The encoder's message for a value outside a field's range, for values that do not even fit
+// an int64 (`value` is the text as given).
+[[noreturn]] void throw_out_of_range(const std::string& where, const std::string& kind,
+                                     const Field& f, const std::string& value) {
+  throw UserError(where + ": " + kind + " field '" + f.name + "' = " + value +
+                  " does not fit its " + std::to_string(f.width) + " bits (range " +
+                  std::to_string(f.min_value()) + ".." + std::to_string(f.max_value()) + ")");
+}
+
+// A field value: decimal, or hex after 0x/0X (a leading 0 is not octal), with a leading '-'
+// only for signed fields. The range of the field itself is checked by the encoder.
+int64_t parse_int(const std::string& text, const std::string& where, const std::string& kind,
+                  const Field& f) {
+  const bool negative = !text.empty() && text[0] == '-';
+  const char* begin = text.data() + (negative ? 1 : 0);
+  const char* end = text.data() + text.size();
+  const bool hex = end - begin > 2 && begin[0] == '0' && (begin[1] == 'x' || begin[1] == 'X');
+  if (hex) begin += 2;
+  uint64_t magnitude = 0;
+  const auto [ptr, ec] = std::from_chars(begin, end, magnitude, hex ? 16 : 10);
+  if (begin == end || ptr != end || (ec != std::errc() && ec != std::errc::result_out_of_range)) {
+    throw UserError(where + ": field '" + f.name + "' has value '" + text +
+                    "', which is not an integer (decimal or 0x hex)");
   }
+  const uint64_t limit = negative ? uint64_t{1} << 63 : static_cast<uint64_t>(INT64_MAX);
+  if (ec == std::errc::result_out_of_range || magnitude > limit || (negative && !f.is_signed)) {
+    throw_out_of_range(where, kind, f, text);
+  }
+  return negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
+}
+
+// A JSON integer as an int64; unsigned values above INT64_MAX get the field's range message.
+int64_t json_int(const nlohmann::json& v, const std::string& where, const std::string& kind,
+                 const Field& f) {
+  if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+    throw_out_of_range(where, kind, f, v.dump());
+  }
+  return v.get<int64_t>();
+}
+
+// A JSON line without a trailing "# comment" after the brace that closes its object. A '#'
+// inside a string is kept; a line whose object never closes, or with anything but a comment
+// after it, is returned whole for the JSON parser to report.
+std::string strip_json_comment(const std::string& line) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if ((c == '}' || c == ']') && --depth == 0) {
+      const size_t rest = line.find_first_not_of(" \t\r", i + 1);
+      return rest != std::string::npos && line[rest] == '#' ? line.substr(0, i + 1) : line;
+    }
+  }
+  return line;
 }
 
 std::string upper(std::string s) {
@@ -112,6 +171,9 @@ Insn insn_from_json(const Layout& l, const nlohmann::json& j, const std::string&
   auto enum_value = [&](const char* key, std::optional<int64_t> (*from_name)(const std::string&),
                         const char* what) -> int64_t {
     const auto& v = j.at(key);
+    if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+      throw UserError(where + ": unknown " + what + " " + v.dump());
+    }
     if (v.is_number_integer()) return v.get<int64_t>();
     if (v.is_string()) {
       if (auto x = from_name(v.get<std::string>())) return *x;
@@ -135,7 +197,7 @@ Insn insn_from_json(const Layout& l, const nlohmann::json& j, const std::string&
     } else if (f->name == "alu_opcode") {
       insn.alu_opcode = enum_value("alu_opcode", alu_op_from_name, "ALU opcode");
     } else if (it.value().is_number_integer()) {
-      insn.*(f->insn_member) = it.value().get<int64_t>();
+      insn.*(f->insn_member) = json_int(it.value(), where, fmt.name, *f);
     } else if (it.value().is_boolean() && is_flag(*f)) {
       insn.*(f->insn_member) = it.value().get<bool>() ? 1 : 0;
     } else {
@@ -196,6 +258,7 @@ Insn parse_insn(const Layout& l, const std::string& line, const std::string& whe
     insn.alu_opcode = *alu_op_from_name(words[1]);
     next = 2;
   }
+  std::set<std::string> seen;
   for (size_t i = next; i < words.size(); ++i) {
     const std::string& w = words[i];
     const size_t eq = w.find('=');
@@ -205,11 +268,14 @@ Insn parse_insn(const Layout& l, const std::string& line, const std::string& whe
       throw UserError(where + ": unknown field '" + key + "' for " + fmt.name +
                       " (fields: " + field_list(fmt) + ")");
     }
+    if (!seen.insert(f->name).second) throw UserError(where + ": field '" + key + "' given twice");
     if (eq == std::string::npos) {
-      if (!is_flag(*f)) throw UserError(where + ": field '" + key + "' needs a value (" + key + "=N)");
+      if (!is_flag(*f)) {
+        throw UserError(where + ": field '" + key + "' needs a value (" + key + "=N)");
+      }
       insn.*(f->insn_member) = 1;
     } else {
-      insn.*(f->insn_member) = parse_int(w.substr(eq + 1), where, key);
+      insn.*(f->insn_member) = parse_int(w.substr(eq + 1), where, fmt.name, *f);
     }
   }
   check_encodable(l, insn, where);
@@ -229,7 +295,7 @@ std::vector<Insn> parse_program(const Layout& l, const std::string& text,
     if (line[first] == '{') {
       nlohmann::json j;
       try {
-        j = nlohmann::json::parse(line.substr(first));
+        j = nlohmann::json::parse(strip_json_comment(line.substr(first)));
       } catch (const nlohmann::json::parse_error& e) {
         throw UserError(where + ": malformed JSON: " + e.what());
       }
@@ -268,6 +334,7 @@ std::vector<Uop> parse_uops(const Layout& l, const std::string& text,
                       words[0] + "'");
     }
     Uop uop;
+    std::set<std::string> seen;
     for (size_t i = 1; i < words.size(); ++i) {
       const size_t eq = words[i].find('=');
       const std::string key = words[i].substr(0, eq);
@@ -275,7 +342,8 @@ std::vector<Uop> parse_uops(const Layout& l, const std::string& text,
       if (f == nullptr || eq == std::string::npos) {
         throw UserError(where + ": expected dst=N, src=N or wgt=N, got '" + words[i] + "'");
       }
-      uop.*(f->uop_member) = parse_int(words[i].substr(eq + 1), where, key);
+      if (!seen.insert(key).second) throw UserError(where + ": field '" + key + "' given twice");
+      uop.*(f->uop_member) = parse_int(words[i].substr(eq + 1), where, l.uop.name, *f);
     }
     uint8_t scratch[kUopBytes];
     encode_uop(l, uop, scratch, where);

@@ -24,11 +24,12 @@ nlohmann::ordered_json insn_to_json(const Layout& l, const Insn& insn);
 /// prefixed by `where` for unknown keys, bad values and fields that do not fit.
 Insn insn_from_json(const Layout& l, const nlohmann::json& j, const std::string& where);
 
-/// Parses one text line (without comment). Throws UserError prefixed by `where`.
+/// Parses one text line (without comment). Values are decimal or 0x hex (a leading 0 is not
+/// octal; '-' only for imm). Throws UserError prefixed by `where`, also for a field given twice.
 Insn parse_insn(const Layout& l, const std::string& line, const std::string& where);
 
-/// Parses a whole source: text lines and JSON lines may be mixed; '#' starts a comment;
-/// blank lines are skipped. Errors name `source_name:LINE`.
+/// Parses a whole source: text lines and JSON lines may be mixed; '#' starts a comment (on a
+/// JSON line, after its closing brace); blank lines are skipped. Errors name `source_name:LINE`.
 std::vector<Insn> parse_program(const Layout& l, const std::string& text,
                                 const std::string& source_name);
 

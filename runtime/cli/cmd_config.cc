@@ -23,7 +23,9 @@ void add_config_command(CLI::App& app) {
         j["configs"].push_back({{"name", c.name}, {"description", c.description}});
       }
       j["platforms"] = nlohmann::ordered_json::array();
-      for (const auto& p : isa::shipped_platforms()) j["platforms"].push_back(isa::platform_to_json(p));
+      for (const auto& p : isa::shipped_platforms()) {
+        j["platforms"].push_back(isa::platform_to_json(p));
+      }
       std::cout << j.dump(2) << "\n";
       return;
     }
@@ -52,10 +54,19 @@ void add_config_command(CLI::App& app) {
   show->add_flag("--json", so->json, "print JSON");
   show->callback([so] {
     for (const auto& p : isa::shipped_platforms()) {
-      if (p.name == so->name) {
+      if (p.name != so->name) continue;
+      if (so->json) {
         std::cout << isa::platform_to_json(p).dump(2) << "\n";
-        return;
+      } else {
+        std::cout << p.name << ": " << p.description << "\n"
+                  << "  clock " << p.clock_mhz << " MHz, " << p.axi_data_bits << "-bit AXI\n"
+                  << "  reads: latency " << p.read_latency << " cycles, up to "
+                  << p.max_outstanding_reads << " outstanding\n"
+                  << "  writes: latency " << p.write_latency << " cycles, up to "
+                  << p.max_outstanding_writes << " outstanding\n"
+                  << "  bursts of up to " << p.max_burst_beats << " beats\n";
       }
+      return;
     }
     const isa::Layout& l = isa::layout_for(so->name);
     if (so->json) {

@@ -41,7 +41,7 @@ void add_disasm_command(CLI::App& app) {
     uint64_t count = (bytes.size() - offset) / unit;
     if (!o->count.empty()) {
       count = rt::parse_size(o->count, "--count");
-      if (offset + count * unit > bytes.size()) {
+      if (count > (bytes.size() - offset) / unit) {  // not offset + count * unit: it wraps
         throw UserError("--count " + o->count + " from --offset " + std::to_string(offset) +
                         " runs past the end of '" + o->input + "' (" +
                         std::to_string(bytes.size()) + " bytes)");

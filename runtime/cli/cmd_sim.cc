@@ -1,6 +1,6 @@
 // `weft sim`: the raw-run contract (docs/isa.md): run a program held in a DRAM image on an
 // engine through the driver's Device interface and shared register sequence, and write the
-// final image, the statistics and (cycle engine) a timeline.
+// final image, the statistics and (cycle engine) a timeline: all of them or, on error, none.
 #include <unistd.h>
 
 #include <chrono>
@@ -61,12 +61,14 @@ void add_sim_command(CLI::App& app) {
       "Run a program held in a DRAM image. IMAGE is a flat little-endian image from address 0;\n"
       "the program is --insn-count 16-byte instructions at byte --insn-offset. On success the\n"
       "final image goes to --out and the statistics to --stats (JSON). On any error nothing\n"
-      "is written and the exit code is 1.\n"
+      "is written and the exit code is 1. One of --out, --stats and --trace may be - (standard\n"
+      "output); the summary (or --json) then goes to standard error instead.\n"
       "Engines: functional (the golden model), cycle (cycle-exact; adds cycles, per-module\n"
       "busy/stall cycles, DRAM traffic and utilization, and --trace).");
   cmd->add_option("--config", o->config, "hardware configuration (gemm8x8, vta, tiny)")
       ->capture_default_str();
-  cmd->add_option("--platform", o->platform, "memory platform for the cycle engine (sim, pynq, zcu104)")
+  cmd->add_option("--platform", o->platform,
+                  "memory platform for the cycle engine (sim, pynq, zcu104)")
       ->capture_default_str();
   cmd->add_option("--engine", o->engine, "simulation engine (functional, cycle)")
       ->capture_default_str();
@@ -74,14 +76,16 @@ void add_sim_command(CLI::App& app) {
   cmd->add_option("--insn-offset", o->insn_offset, "byte offset of the first instruction")
       ->required();
   cmd->add_option("--insn-count", o->insn_count, "number of instructions")->required();
-  cmd->add_option("--out", o->out, "output DRAM image")->required();
+  cmd->add_option("--out", o->out, "output DRAM image (- for standard output)")->required();
   cmd->add_option("--stats", o->stats, "write statistics as JSON to this file");
   cmd->add_option("--trace", o->trace,
                   "cycle engine: write a Chrome trace / Perfetto timeline (open in "
                   "ui.perfetto.dev or chrome://tracing)");
-  cmd->add_option("--timeout", o->timeout_s, "seconds to wait for the device")->capture_default_str();
+  cmd->add_option("--timeout", o->timeout_s, "seconds to wait for the device")
+      ->capture_default_str();
   cmd->add_flag("--json", o->json, "print statistics as JSON instead of a summary");
-  cmd->add_flag("--progress", o->progress, "show progress on stderr even when it is not a terminal");
+  cmd->add_flag("--progress", o->progress,
+                "show progress on stderr even when it is not a terminal");
   cmd->callback([o] {
     const isa::Layout& layout = isa::layout_for(o->config);
     const isa::Platform& platform = isa::find_platform(o->platform);
@@ -90,6 +94,10 @@ void add_sim_command(CLI::App& app) {
     if (!o->trace.empty() && o->engine != "cycle") {
       throw UserError("--trace needs --engine cycle (the " + o->engine +
                       " engine has no timing)");
+    }
+    const bool uses_stdout = o->out == "-" || o->stats == "-" || o->trace == "-";
+    if ((o->out == "-") + (o->stats == "-") + (o->trace == "-") > 1) {
+      throw UserError("only one of --out, --stats and --trace can be - (standard output)");
     }
     std::vector<uint8_t> image = rt::read_file(o->mem);
     if (image.empty()) throw UserError("'" + o->mem + "' is empty: no DRAM image to run");
@@ -133,42 +141,53 @@ void add_sim_command(CLI::App& app) {
       stats["simulated_cycles_per_second"] = stats["cycles"].get<double>() / seconds;
     }
 
-    rt::write_file(o->out, image);
-    if (!o->stats.empty()) rt::write_text_file(o->stats, stats.dump(2) + "\n");
-    if (!o->trace.empty()) rt::write_text_file(o->trace, trace.to_json().dump() + "\n");
+    // All outputs or none: each is staged next to its destination and renamed into place
+    // only once every one of them has been written.
+    rt::OutputSet outputs;
+    outputs.add(o->out, image);
+    if (!o->stats.empty()) outputs.add_text(o->stats, stats.dump(2) + "\n");
+    if (!o->trace.empty()) outputs.add_text(o->trace, trace.to_json().dump() + "\n");
+    outputs.commit();
+    // With an output on standard output, the summary goes to standard error.
+    std::ostream& os = uses_stdout ? std::cerr : std::cout;
     if (o->json) {
-      std::cout << stats.dump(2) << "\n";
+      os << stats.dump(2) << "\n";
       return;
     }
-    std::cout << "weft sim: " << dev->name() << " engine, config " << o->config;
-    if (o->engine == "cycle") std::cout << ", platform " << platform.name;
-    std::cout << ", " << stats["insn_count"] << " instructions in " << seconds * 1e3 << " ms\n";
+    os << "weft sim: " << dev->name() << " engine, config " << o->config;
+    if (o->engine == "cycle") os << ", platform " << platform.name;
+    os << ", " << stats["insn_count"] << " instructions in " << seconds * 1e3 << " ms\n";
     for (const char* k : {"inp_load_nbytes", "wgt_load_nbytes", "acc_load_nbytes",
                           "uop_load_nbytes", "out_store_nbytes", "gemm_counter", "alu_counter",
                           "insn_count"}) {
-      std::cout << "  " << k << std::string(18 - std::string(k).size(), ' ') << stats[k].dump()
-                << "\n";
+      os << "  " << k << std::string(18 - std::string(k).size(), ' ') << stats[k].dump() << "\n";
     }
     if (stats.contains("cycles")) {
-      std::cout << "  cycles            " << stats["cycles"].dump() << "\n";
-      std::printf("  utilization       %.1f%% (non-reset GEMM micro-ops / cycles)\n",
-                  100.0 * stats["utilization"].get<double>());
+      os << "  cycles            " << stats["cycles"].dump() << "\n";
+      char line[256];
+      std::snprintf(line, sizeof line,
+                    "  utilization       %.1f%% (non-reset GEMM micro-ops / cycles)\n",
+                    100.0 * stats["utilization"].get<double>());
+      os << line;
       for (const char* m : {"load", "compute", "store"}) {
         const auto& mj = stats["modules"][m];
-        std::printf("  %-8s busy %llu, token %llu, dram %llu, cmd-empty %llu, hazard %llu, "
-                    "drain %llu, idle %llu\n",
-                    m, mj["busy"].get<unsigned long long>(),
-                    mj["stall_token"].get<unsigned long long>(),
-                    mj["stall_dram"].get<unsigned long long>(),
-                    mj["stall_cmd_empty"].get<unsigned long long>(),
-                    mj["stall_hazard"].get<unsigned long long>(),
-                    mj["stall_drain"].get<unsigned long long>(),
-                    mj["idle"].get<unsigned long long>());
+        std::snprintf(line, sizeof line,
+                      "  %-8s busy %llu, token %llu, dram %llu, cmd-empty %llu, hazard %llu, "
+                      "drain %llu, idle %llu\n",
+                      m, mj["busy"].get<unsigned long long>(),
+                      mj["stall_token"].get<unsigned long long>(),
+                      mj["stall_dram"].get<unsigned long long>(),
+                      mj["stall_cmd_empty"].get<unsigned long long>(),
+                      mj["stall_hazard"].get<unsigned long long>(),
+                      mj["stall_drain"].get<unsigned long long>(),
+                      mj["idle"].get<unsigned long long>());
+        os << line;
       }
-      std::fflush(stdout);
     }
-    std::cout << "  final image -> " << o->out << "\n";
-    if (!o->trace.empty()) std::cout << "  timeline -> " << o->trace << "\n";
+    os << "  final image -> " << (o->out == "-" ? "standard output" : o->out) << "\n";
+    if (!o->trace.empty()) {
+      os << "  timeline -> " << (o->trace == "-" ? "standard output" : o->trace) << "\n";
+    }
   });
 }
 

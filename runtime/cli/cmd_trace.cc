@@ -41,7 +41,13 @@ void add_trace_command(CLI::App& app) {
     if (o->width < 300 || o->width > 20000) throw UserError("--width must be 300..20000 pixels");
     so.width = o->width;
     so.title = o->title.empty() ? o->input : o->title;
-    rt::write_text_file(o->output, driver::render_timeline_svg(doc, so));
+    std::string svg;
+    try {
+      svg = driver::render_timeline_svg(doc, so);
+    } catch (const nlohmann::json::exception& e) {  // a malformed document is the user's
+      throw UserError("'" + o->input + "' is not a Weft timeline: " + e.what());
+    }
+    rt::write_text_file(o->output, svg);
     std::cerr << "weft trace: " << o->output << "\n";
   });
 }

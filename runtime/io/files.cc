@@ -1,17 +1,51 @@
 // File helpers; see files.h.
 #include "runtime/io/files.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <iterator>
-#include <sstream>
 
 #include "hardware/isa/errors.h"
 
 namespace weft::rt {
+
+namespace {
+
+// The permissions a newly created file gets (0666 minus the umask); mkstemp uses 0600.
+mode_t new_file_mode() {
+  static const mode_t mode = [] {
+    const mode_t mask = ::umask(022);
+    ::umask(mask);
+    return static_cast<mode_t>(0666 & ~mask);
+  }();
+  return mode;
+}
+
+std::string errno_text() { return std::strerror(errno); }
+
+// Writes all of `size` bytes to `fd`; false (errno set) on failure.
+bool write_all(int fd, const char* p, size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd, p, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    p += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
 
 std::vector<uint8_t> read_file(const std::string& path) {
   if (path == "-") {
@@ -31,28 +65,87 @@ std::string read_text_file(const std::string& path) {
   return std::string(v.begin(), v.end());
 }
 
-void write_file(const std::string& path, const void* data, size_t size) {
-  if (path == "-") {
-    std::cout.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
-    std::cout.flush();
-    return;
+OutputSet::~OutputSet() { discard(); }
+
+void OutputSet::discard() noexcept {
+  for (const Staged& s : staged_) {
+    if (!s.tmp.empty()) ::unlink(s.tmp.c_str());
   }
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw UserError("cannot write '" + path + "': " + std::strerror(errno));
-    out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
-    out.close();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw UserError("error while writing '" + path + "'");
+  staged_.clear();
+}
+
+void OutputSet::add(const std::string& path, const void* data, size_t size) {
+  if (path.empty()) throw UserError("an output file name is empty");
+  for (const Staged& s : staged_) {
+    if (s.path == path) {
+      throw UserError("'" + path + "' is given for two outputs" +
+                      (path == "-" ? " (standard output)" : ""));
     }
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string err = std::strerror(errno);
-    std::remove(tmp.c_str());
-    throw UserError("cannot write '" + path + "': " + err);
+  const char* bytes = static_cast<const char*>(data);
+  struct stat st;
+  const bool exists = ::stat(path.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) throw UserError("cannot write '" + path + "': is a directory");
+  if (path == "-" || (exists && !S_ISREG(st.st_mode))) {
+    // Standard output, a device or a pipe: nothing to rename; written at commit().
+    staged_.push_back({path, "", std::string(bytes, size), true});
+    return;
   }
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (base.empty()) throw UserError("cannot write '" + path + "': not a file name");
+  std::string tmp = dir + "." + base.substr(0, 200) + ".XXXXXX";
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) throw UserError("cannot write '" + path + "': " + errno_text());
+  if (::fchmod(fd, new_file_mode()) != 0 || !write_all(fd, bytes, size)) {
+    const std::string err = errno_text();
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw UserError("error while writing '" + path + "': " + err);
+  }
+  if (::close(fd) != 0) {
+    const std::string err = errno_text();
+    ::unlink(tmp.c_str());
+    throw UserError("error while writing '" + path + "': " + err);
+  }
+  staged_.push_back({path, tmp, "", false});
+}
+
+void OutputSet::commit() {
+  for (const Staged& s : staged_) {
+    struct stat st;
+    if (!s.direct && ::stat(s.path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+      throw UserError("cannot write '" + s.path + "': is a directory");
+    }
+  }
+  for (Staged& s : staged_) {
+    if (s.direct) continue;
+    if (std::rename(s.tmp.c_str(), s.path.c_str()) != 0) {
+      throw UserError("cannot write '" + s.path + "': " + errno_text());
+    }
+    s.tmp.clear();  // in place: no longer ours to remove
+  }
+  for (const Staged& s : staged_) {
+    if (s.path == "-") {
+      std::cout.write(s.data.data(), static_cast<std::streamsize>(s.data.size()));
+      std::cout.flush();
+      if (!std::cout) throw UserError("error while writing to standard output");
+    } else if (s.direct) {
+      const int fd = ::open(s.path.c_str(), O_WRONLY | O_TRUNC);
+      if (fd < 0) throw UserError("cannot write '" + s.path + "': " + errno_text());
+      const bool ok = write_all(fd, s.data.data(), s.data.size());
+      const std::string err = errno_text();
+      if (::close(fd) != 0 || !ok) throw UserError("error while writing '" + s.path + "': " + err);
+    }
+  }
+  staged_.clear();
+}
+
+void write_file(const std::string& path, const void* data, size_t size) {
+  OutputSet out;
+  out.add(path, data, size);
+  out.commit();
 }
 
 uint64_t parse_size(const std::string& text, const std::string& what) {
@@ -62,16 +155,17 @@ uint64_t parse_size(const std::string& text, const std::string& what) {
     scale = t.back() == 'K' ? 1ull << 10 : t.back() == 'M' ? 1ull << 20 : 1ull << 30;
     t.pop_back();
   }
-  try {
-    if (t.empty() || t[0] == '-' || t[0] == '+') throw std::invalid_argument("sign");
-    size_t used = 0;
-    const unsigned long long v = std::stoull(t, &used, 0);
-    if (used != t.size()) throw std::invalid_argument("trailing");
-    if (v > UINT64_MAX / scale) throw std::out_of_range("big");
-    return v * scale;
-  } catch (const std::exception&) {
-    throw UserError(what + ": '" + text + "' is not a non-negative integer");
+  const bool hex = t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X');
+  const char* begin = t.data() + (hex ? 2 : 0);
+  const char* end = t.data() + t.size();
+  uint64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(begin, end, v, hex ? 16 : 10);
+  if (begin == end || ec != std::errc() || ptr != end || v > UINT64_MAX / scale) {
+    const bool too_big = ec == std::errc::result_out_of_range || v > UINT64_MAX / scale;
+    throw UserError(what + ": '" + text + "' is not a non-negative integer (decimal or 0x hex" +
+                    (too_big ? ", below 2^64)" : ")"));
   }
+  return v * scale;
 }
 
 }  // namespace weft::rt

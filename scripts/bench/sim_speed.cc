@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <numeric>
+#include <string>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -70,20 +72,36 @@ int main(int argc, char** argv) {
   int reps = 3, vthreads = 2;
   app.add_option("--config", config, "configuration")->capture_default_str();
   app.add_option("--platform", platform, "platform")->capture_default_str();
-  app.add_option("--size", size, "M = N = K of the GEMM, in scalars")->capture_default_str();
+  app.add_option("--size", size, "M = N = K of the GEMM, in scalars (a multiple of the block)")
+      ->capture_default_str();
   app.add_option("--loads", loads, "steps of the load-heavy program")->capture_default_str();
-  app.add_option("--vthreads", vthreads, "virtual threads of the GEMM (1 or 2)")->capture_default_str();
-  app.add_option("--reps", reps, "cycle-model repetitions (median reported)")->capture_default_str();
+  app.add_option("--vthreads", vthreads, "virtual threads of the GEMM (1 or 2)")
+      ->capture_default_str();
+  app.add_option("--reps", reps, "cycle-model repetitions (median reported)")
+      ->capture_default_str();
   app.add_option("--json", json_out, "write the results as JSON to this file");
   CLI11_PARSE(app, argc, argv);
   try {
     const weft::isa::Layout& l = weft::isa::layout_for(config);
     const weft::isa::Platform& p = weft::isa::find_platform(platform);
+    const int64_t block =
+        std::lcm(std::lcm(l.config.batch(), l.config.block_in()), l.config.block_out());
+    if (size < block || size % block != 0) {
+      throw weft::UserError("--size " + std::to_string(size) + " must be a positive multiple of " +
+                            std::to_string(block) + " (the GEMM block of " + config + ")");
+    }
+    if (reps < 1) throw weft::UserError("--reps must be at least 1");
+    if (loads < 1) throw weft::UserError("--loads must be at least 1");
+    if (vthreads < 1 || vthreads > 2) throw weft::UserError("--vthreads must be 1 or 2");
     const int64_t rows = size / l.config.batch(), cols = size / l.config.block_out(),
                   red = size / l.config.block_in();
-    // Tiles as large as two buffer slots allow, so that weights are reused across rows.
-    const int64_t tn = std::min<int64_t>(16, cols), tk = std::min<int64_t>(16, red);
+    // Tiles as large as two buffer slots allow, so that weights are reused across rows; each
+    // tile size divides its dimension.
+    int64_t tn = std::min<int64_t>(16, cols), tk = std::min<int64_t>(16, red);
+    while (cols % tn != 0) --tn;
+    while (red % tk != 0) --tk;
     int64_t tm = std::min({rows, l.acc_depth / (2 * tn), l.inp_depth / (2 * tk)});
+    if (tm < 1) throw weft::UserError("the GEMM tiles do not fit the buffers of " + config);
     while (rows % tm != 0) --tm;
     nlohmann::ordered_json results = nlohmann::ordered_json::array();
     std::fprintf(stderr, "bench_sim_speed: %s on %s, GEMM %lldx%lldx%lld, %d thread(s)\n",
@@ -97,8 +115,9 @@ int main(int argc, char** argv) {
     for (const auto& r : results) {
       std::printf("%-11s %8llu %12llu %7.1f%% %12.3f %14.1f %10s\n",
                   r["program"].get<std::string>().c_str(),
-                  r["instructions"].get<unsigned long long>(), r["cycles"].get<unsigned long long>(),
-                  100 * r["utilization"].get<double>(), r["cycle_model_seconds_median"].get<double>(),
+                  r["instructions"].get<unsigned long long>(),
+                  r["cycles"].get<unsigned long long>(), 100 * r["utilization"].get<double>(),
+                  r["cycle_model_seconds_median"].get<double>(),
                   r["simulated_cycles_per_second"].get<double>() / 1e6,
                   r["images_identical"].get<bool>() ? "yes" : "NO");
     }

@@ -1,8 +1,10 @@
 // End-to-end tests of the `weft` binary as a user runs it: the demo pipeline checked against
-// an independent reference, assembler/disassembler round trips, JSON outputs, and the exit
-// codes and messages of bad input.
+// an independent reference, assembler/disassembler round trips, JSON outputs, the exit codes
+// and messages of bad input, and outputs written all together or not at all.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -305,6 +307,194 @@ TEST_F(Cli, SimJsonPrintsTheCounters) {
   EXPECT_EQ(j["insn_count"], 1);
   EXPECT_EQ(j["engine"], "functional");
   EXPECT_EQ(j["config"], "tiny");
+}
+
+TEST_F(Cli, DisasmCountThatWouldWrapIsRejected) {
+  write("u.bin", std::string(32, '\0'));
+  Result r = weft("disasm --uops " + path("u.bin") + " --count 0x4000000000000000");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--count 0x4000000000000000 from --offset 0 runs past the end"));
+  r = weft("disasm --uops " + path("u.bin") + " --offset 4 --count 8");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("runs past the end"));
+  r = weft("disasm --uops " + path("u.bin") + " --offset 4 --count 7");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("6: UOP dst=0 src=0 wgt=0"));
+}
+
+// The names of the files in `dir`, to see that no temporary file is left behind.
+std::set<std::string> files_in(const fs::path& dir) {
+  std::set<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.insert(e.path().filename().string());
+  return names;
+}
+
+TEST_F(Cli, SimWritesAllOutputsOrNone) {
+  build_demo(*this, [this](const std::string& a) { return weft(a); },
+             [this](const std::string& n) { return path(n); });
+  const std::string run = "sim --config gemm8x8 --engine cycle --mem " + path("img.bin") +
+                          " --insn-offset 0 --insn-count 10 --out " + path("o.bin");
+  const std::set<std::string> before = files_in(dir_);
+  // An unwritable --stats: no --out either.
+  Result r = weft(run + " --stats " + path("missing/s.json"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("cannot write '" + path("missing/s.json") + "'"));
+  EXPECT_FALSE(fs::exists(path("o.bin")));
+  // An unwritable --trace: neither --out nor --stats.
+  r = weft(run + " --stats " + path("s.json") + " --trace " + path("missing/t.json"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("cannot write '" + path("missing/t.json") + "'"));
+  EXPECT_FALSE(fs::exists(path("o.bin")));
+  EXPECT_FALSE(fs::exists(path("s.json")));
+  // A directory as an output.
+  fs::create_directories(path("adir"));
+  r = weft(run + " --stats " + path("s.json") + " --trace " + path("adir"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("is a directory"));
+  fs::remove(path("adir"));
+  // The same file for two outputs.
+  r = weft(run + " --stats " + path("o.bin"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("'" + path("o.bin") + "' is given for two outputs"));
+  EXPECT_EQ(files_in(dir_), before);  // no output and no temporary file left behind
+
+  // Success writes all three, and a user's file named like a temporary one is left alone.
+  write("o.bin.tmp", "mine");
+  r = weft(run + " --stats " + path("s.json") + " --trace " + path("t.json"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(slurp(path("o.bin")).size(), 32768u);
+  EXPECT_EQ(nlohmann::json::parse(slurp(path("s.json")))["gemm_counter"], 4);
+  EXPECT_TRUE(nlohmann::json::parse(slurp(path("t.json"))).contains("traceEvents"));
+  EXPECT_EQ(slurp(path("o.bin.tmp")), "mine");
+  std::set<std::string> after = before;
+  after.insert({"o.bin", "s.json", "t.json", "o.bin.tmp"});
+  EXPECT_EQ(files_in(dir_), after);
+}
+
+TEST_F(Cli, SingleFileWritesLeaveOtherFilesAlone) {
+  write("fin.s", "FINISH\n");
+  write("f.bin.tmp", "mine");
+  const mode_t umask = ::umask(022);  // inherited by the weft process
+  const int code = weft("asm " + path("fin.s") + " -o " + path("f.bin")).code;
+  ::umask(umask);
+  ASSERT_EQ(code, 0);
+  EXPECT_EQ(slurp(path("f.bin")).size(), 16u);
+  EXPECT_EQ(slurp(path("f.bin.tmp")), "mine");
+  EXPECT_EQ(files_in(dir_), (std::set<std::string>{"fin.s", "f.bin", "f.bin.tmp", "stdout.txt",
+                                                    "stderr.txt"}));
+  // The new file gets the usual permissions (0666 less the umask), not mkstemp's 0600.
+  EXPECT_EQ(fs::status(path("f.bin")).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                fs::perms::others_read);
+  const Result r = weft("asm " + path("fin.s") + " -o " + path("nodir/f.bin"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("cannot write '" + path("nodir/f.bin") + "'"));
+}
+
+TEST_F(Cli, SimOutputOnStandardOutputMovesTheSummaryToStderr) {
+  write("fin.s", "FINISH\n");
+  ASSERT_EQ(weft("asm --config tiny " + path("fin.s") + " -o " + path("f.bin")).code, 0);
+  ASSERT_EQ(weft("image -o " + path("img.bin") + " --size 64 --at 0:" + path("f.bin")).code, 0);
+  const std::string run =
+      "sim --config tiny --mem " + path("img.bin") + " --insn-offset 0 --insn-count 1 ";
+  Result r = weft(run + "--out -");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, slurp(path("img.bin")));  // the image alone
+  EXPECT_THAT(r.err, HasSubstr("insn_count        1"));
+  EXPECT_THAT(r.err, HasSubstr("final image -> standard output"));
+  r = weft(run + "--out " + path("o.bin") + " --stats - --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["insn_count"], 1);
+  EXPECT_EQ(nlohmann::json::parse(r.err)["insn_count"], 1);
+  r = weft(run + "--out - --stats -");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("only one of --out, --stats and --trace can be -"));
+  EXPECT_EQ(r.out, "");
+  EXPECT_THAT(weft("sim --help").out, HasSubstr("standard error"));
+}
+
+TEST_F(Cli, ConfigShowPlatformIsTextUnlessJson) {
+  const Result text = weft("config show pynq");
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("pynq: "));
+  EXPECT_THAT(text.out, HasSubstr("100 MHz, 64-bit AXI"));
+  EXPECT_NE(text.out.front(), '{');
+  const Result json = weft("config show pynq --json");
+  ASSERT_EQ(json.code, 0) << json.err;
+  EXPECT_EQ(nlohmann::json::parse(json.out)["axi_data_bits"], 64);
+}
+
+TEST_F(Cli, NumbersWithALeadingZeroAreDecimal) {
+  ASSERT_EQ(weft("image -o " + path("a.bin") + " --size 010").code, 0);
+  EXPECT_EQ(fs::file_size(path("a.bin")), 10u);
+  ASSERT_EQ(weft("image -o " + path("b.bin") + " --size 08").code, 0);
+  EXPECT_EQ(fs::file_size(path("b.bin")), 8u);
+  ASSERT_EQ(weft("image -o " + path("c.bin") + " --size 0X1K").code, 0);
+  EXPECT_EQ(fs::file_size(path("c.bin")), 1024u);
+  for (const char* bad : {"0x", "+1", "-1", "1.5", "99999999999999999999"}) {
+    const Result r = weft("image -o " + path("d.bin") + " --size " + bad);
+    EXPECT_EQ(r.code, 1) << bad;
+    EXPECT_THAT(r.err, HasSubstr("--size: '" + std::string(bad) + "' is not a non-negative"));
+  }
+  write("prog.s", "LOAD INP sram_base=010 x_size=1\n");
+  ASSERT_EQ(weft("asm " + path("prog.s") + " -o " + path("p.bin")).code, 0);
+  const Result d = weft("disasm " + path("p.bin"));
+  EXPECT_THAT(d.out, HasSubstr("sram_base=10 "));
+}
+
+TEST_F(Cli, TraceRenderRejectsMalformedTimelinesAsUserErrors) {
+  auto render = [this](const std::string& file, const std::string& extra = "") {
+    return weft("trace render " + file + " -o " + file + ".svg " + extra);
+  };
+  const std::string track = R"({"ph":"M","name":"thread_name","tid":1,"args":{"name":"load"}})";
+  const std::string slice = R"({"ph":"X","name":"i","tid":1,"ts":2,"dur":3})";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"traceEvents":[1,2]})", "traceEvents[0] is not a JSON object"},
+      {R"({"traceEvents":[{"ph":"M","name":"thread_name","tid":1}]})",
+       "traceEvents[0] (thread_name) has no 'args' object"},
+      {R"({"traceEvents":[{"ph":"M","name":"thread_name","tid":1,"args":5}]})",
+       "traceEvents[0] (thread_name) has no 'args' object"},
+      {"{\"traceEvents\":[" + track + R"(,{"ph":"X","tid":1,"ts":2,"dur":"3"}]})",
+       "traceEvents[1] field 'dur' = \"3\" is not a cycle count"},
+      {"{\"traceEvents\":[" + track + R"(,{"ph":"X","tid":1,"ts":-2,"dur":3}]})",
+       "traceEvents[1] field 'ts' = -2 is not a cycle count"},
+      {"{\"traceEvents\":[" + track + R"(,{"ph":"X","tid":1,"ts":1e300}]})",
+       "field 'ts' = 1e+300 is not a cycle count"},
+      {"{\"traceEvents\":[" + track + R"(,{"ph":7}]})",
+       "traceEvents[1] field 'ph' is not a string"},
+      {"{\"traceEvents\":[" + track + R"(,{"ph":"X","tid":2000000000,"ts":1,"dur":3}]})",
+       "an event of tid 2000000000 has no track"},
+      {"{\"traceEvents\":[" + track + R"(,{"ph":"X","tid":"1","ts":1,"dur":3}]})",
+       "traceEvents[1] field 'tid' = \"1\" is not an integer"},
+      {"{\"traceEvents\":[" + track + "," + slice + R"(,{"ph":"s","tid":1,"ts":1}]})",
+       "traceEvents[2] (a flow event) has no integer or string 'id'"},
+      {R"({"traceEvents":{"a":1}})", "expected a JSON object with a 'traceEvents' array"},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const std::string file = path("t" + std::to_string(i) + ".json");
+    write("t" + std::to_string(i) + ".json", cases[i].first);
+    const Result r = render(file);
+    EXPECT_EQ(r.code, 1) << cases[i].first << "\n" << r.err;
+    EXPECT_THAT(r.err, HasSubstr(cases[i].second)) << cases[i].first;
+    EXPECT_FALSE(fs::exists(file + ".svg"));
+  }
+
+  // A huge tid is fine when it has a track; lanes follow the tracks, not the tid's value.
+  write("big.json", R"({"traceEvents":[{"ph":"M","name":"thread_name","tid":2000000000,)"
+                    R"("args":{"name":"far"}},{"ph":"X","name":"slice","tid":2000000000,)"
+                    R"("ts":0,"dur":5}]})");
+  Result r = render(path("big.json"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(slurp(path("big.json.svg")), HasSubstr("<text x=\"6\" y=\"60\">far</text>"));
+
+  // --from beyond the end is an error, not silently clamped; --to beyond the end is clipped.
+  write("ok.json", "{\"traceEvents\":[" + track + "," + slice + "]}");
+  r = render(path("ok.json"), "--from 5");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("--from 5 is beyond the end of the timeline (its last cycle is 4)"));
+  r = render(path("ok.json"), "--from 4 --to 100");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(slurp(path("ok.json.svg")), HasSubstr("(cycles 4-5)"));
 }
 
 }  // namespace

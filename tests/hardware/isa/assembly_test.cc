@@ -97,6 +97,81 @@ TEST(Assembly, ErrorsNameFileLineAndField) {
               ThrowsMessage<UserError>(HasSubstr("needs field 'memory_type'")));
 }
 
+TEST(Assembly, NumbersAreDecimalOrHexNeverOctal) {
+  const Layout& l = layout_for("gemm8x8");
+  const auto p = parse_program(
+      l, "LOAD INP sram_base=010 dram_base=0X1f y_size=08 x_size=0x10\n"
+         "ALU ADD use_imm imm=-010\nALU ADD use_imm imm=-0x10\n",
+      "n.s");
+  ASSERT_EQ(p.size(), 3u);
+  EXPECT_EQ(p[0].sram_base, 10);
+  EXPECT_EQ(p[0].dram_base, 31);
+  EXPECT_EQ(p[0].y_size, 8);
+  EXPECT_EQ(p[0].x_size, 16);
+  EXPECT_EQ(p[1].imm, -10);
+  EXPECT_EQ(p[2].imm, -16);
+  EXPECT_EQ(parse_uops(l, "UOP dst=010 src=0x3", "u.s").at(0), (Uop{10, 3, 0}));
+  // A minus sign only where negative values are allowed (imm); no '+', no bare "0x".
+  EXPECT_THAT([&] { parse_program(l, "LOAD INP x_size=-1", "n.s"); },
+              ThrowsMessage<UserError>(HasSubstr(
+                  "n.s:1: MEM field 'x_size' = -1 does not fit its 16 bits (range 0..65535)")));
+  for (const char* bad : {"+1", "0x", "1e3", "0x-1", " 1", "--1"}) {
+    EXPECT_THAT([&] { parse_program(l, std::string("GEMM uop_end=") + bad, "n.s"); },
+                ThrowsMessage<UserError>(HasSubstr("n.s:1: field 'uop_end' has value '")))
+        << bad;
+  }
+  EXPECT_THAT([&] { parse_program(l, "LOAD INP dram_base=99999999999999999999", "n.s"); },
+              ThrowsMessage<UserError>(HasSubstr("n.s:1: MEM field 'dram_base' = "
+                                                 "99999999999999999999 does not fit its 32 bits")));
+}
+
+TEST(Assembly, LargeJsonIntegersAreRangeErrorsNotWrapped) {
+  const Layout& l = layout_for("gemm8x8");
+  EXPECT_THAT(
+      [&] {
+        parse_program(l, R"({"opcode":"ALU","alu_opcode":"ADD","use_imm":1,)"
+                         R"("imm":18446744073709551615})", "j.jsonl");
+      },
+      ThrowsMessage<UserError>(HasSubstr("j.jsonl:1: ALU field 'imm' = 18446744073709551615 "
+                                         "does not fit its 16 bits (range -32768..32767)")));
+  EXPECT_THAT([&] { parse_program(l, R"({"opcode":"GEMM","uop_end":9223372036854775808})", "j"); },
+              ThrowsMessage<UserError>(HasSubstr("GEMM field 'uop_end' = 9223372036854775808")));
+  EXPECT_THAT([&] { parse_program(l, R"({"opcode":"ALU","alu_opcode":"ADD","imm":40000})", "j"); },
+              ThrowsMessage<UserError>(HasSubstr("ALU field 'imm' = 40000 does not fit")));
+  EXPECT_THAT([&] { parse_program(l, R"({"opcode":18446744073709551615})", "j"); },
+              ThrowsMessage<UserError>(HasSubstr("j:1: unknown opcode 18446744073709551615")));
+}
+
+TEST(Assembly, FieldGivenTwiceIsAnError) {
+  const Layout& l = layout_for("gemm8x8");
+  EXPECT_THAT([&] { parse_program(l, "FINISH\nLOAD INP x_size=1 x_size=2", "d.s"); },
+              ThrowsMessage<UserError>(HasSubstr("d.s:2: field 'x_size' given twice")));
+  EXPECT_THAT([&] { parse_program(l, "GEMM reset_reg uop_end=1 reset_reg", "d.s"); },
+              ThrowsMessage<UserError>(HasSubstr("d.s:1: field 'reset_reg' given twice")));
+  EXPECT_THAT([&] { parse_program(l, "GEMM reset_reg=1 reset_reg", "d.s"); },
+              ThrowsMessage<UserError>(HasSubstr("d.s:1: field 'reset_reg' given twice")));
+  EXPECT_THAT([&] { parse_uops(l, "UOP dst=1\nUOP dst=1 src=2 dst=3", "u.s"); },
+              ThrowsMessage<UserError>(HasSubstr("u.s:2: field 'dst' given twice")));
+}
+
+TEST(Assembly, CommentAfterAJsonLine) {
+  const Layout& l = layout_for("gemm8x8");
+  const auto p = parse_program(l,
+                               "{\"opcode\": \"LOAD\", \"memory_type\": \"INP\", \"x_size\": 3} "
+                               "# load {\"x\": 1}\n"
+                               "  {\"opcode\": \"FINISH\"}#done\n",
+                               "c.jsonl");
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(p[0].x_size, 3);
+  EXPECT_EQ(p[1].opcode, static_cast<int64_t>(Opcode::kFinish));
+  // A '#' inside a string is not a comment.
+  EXPECT_THAT([&] { parse_program(l, R"({"opcode": "FIN#ISH", "x": "}"} # c)", "c.jsonl"); },
+              ThrowsMessage<UserError>(HasSubstr("c.jsonl:1: unknown opcode \"FIN#ISH\"")));
+  // Anything else after the object is still malformed.
+  EXPECT_THAT([&] { parse_program(l, R"({"opcode": "FINISH"} x # c)", "c.jsonl"); },
+              ThrowsMessage<UserError>(HasSubstr("c.jsonl:1: malformed JSON")));
+}
+
 TEST(Assembly, MicroOps) {
   const Layout& l = layout_for("tiny");
   const auto uops = parse_uops(l, "UOP dst=1 src=2 wgt=3\n# c\nuop dst=4\n", "u.s");
