@@ -6,10 +6,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "hardware/isa/layout.h"
 #include "hardware/isa/spec.h"

@@ -24,7 +24,8 @@ uint64_t read64(Device& dev, uint32_t offset) {
 void launch(Device& dev, uint64_t insn_addr, uint64_t insn_count, uint64_t dram_base) {
   const uint32_t ctrl = dev.read_reg(reg::kControl);
   if ((ctrl & reg::kApIdle) == 0) {
-    throw UserError("device '" + dev.name() + "' is busy (ap_idle is clear); wait for the "
+    throw UserError("device '" + dev.name() +
+                    "' is busy (ap_idle is clear); wait for the "
                     "previous run first");
   }
   write64(dev, reg::kInsnCount, insn_count);

@@ -5,7 +5,6 @@
 
 #include <chrono>
 #include <cstdint>
-
 #include <nlohmann/json.hpp>
 
 #include "driver/device.h"

@@ -165,8 +165,8 @@ void SimDevice::run_engine(uint64_t insn_addr, uint64_t count, uint64_t base) {
     // Not a program error (cancelled, out of memory, a bug): the device must still come back
     // idle, with the message, rather than stay busy for good.
     regs_[reg::kError / 4] = reg::kErrInternal;
-    error_detail_ = std::string(dynamic_cast<const InternalError*>(&e) ? "internal error: " : "") +
-                    e.what();
+    error_detail_ =
+        std::string(dynamic_cast<const InternalError*>(&e) ? "internal error: " : "") + e.what();
   }
   control_.store(reg::kApDone | reg::kApIdle | reg::kApReady, std::memory_order_release);
 }

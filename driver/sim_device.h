@@ -37,7 +37,7 @@ class SimDevice : public Device {
   struct EngineResult {
     sim::VtaCounters counters;
     uint64_t cycles = 0;
-    uint64_t busy[3] = {0, 0, 0};   // load, compute, store
+    uint64_t busy[3] = {0, 0, 0};  // load, compute, store
     uint64_t stall[3] = {0, 0, 0};
     nlohmann::ordered_json details = nlohmann::ordered_json::object();
   };

@@ -2,9 +2,8 @@
 // backend (DeviceOptions::trace), written as Chrome trace JSON, rendered as SVG.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "simulator/cycle/trace.h"
 #include "simulator/cycle/trace_svg.h"

@@ -11,9 +11,12 @@ namespace weft::compiler::ir {
 
 int64_t wrap(int64_t v, DType t) {
   switch (t) {
-    case DType::kInt8: return static_cast<int8_t>(static_cast<uint64_t>(v));
-    case DType::kInt32: return static_cast<int32_t>(static_cast<uint64_t>(v));
-    case DType::kInt64: return v;
+    case DType::kInt8:
+      return static_cast<int8_t>(static_cast<uint64_t>(v));
+    case DType::kInt32:
+      return static_cast<int32_t>(static_cast<uint64_t>(v));
+    case DType::kInt64:
+      return v;
   }
   return v;
 }
@@ -26,7 +29,8 @@ class Interpreter {
 
   int64_t eval(const Expr& e) {
     switch (e->kind) {
-      case NodeKind::kIntImm: return static_cast<const IntImm&>(*e).value;
+      case NodeKind::kIntImm:
+        return static_cast<const IntImm&>(*e).value;
       case NodeKind::kVarRef: {
         auto it = env_.find(static_cast<const VarRef&>(*e).var.get());
         if (it == env_.end()) {
@@ -39,9 +43,12 @@ class Interpreter {
         const auto& n = static_cast<const Binary&>(*e);
         const int64_t a = eval(n.a), b = eval(n.b);
         switch (n.op) {
-          case BinOp::kAdd: return wrap(a + b, n.dtype);
-          case BinOp::kSub: return wrap(a - b, n.dtype);
-          case BinOp::kMul: return wrap(a * b, n.dtype);
+          case BinOp::kAdd:
+            return wrap(a + b, n.dtype);
+          case BinOp::kSub:
+            return wrap(a - b, n.dtype);
+          case BinOp::kMul:
+            return wrap(a * b, n.dtype);
           case BinOp::kFloorDiv:
           case BinOp::kFloorMod: {
             if (b == 0) throw UserError("division by zero in " + to_string(e));
@@ -49,12 +56,18 @@ class Interpreter {
             if (a % b != 0 && ((a < 0) != (b < 0))) --q;
             return n.op == BinOp::kFloorDiv ? q : a - q * b;
           }
-          case BinOp::kMin: return std::min(a, b);
-          case BinOp::kMax: return std::max(a, b);
-          case BinOp::kShr: return b >= 0 ? a >> b : wrap(a << -b, n.dtype);
-          case BinOp::kLt: return a < b;
-          case BinOp::kGe: return a >= b;
-          case BinOp::kAnd: return a && b;
+          case BinOp::kMin:
+            return std::min(a, b);
+          case BinOp::kMax:
+            return std::max(a, b);
+          case BinOp::kShr:
+            return b >= 0 ? a >> b : wrap(a << -b, n.dtype);
+          case BinOp::kLt:
+            return a < b;
+          case BinOp::kGe:
+            return a >= b;
+          case BinOp::kAnd:
+            return a && b;
         }
         return 0;
       }
@@ -74,7 +87,8 @@ class Interpreter {
         for (const Expr& a : n.args) args.push_back(eval(a));
         return it->second(args, buffers_);
       }
-      default: throw InternalError("interpreter: statement in expression position");
+      default:
+        throw InternalError("interpreter: statement in expression position");
     }
   }
 
@@ -112,9 +126,14 @@ class Interpreter {
         exec(eval(n.cond) ? n.then_case : n.else_case);
         return;
       }
-      case NodeKind::kEvaluate: eval(static_cast<const Evaluate&>(*s).value); return;
-      case NodeKind::kAttrStmt: exec(static_cast<const AttrStmt&>(*s).body); return;
-      default: throw InternalError("interpreter: expression in statement position");
+      case NodeKind::kEvaluate:
+        eval(static_cast<const Evaluate&>(*s).value);
+        return;
+      case NodeKind::kAttrStmt:
+        exec(static_cast<const AttrStmt&>(*s).body);
+        return;
+      default:
+        throw InternalError("interpreter: expression in statement position");
     }
   }
 
@@ -150,7 +169,8 @@ class Interpreter {
 
 }  // namespace
 
-void interpret(const Stmt& s, BufferData& buffers, const std::map<std::string, Intrinsic>& intrinsics) {
+void interpret(const Stmt& s, BufferData& buffers,
+               const std::map<std::string, Intrinsic>& intrinsics) {
   Interpreter(buffers, intrinsics).exec(s);
 }
 

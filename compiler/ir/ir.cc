@@ -9,9 +9,12 @@ namespace weft::compiler::ir {
 
 const char* dtype_name(DType t) {
   switch (t) {
-    case DType::kInt8: return "int8";
-    case DType::kInt32: return "int32";
-    case DType::kInt64: return "int64";
+    case DType::kInt8:
+      return "int8";
+    case DType::kInt32:
+      return "int32";
+    case DType::kInt64:
+      return "int64";
   }
   return "?";
 }
@@ -20,40 +23,62 @@ int dtype_bits(DType t) { return t == DType::kInt8 ? 8 : t == DType::kInt32 ? 32
 
 const char* scope_name(Scope s) {
   switch (s) {
-    case Scope::kGlobal: return "global";
-    case Scope::kInp: return "acc.inp";
-    case Scope::kWgt: return "acc.wgt";
-    case Scope::kAcc: return "acc.acc";
-    case Scope::kUop: return "acc.uop";
-    case Scope::kLocal: return "local";
+    case Scope::kGlobal:
+      return "global";
+    case Scope::kInp:
+      return "acc.inp";
+    case Scope::kWgt:
+      return "acc.wgt";
+    case Scope::kAcc:
+      return "acc.acc";
+    case Scope::kUop:
+      return "acc.uop";
+    case Scope::kLocal:
+      return "local";
   }
   return "?";
 }
 
 const char* binop_name(BinOp op) {
   switch (op) {
-    case BinOp::kAdd: return "+";
-    case BinOp::kSub: return "-";
-    case BinOp::kMul: return "*";
-    case BinOp::kFloorDiv: return "/";
-    case BinOp::kFloorMod: return "%";
-    case BinOp::kMin: return "min";
-    case BinOp::kMax: return "max";
-    case BinOp::kShr: return ">>";
-    case BinOp::kLt: return "<";
-    case BinOp::kGe: return ">=";
-    case BinOp::kAnd: return "&&";
+    case BinOp::kAdd:
+      return "+";
+    case BinOp::kSub:
+      return "-";
+    case BinOp::kMul:
+      return "*";
+    case BinOp::kFloorDiv:
+      return "/";
+    case BinOp::kFloorMod:
+      return "%";
+    case BinOp::kMin:
+      return "min";
+    case BinOp::kMax:
+      return "max";
+    case BinOp::kShr:
+      return ">>";
+    case BinOp::kLt:
+      return "<";
+    case BinOp::kGe:
+      return ">=";
+    case BinOp::kAnd:
+      return "&&";
   }
   return "?";
 }
 
 const char* for_kind_name(ForKind k) {
   switch (k) {
-    case ForKind::kSerial: return "for";
-    case ForKind::kUnrolled: return "unrolled";
-    case ForKind::kVectorized: return "vectorized";
-    case ForKind::kParallel: return "parallel";
-    case ForKind::kVirtualThread: return "vthread";
+    case ForKind::kSerial:
+      return "for";
+    case ForKind::kUnrolled:
+      return "unrolled";
+    case ForKind::kVectorized:
+      return "vectorized";
+    case ForKind::kParallel:
+      return "parallel";
+    case ForKind::kVirtualThread:
+      return "vthread";
   }
   return "?";
 }
@@ -66,11 +91,10 @@ int64_t BufferObj::elements() const {
 
 Var make_var(const std::string& name) { return std::make_shared<VarObj>(name); }
 
-Buffer make_buffer(const std::string& name, DType dtype, std::vector<int64_t> shape,
-                   Scope scope) {
+Buffer make_buffer(const std::string& name, DType dtype, std::vector<int64_t> shape, Scope scope) {
   for (int64_t d : shape) {
-    if (d <= 0) throw UserError("buffer '" + name + "': dimension " + std::to_string(d) +
-                                " is not positive");
+    if (d <= 0)
+      throw UserError("buffer '" + name + "': dimension " + std::to_string(d) + " is not positive");
   }
   return std::make_shared<BufferObj>(name, dtype, std::move(shape), scope);
 }
@@ -97,21 +121,30 @@ Expr binary(BinOp op, Expr a, Expr b) {
   if (x && y) {
     const int64_t u = x->value, v = y->value;
     switch (op) {
-      case BinOp::kAdd: return imm(u + v, t);
-      case BinOp::kSub: return imm(u - v, t);
-      case BinOp::kMul: return imm(u * v, t);
+      case BinOp::kAdd:
+        return imm(u + v, t);
+      case BinOp::kSub:
+        return imm(u - v, t);
+      case BinOp::kMul:
+        return imm(u * v, t);
       case BinOp::kFloorDiv:
         if (v != 0) return imm(floordiv_i(u, v), t);
         break;
       case BinOp::kFloorMod:
         if (v != 0) return imm(floormod_i(u, v), t);
         break;
-      case BinOp::kMin: return imm(std::min(u, v), t);
-      case BinOp::kMax: return imm(std::max(u, v), t);
-      case BinOp::kShr: return imm(u >> v, t);
-      case BinOp::kLt: return imm(u < v, t);
-      case BinOp::kGe: return imm(u >= v, t);
-      case BinOp::kAnd: return imm(u && v, t);
+      case BinOp::kMin:
+        return imm(std::min(u, v), t);
+      case BinOp::kMax:
+        return imm(std::max(u, v), t);
+      case BinOp::kShr:
+        return imm(u >> v, t);
+      case BinOp::kLt:
+        return imm(u < v, t);
+      case BinOp::kGe:
+        return imm(u >= v, t);
+      case BinOp::kAnd:
+        return imm(u && v, t);
     }
   }
   // Identities that keep lowered index expressions readable.

@@ -133,8 +133,12 @@ enum class ForKind { kSerial, kUnrolled, kVectorized, kParallel, kVirtualThread 
 const char* for_kind_name(ForKind k);
 struct For : StmtNode {
   For(Var v, Expr mn, Expr ext, ForKind k, Stmt b)
-      : StmtNode(NodeKind::kFor), var(std::move(v)), min(std::move(mn)), extent(std::move(ext)),
-        kind(k), body(std::move(b)) {}
+      : StmtNode(NodeKind::kFor),
+        var(std::move(v)),
+        min(std::move(mn)),
+        extent(std::move(ext)),
+        kind(k),
+        body(std::move(b)) {}
   const Var var;
   const Expr min, extent;
   const ForKind kind;
@@ -142,7 +146,9 @@ struct For : StmtNode {
 };
 struct Store : StmtNode {
   Store(Buffer b, std::vector<Expr> idx, Expr v)
-      : StmtNode(NodeKind::kStore), buffer(std::move(b)), indices(std::move(idx)),
+      : StmtNode(NodeKind::kStore),
+        buffer(std::move(b)),
+        indices(std::move(idx)),
         value(std::move(v)) {}
   const Buffer buffer;
   const std::vector<Expr> indices;
@@ -154,13 +160,16 @@ struct Seq : StmtNode {
 };
 /// Declares `buffer` (an on-chip or local scope) for the duration of `body`.
 struct Allocate : StmtNode {
-  Allocate(Buffer b, Stmt bd) : StmtNode(NodeKind::kAllocate), buffer(std::move(b)), body(std::move(bd)) {}
+  Allocate(Buffer b, Stmt bd)
+      : StmtNode(NodeKind::kAllocate), buffer(std::move(b)), body(std::move(bd)) {}
   const Buffer buffer;
   const Stmt body;
 };
 struct IfThenElse : StmtNode {
   IfThenElse(Expr c, Stmt t, Stmt e)
-      : StmtNode(NodeKind::kIfThenElse), cond(std::move(c)), then_case(std::move(t)),
+      : StmtNode(NodeKind::kIfThenElse),
+        cond(std::move(c)),
+        then_case(std::move(t)),
         else_case(std::move(e)) {}
   const Expr cond;
   const Stmt then_case, else_case;  // else_case may be null

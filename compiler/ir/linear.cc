@@ -9,7 +9,9 @@ namespace {
 
 bool collect(const Expr& e, LinearForm& out, int64_t scale) {
   switch (e->kind) {
-    case NodeKind::kIntImm: out.constant += scale * static_cast<const IntImm&>(*e).value; return true;
+    case NodeKind::kIntImm:
+      out.constant += scale * static_cast<const IntImm&>(*e).value;
+      return true;
     case NodeKind::kVarRef: {
       const Var& v = static_cast<const VarRef&>(*e).var;
       if (!out.coef.count(v.get())) out.order.push_back(v);
@@ -26,7 +28,8 @@ bool collect(const Expr& e, LinearForm& out, int64_t scale) {
       }
       return false;
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 

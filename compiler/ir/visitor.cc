@@ -9,10 +9,12 @@ void Visitor::visit(const Expr& e) {
   if (!e) return;
   switch (e->kind) {
 #define WEFT_IR_DISPATCH(N) \
-  case NodeKind::k##N: return visit_##N(static_cast<const N&>(*e));
+  case NodeKind::k##N:      \
+    return visit_##N(static_cast<const N&>(*e));
     WEFT_IR_EXPR_NODES(WEFT_IR_DISPATCH)
 #undef WEFT_IR_DISPATCH
-    default: break;
+    default:
+      break;
   }
   throw InternalError("Visitor: statement node in expression position");
 }
@@ -21,10 +23,12 @@ void Visitor::visit(const Stmt& s) {
   if (!s) return;
   switch (s->kind) {
 #define WEFT_IR_DISPATCH(N) \
-  case NodeKind::k##N: return visit_##N(static_cast<const N&>(*s));
+  case NodeKind::k##N:      \
+    return visit_##N(static_cast<const N&>(*s));
     WEFT_IR_STMT_NODES(WEFT_IR_DISPATCH)
 #undef WEFT_IR_DISPATCH
-    default: break;
+    default:
+      break;
   }
   throw InternalError("Visitor: expression node in statement position");
 }
@@ -70,10 +74,12 @@ Expr Mutator::mutate(const Expr& e) {
   if (!e) return e;
   switch (e->kind) {
 #define WEFT_IR_DISPATCH(N) \
-  case NodeKind::k##N: return mutate_##N(static_cast<const N&>(*e), e);
+  case NodeKind::k##N:      \
+    return mutate_##N(static_cast<const N&>(*e), e);
     WEFT_IR_EXPR_NODES(WEFT_IR_DISPATCH)
 #undef WEFT_IR_DISPATCH
-    default: break;
+    default:
+      break;
   }
   throw InternalError("Mutator: statement node in expression position");
 }
@@ -82,10 +88,12 @@ Stmt Mutator::mutate(const Stmt& s) {
   if (!s) return s;
   switch (s->kind) {
 #define WEFT_IR_DISPATCH(N) \
-  case NodeKind::k##N: return mutate_##N(static_cast<const N&>(*s), s);
+  case NodeKind::k##N:      \
+    return mutate_##N(static_cast<const N&>(*s), s);
     WEFT_IR_STMT_NODES(WEFT_IR_DISPATCH)
 #undef WEFT_IR_DISPATCH
-    default: break;
+    default:
+      break;
   }
   throw InternalError("Mutator: expression node in statement position");
 }
@@ -111,17 +119,28 @@ Expr Mutator::mutate_Binary(const Binary& n, const Expr& self) {
   Expr a = mutate(n.a), b = mutate(n.b);
   if (a == n.a && b == n.b) return self;
   switch (n.op) {
-    case BinOp::kAdd: return add(a, b);
-    case BinOp::kSub: return sub(a, b);
-    case BinOp::kMul: return mul(a, b);
-    case BinOp::kFloorDiv: return floordiv(a, b);
-    case BinOp::kFloorMod: return floormod(a, b);
-    case BinOp::kMin: return min(a, b);
-    case BinOp::kMax: return max(a, b);
-    case BinOp::kShr: return shr(a, b);
-    case BinOp::kLt: return lt(a, b);
-    case BinOp::kGe: return ge(a, b);
-    case BinOp::kAnd: return logical_and(a, b);
+    case BinOp::kAdd:
+      return add(a, b);
+    case BinOp::kSub:
+      return sub(a, b);
+    case BinOp::kMul:
+      return mul(a, b);
+    case BinOp::kFloorDiv:
+      return floordiv(a, b);
+    case BinOp::kFloorMod:
+      return floormod(a, b);
+    case BinOp::kMin:
+      return min(a, b);
+    case BinOp::kMax:
+      return max(a, b);
+    case BinOp::kShr:
+      return shr(a, b);
+    case BinOp::kLt:
+      return lt(a, b);
+    case BinOp::kGe:
+      return ge(a, b);
+    case BinOp::kAnd:
+      return logical_and(a, b);
   }
   return self;
 }

@@ -36,7 +36,8 @@ std::map<const IterVarObj*, ir::Expr> root_values(const Stage& st) {
   for (bool changed = true; changed;) {
     changed = false;
     for (const SplitRelation& s : st.splits()) {
-      if (value.count(s.parent.get()) || !value.count(s.outer.get()) || !value.count(s.inner.get())) {
+      if (value.count(s.parent.get()) || !value.count(s.outer.get()) ||
+          !value.count(s.inner.get())) {
         continue;
       }
       value[s.parent.get()] =
@@ -80,9 +81,9 @@ class LoadCollector : public ir::Visitor {
 
 // Where an attached stage is realized: the region of its output the consumer needs.
 struct Region {
-  std::vector<ir::Expr> base;     // first index per dimension (in the consumer's outer loops)
-  std::vector<int64_t> extent;    // size per dimension
-  ir::Buffer local;               // the region-sized buffer, or null when writing in place
+  std::vector<ir::Expr> base;   // first index per dimension (in the consumer's outer loops)
+  std::vector<int64_t> extent;  // size per dimension
+  ir::Buffer local;             // the region-sized buffer, or null when writing in place
 };
 
 // Rewrites loads of realized producers to their region buffers.
@@ -162,9 +163,10 @@ class Lowerer {
           (span < 0 ? mn : mx) += span;
         }
         if (!first && outer.coef != outer_form.coef) {
-          throw UserError("stage '" + producer.name() + "': reads by '" + consumer.name() +
-                          "' in dimension " + std::to_string(d) +
-                          " move differently with the outer loops; cannot bound them as one region");
+          throw UserError(
+              "stage '" + producer.name() + "': reads by '" + consumer.name() + "' in dimension " +
+              std::to_string(d) +
+              " move differently with the outer loops; cannot bound them as one region");
         }
         outer_form = outer;
         first = false;
@@ -234,8 +236,10 @@ class Lowerer {
       auto it = attached_.find({&st, leaves[i].get()});
       if (it == attached_.end()) continue;
       std::map<const ir::VarObj*, int64_t> inner;
-      for (size_t j = i + 1; j < leaves.size(); ++j) inner[leaves[j]->var.get()] = extent[leaves[j].get()];
-      for (const Stage* p : it->second) inside[leaves[i].get()].push_back({p, infer_region(*p, st, body, inner)});
+      for (size_t j = i + 1; j < leaves.size(); ++j)
+        inner[leaves[j]->var.get()] = extent[leaves[j].get()];
+      for (const Stage* p : it->second)
+        inside[leaves[i].get()].push_back({p, infer_region(*p, st, body, inner)});
     }
     for (auto& [leaf, list] : inside) {
       for (auto& [p, r] : list) local_regions[p->buffer().get()] = &r;
@@ -243,7 +247,8 @@ class Lowerer {
     body = ToLocal(local_regions).mutate(body);
 
     const ir::Buffer& out = region && region->local ? region->local : st.buffer();
-    if (st.tensorize_leaf()) return lower_tensorized(st, leaves, extent, inside, body, out, store_idx);
+    if (st.tensorize_leaf())
+      return lower_tensorized(st, leaves, extent, inside, body, out, store_idx);
     auto nest_at = [&](size_t i, ir::Stmt inner_body) {
       const IterVar& leaf = leaves[i];
       auto it = inside.find(leaf.get());
@@ -304,11 +309,11 @@ class Lowerer {
     return ir::simplify(flat);
   }
 
-  ir::Stmt lower_tensorized(const Stage& st, const std::vector<IterVar>& leaves,
-                            std::map<const IterVarObj*, int64_t>& extent,
-                            std::map<const IterVarObj*, std::vector<std::pair<const Stage*, Region>>>& inside,
-                            const ir::Expr& body, const ir::Buffer& out,
-                            const std::vector<ir::Expr>& store_idx) {
+  ir::Stmt lower_tensorized(
+      const Stage& st, const std::vector<IterVar>& leaves,
+      std::map<const IterVarObj*, int64_t>& extent,
+      std::map<const IterVarObj*, std::vector<std::pair<const Stage*, Region>>>& inside,
+      const ir::Expr& body, const ir::Buffer& out, const std::vector<ir::Expr>& store_idx) {
     size_t t = 0;
     while (leaves[t] != st.tensorize_leaf()) ++t;
     const ir::Var& vb = leaves[t]->var;
@@ -321,6 +326,7 @@ class Lowerer {
      public:
       const ir::Load** inp;
       const ir::Load** wgt;
+
      protected:
       void visit_Load(const ir::Load& n) override {
         if (n.buffer->scope == ir::Scope::kInp) *inp = &n;
@@ -331,7 +337,8 @@ class Lowerer {
     finder.wgt = &wgt;
     finder.visit(body);
     if (!inp || !wgt) {
-      throw UserError("stage '" + st.name() + "': tensorize needs its body to read an inp-scope "
+      throw UserError("stage '" + st.name() +
+                      "': tensorize needs its body to read an inp-scope "
                       "and a wgt-scope tile (cache_read them first)");
     }
     const ir::Expr acc_e = block_index(st, out, store_idx, vb, vo);

@@ -30,8 +30,8 @@ void Stage::tensorize(const IterVar& leaf, const GemmIntrinsic& intrinsic) {
   const size_t i = leaf_index(leaf, "tensorize");
   const std::vector<IterVar> inner(leaves_.begin() + static_cast<ptrdiff_t>(i), leaves_.end());
   auto fail = [&](const std::string& why) {
-    throw UserError("stage '" + name() + "': cannot tensorize at loop '" + leaf->name() +
-                    "' to " + intrinsic.name + " (" + std::to_string(intrinsic.batch) + "x" +
+    throw UserError("stage '" + name() + "': cannot tensorize at loop '" + leaf->name() + "' to " +
+                    intrinsic.name + " (" + std::to_string(intrinsic.batch) + "x" +
                     std::to_string(intrinsic.block_in) + "x" + std::to_string(intrinsic.block_out) +
                     "): " + why);
   };
@@ -42,13 +42,15 @@ void Stage::tensorize(const IterVar& leaf, const GemmIntrinsic& intrinsic) {
   const int64_t want[3] = {intrinsic.batch, intrinsic.block_out, intrinsic.block_in};
   const char* role[3] = {"batch", "output", "reduction"};
   for (int k = 0; k < 3; ++k) {
-    if (inner[k]->reduce != (k == 2)) fail(std::string("loop '") + inner[k]->name() + "' must be the " + role[k] + " loop");
+    if (inner[k]->reduce != (k == 2))
+      fail(std::string("loop '") + inner[k]->name() + "' must be the " + role[k] + " loop");
     if (inner[k]->extent != want[k]) {
       fail(std::string("the ") + role[k] + " loop '" + inner[k]->name() + "' has extent " +
            std::to_string(inner[k]->extent) + ", the intrinsic " + std::to_string(want[k]));
     }
   }
-  if (buffer_->scope != ir::Scope::kAcc) fail("the stage must write an acc-scope buffer (cache_write)");
+  if (buffer_->scope != ir::Scope::kAcc)
+    fail("the stage must write an acc-scope buffer (cache_write)");
   if (reduce_axes_.empty()) fail("the stage is not a reduction");
   tensorize_leaf_ = leaf;
   intrinsic_ = intrinsic;
@@ -138,8 +140,9 @@ IterVar Stage::fuse(const IterVar& outer, const IterVar& inner) {
     throw UserError("stage '" + tensor_->name + "': fuse of spatial and reduction loops '" +
                     outer->name() + "' and '" + inner->name() + "'");
   }
-  auto fused = std::make_shared<IterVarObj>(ir::make_var(outer->name() + "." + inner->name() + ".fused"),
-                                            outer->extent * inner->extent, outer->reduce);
+  auto fused =
+      std::make_shared<IterVarObj>(ir::make_var(outer->name() + "." + inner->name() + ".fused"),
+                                   outer->extent * inner->extent, outer->reduce);
   fuses_.push_back({outer, inner, fused});
   leaves_[i] = fused;
   leaves_.erase(leaves_.begin() + static_cast<ptrdiff_t>(j));
@@ -206,8 +209,8 @@ std::shared_ptr<TensorObj> copy_of(const std::string& name, ir::DType dtype,
   c->buffer = ir::make_buffer(name, dtype, shape, scope);
   c->is_placeholder = false;
   for (size_t d = 0; d < shape.size(); ++d) {
-    c->axes.push_back(std::make_shared<IterVarObj>(ir::make_var("ax" + std::to_string(d)),
-                                                   shape[d], false));
+    c->axes.push_back(
+        std::make_shared<IterVarObj>(ir::make_var("ax" + std::to_string(d)), shape[d], false));
   }
   return c;
 }
@@ -247,7 +250,8 @@ Tensor Schedule::cache_write(const Tensor& t, ir::Scope scope) {
   }
   auto w = copy_of(t->name + "." + short_scope(scope), t->dtype, t->shape, scope);
   std::map<const ir::VarObj*, ir::Expr> rename;
-  for (size_t d = 0; d < st.axes_.size(); ++d) rename[st.axes_[d]->var.get()] = ir::ref(w->axes[d]->var);
+  for (size_t d = 0; d < st.axes_.size(); ++d)
+    rename[st.axes_[d]->var.get()] = ir::ref(w->axes[d]->var);
   for (const IterVar& r : st.reduce_axes_) {
     auto nr = std::make_shared<IterVarObj>(ir::make_var(r->name()), r->extent, true);
     w->reduce_axes.push_back(nr);

@@ -36,8 +36,7 @@ Tensor make(std::shared_ptr<TensorObj> t) {
 }
 
 std::shared_ptr<TensorObj> new_compute(std::vector<int64_t> shape, ir::DType dtype,
-                                       const std::string& name,
-                                       std::vector<ir::Expr>* axis_exprs) {
+                                       const std::string& name, std::vector<ir::Expr>* axis_exprs) {
   auto t = std::make_shared<TensorObj>();
   t->name = name;
   t->dtype = dtype;
@@ -67,8 +66,9 @@ void record_inputs(TensorObj& t) {
 }  // namespace
 
 IterVar reduce_axis(int64_t extent, const std::string& name) {
-  if (extent <= 0) throw UserError("reduce_axis '" + name + "': extent " + std::to_string(extent) +
-                                   " is not positive");
+  if (extent <= 0)
+    throw UserError("reduce_axis '" + name + "': extent " + std::to_string(extent) +
+                    " is not positive");
   return std::make_shared<IterVarObj>(ir::make_var(name), extent, true);
 }
 

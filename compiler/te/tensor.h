@@ -54,7 +54,7 @@ struct TensorObj {
   std::string name;
   ir::DType dtype;
   std::vector<int64_t> shape;
-  ir::Buffer buffer;                 // where it lives (global)
+  ir::Buffer buffer;  // where it lives (global)
   bool is_placeholder = true;
   std::vector<IterVar> axes;         // one spatial axis per dimension (compute only)
   std::vector<IterVar> reduce_axes;  // empty unless a reduction

@@ -23,7 +23,7 @@ bool in_mnemonic(const Field& f) {
 
 // Fields a listing always shows; the others (pads, loop factors, imm) only when non-zero.
 bool always_shown(const Field& f) {
-  static const char* const kShown[] = {"sram_base", "dram_base", "y_size", "x_size", "x_stride",
+  static const char* const kShown[] = {"sram_base", "dram_base", "y_size",   "x_size", "x_stride",
                                        "uop_bgn",   "uop_end",   "iter_out", "iter_in"};
   for (const char* n : kShown) {
     if (f.name == n) return true;
@@ -251,7 +251,8 @@ Insn parse_insn(const Layout& l, const std::string& line, const std::string& whe
     next = 2;
   } else if (&fmt == &l.alu) {
     if (words.size() < 2 || !alu_op_from_name(words[1])) {
-      throw UserError(where + ": ALU needs an operation after the mnemonic (MIN, MAX, ADD, SHR, "
+      throw UserError(where +
+                      ": ALU needs an operation after the mnemonic (MIN, MAX, ADD, SHR, "
                       "MUL)" +
                       (words.size() < 2 ? "" : ", got '" + words[1] + "'"));
     }

@@ -2,10 +2,9 @@
 // printed by `weft disasm` and read back by `weft asm`; they round-trip exactly.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "hardware/isa/insn.h"
 #include "hardware/isa/layout.h"

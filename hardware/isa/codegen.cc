@@ -81,8 +81,8 @@ std::string render_cpp(const std::vector<Layout>& layouts) {
     for (const Format* fmt : {&l.mem, &l.gemm, &l.alu, &l.finish, &l.uop}) {
       const std::string prefix = "k" + camel(fmt->name == "FINISH" ? "finish" : fmt->name);
       for (const Field& f : fmt->fields) {
-        os << "inline constexpr int " << prefix << camel(f.name) << "Lsb = " << f.lsb
-           << ", " << prefix << camel(f.name) << "Width = " << f.width << ";\n";
+        os << "inline constexpr int " << prefix << camel(f.name) << "Lsb = " << f.lsb << ", "
+           << prefix << camel(f.name) << "Width = " << f.width << ";\n";
       }
     }
     os << "}  // namespace " << l.config.name << "\n";

@@ -29,7 +29,9 @@ nlohmann::ordered_json layout_to_json(const Layout& l) {
   nlohmann::ordered_json j;
   j["name"] = c.name;
   j["description"] = c.description;
-  j["gemm"] = {{"batch", c.batch()}, {"block_in", c.block_in()}, {"block_out", c.block_out()},
+  j["gemm"] = {{"batch", c.batch()},
+               {"block_in", c.block_in()},
+               {"block_out", c.block_out()},
                {"macs_per_uop", l.macs_per_uop()}};
   j["bits"] = {{"inp", c.inp_bits}, {"wgt", c.wgt_bits}, {"acc", c.acc_bits}, {"out", c.out_bits}};
   j["token_queue_depth"] = c.token_queue_depth;
@@ -45,11 +47,11 @@ nlohmann::ordered_json layout_to_json(const Layout& l) {
     int log_depth;
   };
   nlohmann::ordered_json bufs;
-  for (const Buf& b : {Buf{"uop", c.uop_buf_bytes, l.uop_elem_bytes, l.uop_depth, l.log_uop_depth},
-                       Buf{"inp", c.inp_buf_bytes, l.inp_elem_bytes, l.inp_depth, l.log_inp_depth},
-                       Buf{"wgt", c.wgt_buf_bytes, l.wgt_elem_bytes, l.wgt_depth, l.log_wgt_depth},
-                       Buf{"acc", c.acc_buf_bytes, l.acc_elem_bytes, l.acc_depth,
-                           l.log_acc_depth}}) {
+  for (const Buf& b :
+       {Buf{"uop", c.uop_buf_bytes, l.uop_elem_bytes, l.uop_depth, l.log_uop_depth},
+        Buf{"inp", c.inp_buf_bytes, l.inp_elem_bytes, l.inp_depth, l.log_inp_depth},
+        Buf{"wgt", c.wgt_buf_bytes, l.wgt_elem_bytes, l.wgt_depth, l.log_wgt_depth},
+        Buf{"acc", c.acc_buf_bytes, l.acc_elem_bytes, l.acc_depth, l.log_acc_depth}}) {
     bufs[b.name] = {{"bytes", b.bytes},
                     {"elem_bytes", b.elem},
                     {"depth", b.depth},

@@ -54,9 +54,12 @@ std::optional<int64_t> alu_op_from_name(const std::string& n) { return index_of(
 
 const char* module_name(Module m) {
   switch (m) {
-    case Module::kLoad: return "load";
-    case Module::kCompute: return "compute";
-    case Module::kStore: return "store";
+    case Module::kLoad:
+      return "load";
+    case Module::kCompute:
+      return "compute";
+    case Module::kStore:
+      return "store";
   }
   return "?";
 }
@@ -66,8 +69,10 @@ Module route(const Insn& insn) {
     case Opcode::kLoad:
       return insn.mem() == MemType::kInp || insn.mem() == MemType::kWgt ? Module::kLoad
                                                                         : Module::kCompute;
-    case Opcode::kStore: return Module::kStore;
-    default: return Module::kCompute;
+    case Opcode::kStore:
+      return Module::kStore;
+    default:
+      return Module::kCompute;
   }
 }
 

@@ -28,7 +28,7 @@ struct Insn {
   int64_t reset_reg = 0, uop_bgn = 0, uop_end = 0, iter_out = 0, iter_in = 0;
   int64_t dst_factor_out = 0, dst_factor_in = 0, src_factor_out = 0, src_factor_in = 0;
   int64_t wgt_factor_out = 0, wgt_factor_in = 0;  // GEMM only
-  int64_t alu_opcode = 0, use_imm = 0, imm = 0;    // ALU only
+  int64_t alu_opcode = 0, use_imm = 0, imm = 0;   // ALU only
 
   Opcode op() const { return static_cast<Opcode>(opcode); }
   MemType mem() const { return static_cast<MemType>(memory_type); }

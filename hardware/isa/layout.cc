@@ -19,24 +19,34 @@ const Field* Format::find(const std::string& field_name) const {
 
 int Layout::elem_bytes(MemType t) const {
   switch (t) {
-    case MemType::kUop: return uop_elem_bytes;
-    case MemType::kWgt: return wgt_elem_bytes;
-    case MemType::kInp: return inp_elem_bytes;
-    case MemType::kAcc: return acc_elem_bytes;
-    case MemType::kOut: return out_elem_bytes;
-    case MemType::kAcc8Bit: return acc8_elem_bytes;
+    case MemType::kUop:
+      return uop_elem_bytes;
+    case MemType::kWgt:
+      return wgt_elem_bytes;
+    case MemType::kInp:
+      return inp_elem_bytes;
+    case MemType::kAcc:
+      return acc_elem_bytes;
+    case MemType::kOut:
+      return out_elem_bytes;
+    case MemType::kAcc8Bit:
+      return acc8_elem_bytes;
   }
   throw InternalError("elem_bytes: bad memory type");
 }
 
 int64_t Layout::sram_depth(MemType t) const {
   switch (t) {
-    case MemType::kUop: return uop_depth;
-    case MemType::kWgt: return wgt_depth;
-    case MemType::kInp: return inp_depth;
+    case MemType::kUop:
+      return uop_depth;
+    case MemType::kWgt:
+      return wgt_depth;
+    case MemType::kInp:
+      return inp_depth;
     case MemType::kAcc:
     case MemType::kOut:
-    case MemType::kAcc8Bit: return acc_depth;
+    case MemType::kAcc8Bit:
+      return acc_depth;
   }
   throw InternalError("sram_depth: bad memory type");
 }
@@ -44,11 +54,16 @@ int64_t Layout::sram_depth(MemType t) const {
 const Format* Layout::format_of(int64_t opcode) const {
   switch (opcode) {
     case 0:
-    case 1: return &mem;
-    case 2: return &gemm;
-    case 3: return &finish;
-    case 4: return &alu;
-    default: return nullptr;
+    case 1:
+      return &mem;
+    case 2:
+      return &gemm;
+    case 3:
+      return &finish;
+    case 4:
+      return &alu;
+    default:
+      return nullptr;
   }
 }
 
@@ -66,8 +81,7 @@ int log2_exact(uint64_t v) {
 // next word, and rejects the format when the fields run past total_bits.
 class Packer {
  public:
-  Packer(const std::string& config, std::string format, int total_bits)
-      : config_(config) {
+  Packer(const std::string& config, std::string format, int total_bits) : config_(config) {
     out_.name = std::move(format);
     out_.total_bits = total_bits;
   }
@@ -93,8 +107,8 @@ class Packer {
     }
     if (next_ / 64 != (next_ + width - 1) / 64) next_ = (next_ / 64 + 1) * 64;
     if (next_ + width > out_.total_bits) {
-      throw UserError("configuration '" + config_ + "': " + out_.name + " field '" + name +
-                      "' (" + std::to_string(width) + " bits) does not fit in " +
+      throw UserError("configuration '" + config_ + "': " + out_.name + " field '" + name + "' (" +
+                      std::to_string(width) + " bits) does not fit in " +
                       std::to_string(out_.total_bits) + " bits: it would end at bit " +
                       std::to_string(next_ + width - 1));
     }
@@ -181,18 +195,15 @@ Layout derive_layout(const HwConfig& c) {
     int64_t* depth;
     int* log_depth;
   };
-  for (const Buf& b : {Buf{"uop_buf_bytes", c.uop_buf_bytes, l.uop_elem_bytes, &l.uop_depth,
-                           &l.log_uop_depth},
-                       Buf{"inp_buf_bytes", c.inp_buf_bytes, l.inp_elem_bytes, &l.inp_depth,
-                           &l.log_inp_depth},
-                       Buf{"wgt_buf_bytes", c.wgt_buf_bytes, l.wgt_elem_bytes, &l.wgt_depth,
-                           &l.log_wgt_depth},
-                       Buf{"acc_buf_bytes", c.acc_buf_bytes, l.acc_elem_bytes, &l.acc_depth,
-                           &l.log_acc_depth}}) {
+  for (const Buf& b :
+       {Buf{"uop_buf_bytes", c.uop_buf_bytes, l.uop_elem_bytes, &l.uop_depth, &l.log_uop_depth},
+        Buf{"inp_buf_bytes", c.inp_buf_bytes, l.inp_elem_bytes, &l.inp_depth, &l.log_inp_depth},
+        Buf{"wgt_buf_bytes", c.wgt_buf_bytes, l.wgt_elem_bytes, &l.wgt_depth, &l.log_wgt_depth},
+        Buf{"acc_buf_bytes", c.acc_buf_bytes, l.acc_elem_bytes, &l.acc_depth, &l.log_acc_depth}}) {
     check_param(c, b.name, b.bytes, is_pow2(b.bytes), "is not a power of two");
-    check_param(c, b.name, b.bytes, b.bytes >= 2 * static_cast<uint64_t>(b.elem),
-                ("must hold at least two elements of " + std::to_string(b.elem) + " bytes")
-                    .c_str());
+    check_param(
+        c, b.name, b.bytes, b.bytes >= 2 * static_cast<uint64_t>(b.elem),
+        ("must hold at least two elements of " + std::to_string(b.elem) + " bytes").c_str());
     *b.depth = static_cast<int64_t>(b.bytes / b.elem);
     *b.log_depth = log2_exact(static_cast<uint64_t>(*b.depth));
   }

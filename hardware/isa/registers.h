@@ -7,7 +7,8 @@
 
 namespace weft::isa::reg {
 
-inline constexpr uint32_t kControl = 0x00;  // bit0 ap_start, bit1 ap_done, bit2 ap_idle, bit3 ap_ready
+inline constexpr uint32_t kControl =
+    0x00;  // bit0 ap_start, bit1 ap_done, bit2 ap_idle, bit3 ap_ready
 inline constexpr uint32_t kGlobalIntEnable = 0x04;
 inline constexpr uint32_t kIpIntEnable = 0x08;
 inline constexpr uint32_t kIpIntStatus = 0x0C;
@@ -47,14 +48,22 @@ enum ErrorBit : uint32_t {
 /// A short description of an error register value ("token-queue overflow", ...).
 inline const char* error_bit_name(uint32_t bit) {
   switch (bit) {
-    case kErrIllegalInsn: return "illegal instruction";
-    case kErrSramRange: return "on-chip index out of range";
-    case kErrTokenOverflow: return "token-queue overflow";
-    case kErrDramRange: return "DRAM access out of range";
-    case kErrDeadlock: return "deadlock";
-    case kErrLeftover: return "work or tokens left at FINISH";
-    case kErrInternal: return "run stopped (cancelled or internal error)";
-    default: return "unknown error";
+    case kErrIllegalInsn:
+      return "illegal instruction";
+    case kErrSramRange:
+      return "on-chip index out of range";
+    case kErrTokenOverflow:
+      return "token-queue overflow";
+    case kErrDramRange:
+      return "DRAM access out of range";
+    case kErrDeadlock:
+      return "deadlock";
+    case kErrLeftover:
+      return "work or tokens left at FINISH";
+    case kErrInternal:
+      return "run stopped (cancelled or internal error)";
+    default:
+      return "unknown error";
   }
 }
 

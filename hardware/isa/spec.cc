@@ -45,7 +45,7 @@ const std::vector<HwConfig>& shipped_configs() {
     tiny.wgt_buf_bytes = 4 << 10;
     tiny.acc_buf_bytes = 4 << 10;
     tiny.token_queue_depth = 16;
-    tiny.cmd_queue_depth = 4;   // small queues so that tests exercise back-pressure
+    tiny.cmd_queue_depth = 4;  // small queues so that tests exercise back-pressure
     tiny.fetch_fifo_depth = 8;
     v.push_back(tiny);
     return v;

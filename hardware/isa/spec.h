@@ -41,9 +41,9 @@ struct HwConfig {
   uint64_t acc_buf_bytes = 0;
   int token_queue_depth = 0;  // capacity of each of the four dependency-token queues
   // Microarchitecture (docs/microarchitecture.md): shared by the cycle model and the RTL.
-  int cmd_queue_depth = 8;       // command queue in front of each module
-  int fetch_fifo_depth = 32;     // instructions fetch may hold or have in flight
-  int gemm_pipeline_depth = 4;   // micro-op issue to accumulator write, in cycles
+  int cmd_queue_depth = 8;      // command queue in front of each module
+  int fetch_fifo_depth = 32;    // instructions fetch may hold or have in flight
+  int gemm_pipeline_depth = 4;  // micro-op issue to accumulator write, in cycles
   int alu_pipeline_depth = 4;
 
   int batch() const { return 1 << log_batch; }
@@ -55,13 +55,13 @@ struct HwConfig {
 struct Platform {
   std::string name;
   std::string description;
-  int axi_data_bits = 64;      // AXI data bus width
-  int read_latency = 0;        // cycles from read address accepted to first data beat
-  int write_latency = 0;       // cycles from last write beat to write response
+  int axi_data_bits = 64;  // AXI data bus width
+  int read_latency = 0;    // cycles from read address accepted to first data beat
+  int write_latency = 0;   // cycles from last write beat to write response
   int max_outstanding_reads = 1;
   int max_outstanding_writes = 1;
-  int max_burst_beats = 16;    // AXI4 INCR bursts are at most 256 beats and never cross 4 KiB
-  double clock_mhz = 100.0;    // accelerator clock, for GOPS reports
+  int max_burst_beats = 16;  // AXI4 INCR bursts are at most 256 beats and never cross 4 KiB
+  double clock_mhz = 100.0;  // accelerator clock, for GOPS reports
 };
 
 /// The shipped configurations, `gemm8x8` first (the default).

@@ -3,7 +3,6 @@
 
 namespace weft::isa {
 
-
 const char* queue_name(TokenQueue q) {
   switch (q) {
     case TokenQueue::kLoadToCompute:

@@ -35,7 +35,8 @@ void add_asm_command(CLI::App& app) {
       const std::vector<isa::Uop> uops = isa::parse_uops(l, text, o->input);
       bytes.resize(uops.size() * isa::kUopBytes);
       for (size_t i = 0; i < uops.size(); ++i) {
-        isa::encode_uop(l, uops[i], bytes.data() + i * isa::kUopBytes, "micro-op " + std::to_string(i));
+        isa::encode_uop(l, uops[i], bytes.data() + i * isa::kUopBytes,
+                        "micro-op " + std::to_string(i));
       }
       count = uops.size();
     } else {

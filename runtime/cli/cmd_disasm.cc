@@ -35,8 +35,8 @@ void add_disasm_command(CLI::App& app) {
     const uint64_t offset = rt::parse_size(o->offset, "--offset");
     const int unit = o->uops ? isa::kUopBytes : isa::kInsnBytes;
     if (offset > bytes.size()) {
-      throw UserError("--offset " + std::to_string(offset) + " is beyond the end of '" +
-                      o->input + "' (" + std::to_string(bytes.size()) + " bytes)");
+      throw UserError("--offset " + std::to_string(offset) + " is beyond the end of '" + o->input +
+                      "' (" + std::to_string(bytes.size()) + " bytes)");
     }
     uint64_t count = (bytes.size() - offset) / unit;
     if (!o->count.empty()) {
@@ -64,8 +64,8 @@ void add_disasm_command(CLI::App& app) {
         }
         continue;
       }
-      const isa::Insn insn = isa::decode_insn(l, p, "'" + o->input + "': instruction " +
-                                                        std::to_string(i));
+      const isa::Insn insn =
+          isa::decode_insn(l, p, "'" + o->input + "': instruction " + std::to_string(i));
       if (o->json) {
         std::cout << isa::insn_to_json(l, insn).dump() << "\n";
       } else {

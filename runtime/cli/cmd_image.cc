@@ -39,12 +39,12 @@ void add_image_command(CLI::App& app) {
     std::vector<std::string> at, random;
   };
   auto o = std::make_shared<Opts>();
-  CLI::App* cmd = app.add_subcommand(
-      "image",
-      "Build a zero-filled DRAM image and place data in it, e.g.\n"
-      "  weft image -o img.bin --size 64K --at 0:prog.bin --at 4096:uops.bin "
-      "--random 8192:1024:7\n"
-      "Offsets and sizes take decimal, 0x hex, or a K/M/G suffix.");
+  CLI::App* cmd =
+      app.add_subcommand("image",
+                         "Build a zero-filled DRAM image and place data in it, e.g.\n"
+                         "  weft image -o img.bin --size 64K --at 0:prog.bin --at 4096:uops.bin "
+                         "--random 8192:1024:7\n"
+                         "Offsets and sizes take decimal, 0x hex, or a K/M/G suffix.");
   cmd->add_option("-o,--output", o->output, "image file to write")->required();
   cmd->add_option("--size", o->size, "image size in bytes")->required();
   cmd->add_option("--at", o->at, "OFFSET:FILE copies FILE's bytes to OFFSET (repeatable)");

@@ -10,10 +10,10 @@
 
 #include "driver/device.h"
 #include "driver/launch.h"
+#include "driver/timeline.h"
 #include "hardware/isa/errors.h"
 #include "runtime/cli/commands.h"
 #include "runtime/io/files.h"
-#include "driver/timeline.h"
 
 namespace weft::cli {
 
@@ -92,8 +92,7 @@ void add_sim_command(CLI::App& app) {
     const uint64_t offset = rt::parse_size(o->insn_offset, "--insn-offset");
     const uint64_t count = rt::parse_size(o->insn_count, "--insn-count");
     if (!o->trace.empty() && o->engine != "cycle") {
-      throw UserError("--trace needs --engine cycle (the " + o->engine +
-                      " engine has no timing)");
+      throw UserError("--trace needs --engine cycle (the " + o->engine + " engine has no timing)");
     }
     const bool uses_stdout = o->out == "-" || o->stats == "-" || o->trace == "-";
     if ((o->out == "-") + (o->stats == "-") + (o->trace == "-") > 1) {
@@ -157,9 +156,9 @@ void add_sim_command(CLI::App& app) {
     os << "weft sim: " << dev->name() << " engine, config " << o->config;
     if (o->engine == "cycle") os << ", platform " << platform.name;
     os << ", " << stats["insn_count"] << " instructions in " << seconds * 1e3 << " ms\n";
-    for (const char* k : {"inp_load_nbytes", "wgt_load_nbytes", "acc_load_nbytes",
-                          "uop_load_nbytes", "out_store_nbytes", "gemm_counter", "alu_counter",
-                          "insn_count"}) {
+    for (const char* k :
+         {"inp_load_nbytes", "wgt_load_nbytes", "acc_load_nbytes", "uop_load_nbytes",
+          "out_store_nbytes", "gemm_counter", "alu_counter", "insn_count"}) {
       os << "  " << k << std::string(18 - std::string(k).size(), ' ') << stats[k].dump() << "\n";
     }
     if (stats.contains("cycles")) {
@@ -171,16 +170,15 @@ void add_sim_command(CLI::App& app) {
       os << line;
       for (const char* m : {"load", "compute", "store"}) {
         const auto& mj = stats["modules"][m];
-        std::snprintf(line, sizeof line,
-                      "  %-8s busy %llu, token %llu, dram %llu, cmd-empty %llu, hazard %llu, "
-                      "drain %llu, idle %llu\n",
-                      m, mj["busy"].get<unsigned long long>(),
-                      mj["stall_token"].get<unsigned long long>(),
-                      mj["stall_dram"].get<unsigned long long>(),
-                      mj["stall_cmd_empty"].get<unsigned long long>(),
-                      mj["stall_hazard"].get<unsigned long long>(),
-                      mj["stall_drain"].get<unsigned long long>(),
-                      mj["idle"].get<unsigned long long>());
+        std::snprintf(
+            line, sizeof line,
+            "  %-8s busy %llu, token %llu, dram %llu, cmd-empty %llu, hazard %llu, "
+            "drain %llu, idle %llu\n",
+            m, mj["busy"].get<unsigned long long>(), mj["stall_token"].get<unsigned long long>(),
+            mj["stall_dram"].get<unsigned long long>(),
+            mj["stall_cmd_empty"].get<unsigned long long>(),
+            mj["stall_hazard"].get<unsigned long long>(),
+            mj["stall_drain"].get<unsigned long long>(), mj["idle"].get<unsigned long long>());
         os << line;
       }
     }

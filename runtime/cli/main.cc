@@ -1,9 +1,8 @@
 // weft: the command-line front end of the Weft stack. Exit codes: 0 success, 1 a user error
 // (bad program, file or value; the message says what and where), 2 bad command-line usage,
 // 3 an internal error (a bug: please report it).
-#include <iostream>
-
 #include <CLI/CLI.hpp>
+#include <iostream>
 
 #include "hardware/isa/errors.h"
 #include "runtime/cli/commands.h"

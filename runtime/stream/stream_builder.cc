@@ -22,7 +22,6 @@ using isa::queue_between;
 using isa::queue_name;
 using isa::TokenQueue;
 
-
 using isa::Insn;
 using isa::MemType;
 using isa::Module;

@@ -43,7 +43,6 @@ using isa::queue_between;
 using isa::queue_name;
 using isa::TokenQueue;
 
-
 namespace {
 
 using isa::Insn;

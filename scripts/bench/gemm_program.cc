@@ -94,9 +94,12 @@ BenchProgram blocked_gemm(const isa::Layout& l, int64_t m, int64_t n, int64_t k,
   const int64_t prog_bytes = (steps * 4 + tiles * 2 + 8) * 16;
   std::vector<Region> data(4);  // micro-ops, INP, WGT, OUT
   data[0] = {align4k(static_cast<uint64_t>(prog_bytes)), uops.size() * 4};
-  data[1] = {align4k(data[0].byte + data[0].bytes), static_cast<uint64_t>(m * k * l.inp_elem_bytes)};
-  data[2] = {align4k(data[1].byte + data[1].bytes), static_cast<uint64_t>(n * k * l.wgt_elem_bytes)};
-  data[3] = {align4k(data[2].byte + data[2].bytes), static_cast<uint64_t>(m * n * l.out_elem_bytes)};
+  data[1] = {align4k(data[0].byte + data[0].bytes),
+             static_cast<uint64_t>(m * k * l.inp_elem_bytes)};
+  data[2] = {align4k(data[1].byte + data[1].bytes),
+             static_cast<uint64_t>(n * k * l.wgt_elem_bytes)};
+  data[3] = {align4k(data[2].byte + data[2].bytes),
+             static_cast<uint64_t>(m * n * l.out_elem_bytes)};
   const int64_t uop_elem = static_cast<int64_t>(data[0].byte / 4);
   const int64_t inp_elem = static_cast<int64_t>(data[1].byte) / l.inp_elem_bytes;
   const int64_t wgt_elem = static_cast<int64_t>(data[2].byte) / l.wgt_elem_bytes;
@@ -105,8 +108,8 @@ BenchProgram blocked_gemm(const isa::Layout& l, int64_t m, int64_t n, int64_t k,
   using isa::MemType;
   using isa::Opcode;
   std::vector<isa::Insn> p;
-  p.push_back(mem(Opcode::kLoad, MemType::kUop, 0, uop_elem, 1,
-                  static_cast<int64_t>(uops.size()), static_cast<int64_t>(uops.size())));
+  p.push_back(mem(Opcode::kLoad, MemType::kUop, 0, uop_elem, 1, static_cast<int64_t>(uops.size()),
+                  static_cast<int64_t>(uops.size())));
   int64_t step = 0;
   for (int64_t t = 0; t < tiles; ++t) {
     const int64_t mi = t / (n / tn), ni = t % (n / tn);
@@ -160,14 +163,16 @@ BenchProgram load_heavy(const isa::Layout& l, int64_t count, uint32_t seed) {
   std::vector<Region> data(4);
   data[0] = {align4k(static_cast<uint64_t>((count * 3 + 4) * 16)), uops.size() * 4};
   data[1] = {align4k(data[0].byte + 8), static_cast<uint64_t>(4 * stride * l.inp_elem_bytes)};
-  data[2] = {align4k(data[1].byte + data[1].bytes), static_cast<uint64_t>(2 * stride * l.wgt_elem_bytes)};
+  data[2] = {align4k(data[1].byte + data[1].bytes),
+             static_cast<uint64_t>(2 * stride * l.wgt_elem_bytes)};
   data[3] = {align4k(data[2].byte + data[2].bytes), static_cast<uint64_t>(l.out_elem_bytes * 2)};
   const int64_t inp_elem = static_cast<int64_t>(data[1].byte) / l.inp_elem_bytes;
   const int64_t wgt_elem = static_cast<int64_t>(data[2].byte) / l.wgt_elem_bytes;
   using isa::MemType;
   using isa::Opcode;
   std::vector<isa::Insn> p;
-  p.push_back(mem(Opcode::kLoad, MemType::kUop, 0, static_cast<int64_t>(data[0].byte / 4), 1, 2, 2));
+  p.push_back(
+      mem(Opcode::kLoad, MemType::kUop, 0, static_cast<int64_t>(data[0].byte / 4), 1, 2, 2));
   for (int64_t s = 0; s < count; ++s) {
     const int slot = static_cast<int>(s % 2);
     isa::Insn li = mem(Opcode::kLoad, MemType::kInp, slot * 16, inp_elem + (s % 60), 4, 4, stride);

@@ -2,16 +2,15 @@
 // large blocked GEMM and a load-heavy program on the cycle model (median of --reps runs) and
 // once on the functional model, checks that both give the same DRAM image, and prints
 // simulated cycles per wall-clock second as a table and as JSON (--json FILE).
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <numeric>
 #include <string>
-
-#include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
 #include "hardware/isa/errors.h"
 #include "hardware/isa/layout.h"
@@ -121,8 +120,11 @@ int main(int argc, char** argv) {
                   r["simulated_cycles_per_second"].get<double>() / 1e6,
                   r["images_identical"].get<bool>() ? "yes" : "NO");
     }
-    nlohmann::ordered_json out = {{"config", config}, {"platform", platform}, {"size", size},
-                                  {"vthreads", vthreads}, {"results", results}};
+    nlohmann::ordered_json out = {{"config", config},
+                                  {"platform", platform},
+                                  {"size", size},
+                                  {"vthreads", vthreads},
+                                  {"results", results}};
     if (!json_out.empty()) std::ofstream(json_out) << out.dump(2) << "\n";
     for (const auto& r : results) {
       if (!r["images_identical"].get<bool>()) return 1;

@@ -50,8 +50,8 @@ void validate_deps(const Insn& insn, size_t index) {
                         Flag{"push_next_dep", insn.push_next_dep, false}}) {
     if (f.value != 0 && !has_neighbour(m, f.prev)) {
       fail(index, insn,
-           std::string("field '") + f.name + "' is set, but it runs on the " +
-               isa::module_name(m) + " module, which has no " + (f.prev ? "previous" : "next") +
+           std::string("field '") + f.name + "' is set, but it runs on the " + isa::module_name(m) +
+               " module, which has no " + (f.prev ? "previous" : "next") +
                " module to exchange tokens with");
     }
   }
@@ -66,8 +66,9 @@ void validate_mem(const isa::Layout& l, const Insn& insn, size_t index, uint64_t
          "ACC_8BIT)");
   }
   if (!is_load && t != MemType::kOut) {
-    fail(index, insn, std::string("field 'memory_type': STORE reads only from OUT, not ") +
-                          isa::mem_type_name(insn.memory_type));
+    fail(index, insn,
+         std::string("field 'memory_type': STORE reads only from OUT, not ") +
+             isa::mem_type_name(insn.memory_type));
   }
   if (!is_load) {
     for (const auto& [name, v] : {std::pair<const char*, int64_t>{"y_pad_0", insn.y_pad_0},
@@ -75,8 +76,9 @@ void validate_mem(const isa::Layout& l, const Insn& insn, size_t index, uint64_t
                                   {"x_pad_0", insn.x_pad_0},
                                   {"x_pad_1", insn.x_pad_1}}) {
       if (v != 0) {
-        fail(index, insn, std::string("field '") + name + "' = " + std::to_string(v) +
-                              ": STORE does not pad (all pads must be 0)");
+        fail(index, insn,
+             std::string("field '") + name + "' = " + std::to_string(v) +
+                 ": STORE does not pad (all pads must be 0)");
       }
     }
   }
@@ -84,11 +86,12 @@ void validate_mem(const isa::Layout& l, const Insn& insn, size_t index, uint64_t
   const int64_t rows = insn.y_pad_0 + insn.y_size + insn.y_pad_1;
   const int64_t cols = insn.x_pad_0 + insn.x_size + insn.x_pad_1;
   const int64_t depth = l.sram_depth(t);
-  const char* buffer = t == MemType::kOut || t == MemType::kAcc8Bit ? "ACC" : isa::mem_type_name(insn.memory_type);
+  const char* buffer =
+      t == MemType::kOut || t == MemType::kAcc8Bit ? "ACC" : isa::mem_type_name(insn.memory_type);
   if (insn.sram_base + rows * cols > depth) {
     fail(index, insn,
-         "field 'sram_base': a " + std::to_string(rows) + "x" + std::to_string(cols) +
-             " tile at " + std::to_string(insn.sram_base) + " ends at element " +
+         "field 'sram_base': a " + std::to_string(rows) + "x" + std::to_string(cols) + " tile at " +
+             std::to_string(insn.sram_base) + " ends at element " +
              std::to_string(insn.sram_base + rows * cols) + ", beyond the " + buffer +
              " buffer depth " + std::to_string(depth),
          isa::reg::kErrSramRange);
@@ -111,13 +114,13 @@ void validate_mem(const isa::Layout& l, const Insn& insn, size_t index, uint64_t
 void validate_compute(const isa::Layout& l, const Insn& insn, size_t index) {
   if (insn.uop_end < insn.uop_bgn) {
     fail(index, insn,
-         "field 'uop_end' = " + std::to_string(insn.uop_end) + " is less than uop_bgn = " +
-             std::to_string(insn.uop_bgn));
+         "field 'uop_end' = " + std::to_string(insn.uop_end) +
+             " is less than uop_bgn = " + std::to_string(insn.uop_bgn));
   }
   if (insn.uop_end > l.uop_depth) {
     fail(index, insn,
-         "field 'uop_end' = " + std::to_string(insn.uop_end) +
-             " is beyond the UOP buffer depth " + std::to_string(l.uop_depth),
+         "field 'uop_end' = " + std::to_string(insn.uop_end) + " is beyond the UOP buffer depth " +
+             std::to_string(l.uop_depth),
          isa::reg::kErrSramRange);
   }
 }
@@ -128,10 +131,15 @@ void validate_insn(const isa::Layout& l, const Insn& insn, size_t index, uint64_
   validate_deps(insn, index);
   switch (insn.op()) {
     case Opcode::kLoad:
-    case Opcode::kStore: validate_mem(l, insn, index, dram_bytes); break;
+    case Opcode::kStore:
+      validate_mem(l, insn, index, dram_bytes);
+      break;
     case Opcode::kGemm:
-    case Opcode::kAlu: validate_compute(l, insn, index); break;
-    case Opcode::kFinish: break;
+    case Opcode::kAlu:
+      validate_compute(l, insn, index);
+      break;
+    case Opcode::kFinish:
+      break;
   }
 }
 
@@ -141,17 +149,19 @@ std::vector<Insn> fetch_program(const isa::Layout& l, const std::vector<uint8_t>
   using isa::reg::kErrIllegalInsn;
   const int64_t none = ProgramError::kNoInsn;
   if (insn_count == 0) {
-    throw ProgramError(kErrIllegalInsn, none, "the instruction count is 0: a program needs at least FINISH");
+    throw ProgramError(kErrIllegalInsn, none,
+                       "the instruction count is 0: a program needs at least FINISH");
   }
   if (insn_offset % isa::kInsnBytes != 0) {
-    throw ProgramError(kErrIllegalInsn, none, "the instruction offset " + std::to_string(insn_offset) +
-                    " is not a multiple of the 16-byte instruction size");
+    throw ProgramError(kErrIllegalInsn, none,
+                       "the instruction offset " + std::to_string(insn_offset) +
+                           " is not a multiple of the 16-byte instruction size");
   }
-  if (insn_count > (dram.size() - std::min<uint64_t>(dram.size(), insn_offset)) /
-                       isa::kInsnBytes) {
-    throw ProgramError(kErrDramRange, none, "instructions [" + std::to_string(insn_offset) + ", " +
-                    std::to_string(insn_offset + insn_count * isa::kInsnBytes) +
-                    ") lie beyond the " + std::to_string(dram.size()) + "-byte DRAM image");
+  if (insn_count > (dram.size() - std::min<uint64_t>(dram.size(), insn_offset)) / isa::kInsnBytes) {
+    throw ProgramError(kErrDramRange, none,
+                       "instructions [" + std::to_string(insn_offset) + ", " +
+                           std::to_string(insn_offset + insn_count * isa::kInsnBytes) +
+                           ") lie beyond the " + std::to_string(dram.size()) + "-byte DRAM image");
   }
   std::vector<Insn> program(insn_count);
   int64_t finish_at = -1;
@@ -165,15 +175,17 @@ std::vector<Insn> fetch_program(const isa::Layout& l, const std::vector<uint8_t>
       throw ProgramError(kErrIllegalInsn, static_cast<int64_t>(i), e.what());
     }
     if (finish_at >= 0) {
-      throw ProgramError(kErrIllegalInsn, static_cast<int64_t>(i), describe(i, program[i]) + " follows FINISH (instruction " +
-                      std::to_string(finish_at) + "): FINISH must be the last instruction");
+      throw ProgramError(kErrIllegalInsn, static_cast<int64_t>(i),
+                         describe(i, program[i]) + " follows FINISH (instruction " +
+                             std::to_string(finish_at) + "): FINISH must be the last instruction");
     }
     validate_insn(l, program[i], i, dram.size());
     if (program[i].op() == Opcode::kFinish) finish_at = static_cast<int64_t>(i);
   }
   if (finish_at < 0) {
-    throw ProgramError(kErrIllegalInsn, none, "the program has no FINISH instruction (" + std::to_string(insn_count) +
-                    " instructions); the accelerator would never signal done");
+    throw ProgramError(kErrIllegalInsn, none,
+                       "the program has no FINISH instruction (" + std::to_string(insn_count) +
+                           " instructions); the accelerator would never signal done");
   }
   return program;
 }

@@ -22,7 +22,6 @@ std::vector<isa::Insn> fetch_program(const isa::Layout& l, const std::vector<uin
                                      uint64_t insn_offset, uint64_t insn_count);
 
 /// The data-independent checks of one instruction against the layout and the image size.
-void validate_insn(const isa::Layout& l, const isa::Insn& insn, size_t index,
-                   uint64_t dram_bytes);
+void validate_insn(const isa::Layout& l, const isa::Insn& insn, size_t index, uint64_t dram_bytes);
 
 }  // namespace weft::sim

@@ -16,8 +16,8 @@ ProgramError token_overflow(size_t index, const isa::Insn& insn, TokenQueue q, i
 }
 
 ProgramError uop_index_out_of_range(size_t index, const isa::Insn& insn, int64_t k, int64_t i,
-                                    int64_t j, const char* field, int64_t value,
-                                    const char* buffer, int64_t depth) {
+                                    int64_t j, const char* field, int64_t value, const char* buffer,
+                                    int64_t depth) {
   return ProgramError(isa::reg::kErrSramRange, static_cast<int64_t>(index),
                       describe(index, insn) + ": micro-op " + std::to_string(k) +
                           " at iteration (" + std::to_string(i) + ", " + std::to_string(j) +
@@ -39,8 +39,8 @@ ProgramError tokens_left_at_finish(int64_t count, TokenQueue q, size_t index,
   return ProgramError(isa::reg::kErrLeftover, static_cast<int64_t>(index),
                       "tokens left over at FINISH: " + std::to_string(count) +
                           " token(s) pushed on the " + queue_name(q) +
-                          " queue were never popped (the last pushed by " +
-                          describe(index, insn) + ")");
+                          " queue were never popped (the last pushed by " + describe(index, insn) +
+                          ")");
 }
 
 }  // namespace weft::sim

@@ -41,8 +41,8 @@ ProgramError token_overflow(size_t index, const isa::Insn& insn, TokenQueue q, i
 /// Micro-op `k` of instruction `index` at loop iteration (i, j) computes `field` = `value`,
 /// beyond `buffer`'s `depth`.
 ProgramError uop_index_out_of_range(size_t index, const isa::Insn& insn, int64_t k, int64_t i,
-                                    int64_t j, const char* field, int64_t value,
-                                    const char* buffer, int64_t depth);
+                                    int64_t j, const char* field, int64_t value, const char* buffer,
+                                    int64_t depth);
 /// FINISH ran while module `m` had `remaining` instructions, the next being `index`.
 ProgramError work_left_at_finish(isa::Module m, size_t remaining, size_t index,
                                  const isa::Insn& insn);

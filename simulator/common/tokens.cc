@@ -19,7 +19,8 @@ TokenQueue push_queue_of(isa::Module m, bool prev) {
 
 int blocking_queue(const isa::Insn& insn, isa::Module m,
                    const std::array<int64_t, kNumTokenQueues>& counts) {
-  if (insn.pop_prev_dep && counts[int(pop_queue_of(m, true))] == 0) return int(pop_queue_of(m, true));
+  if (insn.pop_prev_dep && counts[int(pop_queue_of(m, true))] == 0)
+    return int(pop_queue_of(m, true));
   if (insn.pop_next_dep && counts[int(pop_queue_of(m, false))] == 0) {
     return int(pop_queue_of(m, false));
   }

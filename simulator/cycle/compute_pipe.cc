@@ -13,8 +13,8 @@ ComputePipe::ComputePipe(const isa::Layout& l)
     : l_(l), ready_(static_cast<size_t>(l.acc_depth), 0) {}
 
 namespace {
-[[noreturn]] void out_of_range(size_t index, const isa::Insn& insn, int64_t k, int64_t i,
-                               int64_t j, const char* field, int64_t value, const char* buffer,
+[[noreturn]] void out_of_range(size_t index, const isa::Insn& insn, int64_t k, int64_t i, int64_t j,
+                               const char* field, int64_t value, const char* buffer,
                                int64_t depth) {
   throw uop_index_out_of_range(index, insn, k, i, j, field, value, buffer, depth);
 }
@@ -37,18 +37,22 @@ IssueTiming ComputePipe::run(const isa::Insn& insn, size_t index, uint64_t start
   for (int64_t i = 0; i < insn.iter_out; ++i) {
     for (int64_t j = 0; j < insn.iter_in; ++j) {
       for (int64_t k = insn.uop_bgn; k < insn.uop_end; ++k) {
-        if (cancel && (t.iterations & 0xFFFF) == 0xFFFF && cancel->load(std::memory_order_relaxed)) {
+        if (cancel && (t.iterations & 0xFFFF) == 0xFFFF &&
+            cancel->load(std::memory_order_relaxed)) {
           throw RunCancelled();
         }
         const int64_t dst = dp.uop_dst(k) + i * insn.dst_factor_out + j * insn.dst_factor_in;
         const int64_t src = dp.uop_src(k) + i * insn.src_factor_out + j * insn.src_factor_in;
-        if (dst >= l_.acc_depth) out_of_range(index, insn, k, i, j, "dst", dst, "ACC", l_.acc_depth);
+        if (dst >= l_.acc_depth)
+          out_of_range(index, insn, k, i, j, "dst", dst, "ACC", l_.acc_depth);
         uint64_t e = next;
         if (is_gemm) {
           if (!reset) {
             const int64_t wgt = dp.uop_wgt(k) + i * insn.wgt_factor_out + j * insn.wgt_factor_in;
-            if (src >= l_.inp_depth) out_of_range(index, insn, k, i, j, "src", src, "INP", l_.inp_depth);
-            if (wgt >= l_.wgt_depth) out_of_range(index, insn, k, i, j, "wgt", wgt, "WGT", l_.wgt_depth);
+            if (src >= l_.inp_depth)
+              out_of_range(index, insn, k, i, j, "src", src, "INP", l_.inp_depth);
+            if (wgt >= l_.wgt_depth)
+              out_of_range(index, insn, k, i, j, "wgt", wgt, "WGT", l_.wgt_depth);
             e = std::max(e, ready_[dst]);
             dp.gemm(dst, src, wgt, false);
           } else {
@@ -57,7 +61,8 @@ IssueTiming ComputePipe::run(const isa::Insn& insn, size_t index, uint64_t start
         } else {
           e = std::max(e, ready_[dst]);
           if (reg_operand) {
-            if (src >= l_.acc_depth) out_of_range(index, insn, k, i, j, "src", src, "ACC", l_.acc_depth);
+            if (src >= l_.acc_depth)
+              out_of_range(index, insn, k, i, j, "src", src, "ACC", l_.acc_depth);
             e = std::max(e, ready_[src]);
           }
           dp.alu(op, dst, src, !reg_operand, imm);

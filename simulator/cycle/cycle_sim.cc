@@ -47,11 +47,16 @@ enum class Wait { kNone, kCmd, kToken, kDrain, kIdle };
 
 const char* wait_name(Wait w) {
   switch (w) {
-    case Wait::kCmd: return "stall: command queue empty";
-    case Wait::kToken: return "stall: token";
-    case Wait::kDrain: return "stall: pipeline drain";
-    case Wait::kIdle: return "idle";
-    case Wait::kNone: break;
+    case Wait::kCmd:
+      return "stall: command queue empty";
+    case Wait::kToken:
+      return "stall: token";
+    case Wait::kDrain:
+      return "stall: pipeline drain";
+    case Wait::kIdle:
+      return "idle";
+    case Wait::kNone:
+      break;
   }
   return "";
 }
@@ -61,16 +66,16 @@ struct Unit {
   Module id;
   Track track;
   ModuleCycles* cycles;
-  std::deque<size_t> cmdq;      // commands visible to the module
-  int occupancy = 0;            // fetch's view of the command queue
-  uint64_t free_at = 0;         // first cycle it may start its next instruction
-  std::unique_ptr<ReadDma> dma; // a LOAD in flight
+  std::deque<size_t> cmdq;       // commands visible to the module
+  int occupancy = 0;             // fetch's view of the command queue
+  uint64_t free_at = 0;          // first cycle it may start its next instruction
+  std::unique_ptr<ReadDma> dma;  // a LOAD in flight
   size_t dma_index = 0;
   uint64_t dma_start = 0;
-  std::vector<size_t> routed;   // program indices routed here, in order
+  std::vector<size_t> routed;  // program indices routed here, in order
   size_t started = 0;
-  size_t running_index = 0;     // the instruction occupying the unit until free_at
-  Wait wait = Wait::kNone;      // for the trace: the open waiting interval
+  size_t running_index = 0;  // the instruction occupying the unit until free_at
+  Wait wait = Wait::kNone;   // for the trace: the open waiting interval
   uint64_t wait_since = 0;
   std::string wait_detail;
 };
@@ -107,11 +112,12 @@ CycleStats CycleSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset, uint6
   units[2].id = Module::kStore;
   units[2].track = Track::kStore;
   units[2].cycles = &st.store;
-  for (size_t i = 0; i < program.size(); ++i) units[int(isa::route(program[i]))].routed.push_back(i);
+  for (size_t i = 0; i < program.size(); ++i)
+    units[int(isa::route(program[i]))].routed.push_back(i);
   Unit& compute = units[int(Module::kCompute)];
 
-  std::array<int64_t, kNumTokenQueues> tokens{};    // visible tokens per queue
-  std::array<int64_t, kNumTokenQueues> in_flight{}; // pushed, visible next cycle
+  std::array<int64_t, kNumTokenQueues> tokens{};      // visible tokens per queue
+  std::array<int64_t, kNumTokenQueues> in_flight{};   // pushed, visible next cycle
   std::array<size_t, kNumTokenQueues> last_pusher{};  // for the leftover message
   std::array<std::deque<std::pair<Track, uint64_t>>, kNumTokenQueues> push_origin;  // trace
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events;
@@ -195,10 +201,18 @@ CycleStats CycleSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset, uint6
           const uint64_t bytes =
               static_cast<uint64_t>(insn.y_size * insn.x_size * l_.elem_bytes(insn.mem()));
           switch (insn.mem()) {
-            case isa::MemType::kInp: st.counters.inp_load_nbytes += bytes; break;
-            case isa::MemType::kWgt: st.counters.wgt_load_nbytes += bytes; break;
-            case isa::MemType::kUop: st.counters.uop_load_nbytes += bytes; break;
-            default: st.counters.acc_load_nbytes += bytes; break;
+            case isa::MemType::kInp:
+              st.counters.inp_load_nbytes += bytes;
+              break;
+            case isa::MemType::kWgt:
+              st.counters.wgt_load_nbytes += bytes;
+              break;
+            case isa::MemType::kUop:
+              st.counters.uop_load_nbytes += bytes;
+              break;
+            default:
+              st.counters.acc_load_nbytes += bytes;
+              break;
           }
         }
         u.dma = std::make_unique<ReadDma>(l_, p_, insn, t, dp, dram);
@@ -336,8 +350,8 @@ CycleStats CycleSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset, uint6
         if (u.dma->requesting()) next = std::min(next, std::max(u.dma->want(), t + 1));
       } else if (t < u.free_at) {
         next = std::min(next, u.free_at);
-      } else if (u.id == Module::kCompute && !u.cmdq.empty() && needs_drain(program[u.cmdq.front()]) &&
-                 t < pipe.drained()) {
+      } else if (u.id == Module::kCompute && !u.cmdq.empty() &&
+                 needs_drain(program[u.cmdq.front()]) && t < pipe.drained()) {
         next = std::min(next, pipe.drained());
       }
     }
@@ -347,7 +361,8 @@ CycleStats CycleSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset, uint6
 
     if (next == kNever) {
       // Nothing can ever happen again and FINISH has not run: a deadlock.
-      deadlock = "deadlock at cycle " + std::to_string(t) + ": no unit can proceed and FINISH has not run;";
+      deadlock = "deadlock at cycle " + std::to_string(t) +
+                 ": no unit can proceed and FINISH has not run;";
       for (Unit& u : units) {
         if (u.dma || t < u.free_at) continue;
         if (!u.cmdq.empty()) {
@@ -355,7 +370,8 @@ CycleStats CycleSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset, uint6
           const int q = blocking_queue(program[index], u.id);
           deadlock += std::string(" the ") + isa::module_name(u.id) + " module waits at " +
                       describe(index, program[index]) + " for a token on the " +
-                      queue_name(static_cast<TokenQueue>(q < 0 ? 0 : q)) + " queue, which is empty;";
+                      queue_name(static_cast<TokenQueue>(q < 0 ? 0 : q)) +
+                      " queue, which is empty;";
         } else if (u.started < u.routed.size()) {
           const size_t index = u.routed[u.started];
           deadlock += std::string(" the ") + isa::module_name(u.id) + " module waits for " +
@@ -425,8 +441,10 @@ CycleStats CycleSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset, uint6
     (u.started < u.routed.size() ? u.cycles->stall_cmd_empty : u.cycles->idle) += 1;
     close_wait(u, total - 1);
   }
-  if (fetch.all_dispatched()) ++st.fetch.idle;
-  else ++st.fetch.stall_dram;
+  if (fetch.all_dispatched())
+    ++st.fetch.idle;
+  else
+    ++st.fetch.stall_dram;
   for (Unit& u : units) {
     close_wait(u, total);
     if (u.id == Module::kCompute) continue;

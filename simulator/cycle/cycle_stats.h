@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstdint>
-
 #include <nlohmann/json.hpp>
 
 #include "simulator/common/stats.h"
@@ -12,13 +11,13 @@ namespace weft::sim::cycle {
 
 /// How one module spent its cycles; every cycle of the run is in exactly one field.
 struct ModuleCycles {
-  uint64_t busy = 0;            // executing an instruction and making progress
-  uint64_t stall_token = 0;     // an instruction waits for a dependency token
-  uint64_t stall_dram = 0;      // inside a LOAD/STORE, waiting for the memory system
-  uint64_t stall_cmd_empty = 0; // work remains but no command has arrived from fetch
-  uint64_t stall_hazard = 0;    // compute: micro-op issue held by an accumulator RAW hazard
-  uint64_t stall_drain = 0;     // compute: LOAD/FINISH waits for the GEMM/ALU pipeline to drain
-  uint64_t idle = 0;            // no instruction left for this module
+  uint64_t busy = 0;             // executing an instruction and making progress
+  uint64_t stall_token = 0;      // an instruction waits for a dependency token
+  uint64_t stall_dram = 0;       // inside a LOAD/STORE, waiting for the memory system
+  uint64_t stall_cmd_empty = 0;  // work remains but no command has arrived from fetch
+  uint64_t stall_hazard = 0;     // compute: micro-op issue held by an accumulator RAW hazard
+  uint64_t stall_drain = 0;      // compute: LOAD/FINISH waits for the GEMM/ALU pipeline to drain
+  uint64_t idle = 0;             // no instruction left for this module
   uint64_t total() const {
     return busy + stall_token + stall_dram + stall_cmd_empty + stall_hazard + stall_drain + idle;
   }
@@ -38,10 +37,10 @@ struct CycleStats {
   uint64_t cycles = 0;
   FetchCycles fetch;
   ModuleCycles load, compute, store;
-  VtaCounters counters;          // the same counters as the functional model
+  VtaCounters counters;  // the same counters as the functional model
   uint64_t insn_fetch_nbytes = 0;
   uint64_t read_bursts = 0, read_beats = 0, write_bursts = 0, write_beats = 0;
-  uint64_t gemm_uops = 0;        // GEMM micro-op iterations, reset ones included
+  uint64_t gemm_uops = 0;  // GEMM micro-op iterations, reset ones included
   uint64_t alu_uops = 0;
   /// Non-reset GEMM micro-ops (one ideal cycle each) divided by total cycles.
   double utilization() const {

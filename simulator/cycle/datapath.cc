@@ -46,8 +46,10 @@ void Datapath::write_elem(isa::MemType t, int64_t index, const uint8_t* src) {
     }
     case isa::MemType::kAcc: {
       int32_t* d = &acc_[index * batch_ * bout_];
-      if (src) std::memcpy(d, src, sizeof(int32_t) * batch_ * bout_);
-      else std::memset(d, 0, sizeof(int32_t) * batch_ * bout_);
+      if (src)
+        std::memcpy(d, src, sizeof(int32_t) * batch_ * bout_);
+      else
+        std::memset(d, 0, sizeof(int32_t) * batch_ * bout_);
       return;
     }
     case isa::MemType::kAcc8Bit: {
@@ -55,7 +57,8 @@ void Datapath::write_elem(isa::MemType t, int64_t index, const uint8_t* src) {
       for (int i = 0; i < batch_ * bout_; ++i) d[i] = src ? static_cast<int8_t>(src[i]) : 0;
       return;
     }
-    case isa::MemType::kOut: break;
+    case isa::MemType::kOut:
+      break;
   }
   throw InternalError("write_elem: bad memory type");
 }
@@ -76,8 +79,8 @@ namespace {
 #endif
 
 template <int B, int BI, int BO>
-WEFT_CLONES_AVX2 void gemm_fixed(
-    int32_t* __restrict acc, const int16_t* __restrict x, const int16_t* __restrict wt) {
+WEFT_CLONES_AVX2 void gemm_fixed(int32_t* __restrict acc, const int16_t* __restrict x,
+                                 const int16_t* __restrict wt) {
   for (int b = 0; b < B; ++b) {
     uint32_t sum[BO] = {};
     for (int c = 0; c < BI; ++c) {
@@ -123,8 +126,10 @@ namespace {
 // tests compare two independent implementations.
 inline int32_t alu_op(isa::AluOp op, int32_t a, int32_t b) {
   switch (op) {
-    case isa::AluOp::kMin: return a < b ? a : b;
-    case isa::AluOp::kMax: return a > b ? a : b;
+    case isa::AluOp::kMin:
+      return a < b ? a : b;
+    case isa::AluOp::kMax:
+      return a > b ? a : b;
     case isa::AluOp::kAdd:
       return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
     case isa::AluOp::kMul:

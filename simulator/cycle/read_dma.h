@@ -39,7 +39,7 @@ class ReadDma {
   uint64_t dram_stall() const { return dram_stall_; }
 
  private:
-  void fill();  // advances the filler over every element whose data has arrived
+  void fill();                 // advances the filler over every element whose data has arrived
   void place(uint64_t ready);  // schedules one element write whose data is usable at `ready`
 
   const isa::Layout& l_;
@@ -50,7 +50,7 @@ class ReadDma {
   const std::vector<uint8_t>& dram_;
 
   struct RowBurst {
-    int64_t row;        // data row (0..y_size-1)
+    int64_t row;  // data row (0..y_size-1)
     Burst burst;
     uint64_t first_beat = 0;
   };
@@ -62,8 +62,8 @@ class ReadDma {
 
   // Filler position: tile row, column; writer time; accepted coverage of the current row.
   int64_t rows_, cols_, r_ = 0, c_ = 0;
-  uint64_t w_;       // cycle of the current write group
-  int64_t group_;    // elements written in cycle w_
+  uint64_t w_;     // cycle of the current write group
+  int64_t group_;  // elements written in cycle w_
   uint64_t dram_stall_ = 0;
   size_t row_burst_ = 0;  // first burst of the filler's current data row
 };

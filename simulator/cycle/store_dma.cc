@@ -5,8 +5,8 @@
 
 namespace weft::sim::cycle {
 
-StoreTiming run_store(const isa::Layout& l, AxiMemory& mem, const isa::Insn& insn,
-                      uint64_t start, const Datapath& dp, std::vector<uint8_t>& dram) {
+StoreTiming run_store(const isa::Layout& l, AxiMemory& mem, const isa::Insn& insn, uint64_t start,
+                      const Datapath& dp, std::vector<uint8_t>& dram) {
   StoreTiming t;
   t.done = start;
   if (insn.x_size == 0 || insn.y_size == 0) return t;

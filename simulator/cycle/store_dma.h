@@ -23,7 +23,7 @@ struct StoreTiming {
 };
 
 /// Runs a STORE that starts at `start`: writes the data into `dram` and returns its timing.
-StoreTiming run_store(const isa::Layout& l, AxiMemory& mem, const isa::Insn& insn,
-                      uint64_t start, const Datapath& dp, std::vector<uint8_t>& dram);
+StoreTiming run_store(const isa::Layout& l, AxiMemory& mem, const isa::Insn& insn, uint64_t start,
+                      const Datapath& dp, std::vector<uint8_t>& dram);
 
 }  // namespace weft::sim::cycle

@@ -35,20 +35,39 @@ void Trace::instant(Track t, const std::string& name, uint64_t cycle, nlohmann::
 
 void Trace::flow(Track from, uint64_t t0, Track to, uint64_t t1, const std::string& name) {
   const uint64_t id = next_flow_id_++;
-  events_.push_back({{"name", name}, {"cat", "token"}, {"ph", "s"}, {"id", id}, {"pid", 1},
-                     {"tid", static_cast<int>(from)}, {"ts", t0}});
-  events_.push_back({{"name", name}, {"cat", "token"}, {"ph", "f"}, {"bp", "e"}, {"id", id},
-                     {"pid", 1}, {"tid", static_cast<int>(to)}, {"ts", t1}});
+  events_.push_back({{"name", name},
+                     {"cat", "token"},
+                     {"ph", "s"},
+                     {"id", id},
+                     {"pid", 1},
+                     {"tid", static_cast<int>(from)},
+                     {"ts", t0}});
+  events_.push_back({{"name", name},
+                     {"cat", "token"},
+                     {"ph", "f"},
+                     {"bp", "e"},
+                     {"id", id},
+                     {"pid", 1},
+                     {"tid", static_cast<int>(to)},
+                     {"ts", t1}});
 }
 
 nlohmann::json Trace::to_json() const {
   nlohmann::json events = nlohmann::json::array();
-  events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 1},
+  events.push_back({{"name", "process_name"},
+                    {"ph", "M"},
+                    {"pid", 1},
                     {"args", {{"name", "weft accelerator (1 us = 1 cycle)"}}}});
   for (int t = 0; t < 4; ++t) {
-    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", t},
+    events.push_back({{"name", "thread_name"},
+                      {"ph", "M"},
+                      {"pid", 1},
+                      {"tid", t},
                       {"args", {{"name", track_name(t)}}}});
-    events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 1}, {"tid", t},
+    events.push_back({{"name", "thread_sort_index"},
+                      {"ph", "M"},
+                      {"pid", 1},
+                      {"tid", t},
                       {"args", {{"sort_index", t}}}});
   }
   for (const auto& e : events_) events.push_back(e);

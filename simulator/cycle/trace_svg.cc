@@ -44,11 +44,16 @@ std::string short_label(const std::string& name) {
 std::string escape(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else if (c == '"') out += "&quot;";
-    else out += c;
+    if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '&')
+      out += "&amp;";
+    else if (c == '"')
+      out += "&quot;";
+    else
+      out += c;
   }
   return out;
 }
@@ -105,8 +110,7 @@ std::string render(const nlohmann::json& trace, const SvgOptions& o) {
     throw UserError("not a Weft timeline: expected a JSON object with a 'traceEvents' array");
   }
   if (o.width < kLeft + 120) {
-    throw UserError("the picture must be at least " + std::to_string(kLeft + 120) +
-                    " pixels wide");
+    throw UserError("the picture must be at least " + std::to_string(kLeft + 120) + " pixels wide");
   }
   // Check every field before drawing anything: tracks first, then the drawn events.
   std::map<int64_t, std::string> tracks;  // tid -> name
@@ -126,8 +130,7 @@ std::string render(const nlohmann::json& trace, const SvgOptions& o) {
       const std::string name = string_field(*args, i, "name");
       tracks[tid] = name.empty() ? "?" : name;
       if (tracks.size() > kMaxLanes) {
-        throw UserError("not a Weft timeline: more than " + std::to_string(kMaxLanes) +
-                        " tracks");
+        throw UserError("not a Weft timeline: more than " + std::to_string(kMaxLanes) + " tracks");
       }
       continue;
     }
@@ -204,8 +207,7 @@ std::string render(const nlohmann::json& trace, const SvgOptions& o) {
         << "><title>" << escape(name) << " [" << ts << ", " << t1 - 1 << "]</title></rect>\n";
       if (!stall && x1 - x0 > 60) {
         s << "<text x=\"" << x0 + 3 << "\" y=\"" << lane_y(lane) + 15 << "\" fill=\"white\">"
-          << escape(short_label(name).substr(0, static_cast<size_t>((x1 - x0) / 6)))
-          << "</text>\n";
+          << escape(short_label(name).substr(0, static_cast<size_t>((x1 - x0) / 6))) << "</text>\n";
       }
     } else if (ph == "s") {
       flow_start[e.id] = {x_of(std::clamp(ts, from, to)), lane_y(lane) + 16.0};
@@ -221,16 +223,23 @@ std::string render(const nlohmann::json& trace, const SvgOptions& o) {
   // Legend.
   const int ly = kTop + static_cast<int>(tracks.size()) * kLaneHeight + 20;
   int lx = kLeft;
-  for (const auto& [label, colour] : std::vector<std::pair<std::string, std::string>>{
-           {"LOAD", "#2196f3"}, {"GEMM", "#4caf50"}, {"ALU", "#ff9800"}, {"STORE", "#9c27b0"},
-           {"FINISH", "#607d8b"}, {"stall: token", "#f4a6a6"}, {"stall: drain", "#f7d08a"},
-           {"stall: no command", "#dddddd"}, {"token push -> pop", "#d32f2f"}}) {
+  for (const auto& [label, colour] :
+       std::vector<std::pair<std::string, std::string>>{{"LOAD", "#2196f3"},
+                                                        {"GEMM", "#4caf50"},
+                                                        {"ALU", "#ff9800"},
+                                                        {"STORE", "#9c27b0"},
+                                                        {"FINISH", "#607d8b"},
+                                                        {"stall: token", "#f4a6a6"},
+                                                        {"stall: drain", "#f7d08a"},
+                                                        {"stall: no command", "#dddddd"},
+                                                        {"token push -> pop", "#d32f2f"}}) {
     s << "<rect x=\"" << lx << "\" y=\"" << ly << "\" width=\"12\" height=\"12\" fill=\"" << colour
       << "\"/><text x=\"" << lx + 16 << "\" y=\"" << ly + 10 << "\">" << escape(label)
       << "</text>\n";
     lx += 30 + static_cast<int>(label.size()) * 6;
   }
-  s << "<text x=\"" << kLeft << "\" y=\"" << ly + 34 << "\" fill=\"#666666\">time in cycles; "
+  s << "<text x=\"" << kLeft << "\" y=\"" << ly + 34
+    << "\" fill=\"#666666\">time in cycles; "
        "LOAD/STORE slices include their DRAM waits (hover a slice for its span)</text>\n";
   s << "</svg>\n";
   return s.str();

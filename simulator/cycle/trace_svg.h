@@ -4,17 +4,16 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace weft::sim::cycle {
 
 /// Options of the rendering.
 struct SvgOptions {
-  uint64_t from = 0;          // first cycle shown (must lie within the trace)
-  uint64_t to = UINT64_MAX;   // last cycle shown (clipped to the trace)
-  int width = 1200;           // pixels (at least 200)
+  uint64_t from = 0;         // first cycle shown (must lie within the trace)
+  uint64_t to = UINT64_MAX;  // last cycle shown (clipped to the trace)
+  int width = 1200;          // pixels (at least 200)
   std::string title;
 };
 

@@ -27,32 +27,43 @@ void put_elem(const isa::Layout& l, MemType t, OnChipBuffers& buf, int64_t dst,
       break;
     }
     case MemType::kInp:
-      if (src) std::memcpy(&buf.inp[dst * l.inp_elem_bytes], src, l.inp_elem_bytes);
-      else std::memset(&buf.inp[dst * l.inp_elem_bytes], 0, l.inp_elem_bytes);
+      if (src)
+        std::memcpy(&buf.inp[dst * l.inp_elem_bytes], src, l.inp_elem_bytes);
+      else
+        std::memset(&buf.inp[dst * l.inp_elem_bytes], 0, l.inp_elem_bytes);
       break;
     case MemType::kWgt:
-      if (src) std::memcpy(&buf.wgt[dst * l.wgt_elem_bytes], src, l.wgt_elem_bytes);
-      else std::memset(&buf.wgt[dst * l.wgt_elem_bytes], 0, l.wgt_elem_bytes);
+      if (src)
+        std::memcpy(&buf.wgt[dst * l.wgt_elem_bytes], src, l.wgt_elem_bytes);
+      else
+        std::memset(&buf.wgt[dst * l.wgt_elem_bytes], 0, l.wgt_elem_bytes);
       break;
     case MemType::kAcc:
-      if (src) std::memcpy(&buf.acc[dst * lanes], src, lanes * 4);  // little-endian host
-      else std::memset(&buf.acc[dst * lanes], 0, lanes * 4);
+      if (src)
+        std::memcpy(&buf.acc[dst * lanes], src, lanes * 4);  // little-endian host
+      else
+        std::memset(&buf.acc[dst * lanes], 0, lanes * 4);
       break;
     case MemType::kAcc8Bit:
       for (size_t k = 0; k < lanes; ++k) {
         buf.acc[dst * lanes + k] = src ? static_cast<int8_t>(src[k]) : 0;
       }
       break;
-    case MemType::kOut: throw InternalError("LOAD OUT passed validation");
+    case MemType::kOut:
+      throw InternalError("LOAD OUT passed validation");
   }
 }
 
 uint64_t& load_counter(MemType t, VtaCounters& c) {
   switch (t) {
-    case MemType::kUop: return c.uop_load_nbytes;
-    case MemType::kInp: return c.inp_load_nbytes;
-    case MemType::kWgt: return c.wgt_load_nbytes;
-    default: return c.acc_load_nbytes;
+    case MemType::kUop:
+      return c.uop_load_nbytes;
+    case MemType::kInp:
+      return c.inp_load_nbytes;
+    case MemType::kWgt:
+      return c.wgt_load_nbytes;
+    default:
+      return c.acc_load_nbytes;
   }
 }
 
@@ -68,9 +79,10 @@ Indices indices(const isa::Layout& l, const Insn& insn, const OnChipBuffers& buf
           u.wgt + i * insn.wgt_factor_out + j * insn.wgt_factor_in};
 }
 
-void check_index(size_t index, const Insn& insn, int64_t k, int64_t i, int64_t j,
-                 const char* field, int64_t value, const char* buffer, int64_t depth) {
-  if (value >= depth) throw uop_index_out_of_range(index, insn, k, i, j, field, value, buffer, depth);
+void check_index(size_t index, const Insn& insn, int64_t k, int64_t i, int64_t j, const char* field,
+                 int64_t value, const char* buffer, int64_t depth) {
+  if (value >= depth)
+    throw uop_index_out_of_range(index, insn, k, i, j, field, value, buffer, depth);
 }
 
 // Long loops look at the cancel flag every 2^16 micro-ops.
@@ -95,8 +107,7 @@ void exec_load(const isa::Layout& l, const Insn& insn, const std::vector<uint8_t
     for (int64_t col = 0; col < cols; ++col) {
       const int64_t x = col - insn.x_pad_0;
       const bool pad = row_pad || x < 0 || x >= insn.x_size;
-      const uint8_t* src =
-          pad ? nullptr : &dram[(insn.dram_base + y * insn.x_stride + x) * elem];
+      const uint8_t* src = pad ? nullptr : &dram[(insn.dram_base + y * insn.x_stride + x) * elem];
       put_elem(l, t, buf, insn.sram_base + r * cols + col, src);
     }
   }
@@ -142,22 +153,25 @@ void exec_gemm(const isa::Layout& l, const Insn& insn, size_t index, OnChipBuffe
             for (int ci = 0; ci < bin; ++ci) {
               sum += static_cast<uint32_t>(int32_t{inp[b * bin + ci]} * wgt[o * bin + ci]);
             }
-            acc[b * bout + o] = static_cast<int32_t>(static_cast<uint32_t>(acc[b * bout + o]) + sum);
+            acc[b * bout + o] =
+                static_cast<int32_t>(static_cast<uint32_t>(acc[b * bout + o]) + sum);
           }
         }
       }
     }
   }
   if (!insn.reset_reg) {
-    c.gemm_counter += static_cast<uint64_t>(insn.iter_out * insn.iter_in *
-                                            (insn.uop_end - insn.uop_bgn));
+    c.gemm_counter +=
+        static_cast<uint64_t>(insn.iter_out * insn.iter_in * (insn.uop_end - insn.uop_bgn));
   }
 }
 
 int32_t alu_lane(isa::AluOp op, int32_t a, int32_t b) {
   switch (op) {
-    case isa::AluOp::kMin: return a < b ? a : b;
-    case isa::AluOp::kMax: return a > b ? a : b;
+    case isa::AluOp::kMin:
+      return a < b ? a : b;
+    case isa::AluOp::kMax:
+      return a > b ? a : b;
     case isa::AluOp::kAdd:
       return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
     case isa::AluOp::kMul:
@@ -195,8 +209,8 @@ void exec_alu(const isa::Layout& l, const Insn& insn, size_t index, OnChipBuffer
       }
     }
   }
-  c.alu_counter += static_cast<uint64_t>(insn.iter_out * insn.iter_in *
-                                         (insn.uop_end - insn.uop_bgn));
+  c.alu_counter +=
+      static_cast<uint64_t>(insn.iter_out * insn.iter_in * (insn.uop_end - insn.uop_bgn));
 }
 
 }  // namespace weft::sim

@@ -27,7 +27,9 @@ struct Tokens {
   int64_t depth = 0;
 
   // The queue an instruction is blocked on, or -1 when all its pops are available.
-  int blocking_queue(const Insn& insn, Module m) const { return sim::blocking_queue(insn, m, count); }
+  int blocking_queue(const Insn& insn, Module m) const {
+    return sim::blocking_queue(insn, m, count);
+  }
   void pop(const Insn& insn, Module m) {
     if (insn.pop_prev_dep) --count[int(pop_queue_of(m, true))];
     if (insn.pop_next_dep) --count[int(pop_queue_of(m, false))];
@@ -68,11 +70,20 @@ VtaCounters FunctionalSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset,
     const Insn& insn = program[index];
     tokens.pop(insn, m);
     switch (insn.op()) {
-      case Opcode::kLoad: exec_load(l_, insn, dram, buf_, c); break;
-      case Opcode::kStore: exec_store(l_, insn, dram, buf_, c); break;
-      case Opcode::kGemm: exec_gemm(l_, insn, index, buf_, c, cancel); break;
-      case Opcode::kAlu: exec_alu(l_, insn, index, buf_, c, cancel); break;
-      case Opcode::kFinish: break;
+      case Opcode::kLoad:
+        exec_load(l_, insn, dram, buf_, c);
+        break;
+      case Opcode::kStore:
+        exec_store(l_, insn, dram, buf_, c);
+        break;
+      case Opcode::kGemm:
+        exec_gemm(l_, insn, index, buf_, c, cancel);
+        break;
+      case Opcode::kAlu:
+        exec_alu(l_, insn, index, buf_, c, cancel);
+        break;
+      case Opcode::kFinish:
+        break;
     }
     tokens.push(insn, m, index);
     ++c.insn_count;

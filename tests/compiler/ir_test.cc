@@ -28,13 +28,14 @@ TEST(Ir, PrinterShowsLoopsStoresAndAnnotations) {
   const Buffer t = make_buffer("T", DType::kInt8, {8}, Scope::kInp);
   const Var i = make_var("i"), j = make_var("j");
   const Stmt s = allocate(
-      t, attr("pragma_dma_copy", imm(1),
-              for_loop(i, imm(0), imm(4), ForKind::kVirtualThread,
-                       for_loop(j, imm(0), imm(8), ForKind::kSerial,
-                                if_then_else(lt(ref(j), imm(6)),
-                                             store(a, {ref(i), ref(j)},
-                                                   add(load(a, {ref(i), ref(j)}),
-                                                       cast(DType::kInt32, load(t, {ref(j)})))))))));
+      t,
+      attr("pragma_dma_copy", imm(1),
+           for_loop(i, imm(0), imm(4), ForKind::kVirtualThread,
+                    for_loop(j, imm(0), imm(8), ForKind::kSerial,
+                             if_then_else(lt(ref(j), imm(6)),
+                                          store(a, {ref(i), ref(j)},
+                                                add(load(a, {ref(i), ref(j)}),
+                                                    cast(DType::kInt32, load(t, {ref(j)})))))))));
   EXPECT_EQ(to_string(s),
             "allocate T[int8 * 8] in acc.inp\n"
             "// attr pragma_dma_copy = 1\n"
@@ -111,8 +112,11 @@ TEST(Ir, InterpreterReportsOutOfBoundsAndUnboundBuffers) {
 }
 
 TEST(Ir, BadShapesAreUserErrors) {
-  EXPECT_THAT([] { make_buffer("X", DType::kInt8, {4, 0}); },
-              ::testing::ThrowsMessage<UserError>(HasSubstr("buffer 'X': dimension 0")));
+  EXPECT_THAT(
+      [] {
+        make_buffer("X", DType::kInt8, {4, 0});
+      },
+      ::testing::ThrowsMessage<UserError>(HasSubstr("buffer 'X': dimension 0")));
 }
 
 }  // namespace

@@ -15,8 +15,8 @@
 namespace weft::compiler::te {
 namespace {
 
-using ::testing::HasSubstr;
 using ir::DType;
+using ::testing::HasSubstr;
 
 // C[i, j] = sum_k int32(A[i, k]) * int32(B[j, k]): the dense operator's definition.
 struct Gemm {
@@ -24,13 +24,14 @@ struct Gemm {
     a = placeholder({m, k}, DType::kInt8, "A");
     b = placeholder({n, k}, DType::kInt8, "B");
     const IterVar kk = reduce_axis(k, "k");
-    c = compute_reduce({m, n}, DType::kInt32,
-                       [&](const std::vector<ir::Expr>& i) {
-                         return sum(ir::mul(ir::cast(DType::kInt32, a({i[0], ir::ref(kk->var)})),
-                                            ir::cast(DType::kInt32, b({i[1], ir::ref(kk->var)}))),
-                                    {kk});
-                       },
-                       "C");
+    c = compute_reduce(
+        {m, n}, DType::kInt32,
+        [&](const std::vector<ir::Expr>& i) {
+          return sum(ir::mul(ir::cast(DType::kInt32, a({i[0], ir::ref(kk->var)})),
+                             ir::cast(DType::kInt32, b({i[1], ir::ref(kk->var)}))),
+                     {kk});
+        },
+        "C");
   }
   Tensor a, b, c;
 };
@@ -153,13 +154,17 @@ TEST(Schedule, ErrorsNameTheLoop) {
                   HasSubstr("split of loop 'i', which is not a loop of this stage now")));
   EXPECT_THAT([&] { st.fuse(io, j); },
               ::testing::ThrowsMessage<UserError>(HasSubstr("which are not adjacent")));
-  EXPECT_THAT([&] { st.reorder({j, j}); },
-              ::testing::ThrowsMessage<UserError>(HasSubstr("reorder names loop 'j' twice")));
-  EXPECT_THAT([&] { st.set_kind(k, ir::ForKind::kVirtualThread); },
-              ::testing::ThrowsMessage<UserError>(HasSubstr("virtual thread on reduction loop 'k'")));
+  EXPECT_THAT(
+      [&] {
+        st.reorder({j, j});
+      },
+      ::testing::ThrowsMessage<UserError>(HasSubstr("reorder names loop 'j' twice")));
+  EXPECT_THAT(
+      [&] { st.set_kind(k, ir::ForKind::kVirtualThread); },
+      ::testing::ThrowsMessage<UserError>(HasSubstr("virtual thread on reduction loop 'k'")));
   st.reorder({io, j, ii, k});
-  EXPECT_THAT([&] { st.fuse(ii, k); },
-              ::testing::ThrowsMessage<UserError>(HasSubstr("fuse of spatial and reduction loops")));
+  EXPECT_THAT([&] { st.fuse(ii, k); }, ::testing::ThrowsMessage<UserError>(
+                                           HasSubstr("fuse of spatial and reduction loops")));
   EXPECT_THAT([&] { s[g.a]; },
               ::testing::ThrowsMessage<UserError>(HasSubstr("it is a placeholder")));
   EXPECT_THAT([&] { g.a({ir::imm(0)}); },
@@ -188,50 +193,51 @@ struct CachedGemm {
 
 TEST(Schedule, CacheReadWriteAndComputeAtStageTilesIntoScopes) {
   CachedGemm cg(8, 8, 8, 4, 4);
-  EXPECT_EQ(ir::to_string(lower(cg.s)),
-            "for (i.outer, 0, 2) {\n"
-            "  for (j.outer, 0, 2) {\n"
-            "    allocate C.acc[int32 * 4 * 4] in acc.acc\n"
-            "    for (ax0, 0, 4) {\n"
-            "      for (ax1, 0, 4) {\n"
-            "        C.acc[ax0, ax1] = 0\n"
-            "      }\n"
-            "    }\n"
-            "    for (k.outer, 0, 2) {\n"
-            "      allocate A.inp[int8 * 4 * 4] in acc.inp\n"
-            "      allocate B.wgt[int8 * 4 * 4] in acc.wgt\n"
-            "      // attr pragma_dma_copy = 1\n"
-            "      for (ax0, 0, 4) {\n"
-            "        for (ax1, 0, 4) {\n"
-            "          A.inp[ax0, ax1] = A[((i.outer*4) + ax0), ((k.outer*4) + ax1)]\n"
-            "        }\n"
-            "      }\n"
-            "      for (ax0, 0, 4) {\n"
-            "        for (ax1, 0, 4) {\n"
-            "          B.wgt[ax0, ax1] = B[((j.outer*4) + ax0), ((k.outer*4) + ax1)]\n"
-            "        }\n"
-            "      }\n"
-            "      for (ax0, 0, 4) {\n"
-            "        for (ax1, 0, 4) {\n"
-            "          for (k.inner, 0, 4) {\n"
-            "            C.acc[ax0, ax1] = (C.acc[ax0, ax1] + "
-            "(int32(A.inp[ax0, k.inner])*int32(B.wgt[ax1, k.inner])))\n"
-            "          }\n"
-            "        }\n"
-            "      }\n"
-            "    }\n"
-            "    for (i.inner, 0, 4) {\n"
-            "      for (j.inner, 0, 4) {\n"
-            "        C[((i.outer*4) + i.inner), ((j.outer*4) + j.inner)] = C.acc[i.inner, j.inner]\n"
-            "      }\n"
-            "    }\n"
-            "  }\n"
-            "}\n");
+  EXPECT_EQ(
+      ir::to_string(lower(cg.s)),
+      "for (i.outer, 0, 2) {\n"
+      "  for (j.outer, 0, 2) {\n"
+      "    allocate C.acc[int32 * 4 * 4] in acc.acc\n"
+      "    for (ax0, 0, 4) {\n"
+      "      for (ax1, 0, 4) {\n"
+      "        C.acc[ax0, ax1] = 0\n"
+      "      }\n"
+      "    }\n"
+      "    for (k.outer, 0, 2) {\n"
+      "      allocate A.inp[int8 * 4 * 4] in acc.inp\n"
+      "      allocate B.wgt[int8 * 4 * 4] in acc.wgt\n"
+      "      // attr pragma_dma_copy = 1\n"
+      "      for (ax0, 0, 4) {\n"
+      "        for (ax1, 0, 4) {\n"
+      "          A.inp[ax0, ax1] = A[((i.outer*4) + ax0), ((k.outer*4) + ax1)]\n"
+      "        }\n"
+      "      }\n"
+      "      for (ax0, 0, 4) {\n"
+      "        for (ax1, 0, 4) {\n"
+      "          B.wgt[ax0, ax1] = B[((j.outer*4) + ax0), ((k.outer*4) + ax1)]\n"
+      "        }\n"
+      "      }\n"
+      "      for (ax0, 0, 4) {\n"
+      "        for (ax1, 0, 4) {\n"
+      "          for (k.inner, 0, 4) {\n"
+      "            C.acc[ax0, ax1] = (C.acc[ax0, ax1] + "
+      "(int32(A.inp[ax0, k.inner])*int32(B.wgt[ax1, k.inner])))\n"
+      "          }\n"
+      "        }\n"
+      "      }\n"
+      "    }\n"
+      "    for (i.inner, 0, 4) {\n"
+      "      for (j.inner, 0, 4) {\n"
+      "        C[((i.outer*4) + i.inner), ((j.outer*4) + j.inner)] = C.acc[i.inner, j.inner]\n"
+      "      }\n"
+      "    }\n"
+      "  }\n"
+      "}\n");
 }
 
 TEST(Schedule, CachedScheduleIsCorrectOnShapesThatDoNotDivide) {
-  for (const auto& [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{10, 12, 9}, {3, 5, 17},
-                                {16, 16, 16}}) {
+  for (const auto& [m, n, k] :
+       {std::tuple<int64_t, int64_t, int64_t>{10, 12, 9}, {3, 5, 17}, {16, 16, 16}}) {
     SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
     CachedGemm cg(m, n, k, 4, 4);
     expect_gemm_correct(cg.g, cg.s, m, n, k);
@@ -246,8 +252,9 @@ TEST(Schedule, ComputeAtAndCacheErrors) {
   EXPECT_THAT([&] { s.cache_read(other, ir::Scope::kInp, {c_acc}); },
               ::testing::ThrowsMessage<UserError>(HasSubstr("stage 'C.acc' does not read it")));
   auto [io, ii] = s[c_acc].split(s[c_acc].axes()[0], 2);
-  EXPECT_THAT([&] { s[c_acc].compute_at(s[g.c], s[g.c].axes()[1]); },
-              ::testing::ThrowsMessage<UserError>(HasSubstr("spatial loops whole, but 'ax0' was split")));
+  EXPECT_THAT(
+      [&] { s[c_acc].compute_at(s[g.c], s[g.c].axes()[1]); },
+      ::testing::ThrowsMessage<UserError>(HasSubstr("spatial loops whole, but 'ax0' was split")));
   Gemm h(8, 8, 8);
   Schedule t({h.c});
   EXPECT_THAT([&] { t[h.c].compute_at(t[h.c], t[h.c].axes()[0]); },
@@ -262,12 +269,12 @@ TEST(Schedule, ComputeAtAndCacheErrors) {
 
 TEST(Schedule, ElementwiseEpilogueStagesLowerInOrder) {
   Gemm g(2, 2, 2);
-  const Tensor out = compute({2, 2}, DType::kInt8,
-                             [&](const std::vector<ir::Expr>& i) {
-                               return ir::min(ir::max(ir::shr(g.c(i), ir::imm(3)), ir::imm(0)),
-                                              ir::imm(127));
-                             },
-                             "OUT");
+  const Tensor out = compute(
+      {2, 2}, DType::kInt8,
+      [&](const std::vector<ir::Expr>& i) {
+        return ir::min(ir::max(ir::shr(g.c(i), ir::imm(3)), ir::imm(0)), ir::imm(127));
+      },
+      "OUT");
   Schedule s({out});
   ASSERT_EQ(s.order().size(), 2u);
   EXPECT_EQ(s.order()[0].get(), g.c.get());

@@ -15,8 +15,8 @@
 namespace weft::compiler::te {
 namespace {
 
-using ::testing::HasSubstr;
 using ir::DType;
+using ::testing::HasSubstr;
 
 // Packed dense: A[mo, ko, mi, ki] . W[no, ko, ni, ki] -> C[mo, no, mi, ni] (int32).
 struct PackedDense {
@@ -26,14 +26,15 @@ struct PackedDense {
     a = placeholder({mo, ko, g.batch, g.block_in}, DType::kInt8, "A");
     w = placeholder({no, ko, g.block_out, g.block_in}, DType::kInt8, "W");
     const IterVar rko = reduce_axis(ko, "ko"), rki = reduce_axis(g.block_in, "ki");
-    c = compute_reduce({mo, no, g.batch, g.block_out}, DType::kInt32,
-                       [&](const std::vector<ir::Expr>& i) {
-                         const ir::Expr k0 = ir::ref(rko->var), k1 = ir::ref(rki->var);
-                         return sum(ir::mul(ir::cast(DType::kInt32, a({i[0], k0, i[2], k1})),
-                                            ir::cast(DType::kInt32, w({i[1], k0, i[3], k1}))),
-                                    {rko, rki});
-                       },
-                       "C");
+    c = compute_reduce(
+        {mo, no, g.batch, g.block_out}, DType::kInt32,
+        [&](const std::vector<ir::Expr>& i) {
+          const ir::Expr k0 = ir::ref(rko->var), k1 = ir::ref(rki->var);
+          return sum(ir::mul(ir::cast(DType::kInt32, a({i[0], k0, i[2], k1})),
+                             ir::cast(DType::kInt32, w({i[1], k0, i[3], k1}))),
+                     {rko, rki});
+        },
+        "C");
     s = std::make_unique<Schedule>(std::vector<Tensor>{c});
     c_acc = s->cache_write(c, ir::Scope::kAcc);
     a_inp = s->cache_read(a, ir::Scope::kInp, {c_acc});
@@ -74,7 +75,8 @@ std::map<std::string, ir::Intrinsic> gemm_semantics(const GemmIntrinsic& g) {
       for (int64_t o = 0; o < g.block_out; ++o) {
         int64_t s = 0;
         for (int64_t c = 0; c < g.block_in; ++c) {
-          s += inp[(a[1] * g.batch + b) * g.block_in + c] * wgt[(a[2] * g.block_out + o) * g.block_in + c];
+          s += inp[(a[1] * g.batch + b) * g.block_in + c] *
+               wgt[(a[2] * g.block_out + o) * g.block_in + c];
         }
         int64_t& x = acc[(a[0] * g.batch + b) * g.block_out + o];
         x = ir::wrap(x + s, DType::kInt32);
@@ -95,14 +97,15 @@ TEST(Tensorize, GemmBlocksBecomeIntrinsicCalls) {
   PackedDense d(g, 4, 4, 4, 2, 2, 2);
   const std::string text = ir::to_string(lower(*d.s));
   EXPECT_THAT(text, HasSubstr("weft.gemm_reset(((ax0*2) + ax1))"));
-  EXPECT_THAT(text, HasSubstr("weft.gemm(((ax0*2) + ax1), ((ax0*2) + ko.inner), ((ax1*2) + ko.inner))"));
+  EXPECT_THAT(text,
+              HasSubstr("weft.gemm(((ax0*2) + ax1), ((ax0*2) + ko.inner), ((ax1*2) + ko.inner))"));
   EXPECT_THAT(text, HasSubstr("allocate A.inp[int8 * 2 * 2 * 8 * 8] in acc.inp"));
   EXPECT_THAT(text, ::testing::Not(HasSubstr("ki")));  // the block loops are gone
 }
 
 TEST(Tensorize, TensorizedDenseIsCorrectOnEveryBlockShape) {
-  for (const GemmIntrinsic& g : {GemmIntrinsic{8, 8, 8}, GemmIntrinsic{1, 16, 16},
-                                 GemmIntrinsic{1, 4, 4}}) {
+  for (const GemmIntrinsic& g :
+       {GemmIntrinsic{8, 8, 8}, GemmIntrinsic{1, 16, 16}, GemmIntrinsic{1, 4, 4}}) {
     SCOPED_TRACE(std::to_string(g.batch) + "x" + std::to_string(g.block_in));
     const int64_t mo = 3, no = 4, ko = 5;
     PackedDense d(g, mo, no, ko, 2, 2, 2);
@@ -119,18 +122,21 @@ TEST(Tensorize, TensorizedDenseIsCorrectOnEveryBlockShape) {
     const auto& c = data[d.c->buffer.get()];
     const int64_t m = mo * g.batch, n = no * g.block_out, k = ko * g.block_in;
     auto A = [&](int64_t i, int64_t kk) {
-      return a[((i / g.batch * ko + kk / g.block_in) * g.batch + i % g.batch) * g.block_in + kk % g.block_in];
+      return a[((i / g.batch * ko + kk / g.block_in) * g.batch + i % g.batch) * g.block_in +
+               kk % g.block_in];
     };
     auto W = [&](int64_t j, int64_t kk) {
-      return w[((j / g.block_out * ko + kk / g.block_in) * g.block_out + j % g.block_out) * g.block_in +
+      return w[((j / g.block_out * ko + kk / g.block_in) * g.block_out + j % g.block_out) *
+                   g.block_in +
                kk % g.block_in];
     };
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < n; ++j) {
         int64_t ref = 0;
         for (int64_t kk = 0; kk < k; ++kk) ref += A(i, kk) * W(j, kk);
-        const int64_t got = c[((i / g.batch * no + j / g.block_out) * g.batch + i % g.batch) * g.block_out +
-                              j % g.block_out];
+        const int64_t got =
+            c[((i / g.batch * no + j / g.block_out) * g.batch + i % g.batch) * g.block_out +
+              j % g.block_out];
         ASSERT_EQ(got, ref) << i << ", " << j;
       }
     }
@@ -141,17 +147,19 @@ TEST(Tensorize, MismatchesAreUserErrorsNamingTheLoop) {
   Tensor a = placeholder({4, 4}, DType::kInt8, "A");
   Tensor b = placeholder({4, 4}, DType::kInt8, "B");
   const IterVar k = reduce_axis(4, "k");
-  Tensor c = compute_reduce({4, 4}, DType::kInt32,
-                            [&](const std::vector<ir::Expr>& i) {
-                              return sum(ir::mul(ir::cast(DType::kInt32, a({i[0], ir::ref(k->var)})),
-                                                 ir::cast(DType::kInt32, b({i[1], ir::ref(k->var)}))),
-                                         {k});
-                            },
-                            "C");
+  Tensor c = compute_reduce(
+      {4, 4}, DType::kInt32,
+      [&](const std::vector<ir::Expr>& i) {
+        return sum(ir::mul(ir::cast(DType::kInt32, a({i[0], ir::ref(k->var)})),
+                           ir::cast(DType::kInt32, b({i[1], ir::ref(k->var)}))),
+                   {k});
+      },
+      "C");
   Schedule s({c});
   const GemmIntrinsic g{1, 16, 16};
   EXPECT_THAT([&] { s[c].tensorize(s[c].axes()[0], g); },
-              ::testing::ThrowsMessage<UserError>(HasSubstr("the batch loop 'i' has extent 4, the intrinsic 1")));
+              ::testing::ThrowsMessage<UserError>(
+                  HasSubstr("the batch loop 'i' has extent 4, the intrinsic 1")));
   EXPECT_THAT([&] { s[c].tensorize(s[c].axes()[1], g); },
               ::testing::ThrowsMessage<UserError>(HasSubstr("needs exactly three loops inside")));
   const GemmIntrinsic g4{4, 4, 4};

@@ -10,11 +10,10 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -69,8 +68,8 @@ TEST_F(Cli, DemoGemmMatchesAnIndependentReference) {
                 .code,
             0);
   const Result r = weft("sim --config gemm8x8 --engine functional --mem " + path("img.bin") +
-                        " --insn-offset 0 --insn-count 10 --out " + path("out.bin") +
-                        " --stats " + path("stats.json"));
+                        " --insn-offset 0 --insn-count 10 --out " + path("out.bin") + " --stats " +
+                        path("stats.json"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("gemm_counter      4"));
 
@@ -83,8 +82,8 @@ TEST_F(Cli, DemoGemmMatchesAnIndependentReference) {
       int32_t acc = 0;
       for (int c = 0; c < 16; ++c) {
         const int8_t x = static_cast<int8_t>(in[8192 + 64 * (c / 8) + 8 * b + c % 8]);
-        const int8_t w = static_cast<int8_t>(in[8320 + 64 * (2 * (n / 8) + c / 8) +
-                                                8 * (n % 8) + c % 8]);
+        const int8_t w =
+            static_cast<int8_t>(in[8320 + 64 * (2 * (n / 8) + c / 8) + 8 * (n % 8) + c % 8]);
         acc += x * w;
       }
       const int32_t expect = std::min(127, std::max(0, acc >> 9));
@@ -109,19 +108,21 @@ TEST_F(Cli, DemoGemmMatchesAnIndependentReference) {
 
 TEST_F(Cli, AsmDisasmRoundTripsInTextAndJsonOnEveryConfig) {
   for (const std::string config : {"gemm8x8", "vta", "tiny"}) {
-    ASSERT_EQ(weft("asm --config " + config + " " + kExample + "program.s -o " + path("a.bin")).code,
-              0);
+    ASSERT_EQ(
+        weft("asm --config " + config + " " + kExample + "program.s -o " + path("a.bin")).code, 0);
     Result text = weft("disasm --config " + config + " " + path("a.bin"));
     ASSERT_EQ(text.code, 0) << text.err;
     write("listing.s", text.out);
-    ASSERT_EQ(weft("asm --config " + config + " " + path("listing.s") + " -o " + path("b.bin")).code, 0);
+    ASSERT_EQ(
+        weft("asm --config " + config + " " + path("listing.s") + " -o " + path("b.bin")).code, 0);
     EXPECT_EQ(slurp(path("a.bin")), slurp(path("b.bin"))) << config;
 
     Result json = weft("disasm --config " + config + " --json " + path("a.bin"));
     ASSERT_EQ(json.code, 0) << json.err;
     write("listing.jsonl", json.out);
-    ASSERT_EQ(weft("asm --config " + config + " " + path("listing.jsonl") + " -o " + path("c.bin")).code,
-              0);
+    ASSERT_EQ(
+        weft("asm --config " + config + " " + path("listing.jsonl") + " -o " + path("c.bin")).code,
+        0);
     EXPECT_EQ(slurp(path("a.bin")), slurp(path("c.bin"))) << config;
     const auto first = nlohmann::json::parse(json.out.substr(0, json.out.find('\n')));
     EXPECT_EQ(first["opcode"], "LOAD");
@@ -225,10 +226,11 @@ void build_demo(const Cli& cli, const std::function<Result(const std::string&)>&
 }
 
 TEST_F(Cli, CycleEngineMatchesFunctionalAndWritesATimeline) {
-  build_demo(*this, [this](const std::string& a) { return weft(a); },
-             [this](const std::string& n) { return path(n); });
-  const std::string common = "sim --config gemm8x8 --mem " + path("img.bin") +
-                             " --insn-offset 0 --insn-count 10 ";
+  build_demo(
+      *this, [this](const std::string& a) { return weft(a); },
+      [this](const std::string& n) { return path(n); });
+  const std::string common =
+      "sim --config gemm8x8 --mem " + path("img.bin") + " --insn-offset 0 --insn-count 10 ";
   ASSERT_EQ(weft(common + "--engine functional --out " + path("f.bin")).code, 0);
   const Result r = weft(common + "--engine cycle --platform pynq --out " + path("c.bin") +
                         " --stats " + path("s.json") + " --trace " + path("t.json"));
@@ -253,7 +255,8 @@ TEST_F(Cli, CycleEngineMatchesFunctionalAndWritesATimeline) {
   std::set<std::string> tracks;
   int slices = 0;
   for (const auto& e : t["traceEvents"]) {
-    if (e["ph"] == "M" && e["name"] == "thread_name") tracks.insert(e["args"]["name"].get<std::string>());
+    if (e["ph"] == "M" && e["name"] == "thread_name")
+      tracks.insert(e["args"]["name"].get<std::string>());
     if (e["ph"] == "X" && e.value("cat", "") == "insn") ++slices;
   }
   EXPECT_EQ(tracks, (std::set<std::string>{"fetch", "load", "compute", "store"}));
@@ -330,8 +333,9 @@ std::set<std::string> files_in(const fs::path& dir) {
 }
 
 TEST_F(Cli, SimWritesAllOutputsOrNone) {
-  build_demo(*this, [this](const std::string& a) { return weft(a); },
-             [this](const std::string& n) { return path(n); });
+  build_demo(
+      *this, [this](const std::string& a) { return weft(a); },
+      [this](const std::string& n) { return path(n); });
   const std::string run = "sim --config gemm8x8 --engine cycle --mem " + path("img.bin") +
                           " --insn-offset 0 --insn-count 10 --out " + path("o.bin");
   const std::set<std::string> before = files_in(dir_);
@@ -380,8 +384,8 @@ TEST_F(Cli, SingleFileWritesLeaveOtherFilesAlone) {
   ASSERT_EQ(code, 0);
   EXPECT_EQ(slurp(path("f.bin")).size(), 16u);
   EXPECT_EQ(slurp(path("f.bin.tmp")), "mine");
-  EXPECT_EQ(files_in(dir_), (std::set<std::string>{"fin.s", "f.bin", "f.bin.tmp", "stdout.txt",
-                                                    "stderr.txt"}));
+  EXPECT_EQ(files_in(dir_),
+            (std::set<std::string>{"fin.s", "f.bin", "f.bin.tmp", "stdout.txt", "stderr.txt"}));
   // The new file gets the usual permissions (0666 less the umask), not mkstemp's 0600.
   EXPECT_EQ(fs::status(path("f.bin")).permissions() & fs::perms::all,
             fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |

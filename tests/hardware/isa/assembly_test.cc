@@ -1,8 +1,9 @@
 // The text and JSON-lines assembly: printing, parsing, round trips and located errors.
+#include "hardware/isa/assembly.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "hardware/isa/assembly.h"
 #include "hardware/isa/encoding.h"
 #include "hardware/isa/errors.h"
 
@@ -51,17 +52,16 @@ TEST(Assembly, JsonLinesRoundTripAndUseVtaFieldNames) {
   const auto j = insn_to_json(l, p[1]);
   EXPECT_EQ(j["opcode"], "LOAD");
   EXPECT_EQ(j["memory_type"], "INP");
-  for (const char* k : {"pop_prev_dep", "pop_next_dep", "push_prev_dep", "push_next_dep",
-                        "sram_base", "dram_base", "y_size", "x_size", "x_stride", "y_pad_0",
-                        "y_pad_1", "x_pad_0", "x_pad_1"}) {
+  for (const char* k :
+       {"pop_prev_dep", "pop_next_dep", "push_prev_dep", "push_next_dep", "sram_base", "dram_base",
+        "y_size", "x_size", "x_stride", "y_pad_0", "y_pad_1", "x_pad_0", "x_pad_1"}) {
     EXPECT_TRUE(j.contains(k)) << k;
   }
   const auto a = insn_to_json(l, p[5]);
   EXPECT_EQ(a["alu_opcode"], "SHR");
   EXPECT_EQ(a["imm"], -3);
-  for (const char* k : {"reset_reg", "uop_bgn", "uop_end", "iter_out", "iter_in",
-                        "dst_factor_out", "dst_factor_in", "src_factor_out", "src_factor_in",
-                        "use_imm"}) {
+  for (const char* k : {"reset_reg", "uop_bgn", "uop_end", "iter_out", "iter_in", "dst_factor_out",
+                        "dst_factor_in", "src_factor_out", "src_factor_in", "use_imm"}) {
     EXPECT_TRUE(a.contains(k)) << k;
   }
   EXPECT_TRUE(insn_to_json(l, p[4]).contains("wgt_factor_in"));
@@ -99,10 +99,10 @@ TEST(Assembly, ErrorsNameFileLineAndField) {
 
 TEST(Assembly, NumbersAreDecimalOrHexNeverOctal) {
   const Layout& l = layout_for("gemm8x8");
-  const auto p = parse_program(
-      l, "LOAD INP sram_base=010 dram_base=0X1f y_size=08 x_size=0x10\n"
-         "ALU ADD use_imm imm=-010\nALU ADD use_imm imm=-0x10\n",
-      "n.s");
+  const auto p = parse_program(l,
+                               "LOAD INP sram_base=010 dram_base=0X1f y_size=08 x_size=0x10\n"
+                               "ALU ADD use_imm imm=-010\nALU ADD use_imm imm=-0x10\n",
+                               "n.s");
   ASSERT_EQ(p.size(), 3u);
   EXPECT_EQ(p[0].sram_base, 10);
   EXPECT_EQ(p[0].dram_base, 31);
@@ -129,8 +129,10 @@ TEST(Assembly, LargeJsonIntegersAreRangeErrorsNotWrapped) {
   const Layout& l = layout_for("gemm8x8");
   EXPECT_THAT(
       [&] {
-        parse_program(l, R"({"opcode":"ALU","alu_opcode":"ADD","use_imm":1,)"
-                         R"("imm":18446744073709551615})", "j.jsonl");
+        parse_program(l,
+                      R"({"opcode":"ALU","alu_opcode":"ADD","use_imm":1,)"
+                      R"("imm":18446744073709551615})",
+                      "j.jsonl");
       },
       ThrowsMessage<UserError>(HasSubstr("j.jsonl:1: ALU field 'imm' = 18446744073709551615 "
                                          "does not fit its 16 bits (range -32768..32767)")));

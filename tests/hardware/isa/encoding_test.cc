@@ -1,12 +1,13 @@
 // Binary encoding: VTA's bit positions checked on concrete words, round trips of random
 // instructions for every configuration, and range errors that name the field.
+#include "hardware/isa/encoding.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <random>
 
-#include "hardware/isa/encoding.h"
 #include "hardware/isa/errors.h"
 
 namespace weft::isa {
@@ -69,8 +70,8 @@ TEST(Encoding, VtaGemmAndAluWordsAreBitExact) {
   words_of(b, &lo, &hi);
   EXPECT_EQ(lo, uint64_t{2} | (uint64_t{1} << 3) | (uint64_t{1} << 7) | (uint64_t{8191} << 8) |
                     (uint64_t{8192} << 21) | (uint64_t{16383} << 35) | (uint64_t{5} << 49));
-  EXPECT_EQ(hi, uint64_t{2047} | (uint64_t{1} << 11) | (uint64_t{2} << 22) |
-                    (uint64_t{3} << 33) | (uint64_t{1023} << 44) | (uint64_t{4} << 54));
+  EXPECT_EQ(hi, uint64_t{2047} | (uint64_t{1} << 11) | (uint64_t{2} << 22) | (uint64_t{3} << 33) |
+                    (uint64_t{1023} << 44) | (uint64_t{4} << 54));
 
   Insn a;
   a.opcode = 4;
@@ -135,8 +136,11 @@ TEST(Encoding, ValueTooWideNamesTheField) {
   a.imm = -40000;
   EXPECT_THAT([&] { encode_insn(l, a, b, "x"); },
               ::testing::ThrowsMessage<UserError>(HasSubstr("field 'imm' = -40000")));
-  EXPECT_THAT([&] { encode_uop(l, Uop{2048, 0, 0}, b, "micro-op 3"); },
-              ::testing::ThrowsMessage<UserError>(HasSubstr("micro-op 3: UOP field 'dst'")));
+  EXPECT_THAT(
+      [&] {
+        encode_uop(l, Uop{2048, 0, 0}, b, "micro-op 3");
+      },
+      ::testing::ThrowsMessage<UserError>(HasSubstr("micro-op 3: UOP field 'dst'")));
 }
 
 TEST(Encoding, UnknownOpcodeMemoryTypeAndAluOpcodeAreNamed) {

@@ -1,10 +1,11 @@
 // Field layouts derived from the spec: VTA's published positions for `vta`, the packing rule
 // for the others, and the errors for configurations that cannot be encoded.
+#include "hardware/isa/layout.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "hardware/isa/errors.h"
-#include "hardware/isa/layout.h"
 
 namespace weft::isa {
 namespace {
@@ -141,8 +142,9 @@ TEST(Layout, RejectsAConfigurationWhoseInstructionDoesNotFit128Bits) {
 TEST(Layout, RejectsBadParameters) {
   HwConfig c = find_config("tiny");
   c.inp_buf_bytes = 1000;
-  EXPECT_THAT([&] { derive_layout(c); },
-              ::testing::ThrowsMessage<UserError>(HasSubstr("inp_buf_bytes = 1000 is not a power of two")));
+  EXPECT_THAT(
+      [&] { derive_layout(c); },
+      ::testing::ThrowsMessage<UserError>(HasSubstr("inp_buf_bytes = 1000 is not a power of two")));
   c = find_config("tiny");
   c.acc_bits = 16;
   EXPECT_THAT([&] { derive_layout(c); },

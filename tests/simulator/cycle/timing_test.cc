@@ -24,8 +24,10 @@ std::vector<uint8_t> image_of(const isa::Layout& l, const std::string& text,
   std::copy(bin.begin(), bin.end(), img.begin());
   for (size_t i = 0; i < uops.size(); ++i) isa::encode_uop(l, uops[i], &img[4096 + 4 * i], "uop");
   uint32_t x = 12345;  // tensor data (timing does not depend on it; results do)
-  for (size_t b = 8192; b < 16384; ++b) img[b] = static_cast<uint8_t>((x = x * 1664525 + 1013904223) >> 24);
-  for (size_t b = 32768; b < 40960; ++b) img[b] = static_cast<uint8_t>((x = x * 1664525 + 1013904223) >> 24);
+  for (size_t b = 8192; b < 16384; ++b)
+    img[b] = static_cast<uint8_t>((x = x * 1664525 + 1013904223) >> 24);
+  for (size_t b = 32768; b < 40960; ++b)
+    img[b] = static_cast<uint8_t>((x = x * 1664525 + 1013904223) >> 24);
   *count = p.size();
   return img;
 }
@@ -44,9 +46,10 @@ CycleStats run_cycle(const std::string& config, const std::string& text,
 TEST(Timing, SingleLoad) {
   // Fetch: 2 beats arrive in 32, 33 -> dispatched 33, 34. LOAD starts 34, its 4 beats arrive
   // 66..69, the element is written in 70, the push is visible in 71, FINISH runs in 71.
-  const CycleStats s = run_cycle("gemm8x8",
-                                 "LOAD INP dram_base=64 y_size=1 x_size=1 x_stride=1 push_next_dep\n"
-                                 "FINISH pop_prev_dep\n");
+  const CycleStats s =
+      run_cycle("gemm8x8",
+                "LOAD INP dram_base=64 y_size=1 x_size=1 x_stride=1 push_next_dep\n"
+                "FINISH pop_prev_dep\n");
   EXPECT_EQ(s.cycles, 72u);
   EXPECT_EQ(s.load.stall_cmd_empty, 34u);
   EXPECT_EQ(s.load.busy, 2u);
@@ -63,11 +66,11 @@ TEST(Timing, SingleGemm) {
   // LOAD UOP starts 34 (1 beat at 66, written 67); the GEMM starts 68 and issues 6 iterations
   // to distinct accumulators in 68..73; its last write lands in 76; FINISH waits for the drain
   // and runs in 77.
-  const CycleStats s = run_cycle(
-      "gemm8x8",
-      "LOAD UOP dram_base=1024 y_size=1 x_size=1 x_stride=1\n"
-      "GEMM uop_bgn=0 uop_end=1 iter_out=2 iter_in=3 dst_factor_out=3 dst_factor_in=1\n"
-      "FINISH\n");
+  const CycleStats s =
+      run_cycle("gemm8x8",
+                "LOAD UOP dram_base=1024 y_size=1 x_size=1 x_stride=1\n"
+                "GEMM uop_bgn=0 uop_end=1 iter_out=2 iter_in=3 dst_factor_out=3 dst_factor_in=1\n"
+                "FINISH\n");
   EXPECT_EQ(s.cycles, 78u);
   EXPECT_EQ(s.compute.busy, 2u + 6u + 1u);
   EXPECT_EQ(s.compute.stall_dram, 32u);
@@ -91,14 +94,14 @@ TEST(Timing, LoadGemmStoreChain) {
   // Hand schedule (docs/microarchitecture.md): LOAD UOP 34..67, LOAD INP 35..71 (its beats
   // queue behind the micro-op's on the read channel), LOAD WGT 72..108, GEMM issues in 109
   // and lands in 112, STORE starts 113, beats 114..117, response 133, FINISH runs in 134.
-  const CycleStats s = run_cycle(
-      "gemm8x8",
-      "LOAD UOP dram_base=1024 y_size=1 x_size=1 x_stride=1\n"
-      "LOAD INP dram_base=128 y_size=1 x_size=1 x_stride=1\n"
-      "LOAD WGT dram_base=192 y_size=1 x_size=1 x_stride=1 push_next_dep\n"
-      "GEMM pop_prev_dep uop_bgn=0 uop_end=1 iter_out=1 iter_in=1 push_next_dep\n"
-      "STORE OUT dram_base=256 y_size=1 x_size=1 x_stride=1 pop_prev_dep push_prev_dep\n"
-      "FINISH pop_next_dep\n");
+  const CycleStats s =
+      run_cycle("gemm8x8",
+                "LOAD UOP dram_base=1024 y_size=1 x_size=1 x_stride=1\n"
+                "LOAD INP dram_base=128 y_size=1 x_size=1 x_stride=1\n"
+                "LOAD WGT dram_base=192 y_size=1 x_size=1 x_stride=1 push_next_dep\n"
+                "GEMM pop_prev_dep uop_bgn=0 uop_end=1 iter_out=1 iter_in=1 push_next_dep\n"
+                "STORE OUT dram_base=256 y_size=1 x_size=1 x_stride=1 pop_prev_dep push_prev_dep\n"
+                "FINISH pop_next_dep\n");
   EXPECT_EQ(s.cycles, 135u);
   EXPECT_EQ(s.store.busy, 5u);
   EXPECT_EQ(s.store.stall_dram, 16u);
@@ -116,12 +119,12 @@ std::string blocked_program(int tiles, int vthreads) {
                   " x_stride=" + std::to_string(vthreads) + "\n";
   for (int t = 0; t < tiles; ++t) {
     const int slot = t % vthreads;
-    const bool reuse = t >= vthreads;         // the slot was used before
+    const bool reuse = t >= vthreads;          // the slot was used before
     const bool reused = t + vthreads < tiles;  // the slot will be used again
-    const std::string uop = " uop_bgn=" + std::to_string(slot) + " uop_end=" +
-                            std::to_string(slot + 1);
-    p += "LOAD INP sram_base=" + std::to_string(8 * slot) + " dram_base=" +
-         std::to_string(128 + 8 * t) + " y_size=1 x_size=8 x_stride=8" +
+    const std::string uop =
+        " uop_bgn=" + std::to_string(slot) + " uop_end=" + std::to_string(slot + 1);
+    p += "LOAD INP sram_base=" + std::to_string(8 * slot) +
+         " dram_base=" + std::to_string(128 + 8 * t) + " y_size=1 x_size=8 x_stride=8" +
          (reuse ? " pop_next_dep" : "") + "\n";
     p += "LOAD WGT sram_base=" + std::to_string(slot) + " dram_base=" + std::to_string(512 + t) +
          " y_size=1 x_size=1 x_stride=1 push_next_dep\n";
@@ -129,8 +132,9 @@ std::string blocked_program(int tiles, int vthreads) {
          (reuse ? " pop_next_dep" : "") + "\n";
     p += "GEMM" + uop + " iter_out=4 iter_in=8 dst_factor_in=1 src_factor_in=1" +
          (reused ? " push_prev_dep" : "") + " push_next_dep\n";
-    p += "STORE OUT sram_base=" + std::to_string(8 * slot) + " dram_base=" +
-         std::to_string(256 + 8 * t) + " y_size=1 x_size=8 x_stride=8 pop_prev_dep" +
+    p += "STORE OUT sram_base=" + std::to_string(8 * slot) +
+         " dram_base=" + std::to_string(256 + 8 * t) +
+         " y_size=1 x_size=8 x_stride=8 pop_prev_dep" +
          (reused || t == tiles - 1 ? " push_prev_dep" : "") + "\n";
   }
   p += "FINISH pop_next_dep\n";
@@ -145,8 +149,7 @@ std::vector<isa::Uop> slot_uops(int vthreads) {
 
 TEST(Timing, TwoVirtualThreadsOverlapLoadsWithCompute) {
   std::vector<uint8_t> serial_img, overlap_img;
-  const CycleStats serial =
-      run_cycle("gemm8x8", blocked_program(8, 1), &serial_img, slot_uops(1));
+  const CycleStats serial = run_cycle("gemm8x8", blocked_program(8, 1), &serial_img, slot_uops(1));
   const CycleStats overlap =
       run_cycle("gemm8x8", blocked_program(8, 2), &overlap_img, slot_uops(2));
   EXPECT_LT(overlap.cycles, serial.cycles);
