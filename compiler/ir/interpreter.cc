@@ -85,7 +85,7 @@ class Interpreter {
         if (it == intr_.end()) throw UserError("interpreter: unknown intrinsic '" + n.name + "'");
         std::vector<int64_t> args;
         for (const Expr& a : n.args) args.push_back(eval(a));
-        return it->second(args, buffers_);
+        return it->second(n, args, buffers_);
       }
       default:
         throw InternalError("interpreter: statement in expression position");

@@ -15,8 +15,10 @@ namespace weft::compiler::ir {
 /// Buffer contents, row-major, one int64 per element (values wrap to the buffer's type).
 using BufferData = std::map<const BufferObj*, std::vector<int64_t>>;
 
-/// Runs intrinsic calls by name: given evaluated arguments and the buffers, returns a value.
-using Intrinsic = std::function<int64_t(const std::vector<int64_t>& args, BufferData& buffers)>;
+/// Runs intrinsic calls by name: given the call (for its buffer operands), its evaluated
+/// arguments and the buffer contents, returns a value.
+using Intrinsic =
+    std::function<int64_t(const Call& call, const std::vector<int64_t>& args, BufferData& buffers)>;
 
 /// Executes `s`. Buffers it reads or writes that are not allocated inside it must be in
 /// `buffers` with their full size. Throws UserError for an out-of-bounds access (naming the

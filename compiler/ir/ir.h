@@ -118,12 +118,15 @@ struct Load : ExprNode {
   const Buffer buffer;
   const std::vector<Expr> indices;
 };
-/// An intrinsic call (e.g. a tensorized GEMM or a DMA copy) identified by name.
+/// An intrinsic call (e.g. a tensorized GEMM or a DMA copy) identified by name; `buffers` are
+/// the buffers it accesses (a DMA's destination and source), printed before the arguments.
 struct Call : ExprNode {
-  Call(DType t, std::string n, std::vector<Expr> a)
-      : ExprNode(NodeKind::kCall, t), name(std::move(n)), args(std::move(a)) {}
+  Call(DType t, std::string n, std::vector<Expr> a, std::vector<Buffer> b = {})
+      : ExprNode(NodeKind::kCall, t), name(std::move(n)), args(std::move(a)),
+        buffers(std::move(b)) {}
   const std::string name;
   const std::vector<Expr> args;
+  const std::vector<Buffer> buffers;
 };
 
 // ---- Statements ----
@@ -204,7 +207,8 @@ Expr ge(Expr a, Expr b);
 Expr logical_and(Expr a, Expr b);
 Expr cast(DType t, Expr v);
 Expr load(const Buffer& b, std::vector<Expr> indices);
-Expr call(DType t, const std::string& name, std::vector<Expr> args);
+Expr call(DType t, const std::string& name, std::vector<Expr> args,
+          std::vector<Buffer> buffers = {});
 
 Stmt for_loop(const Var& v, Expr min, Expr extent, ForKind kind, Stmt body);
 Stmt store(const Buffer& b, std::vector<Expr> indices, Expr value);

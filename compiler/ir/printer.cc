@@ -50,9 +50,15 @@ class Printer : public Visitor {
   }
   void visit_Call(const Call& n) override {
     os << n.name << "(";
-    for (size_t i = 0; i < n.args.size(); ++i) {
-      if (i) os << ", ";
-      visit(n.args[i]);
+    bool first = true;
+    for (const Buffer& b : n.buffers) {
+      os << (first ? "" : ", ") << b->name;
+      first = false;
+    }
+    for (const Expr& a : n.args) {
+      if (!first) os << ", ";
+      visit(a);
+      first = false;
     }
     os << ")";
   }

@@ -156,7 +156,7 @@ Expr Mutator::mutate_Load(const Load& n, const Expr& self) {
 Expr Mutator::mutate_Call(const Call& n, const Expr& self) {
   std::vector<Expr> args;
   Expr (Mutator::*f)(const Expr&) = &Mutator::mutate;
-  return mutate_all(this, n.args, &args, f) ? call(n.dtype, n.name, args) : self;
+  return mutate_all(this, n.args, &args, f) ? call(n.dtype, n.name, args, n.buffers) : self;
 }
 Stmt Mutator::mutate_For(const For& n, const Stmt& self) {
   Expr mn = mutate(n.min), ext = mutate(n.extent);

@@ -11,86 +11,13 @@
 #include "compiler/ir/printer.h"
 #include "compiler/te/lower.h"
 #include "hardware/isa/errors.h"
+#include "tests/compiler/packed_dense.h"
 
 namespace weft::compiler::te {
 namespace {
 
 using ir::DType;
 using ::testing::HasSubstr;
-
-// Packed dense: A[mo, ko, mi, ki] . W[no, ko, ni, ki] -> C[mo, no, mi, ni] (int32).
-struct PackedDense {
-  PackedDense(const GemmIntrinsic& g, int64_t mo, int64_t no, int64_t ko, int64_t tm, int64_t tn,
-              int64_t tk)
-      : g(g), mo(mo), no(no), ko(ko) {
-    a = placeholder({mo, ko, g.batch, g.block_in}, DType::kInt8, "A");
-    w = placeholder({no, ko, g.block_out, g.block_in}, DType::kInt8, "W");
-    const IterVar rko = reduce_axis(ko, "ko"), rki = reduce_axis(g.block_in, "ki");
-    c = compute_reduce(
-        {mo, no, g.batch, g.block_out}, DType::kInt32,
-        [&](const std::vector<ir::Expr>& i) {
-          const ir::Expr k0 = ir::ref(rko->var), k1 = ir::ref(rki->var);
-          return sum(ir::mul(ir::cast(DType::kInt32, a({i[0], k0, i[2], k1})),
-                             ir::cast(DType::kInt32, w({i[1], k0, i[3], k1}))),
-                     {rko, rki});
-        },
-        "C");
-    s = std::make_unique<Schedule>(std::vector<Tensor>{c});
-    c_acc = s->cache_write(c, ir::Scope::kAcc);
-    a_inp = s->cache_read(a, ir::Scope::kInp, {c_acc});
-    w_wgt = s->cache_read(w, ir::Scope::kWgt, {c_acc});
-    Stage& out = (*s)[c];
-    auto [moo, moi] = out.split(out.axes()[0], tm);
-    auto [noo, noi] = out.split(out.axes()[1], tn);
-    out.reorder({moo, noo, moi, noi});
-    Stage& acc = (*s)[c_acc];
-    acc.compute_at(out, noo);
-    auto [koo, koi] = acc.split(acc.reduce_axes()[0], tk);
-    const auto& ax = acc.axes();
-    acc.reorder({koo, koi, ax[0], ax[1], ax[2], ax[3], acc.reduce_axes()[1]});
-    acc.tensorize(ax[2], g);
-    (*s)[a_inp].compute_at(acc, koo);
-    (*s)[w_wgt].compute_at(acc, koo);
-  }
-  GemmIntrinsic g;
-  int64_t mo, no, ko;
-  Tensor a, w, c, c_acc, a_inp, w_wgt;
-  std::unique_ptr<Schedule> s;
-};
-
-// The intrinsics' semantics, on whichever acc/inp/wgt buffers are allocated.
-std::map<std::string, ir::Intrinsic> gemm_semantics(const GemmIntrinsic& g) {
-  auto find = [](ir::BufferData& d, ir::Scope sc) -> std::vector<int64_t>& {
-    for (auto& [b, v] : d) {
-      if (b->scope == sc) return v;
-    }
-    throw std::runtime_error("no buffer in scope");
-  };
-  std::map<std::string, ir::Intrinsic> m;
-  m[g.name] = [g, find](const std::vector<int64_t>& a, ir::BufferData& d) -> int64_t {
-    auto& acc = find(d, ir::Scope::kAcc);
-    auto& inp = find(d, ir::Scope::kInp);
-    auto& wgt = find(d, ir::Scope::kWgt);
-    for (int64_t b = 0; b < g.batch; ++b) {
-      for (int64_t o = 0; o < g.block_out; ++o) {
-        int64_t s = 0;
-        for (int64_t c = 0; c < g.block_in; ++c) {
-          s += inp[(a[1] * g.batch + b) * g.block_in + c] *
-               wgt[(a[2] * g.block_out + o) * g.block_in + c];
-        }
-        int64_t& x = acc[(a[0] * g.batch + b) * g.block_out + o];
-        x = ir::wrap(x + s, DType::kInt32);
-      }
-    }
-    return 0;
-  };
-  m[g.reset_name] = [g, find](const std::vector<int64_t>& a, ir::BufferData& d) -> int64_t {
-    auto& acc = find(d, ir::Scope::kAcc);
-    for (int64_t e = 0; e < g.batch * g.block_out; ++e) acc[a[0] * g.batch * g.block_out + e] = 0;
-    return 0;
-  };
-  return m;
-}
 
 TEST(Tensorize, GemmBlocksBecomeIntrinsicCalls) {
   GemmIntrinsic g{8, 8, 8};
