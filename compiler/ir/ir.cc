@@ -183,8 +183,7 @@ Expr load(const Buffer& b, std::vector<Expr> indices) {
   }
   return std::make_shared<Load>(b, std::move(indices));
 }
-Expr call(DType t, const std::string& name, std::vector<Expr> args,
-          std::vector<Buffer> buffers) {
+Expr call(DType t, const std::string& name, std::vector<Expr> args, std::vector<Buffer> buffers) {
   return std::make_shared<Call>(t, name, std::move(args), std::move(buffers));
 }
 

@@ -122,7 +122,9 @@ struct Load : ExprNode {
 /// the buffers it accesses (a DMA's destination and source), printed before the arguments.
 struct Call : ExprNode {
   Call(DType t, std::string n, std::vector<Expr> a, std::vector<Buffer> b = {})
-      : ExprNode(NodeKind::kCall, t), name(std::move(n)), args(std::move(a)),
+      : ExprNode(NodeKind::kCall, t),
+        name(std::move(n)),
+        args(std::move(a)),
         buffers(std::move(b)) {}
   const std::string name;
   const std::vector<Expr> args;

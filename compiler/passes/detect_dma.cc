@@ -57,7 +57,8 @@ Stmt lower_copy(const Stmt& body) {
     const ir::IntImm* mn = ir::as_imm(f.min);
     const ir::IntImm* ext = ir::as_imm(f.extent);
     if (!mn || !ext || mn->value != 0) {
-      throw UserError("DMA copy: loop '" + f.var->name + "' must start at 0 with a constant extent");
+      throw UserError("DMA copy: loop '" + f.var->name +
+                      "' must start at 0 with a constant extent");
     }
     loops.push_back({f.var, ext->value});
     s = f.body;
@@ -119,11 +120,10 @@ Stmt lower_copy(const Stmt& body) {
     fail(dst, "rows of " + std::to_string(x.extent) + " blocks overlap (stride " +
                   std::to_string(std::min(src_stride, dst_stride)) + ")");
   }
-  return ir::evaluate(ir::call(
-      ir::DType::kInt32, "weft.dma_copy2d",
-      {base_of(d, outer), base_of(f, outer), ir::imm(y.extent), ir::imm(x.extent),
-       ir::imm(dst_stride), ir::imm(src_stride)},
-      {dst, src}));
+  return ir::evaluate(ir::call(ir::DType::kInt32, "weft.dma_copy2d",
+                               {base_of(d, outer), base_of(f, outer), ir::imm(y.extent),
+                                ir::imm(x.extent), ir::imm(dst_stride), ir::imm(src_stride)},
+                               {dst, src}));
 }
 
 class DetectDma : public ir::Mutator {

@@ -1,8 +1,9 @@
 // Tensor intrinsics that a schedule can tensorize to. The GEMM intrinsic of an accelerator
 // configuration multiplies one BATCH x BLOCK_IN input block by one BLOCK_OUT x BLOCK_IN weight
 // block into one BATCH x BLOCK_OUT accumulator block; lowering replaces the three innermost
-// loops of a matching stage by `weft.gemm(acc, inp, wgt)` calls on block (element) indices,
-// and its initialisation by `weft.gemm_reset(acc)`.
+// loops of a matching stage by `weft.gemm(ACC, INP, WGT, acc, inp, wgt)` calls (buffer
+// operands, then block indices into them) and its initialisation by
+// `weft.gemm_reset(ACC, acc)`.
 #pragma once
 
 #include <string>

@@ -345,8 +345,9 @@ class Lowerer {
     const ir::Expr inp_e = block_index(st, inp->buffer, inp->indices, vb, vc);
     const ir::Expr wgt_e = block_index(st, wgt->buffer, wgt->indices, vo, vc);
     const auto& g = st.intrinsic();
-    ir::Stmt update = ir::evaluate(ir::call(ir::DType::kInt32, g.name, {acc_e, inp_e, wgt_e}));
-    ir::Stmt reset = ir::evaluate(ir::call(ir::DType::kInt32, g.reset_name, {acc_e}));
+    ir::Stmt update = ir::evaluate(ir::call(ir::DType::kInt32, g.name, {acc_e, inp_e, wgt_e},
+                                            {out, inp->buffer, wgt->buffer}));
+    ir::Stmt reset = ir::evaluate(ir::call(ir::DType::kInt32, g.reset_name, {acc_e}, {out}));
     auto nest_at = [&](size_t i, ir::Stmt inner_body) {
       auto it = inside.find(leaves[i].get());
       if (it != inside.end()) {

@@ -1,13 +1,14 @@
 // Pass detect_dma: the packed dense schedule's tile copies become 2D block copies (checked as
 // text before/after and through the interpreter), and copies that break the pattern are
 // errors naming the buffer and the loop.
+#include "compiler/passes/detect_dma.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <random>
 
 #include "compiler/ir/printer.h"
-#include "compiler/passes/detect_dma.h"
 #include "hardware/isa/errors.h"
 #include "tests/compiler/packed_dense.h"
 
@@ -22,9 +23,12 @@ TEST(DetectDma, TileCopiesBecome2DBlockCopies) {
   EXPECT_THAT(ir::to_string(before), HasSubstr("// attr pragma_dma_copy = 1"));
   const std::string after = ir::to_string(passes::detect_dma(before));
   EXPECT_THAT(after, ::testing::Not(HasSubstr("pragma_dma_copy")));
-  EXPECT_THAT(after, HasSubstr("weft.dma_copy2d(A.inp, A, 0, ((i.outer*8) + (ko.outer*2)), 2, 2, 2, 4)"));
-  EXPECT_THAT(after, HasSubstr("weft.dma_copy2d(W.wgt, W, 0, ((j.outer*8) + (ko.outer*2)), 2, 2, 2, 4)"));
-  EXPECT_THAT(after, HasSubstr("weft.dma_copy2d(C, C.acc, ((i.outer*8) + (j.outer*2)), 0, 2, 2, 4, 2)"));
+  EXPECT_THAT(after,
+              HasSubstr("weft.dma_copy2d(A.inp, A, 0, ((i.outer*8) + (ko.outer*2)), 2, 2, 2, 4)"));
+  EXPECT_THAT(after,
+              HasSubstr("weft.dma_copy2d(W.wgt, W, 0, ((j.outer*8) + (ko.outer*2)), 2, 2, 2, 4)"));
+  EXPECT_THAT(after,
+              HasSubstr("weft.dma_copy2d(C, C.acc, ((i.outer*8) + (j.outer*2)), 0, 2, 2, 4, 2)"));
 }
 
 TEST(DetectDma, CopiesKeepTheResult) {
@@ -61,18 +65,28 @@ TEST(DetectDma, PatternBreaksAreErrors) {
   auto copy = [&](std::vector<ir::Expr> di, std::vector<ir::Expr> si) {
     return ir::attr(
         "pragma_dma_copy", ir::imm(1),
-        ir::for_loop(a, ir::imm(0), ir::imm(4), ir::ForKind::kSerial,
-                     ir::for_loop(b, ir::imm(0), ir::imm(4), ir::ForKind::kSerial,
-                                  ir::for_loop(c, ir::imm(0), ir::imm(2), ir::ForKind::kSerial,
-                                               ir::for_loop(e, ir::imm(0), ir::imm(2), ir::ForKind::kSerial,
-                                                            ir::store(dst, di, ir::load(src, si)))))));
+        ir::for_loop(
+            a, ir::imm(0), ir::imm(4), ir::ForKind::kSerial,
+            ir::for_loop(b, ir::imm(0), ir::imm(4), ir::ForKind::kSerial,
+                         ir::for_loop(c, ir::imm(0), ir::imm(2), ir::ForKind::kSerial,
+                                      ir::for_loop(e, ir::imm(0), ir::imm(2), ir::ForKind::kSerial,
+                                                   ir::store(dst, di, ir::load(src, si)))))));
   };
   using ir::ref;
-  EXPECT_THAT([&] { passes::detect_dma(copy({ref(a), ref(b), ref(e), ref(c)}, {ref(a), ref(b), ref(c), ref(e)})); },
-              ::testing::ThrowsMessage<UserError>(
-                  HasSubstr("DMA copy into 'D': block dimension 2 must be copied whole by loop 'c'")));
-  EXPECT_THAT([&] { passes::detect_dma(copy({ref(b), ref(a), ref(c), ref(e)}, {ref(a), ref(b), ref(c), ref(e)})); },
-              ::testing::ThrowsMessage<UserError>(HasSubstr("loop 'b' must step one block in both buffers")));
+  EXPECT_THAT(
+      [&] {
+        passes::detect_dma(
+            copy({ref(a), ref(b), ref(e), ref(c)}, {ref(a), ref(b), ref(c), ref(e)}));
+      },
+      ::testing::ThrowsMessage<UserError>(
+          HasSubstr("DMA copy into 'D': block dimension 2 must be copied whole by loop 'c'")));
+  EXPECT_THAT(
+      [&] {
+        passes::detect_dma(
+            copy({ref(b), ref(a), ref(c), ref(e)}, {ref(a), ref(b), ref(c), ref(e)}));
+      },
+      ::testing::ThrowsMessage<UserError>(
+          HasSubstr("loop 'b' must step one block in both buffers")));
 }
 
 }  // namespace

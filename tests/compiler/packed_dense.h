@@ -61,20 +61,14 @@ struct PackedDense {
   std::unique_ptr<Schedule> s;
 };
 
-// The intrinsics' semantics, on whichever acc/inp/wgt buffers are allocated.
+// The intrinsics' semantics, on the buffers the calls name.
 inline std::map<std::string, ir::Intrinsic> gemm_semantics(const GemmIntrinsic& g) {
-  auto find = [](ir::BufferData& d, ir::Scope sc) -> std::vector<int64_t>& {
-    for (auto& [b, v] : d) {
-      if (b->scope == sc) return v;
-    }
-    throw std::runtime_error("no buffer in scope");
-  };
   std::map<std::string, ir::Intrinsic> m;
-  m[g.name] = [g, find](const ir::Call&, const std::vector<int64_t>& a,
-                        ir::BufferData& d) -> int64_t {
-    auto& acc = find(d, ir::Scope::kAcc);
-    auto& inp = find(d, ir::Scope::kInp);
-    auto& wgt = find(d, ir::Scope::kWgt);
+  m[g.name] = [g](const ir::Call& call, const std::vector<int64_t>& a,
+                  ir::BufferData& d) -> int64_t {
+    auto& acc = d.at(call.buffers.at(0).get());
+    const auto& inp = d.at(call.buffers.at(1).get());
+    const auto& wgt = d.at(call.buffers.at(2).get());
     for (int64_t b = 0; b < g.batch; ++b) {
       for (int64_t o = 0; o < g.block_out; ++o) {
         int64_t s = 0;
@@ -88,15 +82,14 @@ inline std::map<std::string, ir::Intrinsic> gemm_semantics(const GemmIntrinsic& 
     }
     return 0;
   };
-  m[g.reset_name] = [g, find](const ir::Call&, const std::vector<int64_t>& a,
-                              ir::BufferData& d) -> int64_t {
-    auto& acc = find(d, ir::Scope::kAcc);
+  m[g.reset_name] = [g](const ir::Call& call, const std::vector<int64_t>& a,
+                        ir::BufferData& d) -> int64_t {
+    auto& acc = d.at(call.buffers.at(0).get());
     for (int64_t e = 0; e < g.batch * g.block_out; ++e) acc[a[0] * g.batch * g.block_out + e] = 0;
     return 0;
   };
   return m;
 }
-
 
 /// Semantics of weft.dma_copy2d(dst, src, dst_base, src_base, y, x, dst_stride, src_stride):
 /// whole blocks of the buffers' last two dimensions.

@@ -23,9 +23,9 @@ TEST(Tensorize, GemmBlocksBecomeIntrinsicCalls) {
   GemmIntrinsic g{8, 8, 8};
   PackedDense d(g, 4, 4, 4, 2, 2, 2);
   const std::string text = ir::to_string(lower(*d.s));
-  EXPECT_THAT(text, HasSubstr("weft.gemm_reset(((ax0*2) + ax1))"));
-  EXPECT_THAT(text,
-              HasSubstr("weft.gemm(((ax0*2) + ax1), ((ax0*2) + ko.inner), ((ax1*2) + ko.inner))"));
+  EXPECT_THAT(text, HasSubstr("weft.gemm_reset(C.acc, ((ax0*2) + ax1))"));
+  EXPECT_THAT(text, HasSubstr("weft.gemm(C.acc, A.inp, W.wgt, ((ax0*2) + ax1), ((ax0*2) + "
+                              "ko.inner), ((ax1*2) + ko.inner))"));
   EXPECT_THAT(text, HasSubstr("allocate A.inp[int8 * 2 * 2 * 8 * 8] in acc.inp"));
   EXPECT_THAT(text, ::testing::Not(HasSubstr("ki")));  // the block loops are gone
 }
