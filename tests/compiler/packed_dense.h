@@ -61,31 +61,66 @@ struct PackedDense {
   std::unique_ptr<Schedule> s;
 };
 
-// The intrinsics' semantics, on the buffers the calls name.
+// One GEMM block: ACC[acc] += INP[inp] . WGT[wgt]^T (or ACC[acc] = 0).
+inline void gemm_block(const GemmIntrinsic& g, std::vector<int64_t>& acc,
+                       const std::vector<int64_t>* inp, const std::vector<int64_t>* wgt, int64_t a,
+                       int64_t x, int64_t w) {
+  for (int64_t b = 0; b < g.batch; ++b) {
+    for (int64_t o = 0; o < g.block_out; ++o) {
+      int64_t& out = acc[(a * g.batch + b) * g.block_out + o];
+      if (!inp) {
+        out = 0;
+        continue;
+      }
+      int64_t s = 0;
+      for (int64_t c = 0; c < g.block_in; ++c) {
+        s += (*inp)[(x * g.batch + b) * g.block_in + c] *
+             (*wgt)[(w * g.block_out + o) * g.block_in + c];
+      }
+      out = ir::wrap(out + s, DType::kInt32);
+    }
+  }
+}
+
+// The intrinsics' semantics, on the buffers the calls name: block calls, and the micro-op
+// kernels of fold_uops (hardware loops around a micro-op list).
 inline std::map<std::string, ir::Intrinsic> gemm_semantics(const GemmIntrinsic& g) {
   std::map<std::string, ir::Intrinsic> m;
   m[g.name] = [g](const ir::Call& call, const std::vector<int64_t>& a,
                   ir::BufferData& d) -> int64_t {
-    auto& acc = d.at(call.buffers.at(0).get());
-    const auto& inp = d.at(call.buffers.at(1).get());
-    const auto& wgt = d.at(call.buffers.at(2).get());
-    for (int64_t b = 0; b < g.batch; ++b) {
-      for (int64_t o = 0; o < g.block_out; ++o) {
-        int64_t s = 0;
-        for (int64_t c = 0; c < g.block_in; ++c) {
-          s += inp[(a[1] * g.batch + b) * g.block_in + c] *
-               wgt[(a[2] * g.block_out + o) * g.block_in + c];
-        }
-        int64_t& x = acc[(a[0] * g.batch + b) * g.block_out + o];
-        x = ir::wrap(x + s, DType::kInt32);
-      }
-    }
+    gemm_block(g, d.at(call.buffers.at(0).get()), &d.at(call.buffers.at(1).get()),
+               &d.at(call.buffers.at(2).get()), a[0], a[1], a[2]);
     return 0;
   };
   m[g.reset_name] = [g](const ir::Call& call, const std::vector<int64_t>& a,
                         ir::BufferData& d) -> int64_t {
-    auto& acc = d.at(call.buffers.at(0).get());
-    for (int64_t e = 0; e < g.batch * g.block_out; ++e) acc[a[0] * g.batch * g.block_out + e] = 0;
+    gemm_block(g, d.at(call.buffers.at(0).get()), nullptr, nullptr, a[0], 0, 0);
+    return 0;
+  };
+  m[g.name + "_kernel"] = [g](const ir::Call& call, const std::vector<int64_t>& a,
+                              ir::BufferData& d) -> int64_t {
+    for (int64_t i = 0; i < a[0]; ++i) {
+      for (int64_t j = 0; j < a[1]; ++j) {
+        for (int64_t u = 0; u < a[8]; ++u) {
+          const int64_t* f = &a[9 + 3 * u];
+          gemm_block(g, d.at(call.buffers.at(0).get()), &d.at(call.buffers.at(1).get()),
+                     &d.at(call.buffers.at(2).get()), f[0] + i * a[2] + j * a[3],
+                     f[1] + i * a[4] + j * a[5], f[2] + i * a[6] + j * a[7]);
+        }
+      }
+    }
+    return 0;
+  };
+  m[g.reset_name + "_kernel"] = [g](const ir::Call& call, const std::vector<int64_t>& a,
+                                    ir::BufferData& d) -> int64_t {
+    for (int64_t i = 0; i < a[0]; ++i) {
+      for (int64_t j = 0; j < a[1]; ++j) {
+        for (int64_t u = 0; u < a[4]; ++u) {
+          gemm_block(g, d.at(call.buffers.at(0).get()), nullptr, nullptr,
+                     a[5 + u] + i * a[2] + j * a[3], 0, 0);
+        }
+      }
+    }
     return 0;
   };
   return m;
