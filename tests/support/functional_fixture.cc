@@ -5,6 +5,7 @@
 
 #include "hardware/isa/errors.h"
 #include "hardware/isa/spec.h"
+#include "simulator/cycle/cycle_stats.h"
 
 namespace weft::sim {
 void PrintTo(const VtaCounters& c, std::ostream* os) { *os << to_json(c).dump(); }
@@ -19,7 +20,18 @@ std::vector<std::string> config_names() {
 }
 
 sim::VtaCounters FunctionalSimTest::run(Program& p) {
-  return sim_.run(p.dram, p.insn_offset, p.insn_count);
+  // Every program of the instruction suite also runs on the cycle model, which must give the
+  // same image and counters (both keep their on-chip state between runs of one test).
+  std::vector<uint8_t> cycle_image = p.dram;
+  const sim::VtaCounters c = sim_.run(p.dram, p.insn_offset, p.insn_count);
+  try {
+    const sim::cycle::CycleStats s = cycle_.run(cycle_image, p.insn_offset, p.insn_count);
+    EXPECT_EQ(s.counters, c) << "cycle model counters differ";
+    EXPECT_TRUE(cycle_image == p.dram) << "cycle model image differs from the functional model's";
+  } catch (const UserError& e) {
+    ADD_FAILURE() << "the cycle model rejected a program the functional model ran: " << e.what();
+  }
+  return c;
 }
 
 std::string FunctionalSimTest::run_error(Program& p) {

@@ -12,6 +12,7 @@
 
 #include "hardware/isa/layout.h"
 #include "simulator/common/stats.h"
+#include "simulator/cycle/cycle_sim.h"
 #include "simulator/functional/functional_sim.h"
 #include "tests/support/program_builder.h"
 
@@ -35,7 +36,10 @@ struct ConfigName {
 /// Fixture: one FunctionalSim of the configuration named by the test parameter.
 class FunctionalSimTest : public ::testing::TestWithParam<std::string> {
  protected:
-  FunctionalSimTest() : layout_(isa::layout_for(GetParam())), sim_(layout_) {}
+  FunctionalSimTest()
+      : layout_(isa::layout_for(GetParam())),
+        sim_(layout_),
+        cycle_(layout_, isa::find_platform("sim")) {}
 
   const isa::Layout& layout() const { return layout_; }
   /// A builder for this configuration.
@@ -47,7 +51,8 @@ class FunctionalSimTest : public ::testing::TestWithParam<std::string> {
   /// int32 lanes of one accumulator element (BATCH x BLOCK_OUT).
   int acc_lanes() const { return batch() * block_out(); }
 
-  /// Runs a program on this fixture's simulator (buffers persist between runs).
+  /// Runs a program on this fixture's simulator (buffers persist between runs), and on the
+  /// cycle model, checking that both give the same image and counters.
   sim::VtaCounters run(Program& p);
   /// Runs a program that must be rejected and returns the UserError message; records a test
   /// failure (and returns "") when it runs to completion or throws anything else.
@@ -58,6 +63,7 @@ class FunctionalSimTest : public ::testing::TestWithParam<std::string> {
 
   const isa::Layout& layout_;
   sim::FunctionalSim sim_;
+  sim::cycle::CycleSim cycle_;
 };
 
 }  // namespace weft::test

@@ -205,12 +205,17 @@ TEST_P(ErrorsTest, DramAccessBeyondImage) {
     ProgramBuilder b = builder();
     b.alloc(t, 8);
     nop(b);
+    // FINISH waits for the transfer with a token, so timed engines accept the program too.
     if (t == MemType::kOut) {
-      b.store(0, 0, 2, 1, 3);
+      b.store(0, 0, 2, 1, 3, kPushPrev);
+      b.finish(kPopNext);
+    } else if (t == MemType::kAcc) {
+      b.load(t, 0, 0, 2, 1, 3);  // on the compute module itself: in order with FINISH
+      b.finish();
     } else {
-      b.load(t, 0, 0, 2, 1, 3);
+      b.load(t, 0, 0, 2, 1, 3, Pads{}, kPushNext);
+      b.finish(kPopPrev);
     }
-    b.finish();
     Program fits = b.build();
     // Rows at dram_base and dram_base + 3, one element each: with dram_base = image_elems - 4
     // the last row ends within the last whole element of the image, and is accepted.
