@@ -1,0 +1,43 @@
+// The accelerator program a lowered schedule compiles to: a flat, ordered list of operations
+// (2D loads and stores between DRAM tensors and on-chip buffers, GEMM micro-op kernels) and
+// the dependency tokens between the modules that run them, ready for the runtime's
+// instruction-stream builder. It names DRAM tensors by their IR buffer, so the runtime decides
+// where each tensor lives.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "compiler/ir/ir.h"
+#include "hardware/isa/insn.h"
+
+namespace weft::compiler::accel {
+
+/// One operation of an accelerator program.
+struct Op {
+  enum class Kind { kLoad, kStore, kGemm, kDepPush, kDepPop } kind;
+  // kLoad / kStore: blocks of `tensor` (DRAM, in blocks from its start) and of the on-chip
+  // buffer of `mem` (kStore: always the accumulator, narrowed to int8).
+  isa::MemType mem = isa::MemType::kInp;
+  ir::Buffer tensor;
+  int64_t sram_base = 0, dram_offset = 0, y_size = 0, x_size = 0, x_stride = 0;
+  // kGemm: a micro-op kernel under two loop levels.
+  bool reset = false;
+  std::vector<isa::Uop> uops;
+  int64_t iter_out = 1, iter_in = 1;
+  int64_t dst_factor_out = 0, dst_factor_in = 0, src_factor_out = 0, src_factor_in = 0;
+  int64_t wgt_factor_out = 0, wgt_factor_in = 0;
+  // kDepPush / kDepPop: a token from `from` to `to`.
+  isa::Module from = isa::Module::kLoad, to = isa::Module::kCompute;
+};
+
+/// An accelerator program.
+struct Program {
+  std::vector<Op> ops;
+  std::vector<ir::Buffer> tensors;  // DRAM tensors it reads or writes, in first-use order
+};
+
+/// The module an operation runs on.
+isa::Module module_of(const Op& op);
+
+}  // namespace weft::compiler::accel
