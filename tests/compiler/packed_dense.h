@@ -19,7 +19,7 @@ using ir::DType;
 // Packed dense: A[mo, ko, mi, ki] . W[no, ko, ni, ki] -> C[mo, no, mi, ni] (int32).
 struct PackedDense {
   PackedDense(const GemmIntrinsic& g, int64_t mo, int64_t no, int64_t ko, int64_t tm, int64_t tn,
-              int64_t tk, bool dma_pragmas = false)
+              int64_t tk, bool dma_pragmas = false, int64_t vthreads = 1)
       : g(g), mo(mo), no(no), ko(ko) {
     a = placeholder({mo, ko, g.batch, g.block_in}, DType::kInt8, "A");
     w = placeholder({no, ko, g.block_out, g.block_in}, DType::kInt8, "W");
@@ -41,6 +41,11 @@ struct PackedDense {
     auto [moo, moi] = out.split(out.axes()[0], tm);
     auto [noo, noi] = out.split(out.axes()[1], tn);
     out.reorder({moo, noo, moi, noi});
+    if (vthreads > 1) {
+      // Row tiles are dealt to `vthreads` virtual threads: split off the thread loop outermost.
+      auto [vt, rest] = out.split(moo, moo->extent / vthreads);
+      out.set_kind(vt, ir::ForKind::kVirtualThread);
+    }
     Stage& acc = (*s)[c_acc];
     acc.compute_at(out, noo);
     auto [koo, koi] = acc.split(acc.reduce_axes()[0], tk);
