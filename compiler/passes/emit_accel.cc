@@ -6,6 +6,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "compiler/ir/linear.h"
 #include "compiler/ir/printer.h"
 #include "hardware/isa/errors.h"
 #include "hardware/isa/tokens.h"
@@ -17,35 +18,17 @@ namespace {
 using accel::Op;
 using isa::Module;
 
+// Index expressions here are affine in the loops being unrolled: evaluate their linear form.
 int64_t eval(const ir::Expr& e, const std::unordered_map<const ir::VarObj*, int64_t>& env) {
-  switch (e->kind) {
-    case ir::NodeKind::kIntImm:
-      return static_cast<const ir::IntImm&>(*e).value;
-    case ir::NodeKind::kVarRef: {
-      auto it = env.find(static_cast<const ir::VarRef&>(*e).var.get());
-      if (it == env.end())
-        throw InternalError("emit_accel: unbound variable in " + ir::to_string(e));
-      return it->second;
-    }
-    case ir::NodeKind::kBinary: {
-      const auto& b = static_cast<const ir::Binary&>(*e);
-      const int64_t x = eval(b.a, env), y = eval(b.b, env);
-      switch (b.op) {
-        case ir::BinOp::kAdd:
-          return x + y;
-        case ir::BinOp::kSub:
-          return x - y;
-        case ir::BinOp::kMul:
-          return x * y;
-        default:
-          break;
-      }
-      break;
-    }
-    default:
-      break;
+  const auto f = ir::linear_form(e);
+  if (!f) throw UserError("emit_accel: cannot evaluate index " + ir::to_string(e));
+  int64_t v = f->constant;
+  for (const ir::Var& var : f->order) {
+    auto it = env.find(var.get());
+    if (it == env.end()) throw InternalError("emit_accel: unbound variable in " + ir::to_string(e));
+    v += f->coef.at(var.get()) * it->second;
   }
-  throw UserError("emit_accel: cannot evaluate index " + ir::to_string(e));
+  return v;
 }
 
 // Which on-chip blocks an operation touches, as (scope, block) keys.
@@ -53,7 +36,7 @@ enum Space { kInpSpace = 0, kWgtSpace = 1, kAccSpace = 2 };
 
 class Emitter {
  public:
-  explicit Emitter(const isa::Layout& l) : l_(l) {}
+  Emitter() = default;
 
   accel::Program run(const ir::Stmt& s) {
     walk(s);
@@ -250,7 +233,6 @@ class Emitter {
     }
   }
 
-  const isa::Layout& l_;
   accel::Program out_;
   std::unordered_map<const ir::VarObj*, int64_t> env_;
   std::vector<std::pair<std::vector<Op>, Op>> ops_;  // (pops before, op)
@@ -262,8 +244,6 @@ class Emitter {
 
 }  // namespace
 
-accel::Program emit_accel(const ir::Stmt& s, const isa::Layout& layout) {
-  return Emitter(layout).run(s);
-}
+accel::Program emit_accel(const ir::Stmt& s) { return Emitter().run(s); }
 
 }  // namespace weft::compiler::passes

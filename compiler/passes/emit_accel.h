@@ -15,11 +15,10 @@
 
 #include "compiler/accel/program.h"
 #include "compiler/ir/ir.h"
-#include "hardware/isa/layout.h"
 
 namespace weft::compiler::passes {
 
 /// The pass; see above.
-accel::Program emit_accel(const ir::Stmt& s, const isa::Layout& layout);
+accel::Program emit_accel(const ir::Stmt& s);
 
 }  // namespace weft::compiler::passes

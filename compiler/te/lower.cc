@@ -247,47 +247,63 @@ class Lowerer {
     body = ToLocal(local_regions).mutate(body);
 
     const ir::Buffer& out = region && region->local ? region->local : st.buffer();
-    if (st.tensorize_leaf())
-      return lower_tensorized(st, leaves, extent, inside, body, out, store_idx);
-    auto nest_at = [&](size_t i, ir::Stmt inner_body) {
-      const IterVar& leaf = leaves[i];
-      auto it = inside.find(leaf.get());
-      if (it != inside.end()) {
-        std::vector<ir::Stmt> parts;
-        for (auto& [p, r] : it->second) parts.push_back(lower_stage(*p, &r));
-        parts.push_back(inner_body);
-        inner_body = ir::seq(parts);
-        for (auto p = it->second.rbegin(); p != it->second.rend(); ++p) {
-          if (p->second.local) inner_body = ir::allocate(p->second.local, inner_body);
-        }
-      }
-      return wrap_loop(st, leaf, extent[leaf.get()], inner_body);
-    };
-
+    if (st.tensorize_leaf()) {
+      size_t t = 0;
+      while (leaves[t] != st.tensorize_leaf()) ++t;
+      const auto [update, reset] = tensorized(st, leaves, t, body, out, store_idx);
+      return reduction_nest(st, leaves, t, extent, inside, update, reset);
+    }
     if (st.reduce_axes().empty()) {
       ir::Stmt s = guarded(all_guards, ir::store(out, store_idx, body));
-      for (size_t i = leaves.size(); i-- > 0;) s = nest_at(i, s);
+      for (size_t i = leaves.size(); i-- > 0;) s = nest_at(st, leaves[i], extent, inside, s);
       return s;
     }
     const ir::Stmt update = guarded(
         all_guards,
         ir::store(out, store_idx, ir::cast(out->dtype, ir::add(ir::load(out, store_idx), body))));
-    ir::Stmt init = guarded(spatial_guards, ir::store(out, store_idx, ir::imm(0, out->dtype)));
-    size_t first_reduce = leaves.size();
-    for (size_t i = 0; i < leaves.size(); ++i) {
+    const ir::Stmt init =
+        guarded(spatial_guards, ir::store(out, store_idx, ir::imm(0, out->dtype)));
+    return reduction_nest(st, leaves, leaves.size(), extent, inside, update, init);
+  }
+
+  using Inside = std::map<const IterVarObj*, std::vector<std::pair<const Stage*, Region>>>;
+
+  // The loop of `leaf` around `body`, with the producers computed at that loop (and their
+  // region buffers) first.
+  ir::Stmt nest_at(const Stage& st, const IterVar& leaf,
+                   std::map<const IterVarObj*, int64_t>& extent, Inside& inside, ir::Stmt body) {
+    auto it = inside.find(leaf.get());
+    if (it != inside.end()) {
+      std::vector<ir::Stmt> parts;
+      for (auto& [p, r] : it->second) parts.push_back(lower_stage(*p, &r));
+      parts.push_back(body);
+      body = ir::seq(parts);
+      for (auto p = it->second.rbegin(); p != it->second.rend(); ++p) {
+        if (p->second.local) body = ir::allocate(p->second.local, body);
+      }
+    }
+    return wrap_loop(st, leaf, extent[leaf.get()], body);
+  }
+
+  // The first `n` leaf loops around `update`, with `init` placed just outside the outermost
+  // reduction loop, inside the spatial loops that run within the reduction.
+  ir::Stmt reduction_nest(const Stage& st, const std::vector<IterVar>& leaves, size_t n,
+                          std::map<const IterVarObj*, int64_t>& extent, Inside& inside,
+                          ir::Stmt update, ir::Stmt init) {
+    size_t first_reduce = n;
+    for (size_t i = 0; i < n; ++i) {
       if (leaves[i]->reduce) {
         first_reduce = i;
         break;
       }
     }
-    ir::Stmt s = update;
-    for (size_t i = leaves.size(); i-- > first_reduce;) s = nest_at(i, s);
-    // The initialising store runs over the spatial loops nested inside the reduction.
-    for (size_t i = leaves.size(); i-- > first_reduce + 1;) {
+    ir::Stmt s = std::move(update);
+    for (size_t i = n; i-- > first_reduce;) s = nest_at(st, leaves[i], extent, inside, s);
+    for (size_t i = n; i-- > first_reduce + 1;) {
       if (!leaves[i]->reduce) init = wrap_loop(st, leaves[i], extent[leaves[i].get()], init);
     }
     s = ir::seq({init, s});
-    for (size_t i = first_reduce; i-- > 0;) s = nest_at(i, s);
+    for (size_t i = first_reduce; i-- > 0;) s = nest_at(st, leaves[i], extent, inside, s);
     return s;
   }
 
@@ -309,13 +325,10 @@ class Lowerer {
     return ir::simplify(flat);
   }
 
-  ir::Stmt lower_tensorized(
-      const Stage& st, const std::vector<IterVar>& leaves,
-      std::map<const IterVarObj*, int64_t>& extent,
-      std::map<const IterVarObj*, std::vector<std::pair<const Stage*, Region>>>& inside,
-      const ir::Expr& body, const ir::Buffer& out, const std::vector<ir::Expr>& store_idx) {
-    size_t t = 0;
-    while (leaves[t] != st.tensorize_leaf()) ++t;
+  // The GEMM intrinsic call that replaces the block loops from leaf `t`, and its reset.
+  std::pair<ir::Stmt, ir::Stmt> tensorized(const Stage& st, const std::vector<IterVar>& leaves,
+                                           size_t t, const ir::Expr& body, const ir::Buffer& out,
+                                           const std::vector<ir::Expr>& store_idx) {
     const ir::Var& vb = leaves[t]->var;
     const ir::Var& vo = leaves[t + 1]->var;
     const ir::Var& vc = leaves[t + 2]->var;
@@ -348,34 +361,7 @@ class Lowerer {
     ir::Stmt update = ir::evaluate(ir::call(ir::DType::kInt32, g.name, {acc_e, inp_e, wgt_e},
                                             {out, inp->buffer, wgt->buffer}));
     ir::Stmt reset = ir::evaluate(ir::call(ir::DType::kInt32, g.reset_name, {acc_e}, {out}));
-    auto nest_at = [&](size_t i, ir::Stmt inner_body) {
-      auto it = inside.find(leaves[i].get());
-      if (it != inside.end()) {
-        std::vector<ir::Stmt> parts;
-        for (auto& [p, r] : it->second) parts.push_back(lower_stage(*p, &r));
-        parts.push_back(inner_body);
-        inner_body = ir::seq(parts);
-        for (auto p = it->second.rbegin(); p != it->second.rend(); ++p) {
-          if (p->second.local) inner_body = ir::allocate(p->second.local, inner_body);
-        }
-      }
-      return wrap_loop(st, leaves[i], extent[leaves[i].get()], inner_body);
-    };
-    size_t first_reduce = t;
-    for (size_t i = 0; i < t; ++i) {
-      if (leaves[i]->reduce) {
-        first_reduce = i;
-        break;
-      }
-    }
-    ir::Stmt s = update;
-    for (size_t i = t; i-- > first_reduce;) s = nest_at(i, s);
-    for (size_t i = t; i-- > first_reduce + 1;) {
-      if (!leaves[i]->reduce) reset = wrap_loop(st, leaves[i], extent[leaves[i].get()], reset);
-    }
-    s = ir::seq({reset, s});
-    for (size_t i = first_reduce; i-- > 0;) s = nest_at(i, s);
-    return s;
+    return {update, reset};
   }
 
   Schedule& s_;

@@ -36,10 +36,8 @@ uint64_t compile_and_run(const Case& c, int64_t vthreads) {
   const GemmIntrinsic g = compiler::te::gemm_intrinsic(l);
   PackedDense d(g, c.mo, c.no, c.ko, c.tm, c.tn, c.tk, /*dma_pragmas=*/true, vthreads);
   namespace passes = compiler::passes;
-  const compiler::accel::Program prog =
-      passes::emit_accel(passes::fold_uops(passes::allocate_onchip(
-                             passes::expand_vthreads(passes::detect_dma(lower(*d.s))), l)),
-                         l);
+  const compiler::accel::Program prog = passes::emit_accel(passes::fold_uops(
+      passes::allocate_onchip(passes::expand_vthreads(passes::detect_dma(lower(*d.s))), l)));
 
   // DRAM: instructions at 0, then A, W, C (int8 blocks) and the micro-op area, 4 KiB aligned.
   auto align = [](uint64_t v) { return (v + 4095) / 4096 * 4096; };
