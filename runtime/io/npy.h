@@ -1,0 +1,34 @@
+// NumPy .npy files (format version 1.0): the plain arrays `weft run` writes with --save so a
+// user can check results with numpy.load, whatever layout the device used.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace weft::rt {
+
+/// Element types weft writes: int8 ("|i1"), int32 ("<i4"), float32 ("<f4").
+enum class NpyType { kInt8, kInt32, kFloat32 };
+
+/// A C-order array: shape and little-endian element bytes.
+struct NpyArray {
+  NpyType type = NpyType::kInt8;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> data;
+};
+
+/// Bytes of one element.
+int npy_elem_bytes(NpyType t);
+
+/// Encodes an array as a .npy file; InternalError when data does not match the shape.
+std::vector<uint8_t> encode_npy(const NpyArray& a);
+/// Decodes a .npy file of one of the supported types in C order; UserError naming `what`
+/// (e.g. the path) for anything else or a truncated file.
+NpyArray decode_npy(const std::vector<uint8_t>& bytes, const std::string& what);
+
+/// Helpers for the common cases.
+NpyArray npy_int8(std::vector<int64_t> shape, const std::vector<int8_t>& values);
+NpyArray npy_int32(std::vector<int64_t> shape, const std::vector<int32_t>& values);
+
+}  // namespace weft::rt
