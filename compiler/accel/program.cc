@@ -13,11 +13,51 @@ isa::Module module_of(const Op& op) {
     case Op::Kind::kStore:
       return isa::Module::kStore;
     case Op::Kind::kGemm:
+    case Op::Kind::kAlu:
       return isa::Module::kCompute;
     default:
       break;
   }
   throw InternalError("module_of: a dependency op runs on no module");
+}
+
+Access accesses(const Op& op) {
+  Access a;
+  switch (op.kind) {
+    case Op::Kind::kLoad:
+    case Op::Kind::kStore: {
+      const Space sp = op.mem == isa::MemType::kInp   ? Space::kInp
+                       : op.mem == isa::MemType::kWgt ? Space::kWgt
+                                                      : Space::kAcc;
+      auto& list = op.kind == Op::Kind::kLoad ? a.writes : a.reads;
+      for (int64_t b = 0; b < op.y_size * op.x_size; ++b) list.push_back({sp, op.sram_base + b});
+      break;
+    }
+    case Op::Kind::kGemm:
+    case Op::Kind::kAlu:
+      for (int64_t i = 0; i < op.iter_out; ++i) {
+        for (int64_t j = 0; j < op.iter_in; ++j) {
+          for (const isa::Uop& u : op.uops) {
+            const int64_t d = u.dst + i * op.dst_factor_out + j * op.dst_factor_in;
+            const int64_t src = u.src + i * op.src_factor_out + j * op.src_factor_in;
+            a.writes.push_back({Space::kAcc, d});
+            if (op.kind == Op::Kind::kGemm && op.reset) continue;
+            a.reads.push_back({Space::kAcc, d});
+            if (op.kind == Op::Kind::kAlu) {
+              if (!op.use_imm) a.reads.push_back({Space::kAcc, src});
+              continue;
+            }
+            a.reads.push_back({Space::kInp, src});
+            a.reads.push_back(
+                {Space::kWgt, u.wgt + i * op.wgt_factor_out + j * op.wgt_factor_in});
+          }
+        }
+      }
+      break;
+    default:
+      break;
+  }
+  return a;
 }
 
 }  // namespace weft::compiler::accel

@@ -15,14 +15,19 @@ namespace weft::compiler::accel {
 
 /// One operation of an accelerator program.
 struct Op {
-  enum class Kind { kLoad, kStore, kGemm, kDepPush, kDepPop } kind;
+  enum class Kind { kLoad, kStore, kGemm, kAlu, kDepPush, kDepPop } kind;
+  // The module whose queue runs it (set by assign_queues; tokens: unused).
+  isa::Module module = isa::Module::kCompute;
   // kLoad / kStore: blocks of `tensor` (DRAM, in blocks from its start) and of the on-chip
   // buffer of `mem` (kStore: always the accumulator, narrowed to int8).
   isa::MemType mem = isa::MemType::kInp;
   ir::Buffer tensor;
   int64_t sram_base = 0, dram_offset = 0, y_size = 0, x_size = 0, x_stride = 0;
-  // kGemm: a micro-op kernel under two loop levels.
+  // kGemm / kAlu: a micro-op kernel under two loop levels (kAlu: uop.wgt unused).
   bool reset = false;
+  isa::AluOp alu_op = isa::AluOp::kAdd;
+  bool use_imm = false;
+  int64_t imm = 0;
   std::vector<isa::Uop> uops;
   int64_t iter_out = 1, iter_in = 1;
   int64_t dst_factor_out = 0, dst_factor_in = 0, src_factor_out = 0, src_factor_in = 0;
@@ -37,7 +42,15 @@ struct Program {
   std::vector<ir::Buffer> tensors;  // DRAM tensors it reads or writes, in first-use order
 };
 
-/// The module an operation runs on.
+/// The module an operation must run on (the ISA's routing: INP/WGT loads on load, UOP/ACC
+/// loads, GEMM and ALU on compute, stores on store).
 isa::Module module_of(const Op& op);
+
+/// Which on-chip blocks an operation reads and writes, as (buffer, block index) pairs.
+enum class Space { kInp, kWgt, kAcc };
+struct Access {
+  std::vector<std::pair<Space, int64_t>> reads, writes;
+};
+Access accesses(const Op& op);
 
 }  // namespace weft::compiler::accel

@@ -73,8 +73,20 @@ Stmt lower_copy(const Stmt& body) {
   }
   const auto& st = static_cast<const ir::Store&>(*s);
   const ir::Buffer& dst = st.buffer;
-  if (st.value->kind != ir::NodeKind::kLoad) fail(dst, "the stored value is not a plain load");
-  const auto& ld = static_cast<const ir::Load&>(*st.value);
+  // A store out of the accumulator may narrow (STORE keeps the low bits of each element).
+  Expr value = st.value;
+  if (value->kind == ir::NodeKind::kCast) {
+    const Expr& inner = static_cast<const ir::Cast&>(*value).value;
+    if (inner->kind == ir::NodeKind::kLoad && dst->scope == ir::Scope::kGlobal &&
+        static_cast<const ir::Load&>(*inner).buffer->scope == ir::Scope::kAcc) {
+      value = inner;
+    }
+  }
+  if (value->kind != ir::NodeKind::kLoad) {
+    fail(dst, "the stored value is not a plain load (run lower_alu for an epilogue): " +
+                  ir::to_string(st.value));
+  }
+  const auto& ld = static_cast<const ir::Load&>(*value);
   const ir::Buffer& src = ld.buffer;
   const size_t r = dst->shape.size();
   if (r < 2 || src->shape.size() < 2 || loops.size() < 2) {

@@ -1,22 +1,20 @@
-// The emission pass with token planning; see emit_accel.h.
+// The emission pass; see emit_accel.h.
 #include "compiler/passes/emit_accel.h"
 
 #include <algorithm>
-#include <array>
-#include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "compiler/ir/linear.h"
 #include "compiler/ir/printer.h"
+#include "compiler/passes/assign_queues.h"
 #include "hardware/isa/errors.h"
-#include "hardware/isa/tokens.h"
 
 namespace weft::compiler::passes {
 
 namespace {
 
 using accel::Op;
-using isa::Module;
 
 // Index expressions here are affine in the loops being unrolled: evaluate their linear form.
 int64_t eval(const ir::Expr& e, const std::unordered_map<const ir::VarObj*, int64_t>& env) {
@@ -31,29 +29,14 @@ int64_t eval(const ir::Expr& e, const std::unordered_map<const ir::VarObj*, int6
   return v;
 }
 
-// Which on-chip blocks an operation touches, as (scope, block) keys.
-enum Space { kInpSpace = 0, kWgtSpace = 1, kAccSpace = 2 };
-
 class Emitter {
  public:
-  Emitter() = default;
-
   accel::Program run(const ir::Stmt& s) {
     walk(s);
-    assemble();
     return std::move(out_);
   }
 
  private:
-  struct Last {
-    int64_t op = -1;
-    Module module = Module::kLoad;
-  };
-
-  struct Access {
-    std::vector<std::pair<int, int64_t>> reads, writes;
-  };
-
   void walk(const ir::Stmt& s) {
     switch (s->kind) {
       case ir::NodeKind::kSeq:
@@ -62,9 +45,18 @@ class Emitter {
       case ir::NodeKind::kAllocate:
         walk(static_cast<const ir::Allocate&>(*s).body);
         return;
-      case ir::NodeKind::kAttrStmt:
-        walk(static_cast<const ir::AttrStmt&>(*s).body);
+      case ir::NodeKind::kAttrStmt: {
+        const auto& a = static_cast<const ir::AttrStmt&>(*s);
+        if (a.key != kQueueAttr) return walk(a.body);
+        const ir::IntImm* m = ir::as_imm(a.value);
+        if (!m || m->value < 0 || m->value > 2) {
+          throw InternalError("emit_accel: bad queue attribute " + ir::to_string(a.value));
+        }
+        queue_ = static_cast<isa::Module>(m->value);
+        walk(a.body);
+        queue_.reset();
         return;
+      }
       case ir::NodeKind::kFor: {
         const auto& f = static_cast<const ir::For&>(*s);
         const int64_t mn = eval(f.min, env_), ext = eval(f.extent, env_);
@@ -89,21 +81,41 @@ class Emitter {
         ir::to_string(s));
   }
 
-  static int space_of(ir::Scope s) {
-    return s == ir::Scope::kInp ? kInpSpace : s == ir::Scope::kWgt ? kWgtSpace : kAccSpace;
-  }
-
   void note_tensor(const ir::Buffer& b) {
     if (std::find(out_.tensors.begin(), out_.tensors.end(), b) == out_.tensors.end()) {
       out_.tensors.push_back(b);
     }
   }
 
+  // Reads a micro-op kernel's loops and micro-ops: `fields` index fields per micro-op, after
+  // `extra` operands that follow the factors.
+  void kernel(Op& op, const std::vector<int64_t>& a, size_t fields, size_t extra) {
+    op.iter_out = a[0];
+    op.iter_in = a[1];
+    op.dst_factor_out = a[2];
+    op.dst_factor_in = a[3];
+    if (fields > 1) {
+      op.src_factor_out = a[4];
+      op.src_factor_in = a[5];
+    }
+    if (fields > 2) {
+      op.wgt_factor_out = a[6];
+      op.wgt_factor_in = a[7];
+    }
+    const size_t n_at = 2 + 2 * fields + extra;
+    for (int64_t u = 0; u < a.at(n_at); ++u) {
+      const size_t f = n_at + 1 + fields * static_cast<size_t>(u);
+      op.uops.push_back({a.at(f), fields > 1 ? a.at(f + 1) : 0, fields > 2 ? a.at(f + 2) : 0});
+    }
+  }
+
   void call(const ir::Call& c) {
+    if (!queue_) {
+      throw UserError("emit_accel: call " + c.name + " has no queue (has assign_queues run?)");
+    }
     std::vector<int64_t> a;
     for (const ir::Expr& e : c.args) a.push_back(eval(e, env_));
     Op op;
-    Access acc;
     if (c.name == "weft.dma_copy2d") {
       const ir::Buffer& dst = c.buffers.at(0);
       const ir::Buffer& src = c.buffers.at(1);
@@ -135,111 +147,29 @@ class Emitter {
       op.x_size = a[3];
       op.x_stride = dram_stride;
       note_tensor(dram);
-      for (int64_t b = 0; b < a[2] * a[3]; ++b) {
-        (load ? acc.writes : acc.reads).push_back({space_of(chip->scope), chip_base + b});
-      }
     } else if (c.name == "weft.gemm_kernel" || c.name == "weft.gemm_reset_kernel") {
-      const bool reset = c.name == "weft.gemm_reset_kernel";
       op.kind = Op::Kind::kGemm;
-      op.reset = reset;
-      op.iter_out = a[0];
-      op.iter_in = a[1];
-      op.dst_factor_out = a[2];
-      op.dst_factor_in = a[3];
-      size_t n_at = 4;
-      if (!reset) {
-        op.src_factor_out = a[4];
-        op.src_factor_in = a[5];
-        op.wgt_factor_out = a[6];
-        op.wgt_factor_in = a[7];
-        n_at = 8;
-      }
-      const int64_t n = a[n_at];
-      const size_t per = reset ? 1 : 3;
-      for (int64_t u = 0; u < n; ++u) {
-        const int64_t* f = &a[n_at + 1 + per * static_cast<size_t>(u)];
-        op.uops.push_back({f[0], reset ? 0 : f[1], reset ? 0 : f[2]});
-      }
-      for (int64_t i = 0; i < op.iter_out; ++i) {
-        for (int64_t j = 0; j < op.iter_in; ++j) {
-          for (const isa::Uop& u : op.uops) {
-            const int64_t d = u.dst + i * op.dst_factor_out + j * op.dst_factor_in;
-            acc.writes.push_back({kAccSpace, d});
-            if (reset) continue;
-            acc.reads.push_back({kAccSpace, d});
-            acc.reads.push_back({kInpSpace, u.src + i * op.src_factor_out + j * op.src_factor_in});
-            acc.reads.push_back({kWgtSpace, u.wgt + i * op.wgt_factor_out + j * op.wgt_factor_in});
-          }
-        }
-      }
+      op.reset = c.name == "weft.gemm_reset_kernel";
+      kernel(op, a, op.reset ? 1 : 3, 0);
+    } else if (c.name == "weft.alu_kernel") {
+      op.kind = Op::Kind::kAlu;
+      op.alu_op = static_cast<isa::AluOp>(a.at(6));
+      op.use_imm = a.at(7) != 0;
+      op.imm = a.at(8);
+      kernel(op, a, 2, 3);
     } else {
       throw UserError("emit_accel: unknown accelerator call '" + c.name + "'");
     }
-    append(op, acc);
-  }
-
-  // Emits `op` after the pops it needs, and pushes after the producers they wait for.
-  void append(const Op& op, const Access& acc) {
-    const Module m = accel::module_of(op);
-    std::array<int64_t, 3> need{-1, -1, -1};  // per producer module: latest op index needed
-    auto depend = [&](const Last& last) {
-      if (last.op >= 0 && last.module != m) {
-        need[int(last.module)] = std::max(need[int(last.module)], last.op);
-      }
-    };
-    for (const auto& key : acc.reads) depend(writer_[key]);
-    for (const auto& key : acc.writes) {
-      depend(writer_[key]);
-      depend(reader_[key]);
+    op.module = *queue_;
+    if (op.module != accel::module_of(op)) {
+      throw InternalError("emit_accel: " + c.name + " was assigned to the wrong queue");
     }
-    for (int p = 0; p < 3; ++p) {
-      if (need[p] < 0 || need[p] <= waited_[p][int(m)]) continue;
-      const Module from = static_cast<Module>(p);
-      if (!isa::queue_between(from, m)) {
-        throw UserError("emit_accel: an operation on the " + std::string(isa::module_name(m)) +
-                        " module depends on the " + isa::module_name(from) +
-                        " module, which it cannot exchange tokens with");
-      }
-      push_after_[need[p]].push_back({from, m});
-      Op pop;
-      pop.kind = Op::Kind::kDepPop;
-      pop.from = from;
-      pop.to = m;
-      pending_.push_back(pop);
-      waited_[p][int(m)] = need[p];
-    }
-    const int64_t index = static_cast<int64_t>(ops_.size());
-    ops_.push_back({pending_, op});
-    pending_.clear();
-    for (const auto& key : acc.reads) reader_[key] = {index, m};
-    for (const auto& key : acc.writes) writer_[key] = {index, m};
-  }
-
-  // Program order: each op's pops, the op, then the pushes that later ops asked of it.
-  void assemble() {
-    out_.ops.clear();
-    for (size_t i = 0; i < ops_.size(); ++i) {
-      for (const Op& p : ops_[i].first) out_.ops.push_back(p);
-      out_.ops.push_back(ops_[i].second);
-      auto it = push_after_.find(static_cast<int64_t>(i));
-      if (it == push_after_.end()) continue;
-      for (const auto& [from, to] : it->second) {
-        Op push;
-        push.kind = Op::Kind::kDepPush;
-        push.from = from;
-        push.to = to;
-        out_.ops.push_back(push);
-      }
-    }
+    out_.ops.push_back(op);
   }
 
   accel::Program out_;
   std::unordered_map<const ir::VarObj*, int64_t> env_;
-  std::vector<std::pair<std::vector<Op>, Op>> ops_;  // (pops before, op)
-  std::vector<Op> pending_;
-  std::map<int64_t, std::vector<std::pair<Module, Module>>> push_after_;
-  std::map<std::pair<int, int64_t>, Last> writer_, reader_;
-  std::array<std::array<int64_t, 3>, 3> waited_{{{-1, -1, -1}, {-1, -1, -1}, {-1, -1, -1}}};
+  std::optional<isa::Module> queue_;
 };
 
 }  // namespace

@@ -80,6 +80,30 @@ bool is_unit(const Stmt& s) {
   return cur->kind == ir::NodeKind::kEvaluate;
 }
 
+// Which module a unit will run on, from the call at its bottom: loads into the input and
+// weight buffers, stores, or compute (GEMM, ALU, accumulator loads); 0 for anything else.
+int unit_module(const Stmt& s) {
+  Stmt cur = s;
+  while (true) {
+    if (cur->kind == ir::NodeKind::kFor) {
+      cur = static_cast<const ir::For&>(*cur).body;
+    } else if (cur->kind == ir::NodeKind::kAttrStmt) {
+      cur = static_cast<const ir::AttrStmt&>(*cur).body;
+    } else {
+      break;
+    }
+  }
+  if (cur->kind != ir::NodeKind::kEvaluate) return 0;
+  const Expr& v = static_cast<const ir::Evaluate&>(*cur).value;
+  if (v->kind != ir::NodeKind::kCall) return 0;
+  const auto& c = static_cast<const ir::Call&>(*v);
+  if (c.name != "weft.dma_copy2d") return 2;
+  const ir::Scope dst = c.buffers.at(0)->scope;
+  return dst == ir::Scope::kGlobal                           ? 3
+         : dst == ir::Scope::kInp || dst == ir::Scope::kWgt ? 1
+                                                             : 2;
+}
+
 class Expander {
  public:
   Expander(const ir::For& loop, int64_t threads) : loop_(loop), threads_(threads) {
@@ -90,8 +114,23 @@ class Expander {
     if (is_unit(s)) return per_thread(s);
     switch (s->kind) {
       case ir::NodeKind::kSeq: {
+        // Consecutive units bound for the same module run as one group per thread (thread 0's
+        // input and weight loads, then thread 1's), so that a thread's tiles arrive together
+        // and no thread's operation queues behind another thread's on the same module.
+        const auto& stmts = static_cast<const ir::Seq&>(*s).stmts;
         std::vector<Stmt> out;
-        for (const Stmt& x : static_cast<const ir::Seq&>(*s).stmts) out.push_back(interleave(x));
+        for (size_t i = 0; i < stmts.size();) {
+          const int m = is_unit(stmts[i]) ? unit_module(stmts[i]) : 0;
+          size_t j = i + 1;
+          while (m && j < stmts.size() && is_unit(stmts[j]) && unit_module(stmts[j]) == m) ++j;
+          if (j - i > 1) {
+            out.push_back(per_thread(ir::seq({stmts.begin() + static_cast<ptrdiff_t>(i),
+                                              stmts.begin() + static_cast<ptrdiff_t>(j)})));
+          } else {
+            out.push_back(interleave(stmts[i]));
+          }
+          i = j;
+        }
         return ir::seq(out);
       }
       case ir::NodeKind::kFor: {

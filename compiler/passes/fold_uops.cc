@@ -18,7 +18,17 @@ struct Loop {
   int64_t extent;
 };
 
-// The gemm call at the bottom of a perfect nest, or null.
+// Block calls that become micro-op kernels, and how many leading arguments are micro-op
+// fields (block indices); the arguments after them (the ALU's opcode and immediate) must not
+// depend on the nest's loops and are kept as they are.
+size_t index_fields(const std::string& name) {
+  if (name == "weft.gemm") return 3;
+  if (name == "weft.gemm_reset") return 1;
+  if (name == "weft.alu") return 2;
+  return 0;
+}
+
+// The block call at the bottom of a perfect nest, or null.
 const ir::Call* nest_call(const Stmt& s, std::vector<Loop>* loops) {
   Stmt cur = s;
   while (cur->kind == ir::NodeKind::kFor) {
@@ -33,7 +43,7 @@ const ir::Call* nest_call(const Stmt& s, std::vector<Loop>* loops) {
   const Expr& v = static_cast<const ir::Evaluate&>(*cur).value;
   if (v->kind != ir::NodeKind::kCall) return nullptr;
   const auto& c = static_cast<const ir::Call&>(*v);
-  return c.name == "weft.gemm" || c.name == "weft.gemm_reset" ? &c : nullptr;
+  return index_fields(c.name) > 0 ? &c : nullptr;
 }
 
 // Coefficient of a loop in an index and the index with the nest's loops set to 0.
@@ -59,10 +69,19 @@ Affine affine(const Expr& e, const std::vector<Loop>& loops, const std::string& 
 }
 
 Stmt fold(const std::vector<Loop>& loops, const ir::Call& c) {
-  const bool reset = c.name == "weft.gemm_reset";
-  const size_t fields = reset ? 1 : 3;
+  const size_t fields = index_fields(c.name);
   std::vector<Affine> idx;
   for (size_t k = 0; k < fields; ++k) idx.push_back(affine(c.args.at(k), loops, c.name));
+  std::vector<Expr> constants(c.args.begin() + static_cast<ptrdiff_t>(fields), c.args.end());
+  for (const Expr& e : constants) {
+    const Affine a = affine(e, loops, c.name);
+    for (size_t i = 0; i < loops.size(); ++i) {
+      if (a.coef[i] != 0) {
+        throw UserError("micro-op folding of " + c.name + ": operand " + ir::to_string(e) +
+                        " changes with loop '" + loops[i].var->name + "'");
+      }
+    }
+  }
   // Hardware loops: the two outermost (padded with extent-1 loops); the rest become micro-ops.
   const size_t hw = std::min<size_t>(2, loops.size());
   const size_t pad = 2 - hw;
@@ -73,6 +92,7 @@ Stmt fold(const std::vector<Loop>& loops, const ir::Call& c) {
     args.push_back(ir::imm(factor(k, 0)));
     args.push_back(ir::imm(factor(k, 1)));
   }
+  args.insert(args.end(), constants.begin(), constants.end());
   // Enumerate the inner loops, innermost fastest.
   int64_t uops = 1;
   for (size_t i = hw; i < loops.size(); ++i) uops *= loops[i].extent;

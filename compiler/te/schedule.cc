@@ -276,6 +276,27 @@ Tensor Schedule::cache_write(const Tensor& t, ir::Scope scope) {
   return wt;
 }
 
+void Schedule::set_scope(const Tensor& t, ir::Scope scope) {
+  Stage& st = (*this)[t];
+  for (const Tensor& o : outputs_) {
+    if (o.get() == t.get()) {
+      throw UserError("set_scope of '" + t->name + "': it is an output of the schedule and " +
+                      "stays in DRAM (cache_write it instead)");
+    }
+  }
+  if (st.buffer_->scope != ir::Scope::kGlobal) {
+    throw UserError("set_scope of '" + t->name + "': it is already in " +
+                    ir::scope_name(st.buffer_->scope));
+  }
+  const ir::Buffer scoped = ir::make_buffer(t->name + "." + short_scope(scope), st.buffer_->dtype,
+                                            st.buffer_->shape, scope);
+  for (auto& [obj, reader] : stages_) {
+    RedirectLoads redirect(st.buffer_, scoped);
+    reader.body_ = redirect.mutate(reader.body_);
+  }
+  st.buffer_ = scoped;
+}
+
 Schedule::Schedule(std::vector<Tensor> outputs) : outputs_(std::move(outputs)) {
   std::set<const TensorObj*> visited;
   std::function<void(const Tensor&)> walk = [&](const Tensor& t) {

@@ -109,6 +109,10 @@ class Schedule {
   /// `t` is computed into a buffer in `scope` (a new stage, returned) and then copied to `t`;
   /// call it before scheduling `t`.
   Tensor cache_write(const Tensor& t, ir::Scope scope);
+  /// `t` (an intermediate, not an output) lives in `scope` instead of DRAM: its readers read
+  /// the scoped buffer. With compute_at it is realized as a region-sized on-chip tile (e.g. a
+  /// GEMM result kept in the accumulator for an ALU epilogue).
+  void set_scope(const Tensor& t, ir::Scope scope);
   /// Computed tensors in dependency order (producers first).
   const std::vector<Tensor>& order() const { return order_; }
   const std::vector<Tensor>& outputs() const { return outputs_; }

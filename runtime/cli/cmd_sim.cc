@@ -1,8 +1,6 @@
 // `weft sim`: the raw-run contract (docs/isa.md): run a program held in a DRAM image on an
 // engine through the driver's Device interface and shared register sequence, and write the
 // final image, the statistics and (cycle engine) a timeline: all of them or, on error, none.
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -13,40 +11,11 @@
 #include "driver/timeline.h"
 #include "hardware/isa/errors.h"
 #include "runtime/cli/commands.h"
+#include "runtime/cli/progress.h"
 #include "runtime/io/files.h"
 
 namespace weft::cli {
 
-namespace {
-
-// Prints "cycle N, I/T instructions" to stderr at most twice a second, once a run has taken
-// more than a second; only when stderr is a terminal or --progress was given.
-class Progress {
- public:
-  explicit Progress(bool forced) : enabled_(forced || ::isatty(2)) {}
-  void operator()(uint64_t cycle, uint64_t done, uint64_t total) {
-    if (!enabled_) return;
-    const auto now = std::chrono::steady_clock::now();
-    if (now - start_ < std::chrono::seconds(1) || now - last_ < std::chrono::milliseconds(500)) {
-      return;
-    }
-    last_ = now;
-    shown_ = true;
-    std::fprintf(stderr, "\rweft sim: cycle %llu, %llu/%llu instructions (%.0f%%)   ",
-                 static_cast<unsigned long long>(cycle), static_cast<unsigned long long>(done),
-                 static_cast<unsigned long long>(total), total ? 100.0 * done / total : 100.0);
-  }
-  void finish() {
-    if (shown_) std::fprintf(stderr, "\n");
-  }
-
- private:
-  bool enabled_;
-  bool shown_ = false;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), last_;
-};
-
-}  // namespace
 
 void add_sim_command(CLI::App& app) {
   struct Opts {
@@ -102,7 +71,7 @@ void add_sim_command(CLI::App& app) {
     if (image.empty()) throw UserError("'" + o->mem + "' is empty: no DRAM image to run");
 
     driver::Timeline trace;
-    Progress progress(o->progress);
+    Progress progress("weft sim", o->progress);
     driver::DeviceOptions opts;
     opts.layout = &layout;
     opts.platform = &platform;

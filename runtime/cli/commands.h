@@ -12,5 +12,7 @@ void add_config_command(CLI::App& app);
 void add_image_command(CLI::App& app);
 void add_sim_command(CLI::App& app);
 void add_trace_command(CLI::App& app);
+void add_run_command(CLI::App& app);
+void add_compile_command(CLI::App& app);
 
 }  // namespace weft::cli

@@ -10,8 +10,9 @@
 int main(int argc, char** argv) {
   CLI::App app{
       "weft: tools for the Weft VTA-class accelerator.\n"
-      "Assemble and disassemble programs, inspect hardware configurations, build DRAM images\n"
-      "and run programs on a simulator. See README.md and docs/isa.md."};
+      "Assemble and disassemble programs, inspect hardware configurations, build DRAM images,\n"
+      "run programs on a simulator, and compile and run operators (weft run dense).\n"
+      "See README.md, docs/isa.md and docs/compiler.md."};
   app.name("weft");
   app.require_subcommand(1);
   app.set_version_flag("--version", "weft 0.1.0");
@@ -21,6 +22,8 @@ int main(int argc, char** argv) {
   weft::cli::add_image_command(app);
   weft::cli::add_sim_command(app);
   weft::cli::add_trace_command(app);
+  weft::cli::add_run_command(app);
+  weft::cli::add_compile_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -24,7 +24,8 @@ void append(StreamBuilder& b, const compiler::accel::Program& program,
         }
         break;
       }
-      case Op::Kind::kGemm: {
+      case Op::Kind::kGemm:
+      case Op::Kind::kAlu: {
         UopKernel k;
         k.uops = op.uops;
         k.iter_out = op.iter_out;
@@ -35,6 +36,10 @@ void append(StreamBuilder& b, const compiler::accel::Program& program,
         k.src_factor_in = op.src_factor_in;
         k.wgt_factor_out = op.wgt_factor_out;
         k.wgt_factor_in = op.wgt_factor_in;
+        if (op.kind == Op::Kind::kAlu) {
+          b.alu(op.alu_op, k, op.use_imm, static_cast<int32_t>(op.imm));
+          break;
+        }
         k.reset = op.reset;
         b.gemm(k);
         break;

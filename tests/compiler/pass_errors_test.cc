@@ -1,9 +1,12 @@
 // Errors of the passes that run late in the accelerator pipeline: a virtual thread whose inner
-// loop bounds depend on the thread, and a program handed to emission before every pass ran.
+// loop bounds depend on the thread, a program handed to queue assignment or emission before
+// every pass ran, and a dependency no token queue can carry.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "compiler/passes/assign_queues.h"
 #include "compiler/passes/emit_accel.h"
+#include "compiler/passes/plan_tokens.h"
 #include "compiler/passes/expand_vthreads.h"
 #include "hardware/isa/errors.h"
 
@@ -28,9 +31,37 @@ TEST(PassErrors, EmissionBeforeThePassesRan) {
   const ir::Buffer b = ir::make_buffer("B", ir::DType::kInt32, {8});
   EXPECT_THAT([&] { emit_accel(ir::store(b, {ir::imm(0)}, ir::imm(1))); },
               ::testing::ThrowsMessage<UserError>(HasSubstr("has every pass run?")));
+  const ir::Stmt mystery = ir::evaluate(ir::call(ir::DType::kInt32, "weft.mystery", {}));
+  EXPECT_THAT([&] { emit_accel(mystery); },
+              ::testing::ThrowsMessage<UserError>(HasSubstr("has assign_queues run?")));
+  EXPECT_THAT([&] { emit_accel(ir::attr(kQueueAttr, ir::imm(1), mystery)); },
+              ::testing::ThrowsMessage<UserError>(
+                  HasSubstr("unknown accelerator call 'weft.mystery'")));
+}
+
+TEST(PassErrors, QueueAssignmentOfAnUnknownCall) {
   EXPECT_THAT(
-      [&] { emit_accel(ir::evaluate(ir::call(ir::DType::kInt32, "weft.mystery", {}))); },
-      ::testing::ThrowsMessage<UserError>(HasSubstr("unknown accelerator call 'weft.mystery'")));
+      [&] { assign_queues(ir::evaluate(ir::call(ir::DType::kInt32, "weft.gemm", {}))); },
+      ::testing::ThrowsMessage<UserError>(HasSubstr("'weft.gemm' is not an accelerator "
+                                                    "instruction (has fold_uops run?)")));
+}
+
+TEST(PassErrors, TokensBetweenLoadAndStoreAreImpossible) {
+  // A store of a block that a load just wrote (say the accumulator): load and store share
+  // no token queue.
+  accel::Program p;
+  accel::Op load;
+  load.kind = accel::Op::Kind::kLoad;
+  load.mem = isa::MemType::kInp;
+  load.module = isa::Module::kLoad;
+  load.y_size = load.x_size = 1;
+  accel::Op store = load;
+  store.kind = accel::Op::Kind::kStore;
+  store.module = isa::Module::kStore;
+  p.ops = {load, store};
+  EXPECT_THAT([&] { plan_tokens(p); },
+              ::testing::ThrowsMessage<UserError>(HasSubstr(
+                  "the store module depends on the load module, which it cannot exchange")));
 }
 
 }  // namespace

@@ -7,11 +7,7 @@
 
 #include <random>
 
-#include "compiler/passes/allocate_onchip.h"
-#include "compiler/passes/detect_dma.h"
-#include "compiler/passes/emit_accel.h"
-#include "compiler/passes/expand_vthreads.h"
-#include "compiler/passes/fold_uops.h"
+#include "compiler/pipeline.h"
 #include "driver/device.h"
 #include "driver/launch.h"
 #include "runtime/stream/compiled_program.h"
@@ -35,9 +31,7 @@ uint64_t compile_and_run(const Case& c, int64_t vthreads) {
   const isa::Layout& l = isa::layout_for(c.config);
   const GemmIntrinsic g = compiler::te::gemm_intrinsic(l);
   PackedDense d(g, c.mo, c.no, c.ko, c.tm, c.tn, c.tk, /*dma_pragmas=*/true, vthreads);
-  namespace passes = compiler::passes;
-  const compiler::accel::Program prog = passes::emit_accel(passes::fold_uops(
-      passes::allocate_onchip(passes::expand_vthreads(passes::detect_dma(lower(*d.s))), l)));
+  const compiler::accel::Program prog = compiler::compile_accel(*d.s, l);
 
   // DRAM: instructions at 0, then A, W, C (int8 blocks) and the micro-op area, 4 KiB aligned.
   auto align = [](uint64_t v) { return (v + 4095) / 4096 * 4096; };

@@ -1,0 +1,188 @@
+// The ALU epilogue pass; see lower_alu.h.
+#include "compiler/passes/lower_alu.h"
+
+#include "compiler/ir/linear.h"
+#include "compiler/ir/printer.h"
+#include "compiler/ir/visitor.h"
+#include "hardware/isa/errors.h"
+#include "hardware/isa/insn.h"
+
+namespace weft::compiler::passes {
+
+namespace {
+
+using ir::Expr;
+using ir::Stmt;
+
+constexpr int64_t kImmMin = -(int64_t{1} << 15), kImmMax = (int64_t{1} << 15) - 1;
+
+struct AluStep {
+  isa::AluOp op;
+  int64_t imm;
+};
+
+struct Loop {
+  ir::Var var;
+  Expr min, extent;
+  ir::ForKind kind;
+};
+
+class Epilogue {
+ public:
+  Epilogue(const ir::Buffer& dst, int64_t max_shift) : dst_(dst), max_shift_(max_shift) {}
+
+  // The accumulator load at the bottom of `e` and the operations applied to it, innermost
+  // first.
+  void peel(const Expr& e) {
+    if (e->kind == ir::NodeKind::kLoad) {
+      const auto& l = static_cast<const ir::Load&>(*e);
+      if (l.buffer->scope != ir::Scope::kAcc) {
+        fail(e, "reads '" + l.buffer->name + "', which is not in the accumulator");
+      }
+      acc = &l;
+      return;
+    }
+    if (e->kind != ir::NodeKind::kBinary) fail(e, "is not an ALU operation");
+    const auto& b = static_cast<const ir::Binary&>(*e);
+    const ir::IntImm* rhs = ir::as_imm(b.b);
+    const ir::IntImm* lhs = ir::as_imm(b.a);
+    const bool commutes = b.op == ir::BinOp::kMin || b.op == ir::BinOp::kMax ||
+                          b.op == ir::BinOp::kAdd || b.op == ir::BinOp::kMul;
+    const Expr& operand = rhs ? b.a : b.b;
+    const ir::IntImm* constant = rhs ? rhs : commutes ? lhs : nullptr;
+    if (!constant) fail(e, "has no constant operand (the ALU epilogue takes immediates)");
+    peel(operand);
+    const int64_t v = constant->value;
+    switch (b.op) {
+      case ir::BinOp::kMin:
+        push(e, isa::AluOp::kMin, v);
+        return;
+      case ir::BinOp::kMax:
+        push(e, isa::AluOp::kMax, v);
+        return;
+      case ir::BinOp::kAdd:
+        push(e, isa::AluOp::kAdd, v);
+        return;
+      case ir::BinOp::kMul:
+        push(e, isa::AluOp::kMul, v);
+        return;
+      case ir::BinOp::kShr:
+        if (v < 0 || v > 31) fail(e, "shifts by " + std::to_string(v) + " (0 to 31 allowed)");
+        for (int64_t left = v; left > 0; left -= max_shift_) {
+          steps.push_back({isa::AluOp::kShr, std::min(left, max_shift_)});
+        }
+        return;
+      default:
+        fail(e, std::string("uses '") + ir::binop_name(b.op) + "', which the ALU does not have");
+    }
+  }
+
+  const ir::Load* acc = nullptr;
+  std::vector<AluStep> steps;
+
+ private:
+  void push(const Expr& e, isa::AluOp op, int64_t v) {
+    if (v < kImmMin || v > kImmMax) {
+      fail(e, "has the constant " + std::to_string(v) + ", beyond the ALU's 16-bit immediate");
+    }
+    steps.push_back({op, v});
+  }
+  [[noreturn]] void fail(const Expr& e, const std::string& why) const {
+    throw UserError("ALU epilogue of '" + dst_->name + "': " + ir::to_string(e) + " " + why +
+                    " (supported: min, max, add, mul with a constant; shift right by a constant)");
+  }
+  const ir::Buffer& dst_;
+  const int64_t max_shift_;
+};
+
+Stmt wrap(const std::vector<Loop>& loops, Stmt body) {
+  for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
+    body = ir::for_loop(it->var, it->min, it->extent, it->kind, body);
+  }
+  return body;
+}
+
+// The block index into an accumulator tile: row-major over all but the last two dimensions.
+Expr block_index(const ir::Load& l) {
+  Expr flat = ir::imm(0);
+  for (size_t d = 0; d + 2 < l.indices.size(); ++d) {
+    flat = ir::add(ir::mul(flat, ir::imm(l.buffer->shape[d])), l.indices[d]);
+  }
+  return ir::simplify(flat);
+}
+
+bool is_var(const Expr& e, const ir::Var& v) {
+  return e->kind == ir::NodeKind::kVarRef && static_cast<const ir::VarRef&>(*e).var == v;
+}
+
+Stmt lower_epilogue(const ir::AttrStmt& attr, const Stmt& self, int64_t max_shift) {
+  std::vector<Loop> loops;
+  Stmt s = attr.body;
+  while (s->kind == ir::NodeKind::kFor) {
+    const auto& f = static_cast<const ir::For&>(*s);
+    loops.push_back({f.var, f.min, f.extent, f.kind});
+    s = f.body;
+  }
+  if (s->kind != ir::NodeKind::kStore) return self;  // detect_dma reports the shape
+  const auto& st = static_cast<const ir::Store&>(*s);
+  Expr value = st.value;
+  if (value->kind == ir::NodeKind::kCast) value = static_cast<const ir::Cast&>(*value).value;
+  if (value->kind == ir::NodeKind::kLoad) return self;  // a plain (or narrowing) copy
+  Epilogue ep(st.buffer, max_shift);
+  ep.peel(value);
+  const ir::Load& acc = *ep.acc;
+  // The ALU works on whole accumulator blocks: the two innermost loops must sweep the
+  // block's two dimensions.
+  const size_t r = acc.indices.size();
+  if (loops.size() < 2 || r < 2 || !is_var(acc.indices[r - 2], loops[loops.size() - 2].var) ||
+      !is_var(acc.indices[r - 1], loops.back().var) ||
+      !ir::as_imm(loops[loops.size() - 2].extent) || !ir::as_imm(loops.back().extent) ||
+      ir::as_imm(loops[loops.size() - 2].extent)->value != acc.buffer->shape[r - 2] ||
+      ir::as_imm(loops.back().extent)->value != acc.buffer->shape[r - 1]) {
+    throw UserError("ALU epilogue of '" + st.buffer->name +
+                    "': the two innermost loops must sweep whole accumulator blocks of '" +
+                    acc.buffer->name + "'");
+  }
+  const std::vector<Loop> outer(loops.begin(), loops.end() - 2);
+  const Expr block = block_index(acc);
+  std::vector<Stmt> out;
+  for (const AluStep& step : ep.steps) {
+    const Expr call = ir::call(ir::DType::kInt32, "weft.alu",
+                               {block, block, ir::imm(static_cast<int64_t>(step.op)), ir::imm(1),
+                                ir::imm(step.imm)},
+                               {acc.buffer, acc.buffer});
+    out.push_back(ir::attr("pragma_alu", ir::imm(1), wrap(outer, ir::evaluate(call))));
+  }
+  const Stmt copy = ir::store(st.buffer, st.indices,
+                              st.value->kind == ir::NodeKind::kCast
+                                  ? ir::cast(st.value->dtype, ir::load(acc.buffer, acc.indices))
+                                  : ir::load(acc.buffer, acc.indices));
+  out.push_back(ir::attr(attr.key, attr.value, wrap(loops, copy)));
+  return ir::seq(out);
+}
+
+class LowerAlu : public ir::Mutator {
+ public:
+  explicit LowerAlu(int64_t max_shift) : max_shift_(max_shift) {}
+
+ protected:
+  Stmt mutate_AttrStmt(const ir::AttrStmt& n, const Stmt& self) override {
+    if (n.key != "pragma_dma_copy") return ir::Mutator::mutate_AttrStmt(n, self);
+    return lower_epilogue(n, self, max_shift_);
+  }
+
+ private:
+  int64_t max_shift_;
+};
+
+}  // namespace
+
+Stmt lower_alu(const Stmt& s, const isa::Layout& layout) {
+  // SHR takes its amount from the low log2(accumulator bits) bits of the operand, read as a
+  // signed number: 15 is the largest right shift of one instruction for int32.
+  int log_bits = 0;
+  while ((1 << log_bits) < layout.config.acc_bits) ++log_bits;
+  return LowerAlu((int64_t{1} << (log_bits - 1)) - 1).mutate(s);
+}
+
+}  // namespace weft::compiler::passes

@@ -1,0 +1,172 @@
+// `weft run OP`: compile an operator for the accelerator, run it on an engine through the
+// driver with random int8 data, check it against the CPU reference, and print JSON with the
+// result, the cycles, the utilization next to the platform's roofline and the stall
+// breakdown. --save writes the plain row-major arrays as .npy files.
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <random>
+
+#include "driver/device.h"
+#include "driver/timeline.h"
+#include "hardware/isa/errors.h"
+#include "runtime/cli/commands.h"
+#include "runtime/cli/dense_options.h"
+#include "runtime/cli/progress.h"
+#include "runtime/io/files.h"
+#include "runtime/io/npy.h"
+#include "runtime/ops/dense.h"
+
+namespace weft::cli {
+
+namespace {
+
+std::vector<int8_t> random_int8(int64_t n, std::mt19937& rng) {
+  std::vector<int8_t> v(static_cast<size_t>(n));
+  for (int8_t& x : v) x = static_cast<int8_t>(rng());
+  return v;
+}
+
+// The roofline of the padded operator on the platform: GEMM block cycles vs. the cycles the
+// compulsory DRAM traffic (each packed tensor moved once) needs at the bus width.
+nlohmann::ordered_json dense_roofline(const rt::DenseBuild& b, const isa::Platform& p) {
+  const double compute = double(b.op.mb) * double(b.op.nb) * double(b.op.kb);
+  const double bytes = double(b.a_shape.elements() + b.w_shape.elements() + b.d_shape.elements());
+  const double memory = bytes / (p.axi_data_bits / 8.0);
+  return {{"compute_cycles", compute},
+          {"compulsory_dram_bytes", bytes},
+          {"memory_cycles", memory},
+          {"bound_cycles", std::max(compute, memory)},
+          {"bound_utilization", compute / std::max(compute, memory)}};
+}
+
+void add_run_dense(CLI::App& run) {
+  struct Opts {
+    DenseOptions d;
+    std::string engine = "cycle", save, trace;
+    uint32_t seed = 1;
+    double timeout_s = 3600;
+    bool progress = false;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* cmd = run.add_subcommand(
+      "dense",
+      "int8 dense on the accelerator: out = clip((A . W^T) >> shift) as int8, A M x K,\n"
+      "W N x K, random data from --seed. Prints JSON: correct (against a CPU reference),\n"
+      "cycles, utilization (non-reset GEMM micro-ops per cycle) next to the platform's\n"
+      "roofline bound, and per-module busy/stall cycles. Exit code 1 when the result is wrong.");
+  o->d.add_to(*cmd);
+  cmd->add_option("--engine", o->engine, "functional or cycle")->capture_default_str();
+  cmd->add_option("--save", o->save,
+                  "write input.npy (M x K), weight.npy (N x K) and output.npy (M x N), int8 "
+                  "row-major, into this directory");
+  cmd->add_option("--trace", o->trace, "cycle engine: write a Perfetto timeline (JSON) here");
+  cmd->add_option("--seed", o->seed, "random data seed")->capture_default_str();
+  cmd->add_option("--timeout", o->timeout_s, "seconds to wait for the device")
+      ->capture_default_str();
+  cmd->add_flag("--progress", o->progress, "show progress on stderr even when not a terminal");
+  cmd->callback([o] {
+    const isa::Layout& layout = isa::layout_for(o->d.config);
+    const isa::Platform& platform = isa::find_platform(o->d.platform);
+    if (!o->trace.empty() && o->engine != "cycle") {
+      throw UserError("--trace needs --engine cycle (the " + o->engine + " engine has no timing)");
+    }
+    const auto t_compile = std::chrono::steady_clock::now();
+    const rt::DenseBuild b =
+        rt::build_dense(layout, o->d.shape(), o->d.knobs(layout), o->d.epilogue());
+    const double compile_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t_compile).count();
+    std::mt19937 rng(o->seed);
+    const auto s = o->d.shape();
+    const auto a = random_int8(s.m * s.k, rng), w = random_int8(s.n * s.k, rng);
+
+    driver::Timeline trace;
+    Progress progress("weft run dense", o->progress);
+    driver::DeviceOptions opts;
+    opts.layout = &layout;
+    opts.platform = &platform;
+    opts.memory_bytes = b.image_bytes;
+    opts.trace = o->trace.empty() ? nullptr : &trace;
+    opts.progress = [&progress](uint64_t c, uint64_t d, uint64_t t) { progress(c, d, t); };
+    auto dev = driver::open_device(o->engine, opts);
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<int8_t> out;
+    try {
+      out = rt::run_dense(*dev, b, a, w,
+                          std::chrono::milliseconds(static_cast<int64_t>(o->timeout_s * 1000)));
+    } catch (...) {
+      progress.finish();
+      throw;
+    }
+    progress.finish();
+    const double run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const auto expect = rt::dense_reference(s, a, w, o->d.epilogue());
+    int64_t mismatches = 0, first = -1;
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (out[i] == expect[i]) continue;
+      if (first < 0) first = static_cast<int64_t>(i);
+      ++mismatches;
+    }
+
+    nlohmann::ordered_json j;
+    j["op"] = "dense";
+    j["shape"] = {{"M", s.m}, {"N", s.n}, {"K", s.k}};
+    j["config"] = o->d.config;
+    j["engine"] = dev->name();
+    j["platform"] = platform.name;
+    j["epilogue"] = {{"shift", o->d.shift}, {"clip", o->d.relu ? "[0, 127]" : "[-128, 127]"}};
+    j["knobs"] = knobs_json(b.op.knobs);
+    j["padded_blocks"] = {{"m", b.op.mb}, {"n", b.op.nb}, {"k", b.op.kb}};
+    j["instructions"] = b.stream.insn_count;
+    j["correct"] = mismatches == 0;
+    j["mismatches"] = mismatches;
+    const nlohmann::ordered_json details = dev->run_details();
+    if (details.contains("cycles")) {
+      const double cycles = details["cycles"].get<double>();
+      j["cycles"] = details["cycles"];
+      j["utilization"] = details["utilization"];
+      const auto roof = dense_roofline(b, platform);
+      j["roofline"] = roof;
+      j["fraction_of_roofline"] =
+          details["utilization"].get<double>() / roof["bound_utilization"].get<double>();
+      j["gops"] = 2.0 * double(s.m) * double(s.n) * double(s.k) /
+                  (cycles / (platform.clock_mhz * 1e6)) / 1e9;
+      j["modules"] = details["modules"];
+    }
+    j["device"] = details;
+    j["compile_seconds"] = compile_s;
+    j["run_seconds"] = run_s;
+
+    rt::OutputSet outputs;
+    if (!o->save.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(o->save, ec);
+      if (ec) throw UserError("--save: cannot create directory '" + o->save + "': " + ec.message());
+      const std::filesystem::path dir(o->save);
+      outputs.add((dir / "input.npy").string(), rt::encode_npy(rt::npy_int8({s.m, s.k}, a)));
+      outputs.add((dir / "weight.npy").string(), rt::encode_npy(rt::npy_int8({s.n, s.k}, w)));
+      outputs.add((dir / "output.npy").string(), rt::encode_npy(rt::npy_int8({s.m, s.n}, out)));
+      j["saved"] = o->save;
+    }
+    if (!o->trace.empty()) outputs.add_text(o->trace, trace.to_json().dump() + "\n");
+    outputs.commit();
+    std::cout << j.dump(2) << "\n";
+    if (mismatches) {
+      throw UserError("the output differs from the CPU reference in " + std::to_string(mismatches) +
+                      " elements; first at (" + std::to_string(first / s.n) + ", " +
+                      std::to_string(first % s.n) + "): got " + std::to_string(out[first]) +
+                      ", expected " + std::to_string(expect[first]));
+    }
+  });
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app) {
+  CLI::App* run = app.add_subcommand(
+      "run", "Compile an operator for the accelerator, run it and check it against the CPU.");
+  run->require_subcommand(1);
+  add_run_dense(*run);
+}
+
+}  // namespace weft::cli

@@ -1,0 +1,54 @@
+// The dense operator on an accelerator device: compile (compiler/ops/dense.h through the
+// lowering pipeline), build the instruction stream, lay out one DRAM image (instructions,
+// packed A, W and D, micro-ops), run it through the driver and unpack the result. Data goes
+// in and comes out as plain row-major int8 matrices; the blocked device layout never leaks.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "compiler/ops/dense.h"
+#include "compiler/pipeline.h"
+#include "driver/device.h"
+#include "runtime/ops/packing.h"
+#include "runtime/stream/stream_builder.h"
+
+namespace weft::rt {
+
+/// A compiled dense, placed in a DRAM image.
+struct DenseBuild {
+  compiler::ops::Dense op;
+  compiler::accel::Program program;
+  Program stream;
+  BlockedShape a_shape, w_shape, d_shape;
+  uint64_t a_at = 0, w_at = 0, d_at = 0, uop_at = 0, image_bytes = 0;
+};
+
+/// Compiles and places a dense; `after_pass` sees the IR after each pass.
+DenseBuild build_dense(const isa::Layout& layout, const compiler::ops::DenseShape& shape,
+                       const compiler::ops::DenseKnobs& knobs,
+                       const compiler::ops::DenseEpilogue& epilogue,
+                       const compiler::PassObserver& after_pass = {});
+
+/// The DRAM image for inputs `a` (M x K) and `w` (N x K), row-major.
+std::vector<uint8_t> dense_image(const DenseBuild& b, const std::vector<int8_t>& a,
+                                 const std::vector<int8_t>& w);
+
+/// The M x N output held in a final image.
+std::vector<int8_t> dense_output(const DenseBuild& b, const std::vector<uint8_t>& image);
+
+/// The CPU reference: clip((A . W^T) >> shift) as int8, row-major M x N.
+std::vector<int8_t> dense_reference(const compiler::ops::DenseShape& s,
+                                    const std::vector<int8_t>& a, const std::vector<int8_t>& w,
+                                    const compiler::ops::DenseEpilogue& e);
+
+/// Runs a built dense on `device` (opened with memory for b.image_bytes); returns the output
+/// and leaves the device's run details available.
+std::vector<int8_t> run_dense(driver::Device& device, const DenseBuild& b,
+                              const std::vector<int8_t>& a, const std::vector<int8_t>& w,
+                              std::chrono::milliseconds timeout);
+
+}  // namespace weft::rt
