@@ -29,6 +29,19 @@ Blocks padded_blocks(const isa::Layout& l, const DenseShape& s, const DenseKnobs
           round_up(ceil_div(s.k, c.block_in()), k.tile_k)};
 }
 
+// Whether DRAM offsets of the padded operator (in blocks) fit the 32-bit address fields.
+bool fits_dram(const Blocks& b) {
+  return std::max({b.m, b.n, b.k}) * std::max(b.k, b.n) < (int64_t{1} << 31);
+}
+
+void check_dram(const Blocks& b) {
+  if (!fits_dram(b)) {
+    throw UserError("dense: the padded operator (" + std::to_string(b.m) + "x" +
+                    std::to_string(b.n) + "x" + std::to_string(b.k) +
+                    " blocks) is too large for the 32-bit DRAM addresses");
+  }
+}
+
 void check_shape(const DenseShape& s) {
   const int64_t limit = int64_t{1} << 20;
   for (auto [v, name] : {std::pair{s.m, "M"}, {s.n, "N"}, {s.k, "K"}}) {
@@ -83,11 +96,7 @@ void check_dense_knobs(const isa::Layout& l, const DenseShape& s, const DenseKno
     throw UserError("dense knobs: tile_n = " + std::to_string(k.tile_n) +
                     " micro-ops exceed the micro-op buffer (" + std::to_string(l.uop_depth) + ")");
   }
-  if (std::max({b.m, b.n, b.k}) * std::max(b.k, b.n) >= (int64_t{1} << 31)) {
-    throw UserError("dense: the padded operator (" + std::to_string(b.m) + "x" +
-                    std::to_string(b.n) + "x" + std::to_string(b.k) +
-                    " blocks) is too large for the 32-bit DRAM addresses");
-  }
+  check_dram(b);
 }
 
 DenseKnobs choose_dense_knobs(const isa::Layout& l, const isa::Platform& p, const DenseShape& s,
@@ -119,6 +128,7 @@ DenseKnobs choose_dense_knobs(const isa::Layout& l, const isa::Platform& p, cons
             continue;
           }
           const Blocks b = padded_blocks(l, s, k);
+          if (!fits_dram(b)) continue;  // larger tiles pad past the 32-bit DRAM offsets
           const double tiles = double(b.m / tm) * double(b.n / tn), steps = double(b.k / tk);
           // Per reduction step: one GEMM block per cycle; the two tile loads over the bus,
           // each paying the read latency once.
@@ -144,6 +154,7 @@ DenseKnobs choose_dense_knobs(const isa::Layout& l, const isa::Platform& p, cons
     }
   }
   if (!std::isfinite(best_cost)) {
+    check_dram(padded_blocks(l, s, DenseKnobs{}));  // too large even unpadded by tiles
     throw UserError("dense: no tiling fits the buffers of " + c.name + " with " +
                     std::to_string(vthreads) + " virtual threads");
   }
