@@ -1,8 +1,10 @@
 // Test helpers: the dense operator in packed accelerator layouts, scheduled the VTA way
 // (acc tiles per output tile, inp/wgt tiles per reduction step, block loops tensorized), and
-// the interpreter semantics of the accelerator intrinsics (GEMM, GEMM reset, 2D DMA copy).
+// the interpreter semantics of the accelerator intrinsics (GEMM, GEMM reset, 2D DMA copy, ALU).
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -11,6 +13,7 @@
 
 #include "compiler/ir/interpreter.h"
 #include "compiler/te/lower.h"
+#include "hardware/isa/insn.h"
 
 namespace weft::compiler::te {
 
@@ -150,6 +153,72 @@ inline ir::Intrinsic dma_semantics() {
     }
     return 0;
   };
+}
+
+/// One ALU lane as docs/isa.md defines it: `x op operand` on int32; MIN and MAX signed, ADD and
+/// MUL wrap at 32 bits, SHR shifts arithmetically by the low 5 bits of the operand read as a
+/// signed number (-16..15; negative shifts left).
+inline int64_t alu_lane(isa::AluOp op, int64_t x, int64_t operand) {
+  const auto x32 = static_cast<int32_t>(x), y32 = static_cast<int32_t>(operand);
+  switch (op) {
+    case isa::AluOp::kMin:
+      return std::min(x32, y32);
+    case isa::AluOp::kMax:
+      return std::max(x32, y32);
+    case isa::AluOp::kAdd:
+      return static_cast<int32_t>(static_cast<uint32_t>(x32) + static_cast<uint32_t>(y32));
+    case isa::AluOp::kMul:
+      return static_cast<int32_t>(static_cast<uint32_t>(x32) * static_cast<uint32_t>(y32));
+    case isa::AluOp::kShr: {
+      const int shift = ((y32 & 31) ^ 16) - 16;
+      return shift >= 0 ? x32 >> shift : static_cast<int32_t>(static_cast<uint32_t>(x32) << -shift);
+    }
+  }
+  throw std::logic_error("alu_lane: unknown opcode");
+}
+
+/// DST[dst] = op(DST[dst], use_imm ? imm : SRC[src]) over one accumulator block (the last two
+/// dimensions of the buffers: the call's destination and source operands, on the hardware both
+/// the accumulator); the immediate is the instruction's signed 16-bit field.
+inline void alu_block(const ir::Call& call, ir::BufferData& d, int64_t dst, int64_t src, int64_t op,
+                      bool use_imm, int64_t imm) {
+  const ir::Buffer& out = call.buffers.at(0);
+  const size_t r = out->shape.size();
+  const int64_t block = out->shape[r - 1] * out->shape[r - 2];
+  const auto imm16 = static_cast<int16_t>(static_cast<uint16_t>(imm));
+  std::vector<int64_t>& x = d.at(out.get());
+  const std::vector<int64_t>& y = d.at(call.buffers.at(1).get());
+  for (int64_t e = 0; e < block; ++e) {
+    const int64_t operand = use_imm ? imm16 : y.at(static_cast<size_t>(src * block + e));
+    int64_t& v = x.at(static_cast<size_t>(dst * block + e));
+    v = alu_lane(static_cast<isa::AluOp>(op), v, operand);
+  }
+}
+
+/// Semantics of the ALU block call `weft.alu(ACC, ACC, dst, src, op, use_imm, imm)` and of its
+/// micro-op kernel `weft.alu_kernel(ACC, ACC, iter_out, iter_in, dst_out, dst_in, src_out,
+/// src_in, op, use_imm, imm, n, dst_0, src_0, ...)`.
+inline std::map<std::string, ir::Intrinsic> alu_semantics() {
+  std::map<std::string, ir::Intrinsic> m;
+  m["weft.alu"] = [](const ir::Call& call, const std::vector<int64_t>& a,
+                     ir::BufferData& d) -> int64_t {
+    alu_block(call, d, a.at(0), a.at(1), a.at(2), a.at(3) != 0, a.at(4));
+    return 0;
+  };
+  m["weft.alu_kernel"] = [](const ir::Call& call, const std::vector<int64_t>& a,
+                            ir::BufferData& d) -> int64_t {
+    for (int64_t i = 0; i < a.at(0); ++i) {
+      for (int64_t j = 0; j < a.at(1); ++j) {
+        for (int64_t u = 0; u < a.at(9); ++u) {
+          const int64_t dst = a.at(10 + 2 * u) + i * a.at(2) + j * a.at(3);
+          const int64_t src = a.at(11 + 2 * u) + i * a.at(4) + j * a.at(5);
+          alu_block(call, d, dst, src, a.at(6), a.at(7) != 0, a.at(8));
+        }
+      }
+    }
+    return 0;
+  };
+  return m;
 }
 
 }  // namespace weft::compiler::te
