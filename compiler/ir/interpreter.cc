@@ -17,6 +17,8 @@ int64_t wrap(int64_t v, DType t) {
       return static_cast<int32_t>(static_cast<uint64_t>(v));
     case DType::kInt64:
       return v;
+    case DType::kFloat32:
+      throw UserError("interpreter: float32 values are not supported (integers only)");
   }
   return v;
 }
@@ -31,6 +33,8 @@ class Interpreter {
     switch (e->kind) {
       case NodeKind::kIntImm:
         return static_cast<const IntImm&>(*e).value;
+      case NodeKind::kFloatImm:
+        throw UserError("interpreter: float32 values are not supported (integers only)");
       case NodeKind::kVarRef: {
         auto it = env_.find(static_cast<const VarRef&>(*e).var.get());
         if (it == env_.end()) {
@@ -81,6 +85,10 @@ class Interpreter {
       }
       case NodeKind::kCall: {
         const auto& n = static_cast<const Call&>(*e);
+        if (n.name == kSelect && n.args.size() == 3 && !intr_.count(n.name)) {
+          const int64_t c = eval(n.args[0]), a = eval(n.args[1]), b = eval(n.args[2]);
+          return c ? a : b;
+        }
         auto it = intr_.find(n.name);
         if (it == intr_.end()) throw UserError("interpreter: unknown intrinsic '" + n.name + "'");
         std::vector<int64_t> args;

@@ -15,11 +15,15 @@ const char* dtype_name(DType t) {
       return "int32";
     case DType::kInt64:
       return "int64";
+    case DType::kFloat32:
+      return "float32";
   }
   return "?";
 }
 
-int dtype_bits(DType t) { return t == DType::kInt8 ? 8 : t == DType::kInt32 ? 32 : 64; }
+int dtype_bits(DType t) {
+  return t == DType::kInt8 ? 8 : (t == DType::kInt32 || t == DType::kFloat32) ? 32 : 64;
+}
 
 const char* scope_name(Scope s) {
   switch (s) {
@@ -111,14 +115,17 @@ int64_t floordiv_i(int64_t a, int64_t b) {
 }
 int64_t floormod_i(int64_t a, int64_t b) { return a - floordiv_i(a, b) * b; }
 
-DType wider(DType a, DType b) { return dtype_bits(a) >= dtype_bits(b) ? a : b; }
+DType wider(DType a, DType b) {
+  if (is_float(a) != is_float(b)) return is_float(a) ? a : b;  // float wins over integers
+  return dtype_bits(a) >= dtype_bits(b) ? a : b;
+}
 
 Expr binary(BinOp op, Expr a, Expr b) {
   if (!a || !b) throw InternalError("binary: null operand");
   const IntImm* x = as_imm(a);
   const IntImm* y = as_imm(b);
   const DType t = wider(a->dtype, b->dtype);
-  if (x && y) {
+  if (x && y && !is_float(t)) {
     const int64_t u = x->value, v = y->value;
     switch (op) {
       case BinOp::kAdd:
@@ -160,6 +167,11 @@ Expr binary(BinOp op, Expr a, Expr b) {
 }  // namespace
 
 Expr imm(int64_t v, DType t) { return std::make_shared<IntImm>(t, v); }
+Expr fimm(double v, DType t) { return std::make_shared<FloatImm>(t, v); }
+Expr select(Expr cond, Expr a, Expr b) {
+  const DType t = a->dtype;
+  return call(t, kSelect, {std::move(cond), std::move(a), std::move(b)});
+}
 Expr ref(const Var& v) { return std::make_shared<VarRef>(v); }
 Expr add(Expr a, Expr b) { return binary(BinOp::kAdd, std::move(a), std::move(b)); }
 Expr sub(Expr a, Expr b) { return binary(BinOp::kSub, std::move(a), std::move(b)); }

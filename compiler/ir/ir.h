@@ -11,16 +11,19 @@
 
 namespace weft::compiler::ir {
 
-/// Scalar element types.
-enum class DType { kInt8, kInt32, kInt64 };
-/// "int8", "int32", "int64".
+/// Scalar element types (float32 is used by the CPU backend; the accelerator is integer-only).
+enum class DType { kInt8, kInt32, kInt64, kFloat32 };
+/// "int8", "int32", "int64", "float32".
 const char* dtype_name(DType t);
 /// Bits of a type.
 int dtype_bits(DType t);
+/// Whether a type is a floating-point type.
+inline bool is_float(DType t) { return t == DType::kFloat32; }
 
 // X-macro lists of every node kind: X(ClassName).
 #define WEFT_IR_EXPR_NODES(X) \
   X(IntImm)                   \
+  X(FloatImm)                 \
   X(VarRef)                   \
   X(Binary)                   \
   X(Cast)                     \
@@ -94,6 +97,11 @@ Buffer make_buffer(const std::string& name, DType dtype, std::vector<int64_t> sh
 struct IntImm : ExprNode {
   IntImm(DType t, int64_t v) : ExprNode(NodeKind::kIntImm, t), value(v) {}
   const int64_t value;
+};
+/// A floating-point constant (held as a double, of type `dtype`).
+struct FloatImm : ExprNode {
+  FloatImm(DType t, double v) : ExprNode(NodeKind::kFloatImm, t), value(v) {}
+  const double value;
 };
 struct VarRef : ExprNode {
   explicit VarRef(Var v) : ExprNode(NodeKind::kVarRef, DType::kInt64), var(std::move(v)) {}
@@ -195,6 +203,8 @@ struct AttrStmt : StmtNode {
 // ---- Builders (with constant folding of integer immediates) ----
 
 Expr imm(int64_t v, DType t = DType::kInt64);
+/// A float32 constant.
+Expr fimm(double v, DType t = DType::kFloat32);
 Expr ref(const Var& v);
 Expr add(Expr a, Expr b);
 Expr sub(Expr a, Expr b);
@@ -219,6 +229,12 @@ Stmt allocate(const Buffer& b, Stmt body);
 Stmt if_then_else(Expr cond, Stmt then_case, Stmt else_case = nullptr);
 Stmt evaluate(Expr v);
 Stmt attr(const std::string& key, Expr value, Stmt body);
+
+/// Intrinsic names understood by every backend that supports them (the CPU backend and, for
+/// integers, the interpreter): select(cond, a, b) of a's type.
+inline constexpr const char* kSelect = "weft.select";
+/// select(cond, a, b): a where cond is non-zero, else b (both evaluated).
+Expr select(Expr cond, Expr a, Expr b);
 
 /// The value of an integer immediate, if `e` is one.
 const IntImm* as_imm(const Expr& e);

@@ -18,6 +18,13 @@ class Printer : public Visitor {
 
  protected:
   void visit_IntImm(const IntImm& n) override { os << n.value; }
+  void visit_FloatImm(const FloatImm& n) override {
+    std::ostringstream f;
+    f.precision(9);
+    f << n.value;
+    const std::string t = f.str();
+    os << t << (t.find_first_of(".eEin") == std::string::npos ? ".0f" : "f");
+  }
   void visit_VarRef(const VarRef& n) override { os << n.var->name; }
   void visit_Binary(const Binary& n) override {
     if (n.op == BinOp::kMin || n.op == BinOp::kMax) {

@@ -34,6 +34,7 @@ void Visitor::visit(const Stmt& s) {
 }
 
 void Visitor::visit_IntImm(const IntImm&) {}
+void Visitor::visit_FloatImm(const FloatImm&) {}
 void Visitor::visit_VarRef(const VarRef&) {}
 void Visitor::visit_Binary(const Binary& n) {
   visit(n.a);
@@ -114,6 +115,7 @@ bool mutate_all(Mutator* m, const std::vector<T>& in, std::vector<T>* out,
 }  // namespace
 
 Expr Mutator::mutate_IntImm(const IntImm&, const Expr& self) { return self; }
+Expr Mutator::mutate_FloatImm(const FloatImm&, const Expr& self) { return self; }
 Expr Mutator::mutate_VarRef(const VarRef&, const Expr& self) { return self; }
 Expr Mutator::mutate_Binary(const Binary& n, const Expr& self) {
   Expr a = mutate(n.a), b = mutate(n.b);

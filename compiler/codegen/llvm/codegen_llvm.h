@@ -1,0 +1,73 @@
+// The CPU backend's code generator: loop IR to LLVM IR (LLVM 16), optimized for the host CPU
+// and JIT-compiled with ORC LLJIT. This header has no LLVM types, so callers (the runtime's
+// CPU executor, tests, the CLI) compile fast; only codegen_llvm.cc and jit.cc include LLVM.
+//
+// What the generated code does with loop kinds:
+//   serial      a plain loop.
+//   unrolled    fully unrolled by the code generator (constant extent, at most 1024).
+//   vectorized  one SIMD operation per statement over all lanes (constant extent, at most 64
+//               lanes): contiguous accesses become vector loads/stores, others gathers/
+//               scatters, lane-dependent guards become masks. A body the code generator cannot
+//               vectorize (nested loops, a lane-dependent value stored to one address, a load
+//               of a buffer it also stores at another index) falls back to a serial loop that
+//               asks LLVM's loop vectorizer for that width.
+//   parallel    the body is outlined into a task and handed to the host's parallel-for
+//               (kParallelForSymbol), which the runtime provides with its thread pool.
+// Buffers in a non-global scope (Allocate) live on the stack of the function (so LLVM keeps a
+// register-blocked cache_write tile in registers); global buffers are arguments.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/ir.h"
+
+namespace weft::compiler::codegen {
+
+/// One function to generate: `args` are the global buffers it accesses, in call order.
+struct LoweredFunc {
+  std::string name;
+  std::vector<ir::Buffer> args;
+  ir::Stmt body;
+};
+
+/// The external the generated code calls for a parallel loop of `n` iterations:
+///   void weft_parallel_for(int64_t n, void (*task)(int64_t i, void* closure), void* closure)
+/// It must run task(i, closure) once for every i in [0, n) and return when all are done.
+inline constexpr const char* kParallelForSymbol = "weft_parallel_for";
+
+/// Host functions (name -> address) the generated code may call.
+using HostSymbols = std::map<std::string, void*>;
+
+/// A generated function as called from C++: args[i] is the base address of buffer args[i].
+using Kernel = void (*)(void* const* args);
+
+/// JIT-compiled functions for the host CPU; they live as long as this object.
+class JitModule {
+ public:
+  virtual ~JitModule() = default;
+  /// The function named `name`; UserError when there is none.
+  virtual Kernel kernel(const std::string& name) const = 0;
+  /// The optimized LLVM IR that was compiled.
+  virtual const std::string& optimized_ir() const = 0;
+};
+
+/// Generates, optimizes (O3 for the host CPU) and JIT-compiles `funcs`. UserError for IR the
+/// CPU backend cannot run (an unknown intrinsic, a loop kind it cannot honour, a non-constant
+/// extent where one is needed), naming the function and the loop.
+std::unique_ptr<JitModule> jit_compile(const std::vector<LoweredFunc>& funcs,
+                                       const HostSymbols& symbols);
+
+/// The optimized LLVM IR of `funcs` for the host CPU, without compiling it.
+std::string emit_llvm(const std::vector<LoweredFunc>& funcs);
+
+/// The global-scope buffers `s` accesses, in order of first appearance (a convenience for
+/// building LoweredFunc::args).
+std::vector<ir::Buffer> global_buffers(const ir::Stmt& s);
+
+/// The name of the host CPU as LLVM sees it (e.g. "znver3").
+std::string host_cpu_name();
+
+}  // namespace weft::compiler::codegen

@@ -1,0 +1,57 @@
+// Conversions between the plain layouts users hold (NCHW activations, OIHW weights) and the
+// channel-blocked layouts of the CPU operators (ops.h). Plain loops: they run outside the
+// timed kernels, like oneDNN's reorders.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace weft::rt::cpu {
+
+/// NCHW -> [N, ceil(C/cb), H, W, cb], channels past C zero.
+template <typename T>
+std::vector<T> to_blocked(const std::vector<T>& x, int64_t n, int64_t c, int64_t h, int64_t w,
+                          int64_t cb) {
+  const int64_t nb = (c + cb - 1) / cb;
+  std::vector<T> out(static_cast<size_t>(n * nb * h * w * cb), T(0));
+  for (int64_t in = 0; in < n; ++in)
+    for (int64_t ic = 0; ic < c; ++ic)
+      for (int64_t y = 0; y < h; ++y)
+        for (int64_t xx = 0; xx < w; ++xx)
+          out[static_cast<size_t>((((in * nb + ic / cb) * h + y) * w + xx) * cb + ic % cb)] =
+              x[static_cast<size_t>(((in * c + ic) * h + y) * w + xx)];
+  return out;
+}
+
+/// [N, ceil(C/cb), H, W, cb] -> NCHW (dropping padded channels).
+template <typename T>
+std::vector<T> from_blocked(const std::vector<T>& x, int64_t n, int64_t c, int64_t h, int64_t w,
+                            int64_t cb) {
+  const int64_t nb = (c + cb - 1) / cb;
+  std::vector<T> out(static_cast<size_t>(n * c * h * w));
+  for (int64_t in = 0; in < n; ++in)
+    for (int64_t ic = 0; ic < c; ++ic)
+      for (int64_t y = 0; y < h; ++y)
+        for (int64_t xx = 0; xx < w; ++xx)
+          out[static_cast<size_t>(((in * c + ic) * h + y) * w + xx)] =
+              x[static_cast<size_t>((((in * nb + ic / cb) * h + y) * w + xx) * cb + ic % cb)];
+  return out;
+}
+
+/// OIHW -> [ceil(O/ob), C/cb, KH, KW, cb, ob], output channels past O zero.
+template <typename T>
+std::vector<T> pack_conv_weights(const std::vector<T>& wt, int64_t o, int64_t c, int64_t kh,
+                                 int64_t kw, int64_t cb, int64_t ob) {
+  const int64_t nob = (o + ob - 1) / ob, ncb = c / cb;
+  std::vector<T> out(static_cast<size_t>(nob * ncb * kh * kw * cb * ob), T(0));
+  for (int64_t io = 0; io < o; ++io)
+    for (int64_t ic = 0; ic < c; ++ic)
+      for (int64_t y = 0; y < kh; ++y)
+        for (int64_t xx = 0; xx < kw; ++xx)
+          out[static_cast<size_t>(
+              (((((io / ob) * ncb + ic / cb) * kh + y) * kw + xx) * cb + ic % cb) * ob + io % ob)] =
+              wt[static_cast<size_t>(((io * c + ic) * kh + y) * kw + xx)];
+  return out;
+}
+
+}  // namespace weft::rt::cpu

@@ -1,0 +1,82 @@
+// CPU operators: tensor-expression definitions with default schedules tuned for x86-64 AVX2
+// (register-blocked with cache_write into a local tile, unrolled rows, vectorized columns,
+// parallel outer loops), lowered to loop IR for the LLVM backend. Each builder returns a
+// CpuOp whose function takes its buffers in the order: inputs, outputs, workspaces.
+//
+// Layouts. dense: A [M, K], W [N, K] row-major, C [M, N] (C = A W^T). conv2d and the 2D
+// operators after it work on channel-blocked tensors: activations [N, C/cb, H, W, cb],
+// conv weights [ceil(O/16), C/cb, KH, KW, cb, 16] (output channels past O are zero), conv
+// outputs [N, ceil(O/16), OH, OW, 16]; runtime/cpu/layout.h converts from and to NCHW/OIHW.
+// Element types: float32 in, float32 out; int8 in, int32 out (requantize narrows to int8).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/codegen/llvm/codegen_llvm.h"
+
+namespace weft::rt::cpu {
+
+using compiler::ir::DType;
+
+/// A CPU operator ready for the JIT: `func.args` are the inputs, then the outputs, then the
+/// workspaces (intermediate global buffers the executor allocates).
+struct CpuOp {
+  compiler::codegen::LoweredFunc func;
+  size_t num_inputs = 0, num_outputs = 0;
+  double ops = 0;  // arithmetic operations, a multiply-add counting 2
+};
+
+/// "float32" or "int8" to a dtype; UserError naming `where` otherwise.
+DType parse_dtype(const std::string& name, const std::string& where);
+
+/// Register tile of the dense schedule: `rows` x `cols` accumulators (cols vectorized), the
+/// outer column loop parallel when `parallel`.
+struct DenseSchedule {
+  int64_t rows = 6, cols = 16;
+  bool parallel = true;
+};
+/// C[M, N] = sum_k A[M, K] * W[N, K]; float32 -> float32 or int8 -> int32.
+CpuOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedule& s = {});
+
+/// A 2D convolution's shape (NCHW input, OIHW weights).
+struct Conv2dShape {
+  int64_t n = 1, c = 0, h = 0, w = 0, o = 0, kh = 0, kw = 0, stride = 1, pad = 0;
+  int64_t oh() const { return (h + 2 * pad - kh) / stride + 1; }
+  int64_t ow() const { return (w + 2 * pad - kw) / stride + 1; }
+};
+/// The input channel block of a convolution over `c` channels (16, 8, or a divisor of c).
+int64_t conv_in_block(int64_t c);
+/// The output channel block (the vector width of the conv schedule).
+inline constexpr int64_t kConvOutBlock = 16;
+/// Register tile of the conv schedule: `ow` output columns x 16 output channels.
+struct ConvSchedule {
+  int64_t ow = 0;  // 0: 7 when it divides OW, else 6
+  bool parallel = true;
+};
+/// Blocked conv2d; float32 -> float32 or int8 -> int32. UserError for impossible shapes.
+CpuOp conv2d(const Conv2dShape& shape, DType dtype, const ConvSchedule& s = {});
+
+/// A blocked activation shape [n, cb, h, w, c] (c: the channel block).
+struct Blocked {
+  int64_t n = 1, cb = 1, h = 1, w = 1, c = 16;
+  std::vector<int64_t> dims() const { return {n, cb, h, w, c}; }
+  int64_t elements() const { return n * cb * h * w * c; }
+};
+
+/// y = max(x, 0).
+CpuOp relu(const Blocked& shape, DType dtype);
+/// Residual add then ReLU: float32 max(a + b, 0); int8 clip(a + b, 0, 127).
+CpuOp add_relu(const Blocked& shape, DType dtype);
+/// float32 epilogue: y = max(x + bias[cb, c], 0).
+CpuOp bias_relu(const Blocked& shape);
+/// int8 epilogue (DESIGN.md §7): int32 x -> int8 clip((x >> shift) + bias[cb, c], 0, 127).
+CpuOp requantize(const Blocked& shape, int shift);
+/// Max pooling over a k x k window with stride and padding (padded taps never win); output
+/// [n, cb, oh, ow, c].
+CpuOp max_pool2d(const Blocked& shape, int64_t k, int64_t stride, int64_t pad, DType dtype);
+/// Global average pooling to [n, cb, c]: float32 mean; int8 mean rounded half up.
+CpuOp global_avg_pool(const Blocked& shape, DType dtype);
+
+}  // namespace weft::rt::cpu
