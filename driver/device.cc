@@ -1,19 +1,25 @@
 // The backend registry.
 #include "driver/device.h"
 
+#include "driver/rtl_device.h"
 #include "driver/sim_device.h"
 #include "hardware/isa/errors.h"
 
 namespace weft::driver {
 
-std::vector<std::string> device_names() { return {"functional", "cycle"}; }
+std::vector<std::string> device_names() {
+  std::vector<std::string> names = {"functional", "cycle"};
+  if (rtl_backend_built()) names.push_back("rtl");
+  return names;
+}
 
 std::unique_ptr<Device> open_device(const std::string& name, const DeviceOptions& options) {
   if (name == "functional") return make_functional_device(options);
   if (name == "cycle") return make_cycle_device(options);
+  if (name == "rtl") return make_rtl_device(options);  // explains itself when not built
   std::string known;
   for (const std::string& n : device_names()) known += (known.empty() ? "" : ", ") + n;
-  const bool planned = name == "rtl" || name == "xrt";
+  const bool planned = name == "xrt";
   throw UserError("unknown engine '" + name + "' (available: " + known + ")" +
                   (planned ? "; '" + name + "' is planned but not built yet" : ""));
 }

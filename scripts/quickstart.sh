@@ -12,7 +12,9 @@ case "$mode" in
 esac
 
 packages=(build-essential cmake ninja-build ccache pkg-config git
-          libgtest-dev libgmock-dev nlohmann-json3-dev libcli11-dev)
+          libgtest-dev libgmock-dev nlohmann-json3-dev libcli11-dev
+          llvm-16-dev libzstd-dev
+          verilator yosys zlib1g-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

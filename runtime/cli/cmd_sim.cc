@@ -3,11 +3,13 @@
 // final image, the statistics and (cycle engine) a timeline: all of them or, on error, none.
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "driver/device.h"
 #include "driver/launch.h"
+#include "driver/rtl_device.h"
 #include "driver/timeline.h"
 #include "hardware/isa/errors.h"
 #include "runtime/cli/commands.h"
@@ -20,7 +22,7 @@ namespace weft::cli {
 void add_sim_command(CLI::App& app) {
   struct Opts {
     std::string config = isa::kDefaultConfig, platform = "sim", engine = "functional";
-    std::string mem, out, stats, trace, insn_offset, insn_count;
+    std::string mem, out, stats, trace, wave, insn_offset, insn_count;
     double timeout_s = 3600;
     bool json = false, progress = false;
   };
@@ -33,13 +35,14 @@ void add_sim_command(CLI::App& app) {
       "is written and the exit code is 1. One of --out, --stats and --trace may be - (standard\n"
       "output); the summary (or --json) then goes to standard error instead.\n"
       "Engines: functional (the golden model), cycle (cycle-exact; adds cycles, per-module\n"
-      "busy/stall cycles, DRAM traffic and utilization, and --trace).");
+      "busy/stall cycles, DRAM traffic and utilization, and --trace), rtl (the Verilated\n"
+      "RTL: the same statistics from the hardware's own counters, and --wave).");
   cmd->add_option("--config", o->config, "hardware configuration (gemm8x8, vta, tiny)")
       ->capture_default_str();
   cmd->add_option("--platform", o->platform,
-                  "memory platform for the cycle engine (sim, pynq, zcu104)")
+                  "memory platform of the cycle and rtl engines (sim, pynq, zcu104)")
       ->capture_default_str();
-  cmd->add_option("--engine", o->engine, "simulation engine (functional, cycle)")
+  cmd->add_option("--engine", o->engine, "simulation engine (functional, cycle, rtl)")
       ->capture_default_str();
   cmd->add_option("--mem", o->mem, "input DRAM image")->required();
   cmd->add_option("--insn-offset", o->insn_offset, "byte offset of the first instruction")
@@ -50,6 +53,8 @@ void add_sim_command(CLI::App& app) {
   cmd->add_option("--trace", o->trace,
                   "cycle engine: write a Chrome trace / Perfetto timeline (open in "
                   "ui.perfetto.dev or chrome://tracing)");
+  cmd->add_option("--wave", o->wave,
+                  "rtl engine: write an FST waveform of the run (open in GTKWave or Surfer)");
   cmd->add_option("--timeout", o->timeout_s, "seconds to wait for the device")
       ->capture_default_str();
   cmd->add_flag("--json", o->json, "print statistics as JSON instead of a summary");
@@ -62,6 +67,14 @@ void add_sim_command(CLI::App& app) {
     const uint64_t count = rt::parse_size(o->insn_count, "--insn-count");
     if (!o->trace.empty() && o->engine != "cycle") {
       throw UserError("--trace needs --engine cycle (the " + o->engine + " engine has no timing)");
+    }
+    if (!o->wave.empty()) {
+      if (o->engine != "rtl") {
+        throw UserError("--wave needs --engine rtl (the " + o->engine + " engine has no RTL)");
+      }
+      if (std::filesystem::path(o->wave).extension() != ".fst") {
+        throw UserError("--wave '" + o->wave + "': the waveform is written as FST; name it *.fst");
+      }
     }
     const bool uses_stdout = o->out == "-" || o->stats == "-" || o->trace == "-";
     if ((o->out == "-") + (o->stats == "-") + (o->trace == "-") > 1) {
@@ -78,7 +91,9 @@ void add_sim_command(CLI::App& app) {
     opts.memory_bytes = image.size();
     opts.trace = o->trace.empty() ? nullptr : &trace;
     opts.progress = [&progress](uint64_t c, uint64_t d, uint64_t t) { progress(c, d, t); };
-    std::unique_ptr<driver::Device> dev = driver::open_device(o->engine, opts);
+    std::unique_ptr<driver::Device> dev = o->wave.empty()
+                                              ? driver::open_device(o->engine, opts)
+                                              : driver::make_rtl_device(opts, o->wave);
 
     // The image is the whole device memory, so the one allocation starts at address 0 and
     // the program's absolute dram_base fields address it directly.
@@ -91,6 +106,11 @@ void add_sim_command(CLI::App& app) {
                   std::chrono::milliseconds(static_cast<int64_t>(o->timeout_s * 1000)));
     } catch (...) {
       progress.finish();
+      if (!o->wave.empty()) {
+        dev.reset();  // stops the run and closes the waveform
+        std::error_code ec;
+        std::filesystem::remove(o->wave, ec);  // all outputs or none
+      }
       throw;
     }
     progress.finish();
@@ -101,7 +121,7 @@ void add_sim_command(CLI::App& app) {
     nlohmann::ordered_json stats;
     stats["config"] = o->config;
     stats["engine"] = dev->name();
-    if (o->engine == "cycle") stats["platform"] = platform.name;
+    if (o->engine == "cycle" || o->engine == "rtl") stats["platform"] = platform.name;
     const nlohmann::ordered_json details = dev->run_details();
     for (const auto& [k, v] : details.items()) stats[k] = v;
     stats["wall_seconds"] = seconds;
@@ -123,7 +143,7 @@ void add_sim_command(CLI::App& app) {
       return;
     }
     os << "weft sim: " << dev->name() << " engine, config " << o->config;
-    if (o->engine == "cycle") os << ", platform " << platform.name;
+    if (o->engine == "cycle" || o->engine == "rtl") os << ", platform " << platform.name;
     os << ", " << stats["insn_count"] << " instructions in " << seconds * 1e3 << " ms\n";
     for (const char* k :
          {"inp_load_nbytes", "wgt_load_nbytes", "acc_load_nbytes", "uop_load_nbytes",

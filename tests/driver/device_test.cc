@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "driver/launch.h"
+#include "driver/rtl_device.h"
 #include "hardware/isa/errors.h"
 #include "hardware/isa/layout.h"
 #include "hardware/isa/registers.h"
@@ -48,7 +49,8 @@ class DeviceTest : public ::testing::TestWithParam<std::string> {
     dev_ = driver::open_device(GetParam(), options_);
   }
 
-  bool is_cycle() const { return GetParam() == "cycle"; }
+  // The timed engines: the cycle model and the RTL, which must agree on every cycle.
+  bool is_cycle() const { return GetParam() == "cycle" || GetParam() == "rtl"; }
 
   // Copies an image into a fresh allocation; returns its device address.
   uint64_t upload(const std::vector<uint8_t>& image) {
@@ -353,13 +355,18 @@ TEST_P(DeviceTest, CounterAndErrorRegistersAreReadOnly) {
   EXPECT_EQ(dev_->read_reg(reg::kError), 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, DeviceTest, ::testing::Values("functional", "cycle"),
+// Every built engine: functional, cycle, and rtl when Verilator was found.
+INSTANTIATE_TEST_SUITE_P(Engines, DeviceTest, ::testing::ValuesIn(driver::device_names()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return info.param;
                          });
 
 TEST(OpenDevice, KnowsTheSimulatorBackends) {
-  EXPECT_THAT(driver::device_names(), ElementsAre("functional", "cycle"));
+  if (driver::rtl_backend_built()) {
+    EXPECT_THAT(driver::device_names(), ElementsAre("functional", "cycle", "rtl"));
+  } else {
+    EXPECT_THAT(driver::device_names(), ElementsAre("functional", "cycle"));
+  }
 }
 
 TEST(OpenDevice, UnknownEngineNamesTheAvailableOnes) {
@@ -370,13 +377,32 @@ TEST(OpenDevice, UnknownEngineNamesTheAvailableOnes) {
     driver::open_device("gpu", o);
     ADD_FAILURE() << "open_device accepted 'gpu'";
   } catch (const UserError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("unknown engine 'gpu' (available: functional, cycle)"));
+    EXPECT_THAT(e.what(), HasSubstr("unknown engine 'gpu' (available: functional, cycle"));
   }
   try {
-    driver::open_device("rtl", o);
-    ADD_FAILURE() << "open_device accepted 'rtl'";
+    driver::open_device("xrt", o);
+    ADD_FAILURE() << "open_device accepted 'xrt'";
   } catch (const UserError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("'rtl' is planned but not built yet"));
+    EXPECT_THAT(e.what(), HasSubstr("'xrt' is planned but not built yet"));
+  }
+}
+
+// Without Verilator the rtl engine says how to get it; with it, a platform whose bus differs
+// from the RTL's is refused with a clear message.
+TEST(OpenDevice, RtlEngineExplainsWhatItCannotRun) {
+  driver::DeviceOptions o;
+  o.layout = &isa::layout_for("tiny");
+  o.platform = &isa::find_platform("pynq");
+  try {
+    driver::open_device("rtl", o);
+    ADD_FAILURE() << "open_device accepted 'rtl' on pynq";
+  } catch (const UserError& e) {
+    if (driver::rtl_backend_built()) {
+      EXPECT_THAT(e.what(), HasSubstr("128-bit AXI bus"));
+      EXPECT_THAT(e.what(), HasSubstr("'pynq'"));
+    } else {
+      EXPECT_THAT(e.what(), HasSubstr("'rtl' engine is not built"));
+    }
   }
 }
 

@@ -186,7 +186,7 @@ TEST_F(Cli, BadInputGivesAClearErrorAndNoOutput) {
   r = weft("sim --engine warp --mem " + path("img.bin") + " --insn-offset 0 --insn-count 1 --out " +
            path("o.bin"));
   EXPECT_EQ(r.code, 1);
-  EXPECT_THAT(r.err, HasSubstr("unknown engine 'warp' (available: functional, cycle)"));
+  EXPECT_THAT(r.err, HasSubstr("unknown engine 'warp' (available: functional, cycle"));
 
   r = weft("sim --mem " + path("img.bin") + " --insn-offset x --insn-count 1 --out " +
            path("o.bin"));

@@ -1,0 +1,461 @@
+// The Verilator harness of weft_top, templated on the Verilated model class (one per
+// configuration; rtl_model.cc instantiates it). Each clock cycle it (1) drives the AXI
+// master's inputs from sim::AxiMemory: ARREADY when a read slot is free, the beat scheduled
+// for this cycle on R, AWREADY/WREADY when a write slot is free, the write response due now on
+// B; (2) evaluates the low phase and records the handshakes, per-instruction events and run
+// state; (3) evaluates the rising edge. Register accesses go through the AXI4-Lite slave.
+#pragma once
+
+#include <verilated.h>
+#include <verilated_fst_c.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "driver/rtl/rtl_engine.h"
+#include "hardware/isa/errors.h"
+#include "hardware/isa/insn.h"
+#include "hardware/isa/registers.h"
+#include "simulator/common/program.h"
+#include "simulator/common/program_error.h"
+#include "simulator/memory/axi_memory.h"
+
+namespace weft::driver::rtl {
+
+template <class Model>
+class Harness : public RtlEngine {
+ public:
+  Harness(const isa::Layout& l, const isa::Platform& p)
+      : l_(l), p_(p), ctx_(std::make_unique<VerilatedContext>()) {
+    ctx_->traceEverOn(true);
+    ctx_->commandArgs(0, static_cast<const char**>(nullptr));
+    top_ = std::make_unique<Model>(ctx_.get(), "weft");
+    idle_inputs();
+    top_->ap_rst_n = 0;
+    for (int i = 0; i < 4; ++i) tick();
+    top_->ap_rst_n = 1;
+    tick();
+  }
+  ~Harness() override {
+    close_wave();
+    top_->final();
+  }
+
+  RtlRunResult run(std::vector<uint8_t>& dram, uint64_t insn_offset, uint64_t count,
+                   const RtlRunOptions& o) override {
+    const std::vector<isa::Insn> program = sim::fetch_program(l_, dram, insn_offset, count);
+    dram_ = &dram;
+    RtlRunResult r;
+    r.start.assign(count, kNone);
+    r.done.assign(count, kNone);
+    std::vector<size_t> routed[3];
+    for (size_t i = 0; i < program.size(); ++i)
+      routed[static_cast<int>(isa::route(program[i]))].push_back(i);
+    size_t started[3] = {0, 0, 0}, finished[3] = {0, 0, 0};
+    if (!o.wave_path.empty()) {
+      wave_ = std::make_unique<VerilatedFstC>();
+      top_->trace(wave_.get(), 99);
+      wave_->open(o.wave_path.c_str());
+      if (!wave_->isOpen()) {
+        wave_.reset();
+        throw UserError("cannot write the waveform '" + o.wave_path + "'");
+      }
+    }
+    mem_ = std::make_unique<sim::AxiMemory>(p_);
+    beats_.clear();
+    resps_.clear();
+    in_burst_ = false;
+    const uint64_t model_start = cycle_;
+
+    write_reg(isa::reg::kInsnCount, static_cast<uint32_t>(count));
+    write_reg(isa::reg::kInsnCount + 4, static_cast<uint32_t>(count >> 32));
+    write_reg(isa::reg::kInsnAddr, static_cast<uint32_t>(insn_offset));
+    write_reg(isa::reg::kInsnAddr + 4, static_cast<uint32_t>(insn_offset >> 32));
+    write_reg(isa::reg::kDramBase, 0);
+    write_reg(isa::reg::kDramBase + 4, 0);
+    // ap_start: its write response is taken inside the run loop, so that cycle 0 of the run
+    // (the cycle after the write is accepted) is already served by the memory.
+    write_reg(isa::reg::kControl, isa::reg::kApStart, /*wait_response=*/false);
+
+    // Run until the core leaves its running state.
+    bool seen_run = false;
+    uint64_t t0 = 0, quiet = 0;
+    while (true) {
+      drive_memory();
+      top_->ap_clk = 0;
+      top_->eval();
+      dump();
+      const bool active = serve_memory();
+      const bool running = top_->dbg_run_o;
+      if (running && !seen_run) {
+        seen_run = true;
+        t0 = cycle_;
+      }
+      if (seen_run && !running) {
+        top_->ap_clk = 1;
+        top_->eval();
+        dump();
+        ++cycle_;
+        break;
+      }
+      if (running) {
+        const uint64_t t = cycle_ - t0;
+        const uint32_t st = top_->dbg_start_o, dn = top_->dbg_done_o;
+        for (int m = 0; m < 3; ++m) {
+          if ((st >> m) & 1) {
+            if (started[m] < routed[m].size()) r.start[routed[m][started[m]++]] = t;
+          }
+        }
+        int ndone[3] = {static_cast<int>(dn & 1), static_cast<int>(dn >> 2),
+                        static_cast<int>((dn >> 1) & 1)};  // load, compute, store
+        for (int m = 0; m < 3; ++m) {
+          for (int k = 0; k < ndone[m]; ++k) {
+            if (finished[m] < routed[m].size()) r.done[routed[m][finished[m]++]] = t;
+          }
+        }
+        quiet = (active || st != 0 || dn != 0 || busy()) ? 0 : quiet + 1;
+        if (quiet > o.idle_limit) {
+          r.error = isa::reg::kErrDeadlock;
+          r.error_detail = deadlock_message(program, routed, started, t);
+          reset_after_hang();
+          close_wave();
+          return r;
+        }
+        if ((t & 0xFFFF) == 0 && o.cancel && o.cancel->load(std::memory_order_relaxed)) {
+          reset_after_hang();
+          close_wave();
+          throw sim::RunCancelled();
+        }
+      }
+      top_->ap_clk = 1;
+      top_->eval();
+      dump();
+      ++cycle_;
+    }
+    top_->s_axi_control_bready = 0;
+
+    // The register protocol: ap_done, then the counters and the error register.
+    const uint32_t ctrl = read_reg(isa::reg::kControl);
+    if ((ctrl & isa::reg::kApDone) == 0) throw InternalError("rtl: ap_done not set after the run");
+    if ((read_reg(isa::reg::kControl) & isa::reg::kApDone) != 0)
+      throw InternalError("rtl: ap_done did not clear on read");
+    r.error = read_reg(isa::reg::kError);
+    r.error_insn = read_reg(isa::reg::kErrorInsn);
+    r.reg_cycles = read64(isa::reg::kCycles);
+    const uint32_t busy_regs[3] = {isa::reg::kLoadBusy, isa::reg::kComputeBusy,
+                                   isa::reg::kStoreBusy};
+    const uint32_t stall_regs[3] = {isa::reg::kLoadStall, isa::reg::kComputeStall,
+                                    isa::reg::kStoreStall};
+    for (int m = 0; m < 3; ++m) {
+      r.reg_busy[m] = read64(busy_regs[m]);
+      r.reg_stall[m] = read64(stall_regs[m]);
+    }
+    close_wave();
+
+    sim::cycle::CycleStats& s = r.stats;
+    s.cycles = r.reg_cycles;
+    sim::cycle::ModuleCycles* mods[3] = {&s.load, &s.compute, &s.store};
+    for (int m = 0; m < 3; ++m) {
+      sim::cycle::ModuleCycles& mc = *mods[m];
+      mc.busy = stat(m * 8 + 0);
+      mc.idle = stat(m * 8 + 2);
+      mc.stall_token = stat(m * 8 + 3);
+      mc.stall_dram = stat(m * 8 + 4);
+      mc.stall_cmd_empty = stat(m * 8 + 5);
+      mc.stall_hazard = stat(m * 8 + 6);
+      mc.stall_drain = stat(m * 8 + 7);
+    }
+    const uint64_t f0 = stat(24), f1 = stat(25);
+    s.fetch.busy = f0 & 0xFFFFFFFFu;
+    s.fetch.stall_cmd_full = f0 >> 32;
+    s.fetch.stall_dram = f1 & 0xFFFFFFFFu;
+    s.fetch.idle = f1 >> 32;
+    s.read_bursts = mem_->read_bursts();
+    s.read_beats = mem_->read_beats();
+    s.write_bursts = mem_->write_bursts();
+    s.write_beats = mem_->write_beats();
+    count_program(program, s);
+    r.model_cycles = cycle_ - model_start;
+    return r;
+  }
+
+ private:
+  static constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
+  static constexpr int kBus = 16;
+
+  uint64_t stat(int i) const {
+    return static_cast<uint64_t>(top_->dbg_stats_o[2 * i]) |
+           (static_cast<uint64_t>(top_->dbg_stats_o[2 * i + 1]) << 32);
+  }
+
+  bool busy() const { return !beats_.empty() || !resps_.empty(); }
+
+  void idle_inputs() {
+    top_->ap_clk = 0;
+    top_->s_axi_control_awvalid = 0;
+    top_->s_axi_control_wvalid = 0;
+    top_->s_axi_control_bready = 0;
+    top_->s_axi_control_arvalid = 0;
+    top_->s_axi_control_rready = 0;
+    top_->s_axi_control_wstrb = 0xF;
+    top_->m_axi_gmem_arready = 0;
+    top_->m_axi_gmem_rvalid = 0;
+    top_->m_axi_gmem_rlast = 0;
+    top_->m_axi_gmem_rresp = 0;
+    top_->m_axi_gmem_rid = 0;
+    top_->m_axi_gmem_awready = 0;
+    top_->m_axi_gmem_wready = 0;
+    top_->m_axi_gmem_bvalid = 0;
+    top_->m_axi_gmem_bresp = 0;
+  }
+
+  void dump() {
+    if (wave_) wave_->dump(static_cast<uint64_t>(cycle_) * 2 + top_->ap_clk);
+  }
+
+  void tick() {
+    top_->ap_clk = 0;
+    top_->eval();
+    dump();
+    top_->ap_clk = 1;
+    top_->eval();
+    dump();
+    ++cycle_;
+  }
+
+  void close_wave() {
+    if (wave_) {
+      wave_->close();
+      wave_.reset();
+    }
+  }
+
+  // One clock cycle; `sample` reads outputs after the low phase. Returns what it returned.
+  template <class F>
+  bool half_cycles(F sample) {
+    top_->ap_clk = 0;
+    top_->eval();
+    dump();
+    const bool r = sample();
+    top_->ap_clk = 1;
+    top_->eval();
+    dump();
+    ++cycle_;
+    return r;
+  }
+
+  // ---- AXI4-Lite ----
+  void write_reg(uint32_t addr, uint32_t v, bool wait_response = true) {
+    top_->s_axi_control_awvalid = 1;
+    top_->s_axi_control_awaddr = addr;
+    top_->s_axi_control_wvalid = 1;
+    top_->s_axi_control_wdata = v;
+    for (int i = 0;; ++i) {
+      const bool ok = half_cycles([&] { return top_->s_axi_control_awready; });
+      if (ok) break;
+      if (i > 16) throw InternalError("rtl: AXI4-Lite write not accepted");
+    }
+    top_->s_axi_control_awvalid = 0;
+    top_->s_axi_control_wvalid = 0;
+    top_->s_axi_control_bready = 1;
+    if (!wait_response) return;
+    for (int i = 0;; ++i) {
+      const bool ok = half_cycles([&] { return top_->s_axi_control_bvalid; });
+      if (ok) break;
+      if (i > 16) throw InternalError("rtl: AXI4-Lite write response missing");
+    }
+    top_->s_axi_control_bready = 0;
+  }
+
+  uint32_t read_reg(uint32_t addr) {
+    top_->s_axi_control_arvalid = 1;
+    top_->s_axi_control_araddr = addr;
+    for (int i = 0;; ++i) {
+      const bool ok = half_cycles([&] { return top_->s_axi_control_arready; });
+      if (ok) break;
+      if (i > 16) throw InternalError("rtl: AXI4-Lite read not accepted");
+    }
+    top_->s_axi_control_arvalid = 0;
+    top_->s_axi_control_rready = 1;
+    uint32_t v = 0;
+    for (int i = 0;; ++i) {
+      const bool ok = half_cycles([&] {
+        v = top_->s_axi_control_rdata;
+        return top_->s_axi_control_rvalid;
+      });
+      if (ok) break;
+      if (i > 16) throw InternalError("rtl: AXI4-Lite read data missing");
+    }
+    top_->s_axi_control_rready = 0;
+    return v;
+  }
+
+  uint64_t read64(uint32_t addr) {
+    const uint64_t lo = read_reg(addr);
+    return lo | (static_cast<uint64_t>(read_reg(addr + 4)) << 32);
+  }
+
+  // ---- AXI4 master, served from the DRAM image with sim::AxiMemory timing ----
+  struct Beat {
+    uint64_t cycle, addr;
+    int id;
+    bool last;
+  };
+
+  void drive_memory() {
+    const uint64_t t = cycle_;
+    top_->m_axi_gmem_arready = mem_->next_read_slot(t) == t;
+    const bool wslot = mem_->next_write_slot(t) == t;
+    top_->m_axi_gmem_awready = wslot;
+    top_->m_axi_gmem_wready = in_burst_ ? 1 : wslot;
+    top_->m_axi_gmem_rvalid = 0;
+    if (!beats_.empty() && beats_.front().cycle == t) {
+      const Beat& b = beats_.front();
+      top_->m_axi_gmem_rvalid = 1;
+      top_->m_axi_gmem_rid = b.id;
+      top_->m_axi_gmem_rlast = b.last;
+      uint8_t bytes[kBus] = {};
+      if (b.addr + kBus <= dram_->size()) std::memcpy(bytes, dram_->data() + b.addr, kBus);
+      for (int w = 0; w < kBus / 4; ++w) {
+        uint32_t v;
+        std::memcpy(&v, bytes + 4 * w, 4);
+        top_->m_axi_gmem_rdata[w] = v;
+      }
+    }
+    top_->m_axi_gmem_bvalid = !resps_.empty() && resps_.front() == t;
+  }
+
+  // Records this cycle's handshakes (outputs of the low-phase evaluation); returns whether any
+  // memory traffic happened.
+  bool serve_memory() {
+    const uint64_t t = cycle_;
+    bool active = false;
+    if (top_->m_axi_gmem_rvalid) {
+      beats_.pop_front();
+      active = true;
+    }
+    if (top_->m_axi_gmem_bvalid) {
+      resps_.pop_front();
+      active = true;
+    }
+    if (top_->m_axi_gmem_arvalid && top_->m_axi_gmem_arready) {
+      const uint32_t n = static_cast<uint32_t>(top_->m_axi_gmem_arlen) + 1;
+      const uint64_t first = mem_->accept_read(t, n);
+      const uint64_t addr = top_->m_axi_gmem_araddr;
+      if (addr + uint64_t{n} * kBus > dram_->size()) {
+        throw sim::ProgramError(isa::reg::kErrDramRange, sim::ProgramError::kNoInsn,
+                                "rtl: read burst at " + std::to_string(addr) +
+                                    " beyond the DRAM image");
+      }
+      for (uint32_t k = 0; k < n; ++k)
+        beats_.push_back({first + k, addr + uint64_t{k} * kBus,
+                          static_cast<int>(top_->m_axi_gmem_arid), k + 1 == n});
+      active = true;
+    }
+    if (top_->m_axi_gmem_awvalid && top_->m_axi_gmem_awready) {
+      const uint32_t n = static_cast<uint32_t>(top_->m_axi_gmem_awlen) + 1;
+      resps_.push_back(mem_->accept_write(t, n));
+      w_addr_ = top_->m_axi_gmem_awaddr;
+      in_burst_ = true;
+      active = true;
+    }
+    if (top_->m_axi_gmem_wvalid && top_->m_axi_gmem_wready) {
+      const uint32_t strb = top_->m_axi_gmem_wstrb;
+      if (w_addr_ + kBus > dram_->size()) {
+        throw sim::ProgramError(isa::reg::kErrDramRange, sim::ProgramError::kNoInsn,
+                                "rtl: write beat at " + std::to_string(w_addr_) +
+                                    " beyond the DRAM image");
+      }
+      for (int b = 0; b < kBus; ++b) {
+        if ((strb >> b) & 1)
+          (*dram_)[w_addr_ + b] =
+              static_cast<uint8_t>(top_->m_axi_gmem_wdata[b / 4] >> (8 * (b % 4)));
+      }
+      w_addr_ += kBus;
+      if (top_->m_axi_gmem_wlast) in_burst_ = false;
+      active = true;
+    }
+    return active;
+  }
+
+  // After a hang the core is reset (the on-chip buffers keep their contents).
+  void reset_after_hang() {
+    idle_inputs();
+    top_->ap_rst_n = 0;
+    for (int i = 0; i < 4; ++i) tick();
+    top_->ap_rst_n = 1;
+    tick();
+  }
+
+  std::string deadlock_message(const std::vector<isa::Insn>& program,
+                               const std::vector<size_t> routed[3], const size_t started[3],
+                               uint64_t t) const {
+    std::string msg = "deadlock: the RTL made no progress for a long time at cycle " +
+                      std::to_string(t) + ";";
+    const char* names[3] = {"load", "compute", "store"};
+    for (int m = 0; m < 3; ++m) {
+      if (started[m] < routed[m].size()) {
+        const size_t i = routed[m][started[m]];
+        msg += std::string(" the ") + names[m] + " module waits at " +
+               sim::describe(i, program[i]) + ";";
+      }
+    }
+    msg.pop_back();
+    if (std::getenv("WEFT_RTL_DEBUG")) {
+      msg += " [debug: requested " + std::to_string(top_->rootp->weft_top__DOT__u_fetch__DOT__requested_q) +
+             " reserved " + std::to_string(top_->rootp->weft_top__DOT__u_fetch__DOT__reserved_q) +
+             " count " + std::to_string(top_->rootp->weft_top__DOT__u_ctrl__DOT__count_q) +
+             " arvalid " + std::to_string(top_->m_axi_gmem_arvalid) + " arready " +
+             std::to_string(top_->m_axi_gmem_arready) + "]";
+    }
+    return msg;
+  }
+
+  // The VTA counters follow from the program (they are what it asks the hardware to do).
+  void count_program(const std::vector<isa::Insn>& program, sim::cycle::CycleStats& s) const {
+    s.counters.insn_count = program.size();
+    s.insn_fetch_nbytes = program.size() * 16;
+    for (const isa::Insn& in : program) {
+      if (in.op() == isa::Opcode::kLoad && in.x_size > 0) {
+        const uint64_t bytes = static_cast<uint64_t>(in.y_size * in.x_size * l_.elem_bytes(in.mem()));
+        switch (in.mem()) {
+          case isa::MemType::kInp: s.counters.inp_load_nbytes += bytes; break;
+          case isa::MemType::kWgt: s.counters.wgt_load_nbytes += bytes; break;
+          case isa::MemType::kUop: s.counters.uop_load_nbytes += bytes; break;
+          default: s.counters.acc_load_nbytes += bytes; break;
+        }
+      } else if (in.op() == isa::Opcode::kStore && in.x_size > 0) {
+        s.counters.out_store_nbytes += static_cast<uint64_t>(in.y_size * in.x_size * l_.out_elem_bytes);
+      } else if (in.op() == isa::Opcode::kGemm || in.op() == isa::Opcode::kAlu) {
+        const int64_t k = in.uop_end > in.uop_bgn ? in.uop_end - in.uop_bgn : 0;
+        const uint64_t it = static_cast<uint64_t>(in.iter_out * in.iter_in * k);
+        if (in.op() == isa::Opcode::kGemm) {
+          s.gemm_uops += it;
+          if (!in.reset_reg) s.counters.gemm_counter += it;
+        } else {
+          s.alu_uops += it;
+          s.counters.alu_counter += it;
+        }
+      }
+    }
+  }
+
+  const isa::Layout& l_;
+  isa::Platform p_;
+  std::unique_ptr<VerilatedContext> ctx_;
+  std::unique_ptr<Model> top_;
+  std::unique_ptr<VerilatedFstC> wave_;
+  std::unique_ptr<sim::AxiMemory> mem_;
+  std::vector<uint8_t>* dram_ = nullptr;
+  std::deque<Beat> beats_;
+  std::deque<uint64_t> resps_;
+  bool in_burst_ = false;
+  uint64_t w_addr_ = 0;
+  uint64_t cycle_ = 0;
+};
+
+}  // namespace weft::driver::rtl

@@ -1,0 +1,17 @@
+hardware/rtl/weft_rtl_pkg.sv
+hardware/rtl/weft_decode.sv
+hardware/rtl/weft_burst.sv
+hardware/rtl/weft_fifo.sv
+hardware/rtl/weft_token_queue.sv
+hardware/rtl/weft_unit_stats.sv
+hardware/rtl/weft_read_dma.sv
+hardware/rtl/weft_buffer.sv
+hardware/rtl/weft_acc_buffer.sv
+hardware/rtl/weft_gemm_core.sv
+hardware/rtl/weft_alu.sv
+hardware/rtl/weft_fetch.sv
+hardware/rtl/weft_load.sv
+hardware/rtl/weft_compute.sv
+hardware/rtl/weft_store.sv
+hardware/rtl/weft_ctrl.sv
+hardware/rtl/weft_top.sv
