@@ -7,6 +7,7 @@
 #include "hardware/isa/assembly.h"
 #include "hardware/isa/errors.h"
 #include "runtime/cli/commands.h"
+#include "runtime/cli/cpu_target.h"
 #include "runtime/cli/dense_options.h"
 #include "runtime/ops/dense.h"
 
@@ -17,17 +18,25 @@ namespace {
 void add_compile_dense(CLI::App& compile) {
   struct Opts {
     DenseOptions d;
+    CpuTargetOptions cpu;
     std::string emit = "asm", pass;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = compile.add_subcommand(
       "dense", "Compile the int8 dense (see `weft run dense --help`) and print it.");
   o->d.add_to(*cmd);
+  o->cpu.add_to(*cmd, false);
   cmd->add_option("--emit", o->emit,
-                  "ir: the loop IR after each pass; asm: the instruction listing")
+                  "ir: the loop IR after each pass; asm: the instruction listing; llvm (with "
+                  "--target llvm): the optimized LLVM IR")
       ->capture_default_str();
   cmd->add_option("--pass", o->pass, "with --emit ir: only the IR after this pass");
   cmd->callback([o] {
+    if (o->cpu.is_llvm() || o->emit == "llvm") {
+      if (!o->cpu.is_llvm() || o->emit != "llvm")
+        throw UserError("--emit llvm goes with --target llvm (and --target llvm with --emit llvm)");
+      return print_dense_llvm(o->cpu, o->d.m, o->d.n, o->d.k);
+    }
     if (o->emit != "ir" && o->emit != "asm") {
       throw UserError("--emit must be ir or asm, not '" + o->emit + "'");
     }
@@ -67,6 +76,7 @@ void add_compile_command(CLI::App& app) {
       "compile", "Compile an operator for the accelerator and print its IR or instructions.");
   compile->require_subcommand(1);
   add_compile_dense(*compile);
+  add_compile_conv2d(*compile);
 }
 
 }  // namespace weft::cli

@@ -11,6 +11,7 @@
 #include "driver/timeline.h"
 #include "hardware/isa/errors.h"
 #include "runtime/cli/commands.h"
+#include "runtime/cli/cpu_target.h"
 #include "runtime/cli/dense_options.h"
 #include "runtime/cli/progress.h"
 #include "runtime/io/files.h"
@@ -43,6 +44,7 @@ nlohmann::ordered_json dense_roofline(const rt::DenseBuild& b, const isa::Platfo
 void add_run_dense(CLI::App& run) {
   struct Opts {
     DenseOptions d;
+    CpuTargetOptions cpu;
     std::string engine = "cycle", save, trace;
     uint32_t seed = 1;
     double timeout_s = 3600;
@@ -56,6 +58,7 @@ void add_run_dense(CLI::App& run) {
       "cycles, utilization (non-reset GEMM micro-ops per cycle) next to the platform's\n"
       "roofline bound, and per-module busy/stall cycles. Exit code 1 when the result is wrong.");
   o->d.add_to(*cmd);
+  o->cpu.add_to(*cmd, true);
   cmd->add_option("--engine", o->engine, "functional or cycle")->capture_default_str();
   cmd->add_option("--save", o->save,
                   "write input.npy (M x K), weight.npy (N x K) and output.npy (M x N), int8 "
@@ -66,6 +69,7 @@ void add_run_dense(CLI::App& run) {
       ->capture_default_str();
   cmd->add_flag("--progress", o->progress, "show progress on stderr even when not a terminal");
   cmd->callback([o] {
+    if (o->cpu.is_llvm()) return run_dense_on_cpu(o->cpu, o->d.m, o->d.n, o->d.k, o->seed, o->save);
     const isa::Layout& layout = isa::layout_for(o->d.config);
     const isa::Platform& platform = isa::find_platform(o->d.platform);
     if (!o->trace.empty() && o->engine != "cycle") {
@@ -167,6 +171,7 @@ void add_run_command(CLI::App& app) {
       "run", "Compile an operator for the accelerator, run it and check it against the CPU.");
   run->require_subcommand(1);
   add_run_dense(*run);
+  add_run_conv2d(*run);
 }
 
 }  // namespace weft::cli

@@ -1,0 +1,37 @@
+// The CPU backend in the `weft` CLI: `--target llvm|accel`, `--dtype`, `--threads` and
+// `--repeats` for `weft run dense` and `weft compile dense`, and the CPU-only verbs
+// `weft run conv2d` and `weft compile conv2d`. Without the CPU backend (WEFT_CPU_BACKEND=OFF)
+// `--target llvm` is a user error that says how to build it.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+
+namespace weft::cli {
+
+struct CpuTargetOptions {
+  std::string target = "accel";
+  std::string dtype;  // empty: int8 on the accelerator, float32 on llvm
+  int threads = 1;
+  int repeats = 5;
+
+  /// Registers the options on a subcommand (`run` adds --threads and --repeats).
+  void add_to(CLI::App& cmd, bool run);
+  /// Whether the CPU backend was chosen; UserError for an unknown target, or a dtype the
+  /// accelerator does not support.
+  bool is_llvm() const;
+};
+
+/// `weft run dense --target llvm`: runs, prints JSON, UserError when the result is wrong.
+void run_dense_on_cpu(const CpuTargetOptions& o, int64_t m, int64_t n, int64_t k, uint32_t seed,
+                      const std::string& save);
+/// The optimized LLVM IR of the dense (`weft compile dense --target llvm --emit llvm`).
+void print_dense_llvm(const CpuTargetOptions& o, int64_t m, int64_t n, int64_t k);
+
+/// `weft run conv2d` (CPU only for now).
+void add_run_conv2d(CLI::App& run);
+/// `weft compile conv2d --emit llvm`.
+void add_compile_conv2d(CLI::App& compile);
+
+}  // namespace weft::cli

@@ -1,0 +1,41 @@
+// One operator on the CPU backend from start to finish, for `weft run OP --target llvm`: random
+// data from a seed, JIT compile, timed runs on a thread pool, a check against the scalar
+// reference, and the result as JSON (the fields of `weft run`, plus wall time and GFLOP/s).
+// With a save directory it stages input.npy, weight.npy and output.npy in plain layouts
+// (dense: row-major [M, K], [N, K], [M, N]; conv2d: NCHW, OIHW, NCHW) on an OutputSet.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "runtime/cpu/ops.h"
+#include "runtime/io/files.h"
+
+namespace weft::rt::cpu {
+
+/// What to run.
+struct CpuRunRequest {
+  std::string op;  // "dense" or "conv2d"
+  int64_t m = 0, n = 0, k = 0;  // dense
+  Conv2dShape conv;             // conv2d
+  std::string dtype = "float32";
+  int threads = 1;
+  int repeats = 5;  // timed runs; the median is reported
+  uint32_t seed = 1;
+  std::string save_dir;  // empty: save nothing
+};
+
+/// The ResNet-18 layer `name` (C1..C12, scripts/bench/cpu_resnet18_conv.csv) at batch 1;
+/// UserError for another name.
+Conv2dShape resnet18_layer(const std::string& name);
+
+/// Runs the request; the .npy files go to `outputs` (the caller commits). The JSON's
+/// "correct" is false when the result differs from the reference (the caller decides the
+/// exit code). UserError for a bad op, shape, dtype or thread count.
+nlohmann::ordered_json run_cpu_op(const CpuRunRequest& request, OutputSet& outputs);
+
+/// The optimized LLVM IR of the request's operator (for `weft compile --emit llvm`).
+std::string cpu_op_llvm_ir(const CpuRunRequest& request);
+
+}  // namespace weft::rt::cpu

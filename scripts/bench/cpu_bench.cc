@@ -1,0 +1,313 @@
+// The CPU backend against OpenBLAS and oneDNN, measured side by side in one process: SGEMM
+// (C = A W^T, the dense operator's layout; Weft's time includes packing W each call, as the
+// libraries pack internally), int8 GEMM against oneDNN's s8s8s32 GEMM, and the ResNet-18
+// convolutions C1-C12 in fp32 against oneDNN's convolution with its preferred (blocked)
+// layouts. Each case runs the contenders interleaved, `--reps` times after a warm-up, and
+// reports medians and the ratio Weft time / baseline time. Thread counts: --threads for Weft;
+// the libraries read OPENBLAS_NUM_THREADS / OMP_NUM_THREADS (scripts/bench/cpu_bench.sh sets
+// them to the same value). Output: a Markdown table on stdout.
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "hardware/isa/errors.h"
+#include "runtime/cpu/executor.h"
+#include "runtime/cpu/layout.h"
+#include "runtime/cpu/reference.h"
+
+#ifdef WEFT_HAVE_OPENBLAS
+#include <cblas.h>
+#endif
+#ifdef WEFT_HAVE_DNNL
+#include <dnnl.h>
+
+#include <dnnl.hpp>
+#endif
+
+namespace {
+
+using namespace weft::rt::cpu;
+using Clock = std::chrono::steady_clock;
+
+double seconds(const std::function<void()>& f) {
+  const auto t0 = Clock::now();
+  f();
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// Times the contenders interleaved; returns the median seconds of each.
+std::vector<double> race(const std::vector<std::function<void()>>& fs, int reps) {
+  for (const auto& f : fs) f();  // warm-up (and first-touch of buffers)
+  std::vector<std::vector<double>> t(fs.size());
+  for (int r = 0; r < reps; ++r)
+    for (size_t i = 0; i < fs.size(); ++i) t[i].push_back(seconds(fs[i]));
+  std::vector<double> out;
+  for (auto& v : t) out.push_back(median(v));
+  return out;
+}
+
+template <typename T>
+std::vector<T> random_vector(size_t n, std::mt19937& rng) {
+  std::vector<T> v(n);
+  if constexpr (std::is_floating_point_v<T>) {
+    std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+    for (T& x : v) x = d(rng);
+  } else {
+    std::uniform_int_distribution<int> d(-100, 100);
+    for (T& x : v) x = static_cast<T>(d(rng));
+  }
+  return v;
+}
+
+struct Row {
+  std::string name;
+  double ops, weft_s;
+  std::vector<std::pair<std::string, double>> baselines;  // name, seconds (0: not run)
+};
+
+void print_rows(const std::vector<Row>& rows, int threads) {
+  std::printf("\n| case (%d thread%s) | Weft ms | Weft GFLOP/s | OpenBLAS ms | oneDNN ms | Weft/OpenBLAS | Weft/oneDNN |\n",
+              threads, threads == 1 ? "" : "s");
+  std::printf("|---|---:|---:|---:|---:|---:|---:|\n");
+  for (const Row& r : rows) {
+    double blas = 0, dnnl = 0;
+    for (auto& [n, s] : r.baselines) (n == "openblas" ? blas : dnnl) = s;
+    auto ms = [](double s) {
+      char b[32];
+      if (s <= 0) return std::string("-");
+      std::snprintf(b, sizeof b, "%.3f", s * 1e3);
+      return std::string(b);
+    };
+    auto ratio = [&](double s) {
+      char b[32];
+      if (s <= 0) return std::string("-");
+      std::snprintf(b, sizeof b, "%.2f", r.weft_s / s);
+      return std::string(b);
+    };
+    std::printf("| %s | %s | %.1f | %s | %s | %s | %s |\n", r.name.c_str(), ms(r.weft_s).c_str(),
+                r.ops / r.weft_s * 1e-9, ms(blas).c_str(), ms(dnnl).c_str(), ratio(blas).c_str(),
+                ratio(dnnl).c_str());
+  }
+  std::fflush(stdout);
+}
+
+Row sgemm(int64_t n, int threads, int reps, ThreadPool& pool) {
+  std::mt19937 rng(1);
+  auto a = random_vector<float>(static_cast<size_t>(n * n), rng);
+  auto w = random_vector<float>(static_cast<size_t>(n * n), rng);
+  std::vector<float> c1(static_cast<size_t>(n * n)), c2(c1.size()), c3(c1.size());
+  CpuKernel k(dense(n, n, n, DType::kFloat32));
+  std::vector<std::function<void()>> fs{[&] { k.run({a.data(), w.data(), c1.data()}, &pool); }};
+  std::vector<std::string> names;
+#ifdef WEFT_HAVE_OPENBLAS
+  names.push_back("openblas");
+  fs.push_back([&] {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(n), static_cast<int>(n),
+                static_cast<int>(n), 1.0f, a.data(), static_cast<int>(n), w.data(),
+                static_cast<int>(n), 0.0f, c2.data(), static_cast<int>(n));
+  });
+#endif
+#ifdef WEFT_HAVE_DNNL
+  names.push_back("onednn");
+  fs.push_back([&] {
+    dnnl_sgemm('N', 'T', n, n, n, 1.0f, a.data(), n, w.data(), n, 0.0f, c3.data(), n);
+  });
+#endif
+  const auto t = race(fs, reps);
+  // The results must agree (a spot check against the double-precision reference).
+  for (int s = 0; s < 16; ++s) {
+    const size_t i = static_cast<size_t>(s) * 7919 % static_cast<size_t>(n), j = static_cast<size_t>(s) * 104729 % static_cast<size_t>(n);
+    double ref = 0;
+    for (int64_t q = 0; q < n; ++q)
+      ref += static_cast<double>(a[i * static_cast<size_t>(n) + static_cast<size_t>(q)]) *
+             w[j * static_cast<size_t>(n) + static_cast<size_t>(q)];
+    if (std::abs(ref - c1[i * static_cast<size_t>(n) + j]) > 1e-3 * static_cast<double>(n))
+      throw weft::InternalError("Weft SGEMM result is wrong");
+  }
+  Row r{"SGEMM " + std::to_string(n) + "^3", 2.0 * static_cast<double>(n * n) * static_cast<double>(n), t[0], {}};
+  for (size_t i = 0; i < names.size(); ++i) r.baselines.push_back({names[i], t[i + 1]});
+  return r;
+}
+
+Row igemm(int64_t n, int threads, int reps, ThreadPool& pool) {
+  std::mt19937 rng(2);
+  auto a = random_vector<int8_t>(static_cast<size_t>(n * n), rng);
+  auto w = random_vector<int8_t>(static_cast<size_t>(n * n), rng);
+  std::vector<int32_t> c1(static_cast<size_t>(n * n)), c3(c1.size());
+  CpuKernel k(dense(n, n, n, DType::kInt8));
+  std::vector<std::function<void()>> fs{[&] { k.run({a.data(), w.data(), c1.data()}, &pool); }};
+  std::vector<std::string> names;
+#ifdef WEFT_HAVE_DNNL
+  names.push_back("onednn");
+  fs.push_back([&] {
+    const int32_t co = 0;
+    dnnl_gemm_s8s8s32('N', 'T', 'F', n, n, n, 1.0f, a.data(), n, 0, w.data(), n, 0, 0.0f,
+                      c3.data(), n, &co);
+  });
+#endif
+  const auto t = race(fs, reps);
+#ifdef WEFT_HAVE_DNNL
+  if (c1 != c3) throw weft::InternalError("Weft int8 GEMM differs from oneDNN's");
+#endif
+  Row r{"int8 GEMM " + std::to_string(n) + "^3 (GOP/s)", 2.0 * static_cast<double>(n * n) * static_cast<double>(n), t[0], {}};
+  for (size_t i = 0; i < names.size(); ++i) r.baselines.push_back({names[i], t[i + 1]});
+  return r;
+}
+
+struct Layer {
+  std::string name;
+  Conv2dShape s;
+};
+
+std::vector<Layer> read_layers(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw weft::UserError("cannot read the layer table '" + path + "'");
+  std::string line;
+  std::getline(in, line);  // header: name,H,W,IC,OC,K,stride,pad
+  std::vector<Layer> out;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    std::stringstream ss(line);
+    std::string f[8];
+    for (auto& x : f) std::getline(ss, x, ',');
+    Conv2dShape s;
+    s.n = 1;
+    s.h = std::stoll(f[1]);
+    s.w = std::stoll(f[2]);
+    s.c = std::stoll(f[3]);
+    s.o = std::stoll(f[4]);
+    s.kh = s.kw = std::stoll(f[5]);
+    s.stride = std::stoll(f[6]);
+    s.pad = std::stoll(f[7]);
+    out.push_back({f[0], s});
+  }
+  return out;
+}
+
+Row conv(const Layer& l, int threads, int reps, ThreadPool& pool) {
+  const Conv2dShape& s = l.s;
+  std::mt19937 rng(3);
+  auto x = random_vector<float>(static_cast<size_t>(s.n * s.c * s.h * s.w), rng);
+  auto w = random_vector<float>(static_cast<size_t>(s.o * s.c * s.kh * s.kw), rng);
+  const int64_t cb = conv_in_block(s.c);
+  auto xb = to_blocked(x, s.n, s.c, s.h, s.w, cb);
+  auto wb = pack_conv_weights(w, s.o, s.c, s.kh, s.kw, cb, kConvOutBlock);
+  const int64_t nob = (s.o + kConvOutBlock - 1) / kConvOutBlock;
+  std::vector<float> yb(static_cast<size_t>(s.n * nob * s.oh() * s.ow() * kConvOutBlock));
+  CpuKernel k(conv2d(s, DType::kFloat32));
+  std::vector<std::function<void()>> fs{[&] { k.run({xb.data(), wb.data(), yb.data()}, &pool); }};
+  std::vector<std::string> names;
+#ifdef WEFT_HAVE_DNNL
+  using namespace dnnl;
+  engine eng(engine::kind::cpu, 0);
+  stream strm(eng);
+  using tag = memory::format_tag;
+  using dt = memory::data_type;
+  memory::desc src_any({s.n, s.c, s.h, s.w}, dt::f32, tag::any);
+  memory::desc wei_any({s.o, s.c, s.kh, s.kw}, dt::f32, tag::any);
+  memory::desc dst_any({s.n, s.o, s.oh(), s.ow()}, dt::f32, tag::any);
+  convolution_forward::desc d(prop_kind::forward_inference, algorithm::convolution_direct, src_any,
+                              wei_any, dst_any, {s.stride, s.stride}, {s.pad, s.pad},
+                              {s.pad, s.pad});
+  convolution_forward::primitive_desc pd(d, eng);
+  // Inputs reordered once into the primitive's layouts (outside the timing, like Weft's).
+  memory src_plain({{s.n, s.c, s.h, s.w}, dt::f32, tag::nchw}, eng, x.data());
+  memory wei_plain({{s.o, s.c, s.kh, s.kw}, dt::f32, tag::oihw}, eng, w.data());
+  memory src(pd.src_desc(), eng), wei(pd.weights_desc(), eng), dst(pd.dst_desc(), eng);
+  reorder(src_plain, src).execute(strm, src_plain, src);
+  reorder(wei_plain, wei).execute(strm, wei_plain, wei);
+  strm.wait();
+  convolution_forward prim(pd);
+  names.push_back("onednn");
+  fs.push_back([&] {
+    prim.execute(strm, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}});
+    strm.wait();
+  });
+#endif
+  const auto t = race(fs, reps);
+  // Spot check of Weft against the reference on a few outputs.
+  auto y = from_blocked(yb, s.n, s.o, s.oh(), s.ow(), kConvOutBlock);
+  const Conv2dShape one = s;
+  (void)one;
+  for (int q = 0; q < 8; ++q) {
+    const int64_t o = q * 37 % s.o, r = q * 5 % s.oh(), c = q * 11 % s.ow();
+    double ref = 0;
+    for (int64_t ic = 0; ic < s.c; ++ic)
+      for (int64_t dy = 0; dy < s.kh; ++dy)
+        for (int64_t dx = 0; dx < s.kw; ++dx) {
+          const int64_t iy = r * s.stride + dy - s.pad, ix = c * s.stride + dx - s.pad;
+          if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) continue;
+          ref += static_cast<double>(x[static_cast<size_t>((ic * s.h + iy) * s.w + ix)]) *
+                 w[static_cast<size_t>(((o * s.c + ic) * s.kh + dy) * s.kw + dx)];
+        }
+    if (std::abs(ref - y[static_cast<size_t>((o * s.oh() + r) * s.ow() + c)]) > 1e-3 * static_cast<double>(s.c * s.kh * s.kw))
+      throw weft::InternalError("Weft conv2d result is wrong in " + l.name);
+  }
+  Row row{l.name + " " + std::to_string(s.c) + "->" + std::to_string(s.o) + " " +
+              std::to_string(s.h) + "x" + std::to_string(s.w) + " k" + std::to_string(s.kh) +
+              " s" + std::to_string(s.stride),
+          2.0 * static_cast<double>(s.n * s.o * s.oh() * s.ow()) * static_cast<double>(s.c * s.kh * s.kw), t[0], {}};
+  for (size_t i = 0; i < names.size(); ++i) row.baselines.push_back({names[i], t[i + 1]});
+  return row;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"CPU backend benchmark against OpenBLAS and oneDNN"};
+  int threads = 1, reps = 7;
+  std::string what = "all", layers_csv;
+  std::vector<int64_t> sizes{1024, 2048};
+  app.add_option("--threads", threads, "Weft threads (set the libraries' with the env)");
+  app.add_option("--reps", reps, "timed repetitions per case (median reported)");
+  app.add_option("--what", what, "sgemm | igemm | conv | all");
+  app.add_option("--sizes", sizes, "GEMM sizes");
+  app.add_option("--layers", layers_csv, "ResNet-18 layer table (scripts/bench/resnet18_conv.csv)");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    ThreadPool pool(threads);
+    std::fprintf(stderr, "host CPU: %s\n", weft::compiler::codegen::host_cpu_name().c_str());
+    std::vector<Row> rows;
+    double log_sum = 0;
+    int log_n = 0;
+    if (what == "all" || what == "sgemm") {
+      for (int64_t n : sizes) rows.push_back(sgemm(n, threads, n >= 2048 ? std::max(3, reps / 2) : reps, pool));
+    }
+    if (what == "all" || what == "igemm") rows.push_back(igemm(1024, threads, reps, pool));
+    if (what == "all" || what == "conv") {
+      if (layers_csv.empty()) throw weft::UserError("--layers is needed for the conv cases");
+      for (const Layer& l : read_layers(layers_csv)) {
+        rows.push_back(conv(l, threads, reps, pool));
+        for (auto& [n, s] : rows.back().baselines) {
+          if (n == "onednn" && s > 0) {
+            log_sum += std::log(rows.back().weft_s / s);
+            ++log_n;
+          }
+        }
+      }
+    }
+    print_rows(rows, threads);
+    if (log_n) {
+      std::printf("\nResNet-18 C1-C12 fp32 conv2d, geometric mean of Weft/oneDNN time: %.2f\n",
+                  std::exp(log_sum / log_n));
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cpu_bench: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
