@@ -89,6 +89,12 @@ class Interpreter {
           const int64_t c = eval(n.args[0]), a = eval(n.args[1]), b = eval(n.args[2]);
           return c ? a : b;
         }
+        if (n.name == kDot2I16 && n.args.size() == 2 && !intr_.count(n.name)) {
+          const int64_t x = eval(n.args[0]), y = eval(n.args[1]);
+          auto lo = [](int64_t v) { return static_cast<int64_t>(static_cast<int16_t>(v & 0xffff)); };
+          auto hi = [](int64_t v) { return static_cast<int64_t>(static_cast<int16_t>((v >> 16) & 0xffff)); };
+          return wrap(lo(x) * lo(y) + hi(x) * hi(y), DType::kInt32);
+        }
         auto it = intr_.find(n.name);
         if (it == intr_.end()) throw UserError("interpreter: unknown intrinsic '" + n.name + "'");
         std::vector<int64_t> args;

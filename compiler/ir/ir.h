@@ -235,6 +235,11 @@ Stmt attr(const std::string& key, Expr value, Stmt body);
 inline constexpr const char* kSelect = "weft.select";
 /// select(cond, a, b): a where cond is non-zero, else b (both evaluated).
 Expr select(Expr cond, Expr a, Expr b);
+/// dot2_i16(x, y) of two int32 values each holding two int16 halves (low, high):
+/// low(x)*low(y) + high(x)*high(y) as int32 (x86's pmaddwd lane). int8 GEMMs pair their
+/// reduction steps with it.
+inline constexpr const char* kDot2I16 = "weft.dot2_i16";
+Expr dot2_i16(Expr x, Expr y);
 
 /// The value of an integer immediate, if `e` is one.
 const IntImm* as_imm(const Expr& e);

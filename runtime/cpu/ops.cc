@@ -8,6 +8,8 @@
 // When the real output is smaller than the padded domain a final copy drops the padding.
 #include "runtime/cpu/ops.h"
 
+#include <functional>
+
 #include "compiler/te/lower.h"
 #include "compiler/te/schedule.h"
 #include "hardware/isa/errors.h"
@@ -117,25 +119,69 @@ CpuOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedule& s
 
   te::Tensor a = te::placeholder({m, k}, dtype, "A");
   te::Tensor w = te::placeholder({n, k}, dtype, "W");
-  // Weights packed into column panels of nr: wp[jo, k, ji] = W[jo*nr + ji, k] (zero past N).
-  te::Tensor wp = te::compute(
-      {np / nr, k, nr}, dtype,
-      [&](const std::vector<Expr>& i) {
-        Expr j = ir::add(ir::mul(i[0], ir::imm(nr)), i[2]);
-        if (np == n) return w({j, i[1]});
-        return ir::select(ir::lt(j, ir::imm(n)), w({ir::min(j, ir::imm(n - 1)), i[1]}),
-                          ir::imm(0, dtype));
-      },
-      "W.packed");
-  const te::IterVar kk = te::reduce_axis(k, "k");
+  // W[j, q], zero past N (and past K).
+  auto w_at = [&](const Expr& j, const Expr& q, bool k_guard) {
+    Expr jj = np == n ? j : ir::min(j, ir::imm(n - 1));
+    Expr qq = k_guard ? ir::min(q, ir::imm(k - 1)) : q;
+    Expr v = w({jj, qq});
+    Expr ok;
+    if (np != n) ok = ir::lt(j, ir::imm(n));
+    if (k_guard) ok = ok ? ir::logical_and(ok, ir::lt(q, ir::imm(k))) : ir::lt(q, ir::imm(k));
+    return ok ? ir::select(ok, v, ir::imm(0, dtype)) : v;
+  };
+  const te::IterVar kk = te::reduce_axis(dtype == DType::kInt8 ? (k + 1) / 2 : k, "k");
+  te::Tensor ap = a, wp;
+  std::function<Expr(const Expr&, const Expr&)> term;
+  if (dtype == DType::kFloat32) {
+    // Weights packed into column panels of nr: wp[jo, k, ji] = W[jo*nr + ji, k].
+    wp = te::compute(
+        {np / nr, k, nr}, dtype,
+        [&](const std::vector<Expr>& i) {
+          return w_at(ir::add(ir::mul(i[0], ir::imm(nr)), i[2]), i[1], false);
+        },
+        "W.packed");
+    term = [&](const Expr& row, const Expr& j) {
+      return ir::mul(a({row, ir::ref(kk->var)}),
+                     wp({ir::floordiv(j, ir::imm(nr)), ir::ref(kk->var),
+                         ir::floormod(j, ir::imm(nr))}));
+    };
+  } else {
+    // int8: reduction steps in pairs, each pair two int16 halves of an int32, multiplied and
+    // added by dot2_i16 (pmaddwd): A packed to [M, K/2], W to panels [N/nr, K/2, nr].
+    const DType i32 = DType::kInt32;
+    auto pair = [&](const Expr& lo, const Expr& hi) {
+      return ir::add(ir::floormod(ir::cast(i32, lo), ir::imm(65536, i32)),
+                     ir::mul(ir::cast(i32, hi), ir::imm(65536, i32)));
+    };
+    const bool odd = k % 2 != 0;
+    ap = te::compute(
+        {m, (k + 1) / 2}, i32,
+        [&](const std::vector<Expr>& i) {
+          Expr q0 = ir::mul(i[1], ir::imm(2)), q1 = ir::add(q0, ir::imm(1));
+          Expr hi = a({i[0], odd ? ir::min(q1, ir::imm(k - 1)) : q1});
+          if (odd) hi = ir::select(ir::lt(q1, ir::imm(k)), hi, ir::imm(0, dtype));
+          return pair(a({i[0], q0}), hi);
+        },
+        "A.pairs");
+    wp = te::compute(
+        {np / nr, (k + 1) / 2, nr}, i32,
+        [&](const std::vector<Expr>& i) {
+          Expr j = ir::add(ir::mul(i[0], ir::imm(nr)), i[2]);
+          Expr q0 = ir::mul(i[1], ir::imm(2));
+          return pair(w_at(j, q0, false), w_at(j, ir::add(q0, ir::imm(1)), odd));
+        },
+        "W.pairs");
+    term = [&](const Expr& row, const Expr& j) {
+      return ir::dot2_i16(ap({row, ir::ref(kk->var)}),
+                          wp({ir::floordiv(j, ir::imm(nr)), ir::ref(kk->var),
+                              ir::floormod(j, ir::imm(nr))}));
+    };
+  }
   te::Tensor cf = te::compute_reduce(
       {mp, np}, acc,
       [&](const std::vector<Expr>& i) {
-        Expr row = exact ? i[0] : ir::min(i[0], ir::imm(m - 1));
-        Expr x = ir::cast(acc, a({row, ir::ref(kk->var)}));
-        Expr y = ir::cast(acc, wp({ir::floordiv(i[1], ir::imm(nr)), ir::ref(kk->var),
-                                   ir::floormod(i[1], ir::imm(nr))}));
-        return te::sum(ir::mul(x, y), {kk});
+        Expr row = exact || mp == m ? i[0] : ir::min(i[0], ir::imm(m - 1));
+        return te::sum(term(row, i[1]), {kk});
       },
       exact ? "C" : "C.padded");
   te::Tensor c = exact ? cf : crop(cf, {m, n}, "C");
@@ -153,6 +199,10 @@ CpuOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedule& s
   te::Stage& sw = s[wp];
   if (sch.parallel) sw.set_kind(sw.axes()[0], ForKind::kParallel);
   sw.set_kind(sw.axes()[2], ForKind::kVectorized);
+  if (dtype == DType::kInt8) {
+    te::Stage& sa = s[ap];
+    if (sch.parallel) sa.set_kind(sa.axes()[0], ForKind::kParallel);
+  }
   if (!exact) schedule_elementwise(s[c], 16);
   return finish(std::string("dense_") + ir::dtype_name(dtype), s, {a, w}, {c},
                 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k));

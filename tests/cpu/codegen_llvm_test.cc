@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "compiler/codegen/llvm/codegen_llvm.h"
+#include "compiler/ir/interpreter.h"
 #include "compiler/te/lower.h"
 #include "compiler/te/schedule.h"
 #include "hardware/isa/errors.h"
@@ -186,6 +187,45 @@ TEST(CodegenLlvm, IntegerSemanticsMatchTheInterpreterRules) {
   for (int k = 0; k < 16; ++k) EXPECT_EQ(cv[static_cast<size_t>(k)], want[k]) << k;
   EXPECT_EQ(dv[0], static_cast<int8_t>(-700));
   EXPECT_EQ(dv[3], static_cast<int8_t>(30000));
+}
+
+TEST(CodegenLlvm, Dot2OfInt16HalvesInEveryLoopKindAndTheInterpreter) {
+  // dot2_i16 on lanes of 16 (pmaddwd), 8, 5 (generic IR) and a scalar loop, against the
+  // interpreter and a direct computation.
+  std::mt19937 rng(9);
+  std::vector<int32_t> xv(48), yv(48);
+  for (auto& v : xv) v = static_cast<int32_t>(rng());
+  for (auto& v : yv) v = static_cast<int32_t>(rng());
+  std::vector<int32_t> want(48);
+  for (size_t i = 0; i < 48; ++i) {
+    auto lo = [](int32_t v) { return static_cast<int32_t>(static_cast<int16_t>(v & 0xffff)); };
+    auto hi = [](int32_t v) { return static_cast<int32_t>(static_cast<int16_t>(v >> 16)); };
+    want[i] = static_cast<int32_t>(static_cast<int64_t>(lo(xv[i])) * lo(yv[i]) +
+                                   static_cast<int64_t>(hi(xv[i])) * hi(yv[i]));
+  }
+  for (int64_t lanes : {16, 8, 5, 1}) {
+    Buffer x = make_buffer("X", DType::kInt32, {48});
+    Buffer y = make_buffer("Y", DType::kInt32, {48});
+    Buffer c = make_buffer("C", DType::kInt32, {48});
+    Var o = make_var("o"), i = make_var("i");
+    Expr idx = add(mul(ir::ref(o), imm(lanes)), ir::ref(i));
+    Stmt body = for_loop(
+        o, imm(0), imm((48 + lanes - 1) / lanes), ForKind::kSerial,
+        for_loop(i, imm(0), imm(lanes), lanes > 1 ? ForKind::kVectorized : ForKind::kSerial,
+                 if_then_else(lt(idx, imm(48)),
+                              store(c, {idx}, dot2_i16(load(x, {idx}), load(y, {idx}))))));
+    auto jit = jit_compile({LoweredFunc{"dot2", {x, y, c}, body}}, {});
+    std::vector<int32_t> cv(48);
+    void* args[] = {xv.data(), yv.data(), cv.data()};
+    jit->kernel("dot2")(args);
+    EXPECT_EQ(cv, want) << lanes << " lanes";
+    BufferData data;
+    data[x.get()].assign(xv.begin(), xv.end());
+    data[y.get()].assign(yv.begin(), yv.end());
+    data[c.get()].assign(48, 0);
+    interpret(body, data);
+    EXPECT_EQ(std::vector<int32_t>(data[c.get()].begin(), data[c.get()].end()), want);
+  }
 }
 
 TEST(CodegenLlvm, ScheduleErrorsNameTheLoop) {

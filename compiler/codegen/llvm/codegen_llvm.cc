@@ -7,7 +7,9 @@
 #include <llvm/IR/Function.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/MDBuilder.h>
+#include <llvm/TargetParser/Triple.h>
 
 #include <optional>
 #include <set>
@@ -149,7 +151,7 @@ class VectorCheck : public ir::Visitor {
   void visit_For(const ir::For& n) override { fail("it contains the loop '" + n.var->name + "'"); }
   void visit_Allocate(const ir::Allocate& n) override { fail("it allocates a buffer"); }
   void visit_Call(const ir::Call& n) override {
-    if (n.name != ir::kSelect) fail("it calls '" + n.name + "'");
+    if (n.name != ir::kSelect && n.name != ir::kDot2I16) fail("it calls '" + n.name + "'");
     ir::Visitor::visit_Call(n);
   }
   void visit_Load(const ir::Load& n) override {
@@ -441,6 +443,65 @@ class Gen {
         b = splat(b);
       }
       return b_.CreateSelect(c, a, b);
+    }
+    if (n.name == ir::kDot2I16 && n.args.size() == 2) {
+      // Each int32 lane is two int16 halves: multiply pairwise and add (x86 pmaddwd).
+      llvm::Value* x = convert(expr(n.args[0]), n.args[0]->dtype, ir::DType::kInt32);
+      llvm::Value* y = convert(expr(n.args[1]), n.args[1]->dtype, ir::DType::kInt32);
+      unify(x, y);
+      const bool scalar = !is_vec(x);
+      const unsigned lanes = scalar ? 1 : static_cast<unsigned>(lanes_);
+      auto* i16 = llvm::Type::getInt16Ty(ctx_);
+      auto* i32 = llvm::Type::getInt32Ty(ctx_);
+      auto* v16 = llvm::FixedVectorType::get(i16, 2 * lanes);
+      auto* v32 = llvm::FixedVectorType::get(i32, lanes);
+      if (scalar) {
+        x = b_.CreateVectorSplat(1, x);
+        y = b_.CreateVectorSplat(1, y);
+      }
+      llvm::Value* xs = b_.CreateBitCast(x, v16);
+      llvm::Value* ys = b_.CreateBitCast(y, v16);
+      llvm::Value* r = nullptr;
+      const bool x86 = llvm::Triple(target_.triple).isX86();
+      const bool avx512 = target_.features.find("+avx512bw") != std::string::npos;
+      const bool avx2 = target_.features.find("+avx2") != std::string::npos;
+      const unsigned chunk = avx512 && lanes % 16 == 0 ? 16 : 8;
+      if (x86 && (avx2 || avx512) && lanes % 8 == 0) {
+        // pmaddwd on 8 (AVX2) or 16 (AVX-512BW) lanes at a time.
+        const llvm::Intrinsic::ID id = chunk == 16 ? llvm::Intrinsic::x86_avx512_pmaddw_d_512
+                                                   : llvm::Intrinsic::x86_avx2_pmadd_wd;
+        std::vector<llvm::Value*> parts;
+        for (unsigned c = 0; c < lanes; c += chunk) {
+          std::vector<int> m;
+          for (unsigned i = 0; i < 2 * chunk; ++i) m.push_back(static_cast<int>(2 * c + i));
+          llvm::Value* xc = lanes == chunk ? xs : b_.CreateShuffleVector(xs, xs, m);
+          llvm::Value* yc = lanes == chunk ? ys : b_.CreateShuffleVector(ys, ys, m);
+          parts.push_back(b_.CreateIntrinsic(id, {}, {xc, yc}));
+        }
+        while (parts.size() > 1) {  // concatenate pairwise
+          std::vector<llvm::Value*> next;
+          for (size_t i = 0; i + 1 < parts.size(); i += 2) {
+            const unsigned w = llvm::cast<llvm::FixedVectorType>(parts[i]->getType())->getNumElements();
+            std::vector<int> m;
+            for (unsigned q = 0; q < 2 * w; ++q) m.push_back(static_cast<int>(q));
+            next.push_back(b_.CreateShuffleVector(parts[i], parts[i + 1], m));
+          }
+          parts = std::move(next);
+        }
+        r = parts[0];
+      } else {
+        std::vector<int> even, odd;
+        for (unsigned i = 0; i < lanes; ++i) {
+          even.push_back(static_cast<int>(2 * i));
+          odd.push_back(static_cast<int>(2 * i + 1));
+        }
+        auto half = [&](llvm::Value* v, const std::vector<int>& m) {
+          return b_.CreateSExt(b_.CreateShuffleVector(v, v, m), v32);
+        };
+        r = b_.CreateAdd(b_.CreateMul(half(xs, even), half(ys, even)),
+                         b_.CreateMul(half(xs, odd), half(ys, odd)));
+      }
+      return scalar ? b_.CreateExtractElement(r, uint64_t{0}) : r;
     }
     throw UserError("llvm codegen: function '" + fname_ + "' calls the intrinsic '" + n.name +
                     "', which the CPU backend does not implement");
