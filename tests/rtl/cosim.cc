@@ -45,10 +45,10 @@ void compare_module(std::ostringstream& s, const char* name, const sim::cycle::M
 
 }  // namespace
 
-driver::rtl::RtlEngine& rtl_engine(const std::string& config) {
+driver::rtl::RtlEngine& rtl_engine(const std::string& config, const std::string& platform) {
   static std::map<std::string, std::unique_ptr<driver::rtl::RtlEngine>> engines;
-  auto& e = engines[config];
-  if (!e) e = driver::rtl::make_rtl_engine(isa::layout_for(config), isa::find_platform("sim"));
+  auto& e = engines[config + "/" + platform];
+  if (!e) e = driver::rtl::make_rtl_engine(isa::layout_for(config), isa::find_platform(platform));
   return *e;
 }
 

@@ -29,8 +29,8 @@ struct Cosim {
 Cosim cosimulate(const Program& p, sim::FunctionalSim& functional, sim::cycle::CycleSim& cycle,
                  driver::rtl::RtlEngine& rtl);
 
-/// The RTL engine of a shipped configuration on the `sim` platform, one per process and
-/// configuration (its buffers persist between programs).
-driver::rtl::RtlEngine& rtl_engine(const std::string& config);
+/// The RTL engine of a shipped configuration on a platform (`sim` by default), one per process,
+/// configuration and platform (its buffers persist between programs).
+driver::rtl::RtlEngine& rtl_engine(const std::string& config, const std::string& platform = "sim");
 
 }  // namespace weft::test

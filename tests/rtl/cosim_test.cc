@@ -5,6 +5,7 @@
 // count, accounting and per-instruction completion cycles of the cycle model.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 
 #include "hardware/isa/assembly.h"
@@ -91,7 +92,10 @@ TEST_P(CosimRandom, HundredRandomProgramsMatchCycleForCycle) {
   sim::FunctionalSim f(l);
   sim::cycle::CycleSim c(l, isa::find_platform("sim"));
   int matched = 0;
-  for (uint64_t seed = 1; seed <= 100; ++seed) {
+  // WEFT_COSIM_SEEDS=N runs N seeds instead of 100 (a longer soak, by hand).
+  const char* env = std::getenv("WEFT_COSIM_SEEDS");
+  const uint64_t seeds = env ? std::strtoull(env, nullptr, 10) : 100;
+  for (uint64_t seed = 1; seed <= seeds; ++seed) {
     const RandomProgram rp = random_program(l, seed);
     const Cosim r = cosimulate(rp.program, f, c, rtl_engine(GetParam()));
     if (!r.mismatch.empty()) {
@@ -101,6 +105,21 @@ TEST_P(CosimRandom, HundredRandomProgramsMatchCycleForCycle) {
     ++matched;
   }
   RecordProperty("matched", matched);
+}
+
+// The zcu104 platform: other latencies (64/32) and 16 outstanding bursts each way.
+TEST_P(CosimRandom, RandomProgramsMatchOnAnotherPlatform) {
+  const isa::Layout& l = isa::layout_for(GetParam());
+  sim::FunctionalSim f(l);
+  sim::cycle::CycleSim c(l, isa::find_platform("zcu104"));
+  for (uint64_t seed = 101; seed <= 130; ++seed) {
+    const RandomProgram rp = random_program(l, seed);
+    const Cosim r = cosimulate(rp.program, f, c, rtl_engine(GetParam(), "zcu104"));
+    if (!r.mismatch.empty()) {
+      ADD_FAILURE() << GetParam() << "/zcu104 seed " << seed << ":" << r.mismatch;
+      break;
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, CosimRandom, ::testing::Values("tiny", "gemm8x8", "vta"),
