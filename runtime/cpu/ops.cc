@@ -285,7 +285,7 @@ CpuOp conv2d(const Conv2dShape& sh, DType dtype, const ConvSchedule& sch) {
   te::Stage& sy = s[yf];
   const auto axes = sy.axes();
   auto [xo, xi] = sy.split(axes[3], r);
-  if (sch.parallel) sy.set_kind(nob >= 8 ? axes[1] : axes[2], ForKind::kParallel);
+  if (sch.parallel) sy.set_kind(nob >= 2 ? axes[1] : axes[2], ForKind::kParallel);
   sy.set_kind(xi, ForKind::kUnrolled);
   sy.set_kind(axes[4], ForKind::kVectorized);
   schedule_tile(s, local, sy, xo);
