@@ -30,7 +30,9 @@ Access accesses(const Op& op) {
                        : op.mem == isa::MemType::kWgt ? Space::kWgt
                                                       : Space::kAcc;
       auto& list = op.kind == Op::Kind::kLoad ? a.writes : a.reads;
-      for (int64_t b = 0; b < op.y_size * op.x_size; ++b) list.push_back({sp, op.sram_base + b});
+      const int64_t blocks =
+          (op.y_pad0 + op.y_size + op.y_pad1) * (op.x_pad0 + op.x_size + op.x_pad1);
+      for (int64_t b = 0; b < blocks; ++b) list.push_back({sp, op.sram_base + b});
       break;
     }
     case Op::Kind::kGemm:

@@ -23,6 +23,8 @@ struct Op {
   isa::MemType mem = isa::MemType::kInp;
   ir::Buffer tensor;
   int64_t sram_base = 0, dram_offset = 0, y_size = 0, x_size = 0, x_stride = 0;
+  // kLoad: zero rows before/after and columns before/after the y_size x x_size read tile.
+  int64_t y_pad0 = 0, y_pad1 = 0, x_pad0 = 0, x_pad1 = 0;
   // kGemm / kAlu: a micro-op kernel under two loop levels (kAlu: uop.wgt unused).
   bool reset = false;
   isa::AluOp alu_op = isa::AluOp::kAdd;

@@ -10,7 +10,7 @@ namespace weft::compiler::passes {
 namespace {
 
 isa::Module queue_of(const ir::Call& c) {
-  if (c.name == "weft.dma_copy2d") {
+  if (c.name == "weft.dma_copy2d" || c.name == "weft.dma_copy2d_pad") {
     const ir::Buffer& dst = c.buffers.at(0);
     if (dst->scope == ir::Scope::kGlobal) return isa::Module::kStore;
     return dst->scope == ir::Scope::kInp || dst->scope == ir::Scope::kWgt ? isa::Module::kLoad

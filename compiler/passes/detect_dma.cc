@@ -16,6 +16,7 @@ using ir::Stmt;
 struct Loop {
   ir::Var var;
   int64_t extent;
+  std::vector<ir::Var> merged;  // outer loops coalesced into this one (see lower_copy)
 };
 
 [[noreturn]] void fail(const ir::Buffer& dst, const std::string& why) {
@@ -45,12 +46,60 @@ int64_t coef(const ir::LinearForm& f, const ir::Var& v) {
 
 // The form with the loop variables removed: the base in terms of enclosing loops.
 Expr base_of(ir::LinearForm f, const std::vector<Loop>& loops) {
-  for (const Loop& l : loops) f.coef[l.var.get()] = 0;
+  for (const Loop& l : loops) {
+    f.coef[l.var.get()] = 0;
+    for (const ir::Var& m : l.merged) f.coef[m.get()] = 0;
+  }
   return ir::from_linear(f);
+}
+
+// Replaces loop variables of extent 1 by 0.
+class Pin : public ir::Mutator {
+ public:
+  explicit Pin(const std::vector<ir::Var>& vars) : vars_(vars) {}
+
+ protected:
+  Expr mutate_VarRef(const ir::VarRef& n, const Expr& self) override {
+    for (const ir::Var& v : vars_) {
+      if (v == n.var) return ir::imm(0);
+    }
+    return self;
+  }
+
+ private:
+  const std::vector<ir::Var>& vars_;
+};
+
+// A zero-padded read, select(in bounds, src[...], 0): the DMA pads what lies outside.
+const ir::Load* padded_load(const Expr& value) {
+  if (value->kind != ir::NodeKind::kCall) return nullptr;
+  const auto& c = static_cast<const ir::Call&>(*value);
+  if (c.name != ir::kSelect || c.args.size() != 3) return nullptr;
+  const ir::IntImm* zero = ir::as_imm(c.args[2]);
+  if (!zero || zero->value != 0 || c.args[1]->kind != ir::NodeKind::kLoad) return nullptr;
+  return static_cast<const ir::Load*>(c.args[1].get());
+}
+
+// For a padded copy: the source dimension loop `l` walks (its index must step 1 with `l`),
+// and that index's start with the copy's loops at 0.
+std::pair<Expr, int64_t> walked_dim(const ir::Load& ld, const Loop& l, const ir::Buffer& dst,
+                                    const std::vector<Loop>& copy_loops) {
+  for (size_t d = 0; d + 2 < ld.indices.size(); ++d) {
+    auto f = ir::linear_form(ir::simplify(ld.indices[d]));
+    if (!f || coef(*f, l.var) == 0) continue;
+    if (coef(*f, l.var) != 1) {
+      fail(dst, "loop '" + l.var->name + "' must step one element of padded dimension " +
+                    std::to_string(d) + " of '" + ld.buffer->name + "'");
+    }
+    return {base_of(*f, copy_loops), ld.buffer->shape[d]};
+  }
+  fail(dst, "padded copy: loop '" + l.var->name + "' walks no dimension of '" +
+                ld.buffer->name + "'");
 }
 
 Stmt lower_copy(const Stmt& body) {
   std::vector<Loop> loops;
+  std::vector<ir::Var> pinned;  // loops of extent 1
   Stmt s = body;
   while (s->kind == ir::NodeKind::kFor) {
     const auto& f = static_cast<const ir::For&>(*s);
@@ -60,8 +109,15 @@ Stmt lower_copy(const Stmt& body) {
       throw UserError("DMA copy: loop '" + f.var->name +
                       "' must start at 0 with a constant extent");
     }
-    loops.push_back({f.var, ext->value});
+    loops.push_back({f.var, ext->value, {}});
     s = f.body;
+  }
+  // Loops of extent 1 outside the block's two loops vanish.
+  for (size_t i = loops.size(); i-- > 0;) {
+    if (i + 2 < loops.size() && loops[i].extent == 1) {
+      pinned.push_back(loops[i].var);
+      loops.erase(loops.begin() + static_cast<ptrdiff_t>(i));
+    }
   }
   if (s->kind == ir::NodeKind::kIfThenElse) {
     throw UserError("DMA copy: the copy is guarded (" +
@@ -71,9 +127,11 @@ Stmt lower_copy(const Stmt& body) {
   if (s->kind != ir::NodeKind::kStore) {
     throw UserError("DMA copy: expected a loop nest around one copy, found:\n" + ir::to_string(s));
   }
+  if (!pinned.empty()) s = Pin(pinned).mutate(s);
   const auto& st = static_cast<const ir::Store&>(*s);
   const ir::Buffer& dst = st.buffer;
-  // A store out of the accumulator may narrow (STORE keeps the low bits of each element).
+  // A store out of the accumulator may narrow (STORE keeps the low bits of each element); a
+  // load may read a zero-padded view of its source.
   Expr value = st.value;
   if (value->kind == ir::NodeKind::kCast) {
     const Expr& inner = static_cast<const ir::Cast&>(*value).value;
@@ -82,11 +140,14 @@ Stmt lower_copy(const Stmt& body) {
       value = inner;
     }
   }
-  if (value->kind != ir::NodeKind::kLoad) {
+  const ir::Load* padded = padded_load(value);
+  if (padded) {
+    if (dst->scope == ir::Scope::kGlobal) fail(dst, "only loads into on-chip buffers pad");
+  } else if (value->kind != ir::NodeKind::kLoad) {
     fail(dst, "the stored value is not a plain load (run lower_alu for an epilogue): " +
                   ir::to_string(st.value));
   }
-  const auto& ld = static_cast<const ir::Load&>(*value);
+  const auto& ld = padded ? *padded : static_cast<const ir::Load&>(*value);
   const ir::Buffer& src = ld.buffer;
   const size_t r = dst->shape.size();
   if (r < 2 || src->shape.size() < 2 || loops.size() < 2) {
@@ -105,19 +166,37 @@ Stmt lower_copy(const Stmt& body) {
                     l.var->name + "'");
     }
   }
-  const std::vector<Loop> outer(loops.begin(), loops.end() - 2);
-  if (outer.size() > 2) {
-    fail(dst, "a 2D DMA allows two loops outside the block; loop '" + outer[0].var->name +
-                  "' is a third");
-  }
+  // The two loops just outside the block are the copy's rows and columns; loops further out
+  // stay loops around it (one DMA per iteration).
   const ir::LinearForm d = block_index(dst, st.indices, dst);
   const ir::LinearForm f = block_index(src, ld.indices, dst);
-  const Loop one{nullptr, 1};
-  const Loop& y = outer.size() == 2 ? outer[0] : one;
-  const Loop& x = outer.empty() ? one : outer.back();
+  std::vector<Loop> outside(loops.begin(), loops.end() - 2);
+  // Neighbouring loops that walk both buffers contiguously are one longer loop (a weight tile
+  // of whole kernels is one row); padded copies keep their dimensions apart.
+  for (size_t i = outside.size(); !padded && i-- > 1;) {
+    Loop& in = outside[i];
+    const Loop& out = outside[i - 1];
+    if (coef(d, out.var) == coef(d, in.var) * in.extent &&
+        coef(f, out.var) == coef(f, in.var) * in.extent) {
+      in.extent *= out.extent;
+      in.merged.push_back(out.var);
+      in.merged.insert(in.merged.end(), out.merged.begin(), out.merged.end());
+      outside.erase(outside.begin() + static_cast<ptrdiff_t>(i - 1));
+    }
+  }
+  const size_t keep = outside.size() > 2 ? outside.size() - 2 : 0;
+  const std::vector<Loop> around(outside.begin(), outside.begin() + static_cast<ptrdiff_t>(keep));
+  const std::vector<Loop> outer(outside.begin() + static_cast<ptrdiff_t>(keep), outside.end());
+  const Loop one{nullptr, 1, {}};
   auto step = [&](const ir::LinearForm& form, const Loop& l) {
     return l.var ? coef(form, l.var) : int64_t{0};
   };
+  // One loop left: it is the columns when it steps one block in both buffers, else the rows
+  // (of one block each).
+  const bool lone_row =
+      outer.size() == 1 && (step(d, outer[0]) != 1 || step(f, outer[0]) != 1);
+  const Loop& y = outer.size() == 2 || lone_row ? outer[0] : one;
+  const Loop& x = outer.empty() || lone_row ? one : outer.back();
   if (x.var && (step(d, x) != 1 || step(f, x) != 1)) {
     fail(dst, "loop '" + x.var->name + "' must step one block in both buffers (it steps " +
                   std::to_string(step(d, x)) + " and " + std::to_string(step(f, x)) + ")");
@@ -128,14 +207,37 @@ Stmt lower_copy(const Stmt& body) {
     fail(dst, "loop '" + y.var->name + "' steps the on-chip tile by " + std::to_string(dst_stride) +
                   " blocks, not " + std::to_string(x.extent) + " (the tile must be dense)");
   }
-  if (src_stride < x.extent || dst_stride < x.extent) {
+  // (A padded copy reads at most the source's width per row; emission clips the rest.)
+  if ((!padded && src_stride < x.extent) || dst_stride < x.extent) {
     fail(dst, "rows of " + std::to_string(x.extent) + " blocks overlap (stride " +
                   std::to_string(std::min(src_stride, dst_stride)) + ")");
   }
-  return ir::evaluate(ir::call(ir::DType::kInt32, "weft.dma_copy2d",
-                               {base_of(d, outer), base_of(f, outer), ir::imm(y.extent),
-                                ir::imm(x.extent), ir::imm(dst_stride), ir::imm(src_stride)},
-                               {dst, src}));
+  std::vector<Expr> args = {base_of(d, outer), base_of(f, outer), ir::imm(y.extent),
+                            ir::imm(x.extent), ir::imm(dst_stride), ir::imm(src_stride)};
+  std::string name = "weft.dma_copy2d";
+  if (padded) {
+    // The source coordinates where the rows and columns start (negative in the padding) and
+    // the extents of those dimensions; emission turns what falls outside into pads.
+    name = "weft.dma_copy2d_pad";
+    for (const Loop* l : {&y, &x}) {
+      if (!l->var) {
+        args.push_back(ir::imm(0));
+        args.push_back(ir::imm(1));
+        continue;
+      }
+      auto [start, extent] = walked_dim(ld, *l, dst, outer);
+      args.push_back(start);
+      args.push_back(ir::imm(extent));
+    }
+  }
+  Stmt out = ir::evaluate(ir::call(ir::DType::kInt32, name, args, {dst, src}));
+  for (auto it = around.rbegin(); it != around.rend(); ++it) {
+    // A coalesced loop outside the copy: its variable, over the product of the extents,
+    // stands for all of them (their coefficients are its coefficient times inner extents).
+    if (!it->merged.empty()) out = Pin(it->merged).mutate(out);
+    out = ir::for_loop(it->var, ir::imm(0), ir::imm(it->extent), ir::ForKind::kSerial, out);
+  }
+  return out;
 }
 
 class DetectDma : public ir::Mutator {

@@ -109,6 +109,23 @@ class Emitter {
     }
   }
 
+  // A padded load: rows [y0, y0 + y) of a dimension of extent ye (likewise columns) read
+  // only what lies inside; LOAD's pads zero the rest of the tile.
+  static void pad(Op& op, const std::vector<int64_t>& a, const std::string& chip) {
+    const int64_t y0 = a.at(6), ye = a.at(7), x0 = a.at(8), xe = a.at(9);
+    op.y_pad0 = std::clamp<int64_t>(-y0, 0, op.y_size);
+    op.y_pad1 = std::clamp<int64_t>(y0 + op.y_size - ye, 0, op.y_size - op.y_pad0);
+    op.x_pad0 = std::clamp<int64_t>(-x0, 0, op.x_size);
+    op.x_pad1 = std::clamp<int64_t>(x0 + op.x_size - xe, 0, op.x_size - op.x_pad0);
+    op.dram_offset += op.y_pad0 * op.x_stride + op.x_pad0;
+    op.y_size -= op.y_pad0 + op.y_pad1;
+    op.x_size -= op.x_pad0 + op.x_pad1;
+    if (op.y_size <= 0 || op.x_size <= 0) {
+      throw UserError("emit_accel: a tile of '" + chip +
+                      "' lies entirely in the padding; use larger tiles");
+    }
+  }
+
   void call(const ir::Call& c) {
     if (!queue_) {
       throw UserError("emit_accel: call " + c.name + " has no queue (has assign_queues run?)");
@@ -116,7 +133,7 @@ class Emitter {
     std::vector<int64_t> a;
     for (const ir::Expr& e : c.args) a.push_back(eval(e, env_));
     Op op;
-    if (c.name == "weft.dma_copy2d") {
+    if (c.name == "weft.dma_copy2d" || c.name == "weft.dma_copy2d_pad") {
       const ir::Buffer& dst = c.buffers.at(0);
       const ir::Buffer& src = c.buffers.at(1);
       const bool load = src->scope == ir::Scope::kGlobal;
@@ -146,6 +163,7 @@ class Emitter {
       op.y_size = a[2];
       op.x_size = a[3];
       op.x_stride = dram_stride;
+      if (c.name == "weft.dma_copy2d_pad") pad(op, a, chip->name);
       note_tensor(dram);
     } else if (c.name == "weft.gemm_kernel" || c.name == "weft.gemm_reset_kernel") {
       op.kind = Op::Kind::kGemm;

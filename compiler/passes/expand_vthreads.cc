@@ -97,7 +97,7 @@ int unit_module(const Stmt& s) {
   const Expr& v = static_cast<const ir::Evaluate&>(*cur).value;
   if (v->kind != ir::NodeKind::kCall) return 0;
   const auto& c = static_cast<const ir::Call&>(*v);
-  if (c.name != "weft.dma_copy2d") return 2;
+  if (c.name != "weft.dma_copy2d" && c.name != "weft.dma_copy2d_pad") return 2;
   const ir::Scope dst = c.buffers.at(0)->scope;
   return dst == ir::Scope::kGlobal                           ? 3
          : dst == ir::Scope::kInp || dst == ir::Scope::kWgt ? 1

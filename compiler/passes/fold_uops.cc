@@ -29,14 +29,15 @@ size_t index_fields(const std::string& name) {
 }
 
 // The block call at the bottom of a perfect nest, or null.
-const ir::Call* nest_call(const Stmt& s, std::vector<Loop>* loops) {
+// Loops of extent 1 take no hardware loop: they go to `pinned` (their variable is 0).
+const ir::Call* nest_call(const Stmt& s, std::vector<Loop>* loops, std::vector<Loop>* pinned) {
   Stmt cur = s;
   while (cur->kind == ir::NodeKind::kFor) {
     const auto& f = static_cast<const ir::For&>(*cur);
     const ir::IntImm* mn = ir::as_imm(f.min);
     const ir::IntImm* ext = ir::as_imm(f.extent);
     if (!mn || !ext || mn->value != 0) return nullptr;
-    loops->push_back({f.var, ext->value});
+    (ext->value == 1 ? pinned : loops)->push_back({f.var, ext->value});
     cur = f.body;
   }
   if (cur->kind != ir::NodeKind::kEvaluate) return nullptr;
@@ -52,7 +53,8 @@ struct Affine {
   ir::LinearForm rest;
 };
 
-Affine affine(const Expr& e, const std::vector<Loop>& loops, const std::string& call) {
+Affine affine(const Expr& e, const std::vector<Loop>& loops, const std::vector<Loop>& pinned,
+              const std::string& call) {
   auto f = ir::linear_form(e);
   if (!f) {
     throw UserError("micro-op folding of " + call + ": index " + ir::to_string(e) +
@@ -64,17 +66,18 @@ Affine affine(const Expr& e, const std::vector<Loop>& loops, const std::string& 
     a.coef.push_back(it == f->coef.end() ? 0 : it->second);
     f->coef[l.var.get()] = 0;
   }
+  for (const Loop& l : pinned) f->coef[l.var.get()] = 0;
   a.rest = *f;
   return a;
 }
 
-Stmt fold(const std::vector<Loop>& loops, const ir::Call& c) {
+Stmt fold(const std::vector<Loop>& loops, const std::vector<Loop>& pinned, const ir::Call& c) {
   const size_t fields = index_fields(c.name);
   std::vector<Affine> idx;
-  for (size_t k = 0; k < fields; ++k) idx.push_back(affine(c.args.at(k), loops, c.name));
+  for (size_t k = 0; k < fields; ++k) idx.push_back(affine(c.args.at(k), loops, pinned, c.name));
   std::vector<Expr> constants(c.args.begin() + static_cast<ptrdiff_t>(fields), c.args.end());
   for (const Expr& e : constants) {
-    const Affine a = affine(e, loops, c.name);
+    const Affine a = affine(e, loops, pinned, c.name);
     for (size_t i = 0; i < loops.size(); ++i) {
       if (a.coef[i] != 0) {
         throw UserError("micro-op folding of " + c.name + ": operand " + ir::to_string(e) +
@@ -116,13 +119,13 @@ Stmt fold(const std::vector<Loop>& loops, const ir::Call& c) {
 class FoldUops : public ir::Mutator {
  protected:
   Stmt mutate_For(const ir::For& n, const Stmt& self) override {
-    std::vector<Loop> loops;
-    if (const ir::Call* c = nest_call(self, &loops)) return fold(loops, *c);
+    std::vector<Loop> loops, pinned;
+    if (const ir::Call* c = nest_call(self, &loops, &pinned)) return fold(loops, pinned, *c);
     return ir::Mutator::mutate_For(n, self);
   }
   Stmt mutate_Evaluate(const ir::Evaluate& n, const Stmt& self) override {
-    std::vector<Loop> none;
-    if (const ir::Call* c = nest_call(self, &none)) return fold(none, *c);
+    std::vector<Loop> none, pinned;
+    if (const ir::Call* c = nest_call(self, &none, &pinned)) return fold(none, pinned, *c);
     return self;
   }
 };

@@ -1,5 +1,6 @@
 // Pass fold_uops: turns each perfect loop nest around one GEMM, GEMM reset or ALU block call into
-// one micro-op kernel call, the shape of a GEMM instruction: the two outermost loops become
+// one micro-op kernel call, the shape of a GEMM instruction (loops of extent 1 are dropped
+// first): the two outermost loops become
 // the instruction's hardware loops (iter_out, iter_in, with dst/src/wgt factors) and the
 // remaining inner loops are enumerated into the micro-op list, innermost fastest.
 //

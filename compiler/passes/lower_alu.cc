@@ -19,6 +19,7 @@ constexpr int64_t kImmMin = -(int64_t{1} << 15), kImmMax = (int64_t{1} << 15) - 
 struct AluStep {
   isa::AluOp op;
   int64_t imm;
+  const ir::Load* src = nullptr;  // a second accumulator tile instead of the immediate
 };
 
 struct Loop {
@@ -29,7 +30,8 @@ struct Loop {
 
 class Epilogue {
  public:
-  Epilogue(const ir::Buffer& dst, int64_t max_shift) : dst_(dst), max_shift_(max_shift) {}
+  Epilogue(const ir::Buffer& dst, int64_t max_shift, int acc_bits)
+      : dst_(dst), max_shift_(max_shift), acc_bits_(acc_bits) {}
 
   // The accumulator load at the bottom of `e` and the operations applied to it, innermost
   // first.
@@ -44,13 +46,42 @@ class Epilogue {
     }
     if (e->kind != ir::NodeKind::kBinary) fail(e, "is not an ALU operation");
     const auto& b = static_cast<const ir::Binary&>(*e);
+    // ADD and MUL wrap at the accumulator's width; computed wider, the IR would not wrap.
+    if ((b.op == ir::BinOp::kAdd || b.op == ir::BinOp::kMul) &&
+        ir::dtype_bits(b.dtype) > acc_bits_) {
+      fail(e, std::string("computes in ") + ir::dtype_name(b.dtype) + ", wider than the " +
+                  std::to_string(acc_bits_) + "-bit accumulator the ALU wraps at (use " +
+                  "int32 constants)");
+    }
     const ir::IntImm* rhs = ir::as_imm(b.b);
     const ir::IntImm* lhs = ir::as_imm(b.a);
     const bool commutes = b.op == ir::BinOp::kMin || b.op == ir::BinOp::kMax ||
                           b.op == ir::BinOp::kAdd || b.op == ir::BinOp::kMul;
+    if (!rhs && !(commutes && lhs)) {
+      // Two tiles: the accumulator chain on one side, a plain load of a second accumulator
+      // tile (a bias, say) on the other; the chain is the left side when both are loads.
+      const bool a_load = b.a->kind == ir::NodeKind::kLoad;
+      const bool b_load = b.b->kind == ir::NodeKind::kLoad;
+      if (b.op == ir::BinOp::kShr || !(b_load || (a_load && commutes))) {
+        fail(e, "has no constant operand and no second accumulator tile");
+      }
+      const bool chain_left = b_load;
+      peel(chain_left ? b.a : b.b);
+      const auto& src = static_cast<const ir::Load&>(chain_left ? *b.b : *b.a);
+      if (src.buffer->scope != ir::Scope::kAcc) {
+        fail(e, "reads '" + src.buffer->name + "', which is not in the accumulator");
+      }
+      const isa::AluOp op = b.op == ir::BinOp::kMin   ? isa::AluOp::kMin
+                            : b.op == ir::BinOp::kMax ? isa::AluOp::kMax
+                            : b.op == ir::BinOp::kAdd ? isa::AluOp::kAdd
+                            : b.op == ir::BinOp::kMul ? isa::AluOp::kMul
+                                                      : (fail(e, "is not an ALU operation"),
+                                                         isa::AluOp::kAdd);
+      steps.push_back({op, 0, &src});
+      return;
+    }
     const Expr& operand = rhs ? b.a : b.b;
-    const ir::IntImm* constant = rhs ? rhs : commutes ? lhs : nullptr;
-    if (!constant) fail(e, "has no constant operand (the ALU epilogue takes immediates)");
+    const ir::IntImm* constant = rhs ? rhs : lhs;
     peel(operand);
     const int64_t v = constant->value;
     switch (b.op) {
@@ -93,6 +124,7 @@ class Epilogue {
   }
   const ir::Buffer& dst_;
   const int64_t max_shift_;
+  const int acc_bits_;
 };
 
 Stmt wrap(const std::vector<Loop>& loops, Stmt body) {
@@ -115,7 +147,8 @@ bool is_var(const Expr& e, const ir::Var& v) {
   return e->kind == ir::NodeKind::kVarRef && static_cast<const ir::VarRef&>(*e).var == v;
 }
 
-Stmt lower_epilogue(const ir::AttrStmt& attr, const Stmt& self, int64_t max_shift) {
+Stmt lower_epilogue(const ir::AttrStmt& attr, const Stmt& self, int64_t max_shift,
+                    int acc_bits) {
   std::vector<Loop> loops;
   Stmt s = attr.body;
   while (s->kind == ir::NodeKind::kFor) {
@@ -125,10 +158,11 @@ Stmt lower_epilogue(const ir::AttrStmt& attr, const Stmt& self, int64_t max_shif
   }
   if (s->kind != ir::NodeKind::kStore) return self;  // detect_dma reports the shape
   const auto& st = static_cast<const ir::Store&>(*s);
+  if (st.buffer->scope != ir::Scope::kGlobal) return self;  // a load: detect_dma's
   Expr value = st.value;
   if (value->kind == ir::NodeKind::kCast) value = static_cast<const ir::Cast&>(*value).value;
   if (value->kind == ir::NodeKind::kLoad) return self;  // a plain (or narrowing) copy
-  Epilogue ep(st.buffer, max_shift);
+  Epilogue ep(st.buffer, max_shift, acc_bits);
   ep.peel(value);
   const ir::Load& acc = *ep.acc;
   // The ALU works on whole accumulator blocks: the two innermost loops must sweep the
@@ -147,10 +181,24 @@ Stmt lower_epilogue(const ir::AttrStmt& attr, const Stmt& self, int64_t max_shif
   const Expr block = block_index(acc);
   std::vector<Stmt> out;
   for (const AluStep& step : ep.steps) {
+    Expr src_block = block;
+    ir::Buffer src_buffer = acc.buffer;
+    if (step.src) {
+      // The second tile must hold the same lanes: its block dimensions swept by the same
+      // two loops.
+      const size_t sr = step.src->indices.size();
+      if (sr < 2 || !is_var(step.src->indices[sr - 2], loops[loops.size() - 2].var) ||
+          !is_var(step.src->indices[sr - 1], loops.back().var)) {
+        throw UserError("ALU epilogue of '" + st.buffer->name + "': '" + step.src->buffer->name +
+                        "' must be read block for block like '" + acc.buffer->name + "'");
+      }
+      src_block = block_index(*step.src);
+      src_buffer = step.src->buffer;
+    }
     const Expr call = ir::call(ir::DType::kInt32, "weft.alu",
-                               {block, block, ir::imm(static_cast<int64_t>(step.op)), ir::imm(1),
-                                ir::imm(step.imm)},
-                               {acc.buffer, acc.buffer});
+                               {block, src_block, ir::imm(static_cast<int64_t>(step.op)),
+                                ir::imm(step.src ? 0 : 1), ir::imm(step.imm)},
+                               {acc.buffer, src_buffer});
     out.push_back(ir::attr("pragma_alu", ir::imm(1), wrap(outer, ir::evaluate(call))));
   }
   const Stmt copy = ir::store(st.buffer, st.indices,
@@ -163,16 +211,17 @@ Stmt lower_epilogue(const ir::AttrStmt& attr, const Stmt& self, int64_t max_shif
 
 class LowerAlu : public ir::Mutator {
  public:
-  explicit LowerAlu(int64_t max_shift) : max_shift_(max_shift) {}
+  LowerAlu(int64_t max_shift, int acc_bits) : max_shift_(max_shift), acc_bits_(acc_bits) {}
 
  protected:
   Stmt mutate_AttrStmt(const ir::AttrStmt& n, const Stmt& self) override {
     if (n.key != "pragma_dma_copy") return ir::Mutator::mutate_AttrStmt(n, self);
-    return lower_epilogue(n, self, max_shift_);
+    return lower_epilogue(n, self, max_shift_, acc_bits_);
   }
 
  private:
   int64_t max_shift_;
+  int acc_bits_;
 };
 
 }  // namespace
@@ -182,7 +231,7 @@ Stmt lower_alu(const Stmt& s, const isa::Layout& layout) {
   // signed number: 15 is the largest right shift of one instruction for int32.
   int log_bits = 0;
   while ((1 << log_bits) < layout.config.acc_bits) ++log_bits;
-  return LowerAlu((int64_t{1} << (log_bits - 1)) - 1).mutate(s);
+  return LowerAlu((int64_t{1} << (log_bits - 1)) - 1, layout.config.acc_bits).mutate(s);
 }
 
 }  // namespace weft::compiler::passes

@@ -8,8 +8,9 @@
 // into an ALU instruction. A shift right by more than the ALU's largest immediate shift is
 // split into several passes.
 //
-// Supported: min, max, add and mul with a constant operand and shift right by a constant
-// (the ALU's immediate forms). Anything else is a UserError that names the expression.
+// Supported: min, max, add and mul with a constant operand or with a second accumulator tile
+// read block for block (e.g. a bias loaded into the accumulator: ALU with use_imm = 0), and
+// shift right by a constant. Anything else is a UserError that names the expression.
 // Copies whose value is a plain or narrowing load are left alone.
 #pragma once
 

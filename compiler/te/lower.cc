@@ -111,6 +111,7 @@ class Lowerer {
   explicit Lowerer(Schedule& s) : s_(s) {
     for (const Tensor& t : s.order()) {
       const Stage& st = s[t];
+      for (const IterVar& l : st.leaves()) extent_of_[l->var.get()] = l->extent;
       if (st.attach_stage()) attached_[{st.attach_stage(), st.attach_leaf().get()}].push_back(&st);
     }
   }
@@ -193,6 +194,22 @@ class Lowerer {
     return loop;
   }
 
+  // Whether some iteration of the loops outside places region dimension `d` past `shape`:
+  // the largest base plus the extent, over the outer loops' ranges (true when unknown).
+  bool may_overrun(const Region& r, size_t d, int64_t shape) const {
+    const auto f = ir::linear_form(r.base[d]);
+    if (!f) return true;
+    int64_t hi = f->constant;
+    for (const ir::Var& v : f->order) {
+      const int64_t k = f->coef.at(v.get());
+      if (k <= 0) continue;
+      auto it = extent_of_.find(v.get());
+      if (it == extent_of_.end()) return true;
+      hi += k * (it->second - 1);
+    }
+    return hi + r.extent[d] > shape;
+  }
+
   // Lowers a stage; `region` is set when it is realized inside its consumer.
   ir::Stmt lower_stage(const Stage& st, const Region* region) {
     const auto value = root_values(st);
@@ -208,7 +225,7 @@ class Lowerer {
       if (region) {
         extent[a.get()] = region->extent[d];
         ir::Expr global = ir::add(region->base[d], local);
-        if (st.buffer()->shape[d] % region->extent[d] != 0) {
+        if (may_overrun(*region, d, st.buffer()->shape[d])) {
           spatial_guards.push_back(ir::lt(global, ir::imm(st.buffer()->shape[d])));
         }
         global_idx.push_back(global);
@@ -366,6 +383,7 @@ class Lowerer {
 
   Schedule& s_;
   std::map<std::pair<const Stage*, const IterVarObj*>, std::vector<const Stage*>> attached_;
+  std::map<const ir::VarObj*, int64_t> extent_of_;  // every stage's leaf loop extents
 };
 
 }  // namespace

@@ -297,6 +297,57 @@ void Schedule::set_scope(const Tensor& t, ir::Scope scope) {
   st.buffer_ = scoped;
 }
 
+namespace {
+
+// Replaces loads of one buffer by the defining expression of its tensor at the load's indices.
+class InlineLoads : public ir::Mutator {
+ public:
+  InlineLoads(const ir::Buffer& b, const TensorObj& t) : buffer_(b), t_(t) {}
+
+ protected:
+  ir::Expr mutate_Load(const ir::Load& n, const ir::Expr& self) override {
+    if (n.buffer != buffer_) return ir::Mutator::mutate_Load(n, self);
+    std::map<const ir::VarObj*, ir::Expr> at;
+    for (size_t d = 0; d < t_.axes.size(); ++d) at[t_.axes[d]->var.get()] = mutate(n.indices[d]);
+    return substitute(t_.body, at);
+  }
+
+ private:
+  const ir::Buffer& buffer_;
+  const TensorObj& t_;
+};
+
+}  // namespace
+
+void Schedule::compute_inline(const Tensor& t) {
+  Stage& st = (*this)[t];
+  for (const Tensor& o : outputs_) {
+    if (o.get() == t.get()) {
+      throw UserError("compute_inline of '" + t->name + "': it is an output of the schedule");
+    }
+  }
+  if (!st.reduce_axes_.empty()) {
+    throw UserError("compute_inline of '" + t->name + "': a reduction cannot be inlined");
+  }
+  if (!st.splits_.empty() || !st.fuses_.empty() || st.attach_stage_) {
+    throw UserError("compute_inline of '" + t->name + "' after it was scheduled");
+  }
+  const ir::Buffer buffer = st.buffer_;
+  for (auto& [obj, reader] : stages_) {
+    if (obj == t.get()) continue;
+    if (reader.attach_stage_ == &st) {
+      throw UserError("compute_inline of '" + t->name + "': stage '" + reader.name() +
+                      "' is computed at it");
+    }
+    InlineLoads inline_loads(buffer, *t.get());
+    reader.body_ = inline_loads.mutate(reader.body_);
+  }
+  order_.erase(std::remove_if(order_.begin(), order_.end(),
+                              [&](const Tensor& x) { return x.get() == t.get(); }),
+               order_.end());
+  stages_.erase(t.get());
+}
+
 Schedule::Schedule(std::vector<Tensor> outputs) : outputs_(std::move(outputs)) {
   std::set<const TensorObj*> visited;
   std::function<void(const Tensor&)> walk = [&](const Tensor& t) {

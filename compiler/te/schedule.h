@@ -113,6 +113,10 @@ class Schedule {
   /// the scoped buffer. With compute_at it is realized as a region-sized on-chip tile (e.g. a
   /// GEMM result kept in the accumulator for an ALU epilogue).
   void set_scope(const Tensor& t, ir::Scope scope);
+  /// Replaces every read of the element-wise tensor `t` by its defining expression, so that
+  /// `t` is never stored (e.g. a zero-padded view of an input, inlined into the copy that
+  /// stages its tiles on chip, becomes a DMA load with padding). `t` then has no stage.
+  void compute_inline(const Tensor& t);
   /// Computed tensors in dependency order (producers first).
   const std::vector<Tensor>& order() const { return order_; }
   const std::vector<Tensor>& outputs() const { return outputs_; }

@@ -13,7 +13,7 @@
 #include "runtime/cli/commands.h"
 #include "runtime/cli/cpu_target.h"
 #include "runtime/cli/dense_options.h"
-#include "runtime/cli/progress.h"
+#include "runtime/cli/device_run.h"
 #include "runtime/io/files.h"
 #include "runtime/io/npy.h"
 #include "runtime/ops/dense.h"
@@ -45,10 +45,7 @@ void add_run_dense(CLI::App& run) {
   struct Opts {
     DenseOptions d;
     CpuTargetOptions cpu;
-    std::string engine = "cycle", save, trace;
-    uint32_t seed = 1;
-    double timeout_s = 3600;
-    bool progress = false;
+    DeviceRunOptions dev;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = run.add_subcommand(
@@ -56,54 +53,36 @@ void add_run_dense(CLI::App& run) {
       "int8 dense on the accelerator: out = clip((A . W^T) >> shift) as int8, A M x K,\n"
       "W N x K, random data from --seed. Prints JSON: correct (against a CPU reference),\n"
       "cycles, utilization (non-reset GEMM micro-ops per cycle) next to the platform's\n"
-      "roofline bound, and per-module busy/stall cycles. Exit code 1 when the result is wrong.");
+      "roofline bound, and per-module busy/stall cycles. Exit code 1 when the result is wrong.\n"
+      "--target llvm runs it on the host CPU instead (see docs/cpu-backend.md).");
   o->d.add_to(*cmd);
   o->cpu.add_to(*cmd, true);
-  cmd->add_option("--engine", o->engine, "functional or cycle")->capture_default_str();
-  cmd->add_option("--save", o->save,
-                  "write input.npy (M x K), weight.npy (N x K) and output.npy (M x N), int8 "
-                  "row-major, into this directory");
-  cmd->add_option("--trace", o->trace, "cycle engine: write a Perfetto timeline (JSON) here");
-  cmd->add_option("--seed", o->seed, "random data seed")->capture_default_str();
-  cmd->add_option("--timeout", o->timeout_s, "seconds to wait for the device")
-      ->capture_default_str();
-  cmd->add_flag("--progress", o->progress, "show progress on stderr even when not a terminal");
+  o->dev.add_to(*cmd,
+                "write input.npy (M x K), weight.npy (N x K) and output.npy (M x N), int8 "
+                "row-major, into this directory");
   cmd->callback([o] {
-    if (o->cpu.is_llvm()) return run_dense_on_cpu(o->cpu, o->d.m, o->d.n, o->d.k, o->seed, o->save);
+    if (o->cpu.is_llvm()) {
+      return run_dense_on_cpu(o->cpu, o->d.m, o->d.n, o->d.k, o->dev.seed, o->dev.save);
+    }
     const isa::Layout& layout = isa::layout_for(o->d.config);
     const isa::Platform& platform = isa::find_platform(o->d.platform);
-    if (!o->trace.empty() && o->engine != "cycle") {
-      throw UserError("--trace needs --engine cycle (the " + o->engine + " engine has no timing)");
-    }
+    o->dev.check();
     const auto t_compile = std::chrono::steady_clock::now();
     const rt::DenseBuild b =
         rt::build_dense(layout, o->d.shape(), o->d.knobs(layout), o->d.epilogue());
     const double compile_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t_compile).count();
-    std::mt19937 rng(o->seed);
+    std::mt19937 rng(o->dev.seed);
     const auto s = o->d.shape();
     const auto a = random_int8(s.m * s.k, rng), w = random_int8(s.n * s.k, rng);
 
     driver::Timeline trace;
-    Progress progress("weft run dense", o->progress);
-    driver::DeviceOptions opts;
-    opts.layout = &layout;
-    opts.platform = &platform;
-    opts.memory_bytes = b.image_bytes;
-    opts.trace = o->trace.empty() ? nullptr : &trace;
-    opts.progress = [&progress](uint64_t c, uint64_t d, uint64_t t) { progress(c, d, t); };
-    auto dev = driver::open_device(o->engine, opts);
-    const auto t0 = std::chrono::steady_clock::now();
     std::vector<int8_t> out;
-    try {
-      out = rt::run_dense(*dev, b, a, w,
-                          std::chrono::milliseconds(static_cast<int64_t>(o->timeout_s * 1000)));
-    } catch (...) {
-      progress.finish();
-      throw;
-    }
-    progress.finish();
-    const double run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const DeviceRunResult r = run_on_device(
+        o->dev, layout, platform, b.image_bytes, "weft run dense", &trace,
+        [&](driver::Device& dev, std::chrono::milliseconds timeout) {
+          out = rt::run_dense(dev, b, a, w, timeout);
+        });
     const auto expect = rt::dense_reference(s, a, w, o->d.epilogue());
     int64_t mismatches = 0, first = -1;
     for (size_t i = 0; i < out.size(); ++i) {
@@ -116,7 +95,7 @@ void add_run_dense(CLI::App& run) {
     j["op"] = "dense";
     j["shape"] = {{"M", s.m}, {"N", s.n}, {"K", s.k}};
     j["config"] = o->d.config;
-    j["engine"] = dev->name();
+    j["engine"] = r.engine;
     j["platform"] = platform.name;
     j["epilogue"] = {{"shift", o->d.shift}, {"clip", o->d.relu ? "[0, 127]" : "[-128, 127]"}};
     j["knobs"] = knobs_json(b.op.knobs);
@@ -124,35 +103,21 @@ void add_run_dense(CLI::App& run) {
     j["instructions"] = b.stream.insn_count;
     j["correct"] = mismatches == 0;
     j["mismatches"] = mismatches;
-    const nlohmann::ordered_json details = dev->run_details();
-    if (details.contains("cycles")) {
-      const double cycles = details["cycles"].get<double>();
-      j["cycles"] = details["cycles"];
-      j["utilization"] = details["utilization"];
-      const auto roof = dense_roofline(b, platform);
-      j["roofline"] = roof;
-      j["fraction_of_roofline"] =
-          details["utilization"].get<double>() / roof["bound_utilization"].get<double>();
-      j["gops"] = 2.0 * double(s.m) * double(s.n) * double(s.k) /
-                  (cycles / (platform.clock_mhz * 1e6)) / 1e9;
-      j["modules"] = details["modules"];
-    }
-    j["device"] = details;
+    add_timing(j, r.details, dense_roofline(b, platform),
+               2.0 * double(s.m) * double(s.n) * double(s.k), platform);
+    j["device"] = r.details;
     j["compile_seconds"] = compile_s;
-    j["run_seconds"] = run_s;
+    j["run_seconds"] = r.seconds;
 
     rt::OutputSet outputs;
-    if (!o->save.empty()) {
-      std::error_code ec;
-      std::filesystem::create_directories(o->save, ec);
-      if (ec) throw UserError("--save: cannot create directory '" + o->save + "': " + ec.message());
-      const std::filesystem::path dir(o->save);
+    if (!o->dev.save.empty()) {
+      const std::filesystem::path dir = save_dir(o->dev.save);
       outputs.add((dir / "input.npy").string(), rt::encode_npy(rt::npy_int8({s.m, s.k}, a)));
       outputs.add((dir / "weight.npy").string(), rt::encode_npy(rt::npy_int8({s.n, s.k}, w)));
       outputs.add((dir / "output.npy").string(), rt::encode_npy(rt::npy_int8({s.m, s.n}, out)));
-      j["saved"] = o->save;
+      j["saved"] = o->dev.save;
     }
-    if (!o->trace.empty()) outputs.add_text(o->trace, trace.to_json().dump() + "\n");
+    if (!o->dev.trace.empty()) outputs.add_text(o->dev.trace, trace.to_json().dump() + "\n");
     outputs.commit();
     std::cout << j.dump(2) << "\n";
     if (mismatches) {

@@ -13,6 +13,9 @@ void add_image_command(CLI::App& app);
 void add_sim_command(CLI::App& app);
 void add_trace_command(CLI::App& app);
 void add_run_command(CLI::App& app);
+/// `weft run conv2d` (runtime/cli/cmd_run_conv2d.cc), registered by add_run_command.
+void add_run_conv2d(CLI::App& run);
 void add_compile_command(CLI::App& app);
+void add_bench_command(CLI::App& app);
 
 }  // namespace weft::cli

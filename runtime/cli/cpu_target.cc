@@ -52,12 +52,12 @@ struct ConvOptions {
 
   void add_to(CLI::App& cmd) {
     cmd.add_option("--layer", layer, "a ResNet-18 layer, C1..C12 (instead of the shape)");
-    cmd.add_option("--batch", n, "batch")->capture_default_str();
-    cmd.add_option("--C", c, "input channels");
+    cmd.add_option("--N,--batch", n, "batch")->capture_default_str();
+    cmd.add_option("--IC,--C", c, "input channels");
     cmd.add_option("--H", h, "input height");
     cmd.add_option("--W", w, "input width");
-    cmd.add_option("--O", o, "output channels");
-    cmd.add_option("--kernel", k, "kernel height and width");
+    cmd.add_option("--OC,--O", o, "output channels");
+    cmd.add_option("--K,--kernel", k, "kernel height and width");
     cmd.add_option("--stride", stride, "stride")->capture_default_str();
     cmd.add_option("--pad", pad, "zero padding on each side")->capture_default_str();
   }
@@ -135,29 +135,27 @@ void print_dense_llvm(const CpuTargetOptions& o, int64_t m, int64_t n, int64_t k
 #endif
 }
 
-void add_run_conv2d(CLI::App& run) {
-  auto o = std::make_shared<ConvOptions>();
-  o->cpu.target = "llvm";
-  CLI::App* cmd = run.add_subcommand(
-      "conv2d",
-      "2D convolution on the host CPU (--target llvm; the accelerator conv2d is not built yet):\n"
-      "random NCHW input and OIHW weights from --seed, channel-blocked kernels, JSON with\n"
-      "correct (against a scalar reference), wall time and GFLOP/s. Exit code 1 when wrong.");
-  o->add_to(*cmd);
-  o->cpu.add_to(*cmd, true);
-  cmd->add_option("--seed", o->seed, "random data seed")->capture_default_str();
-  cmd->add_option("--save", o->save,
-                  "write input.npy (NCHW), weight.npy (OIHW) and output.npy (NCHW) here");
-  cmd->callback([o] {
-    if (!o->cpu.is_llvm()) {
-      throw UserError("conv2d runs on --target llvm only (the accelerator conv2d is not built yet)");
-    }
+void run_conv2d_on_cpu(const CpuTargetOptions& cpu, const std::string& layer, int64_t n,
+                       int64_t ic, int64_t h, int64_t w, int64_t oc, int64_t k, int64_t stride,
+                       int64_t pad, uint32_t seed, const std::string& save) {
 #ifdef WEFT_HAVE_CPU_BACKEND
-    run_and_print(o->to_request());
+  ConvOptions o;
+  o.cpu = cpu;
+  o.layer = layer;
+  o.n = n;
+  o.c = ic;
+  o.h = h;
+  o.w = w;
+  o.o = oc;
+  o.k = k;
+  o.stride = stride;
+  o.pad = pad;
+  o.seed = seed;
+  o.save = save;
+  run_and_print(o.to_request());
 #else
-    not_built();
+  not_built();
 #endif
-  });
 }
 
 void add_compile_conv2d(CLI::App& compile) {

@@ -1,6 +1,6 @@
 // The CPU backend in the `weft` CLI: `--target llvm|accel`, `--dtype`, `--threads` and
-// `--repeats` for `weft run dense` and `weft compile dense`, and the CPU-only verbs
-// `weft run conv2d` and `weft compile conv2d`. Without the CPU backend (WEFT_CPU_BACKEND=OFF)
+// `--repeats` for `weft run dense|conv2d` and `weft compile dense`, and the CPU-only verb
+// `weft compile conv2d`. Without the CPU backend (WEFT_CPU_BACKEND=OFF)
 // `--target llvm` is a user error that says how to build it.
 #pragma once
 
@@ -29,8 +29,11 @@ void run_dense_on_cpu(const CpuTargetOptions& o, int64_t m, int64_t n, int64_t k
 /// The optimized LLVM IR of the dense (`weft compile dense --target llvm --emit llvm`).
 void print_dense_llvm(const CpuTargetOptions& o, int64_t m, int64_t n, int64_t k);
 
-/// `weft run conv2d` (CPU only for now).
-void add_run_conv2d(CLI::App& run);
+/// `weft run conv2d --target llvm` (`layer` instead of the shape when not empty): runs,
+/// prints JSON, UserError when the result is wrong.
+void run_conv2d_on_cpu(const CpuTargetOptions& o, const std::string& layer, int64_t n,
+                       int64_t ic, int64_t h, int64_t w, int64_t oc, int64_t k, int64_t stride,
+                       int64_t pad, uint32_t seed, const std::string& save);
 /// `weft compile conv2d --emit llvm`.
 void add_compile_conv2d(CLI::App& compile);
 

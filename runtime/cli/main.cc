@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   weft::cli::add_trace_command(app);
   weft::cli::add_run_command(app);
   weft::cli::add_compile_command(app);
+  weft::cli::add_bench_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

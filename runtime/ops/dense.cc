@@ -3,18 +3,10 @@
 
 #include <algorithm>
 #include <cstring>
-#include <memory>
 
-#include "driver/launch.h"
-#include "runtime/stream/compiled_program.h"
+#include "runtime/ops/placement.h"
 
 namespace weft::rt {
-
-namespace {
-
-uint64_t align(uint64_t v) { return (v + 4095) / 4096 * 4096; }
-
-}  // namespace
 
 DenseBuild build_dense(const isa::Layout& l, const compiler::ops::DenseShape& shape,
                        const compiler::ops::DenseKnobs& knobs,
@@ -28,30 +20,17 @@ DenseBuild build_dense(const isa::Layout& l, const compiler::ops::DenseShape& sh
   b.w_shape = {shape.n, shape.k, op.block_out, op.block_in, op.nb, op.kb};
   b.d_shape = {shape.m, shape.n, op.batch, op.block_out, op.mb, op.nb};
 
-  // Build once to learn the stream's size, then lay the image out behind it: instructions at
-  // 0, then A, W, D and the micro-op area, each 4 KiB aligned.
-  auto stream = [&](uint64_t a_at, uint64_t w_at, uint64_t d_at) {
-    auto sb = std::make_unique<StreamBuilder>(l);
-    append(*sb, b.program,
-           {{op.a->buffer.get(), static_cast<int64_t>(a_at / l.inp_elem_bytes)},
-            {op.w->buffer.get(), static_cast<int64_t>(w_at / l.wgt_elem_bytes)},
-            {op.d->buffer.get(), static_cast<int64_t>(d_at / l.out_elem_bytes)}});
-    sb->synchronize();
-    return sb;
-  };
-  const uint64_t a_bytes = static_cast<uint64_t>(b.a_shape.elements());
-  const uint64_t w_bytes = static_cast<uint64_t>(b.w_shape.elements());
-  const uint64_t d_bytes = static_cast<uint64_t>(b.d_shape.elements());
-  const uint64_t insns = stream(0, 0, 0)->insns().size();
-  b.a_at = align(insns * 16);
-  b.w_at = align(b.a_at + a_bytes);
-  b.d_at = align(b.w_at + w_bytes);
-  b.uop_at = align(b.d_at + d_bytes);
-  b.stream = stream(b.a_at, b.w_at, b.d_at)->build(0, b.uop_at);
-  if (b.stream.insn_count != insns) {
-    throw InternalError("build_dense: the stream changed size with its placement");
-  }
-  b.image_bytes = align(b.uop_at + b.stream.uop_bytes.size());
+  const PlacedProgram placed = place_program(
+      l, b.program,
+      {{op.a->buffer, static_cast<uint64_t>(b.a_shape.elements()), l.inp_elem_bytes},
+       {op.w->buffer, static_cast<uint64_t>(b.w_shape.elements()), l.wgt_elem_bytes},
+       {op.d->buffer, static_cast<uint64_t>(b.d_shape.elements()), l.out_elem_bytes}});
+  b.stream = placed.stream;
+  b.a_at = placed.address(op.a->buffer);
+  b.w_at = placed.address(op.w->buffer);
+  b.d_at = placed.address(op.d->buffer);
+  b.uop_at = placed.uop_at;
+  b.image_bytes = placed.image_bytes;
   return b;
 }
 
@@ -91,12 +70,9 @@ std::vector<int8_t> run_dense(driver::Device& dev, const DenseBuild& b,
                               const std::vector<int8_t>& a, const std::vector<int8_t>& w,
                               std::chrono::milliseconds timeout) {
   std::vector<uint8_t> image = dense_image(b, a, w);
-  const uint64_t base = dev.alloc(image.size());
-  if (base != 0) throw InternalError("run_dense: the device's first allocation is not at 0");
-  dev.copy_to_device(0, image.data(), image.size());
-  driver::run(dev, 0, b.stream.insn_count, timeout);
-  dev.copy_from_device(0, image.data(), image.size());
-  dev.free(base);
+  PlacedProgram placed;
+  placed.stream = b.stream;
+  run_image(dev, placed, image, timeout);
   return dense_output(b, image);
 }
 

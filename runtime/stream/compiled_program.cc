@@ -18,7 +18,8 @@ void append(StreamBuilder& b, const compiler::accel::Program& program,
         }
         const int64_t dram = it->second + op.dram_offset;
         if (op.kind == Op::Kind::kLoad) {
-          b.load_2d(op.mem, op.sram_base, dram, op.y_size, op.x_size, op.x_stride);
+          b.load_2d(op.mem, op.sram_base, dram, op.y_size, op.x_size, op.x_stride,
+                    Pads{op.y_pad0, op.y_pad1, op.x_pad0, op.x_pad1});
         } else {
           b.store_2d(op.sram_base, dram, op.y_size, op.x_size, op.x_stride);
         }

@@ -50,7 +50,8 @@ TEST(CpuCli, RunDenseOnTheCpuAndSave) {
 }
 
 TEST(CpuCli, RunConv2dOnTheCpu) {
-  Result r = weft("run conv2d --C 3 --H 11 --W 10 --O 20 --kernel 3 --stride 2 --pad 1 "
+  Result r = weft("run conv2d --target llvm --C 3 --H 11 --W 10 --O 20 --kernel 3 --stride 2 "
+                  "--pad 1 "
                   "--dtype int8 --repeats 1");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_THAT(r.out, HasSubstr("\"correct\": true"));
@@ -79,7 +80,7 @@ TEST(CpuCli, BadInputsAreUserErrors) {
   r = weft("run dense --target llvm --M 4 --N 4 --K 4 --threads 0");
   EXPECT_EQ(r.code, 1);
   EXPECT_THAT(r.out, HasSubstr("--threads 0"));
-  r = weft("run conv2d --C 3 --H 4 --W 4 --O 8 --kernel 7");
+  r = weft("run conv2d --target llvm --C 3 --H 4 --W 4 --O 8 --kernel 7");
   EXPECT_EQ(r.code, 1);
   EXPECT_THAT(r.out, HasSubstr("kernel 7x7 is larger than the padded input 4x4"));
   r = weft("run conv2d --C 3 --H 4");

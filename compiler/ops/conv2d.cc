@@ -1,0 +1,313 @@
+// The conv2d operator, its knob checks and candidates; see conv2d.h.
+#include "compiler/ops/conv2d.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "compiler/te/intrinsics.h"
+#include "hardware/isa/errors.h"
+
+namespace weft::compiler::ops {
+
+namespace {
+
+using ir::DType;
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
+
+// Padded sizes for some knobs.
+struct Padded {
+  int64_t nb, icb, ocb, oh, ow;
+  int64_t rows, cols;  // the input tile for one output tile
+};
+
+Padded padded(const isa::Layout& l, const Conv2dShape& s, const Conv2dKnobs& k) {
+  const auto& c = l.config;
+  Padded p;
+  p.nb = ceil_div(s.n, c.batch());
+  p.icb = round_up(ceil_div(s.ic, c.block_in()), k.tile_ic);
+  p.ocb = round_up(ceil_div(s.oc, c.block_out()), k.tile_oc * (k.vthread_axis == 'o' ? k.vthreads : 1));
+  p.oh = round_up(s.out_h(), k.tile_h * (k.vthread_axis == 'h' ? k.vthreads : 1));
+  p.ow = round_up(s.out_w(), k.tile_w);
+  p.rows = (k.tile_h - 1) * s.stride + s.k;
+  p.cols = (k.tile_w - 1) * s.stride + s.k;
+  return p;
+}
+
+// Micro-ops of the GEMM kernel: the two outermost of the non-unit loops (tile_ic, K, K,
+// tile_oc, tile_h, tile_w) become hardware loops, the rest are enumerated.
+int64_t gemm_uops(const Conv2dShape& s, const Conv2dKnobs& k) {
+  std::vector<int64_t> loops;
+  for (int64_t e : {k.tile_ic, s.k, s.k, k.tile_oc, k.tile_h, k.tile_w}) {
+    if (e > 1) loops.push_back(e);
+  }
+  int64_t n = 1;
+  for (size_t i = 2; i < loops.size(); ++i) n *= loops[i];
+  return n;
+}
+
+}  // namespace
+
+std::string Conv2dShape::describe() const {
+  return "N=" + std::to_string(n) + " H=" + std::to_string(h) + " W=" + std::to_string(w) +
+         " IC=" + std::to_string(ic) + " OC=" + std::to_string(oc) + " K=" + std::to_string(k) +
+         " stride=" + std::to_string(stride) + " pad=" + std::to_string(pad);
+}
+
+std::string Conv2dKnobs::describe() const {
+  return "tile_h=" + std::to_string(tile_h) + " tile_w=" + std::to_string(tile_w) +
+         " tile_ic=" + std::to_string(tile_ic) + " tile_oc=" + std::to_string(tile_oc) +
+         " vthreads=" + std::to_string(vthreads) + " vthread_axis=" + std::string(1, vthread_axis);
+}
+
+void check_conv2d_shape(const Conv2dShape& s) {
+  const int64_t limit = int64_t{1} << 16;
+  struct V {
+    int64_t v;
+    const char* name;
+    int64_t lo, hi;
+  };
+  for (const V& v : {V{s.n, "N", 1, limit}, V{s.h, "H", 1, limit}, V{s.w, "W", 1, limit},
+                     V{s.ic, "IC", 1, limit}, V{s.oc, "OC", 1, limit}, V{s.k, "K", 1, 32},
+                     V{s.stride, "stride", 1, 16}, V{s.pad, "pad", 0, 15}}) {
+    if (v.v < v.lo || v.v > v.hi) {
+      throw UserError("conv2d: " + std::string(v.name) + " = " + std::to_string(v.v) +
+                      " is out of range (" + std::to_string(v.lo) + " to " + std::to_string(v.hi) +
+                      ")");
+    }
+  }
+  if (s.h + 2 * s.pad < s.k || s.w + 2 * s.pad < s.k) {
+    throw UserError("conv2d: the " + std::to_string(s.k) + "x" + std::to_string(s.k) +
+                    " kernel is larger than the padded " + std::to_string(s.h + 2 * s.pad) + "x" +
+                    std::to_string(s.w + 2 * s.pad) + " input");
+  }
+}
+
+void check_conv2d_knobs(const isa::Layout& l, const Conv2dShape& s, const Conv2dKnobs& k) {
+  check_conv2d_shape(s);
+  if (k.tile_h < 1 || k.tile_w < 1 || k.tile_ic < 1 || k.tile_oc < 1) {
+    throw UserError("conv2d knobs: tiles must be at least 1 (" + k.describe() + ")");
+  }
+  if (k.vthreads < 1 || k.vthreads > 64) {
+    throw UserError("conv2d knobs: vthreads = " + std::to_string(k.vthreads) +
+                    " is out of range (1 to 64)");
+  }
+  if (k.vthread_axis != 'o' && k.vthread_axis != 'h') {
+    throw UserError(std::string("conv2d knobs: vthread_axis must be 'o' (output channels) or ") +
+                    "'h' (output rows), not '" + k.vthread_axis + "'");
+  }
+  if (k.tile_h > s.out_h() || k.tile_w > s.out_w()) {
+    throw UserError("conv2d knobs (" + k.describe() + "): the tile is larger than the " +
+                    std::to_string(s.out_h()) + "x" + std::to_string(s.out_w()) + " output");
+  }
+  const Padded p = padded(l, s, k);
+  if (p.rows <= s.pad || p.cols <= s.pad) {
+    throw UserError("conv2d knobs (" + k.describe() + "): an input tile of " +
+                    std::to_string(p.rows) + "x" + std::to_string(p.cols) +
+                    " can lie entirely in the padding of " + std::to_string(s.pad));
+  }
+  struct Need {
+    const char* buffer;
+    int64_t blocks, depth;
+  };
+  const int64_t acc = k.tile_oc * k.tile_h * k.tile_w + k.tile_oc;  // output tile and bias
+  for (const Need& n : {Need{"ACC", acc, l.acc_depth},
+                        Need{"INP", k.tile_ic * p.rows * p.cols, l.inp_depth},
+                        Need{"WGT", k.tile_oc * k.tile_ic * s.k * s.k, l.wgt_depth}}) {
+    if (n.blocks * k.vthreads > n.depth) {
+      throw UserError("conv2d knobs (" + k.describe() + "): the " + n.buffer + " tiles need " +
+                      std::to_string(n.blocks) + " blocks x " + std::to_string(k.vthreads) +
+                      " threads = " + std::to_string(n.blocks * k.vthreads) + " blocks, but the " +
+                      n.buffer + " buffer of " + l.config.name + " holds " +
+                      std::to_string(n.depth));
+    }
+  }
+  // Every thread's GEMM kernel and its reset and ALU kernels must be resident together.
+  const int64_t uops = (gemm_uops(s, k) + 5 * k.tile_w) * k.vthreads;
+  if (uops > l.uop_depth) {
+    throw UserError("conv2d knobs (" + k.describe() + "): the micro-op kernels need " +
+                    std::to_string(uops) + " micro-ops, beyond the micro-op buffer's " +
+                    std::to_string(l.uop_depth));
+  }
+  if (p.ow * p.nb > (int64_t{1} << 15) || k.tile_ic * s.k * s.k * k.tile_oc > (int64_t{1} << 15)) {
+    throw UserError("conv2d knobs (" + k.describe() + "): the layer is too wide for the DMA "
+                    "stride fields");
+  }
+}
+
+std::vector<Conv2dKnobs> conv2d_candidates(const isa::Layout& l, const isa::Platform& pf,
+                                           const Conv2dShape& s, int64_t vthreads,
+                                           size_t limit) {
+  check_conv2d_shape(s);
+  const auto& c = l.config;
+  const double bus = pf.axi_data_bits / 8.0;
+  auto sizes = [](int64_t n) {
+    std::set<int64_t> v;
+    for (int64_t t = 1; t <= n; t *= 2) v.insert(t);
+    for (int64_t d = 1; d <= n; ++d) {
+      if (n % d == 0) v.insert(d);
+    }
+    v.insert(n);
+    return v;
+  };
+  auto pow2 = [](int64_t n) {
+    std::vector<int64_t> v;
+    for (int64_t t = 1; t < 2 * n; t *= 2) v.push_back(t);
+    return v;
+  };
+  const int64_t icb = ceil_div(s.ic, c.block_in()), ocb = ceil_div(s.oc, c.block_out());
+  std::vector<std::pair<double, Conv2dKnobs>> scored;
+  for (char axis : {'o', 'h'}) {
+    if (vthreads == 1 && axis == 'h') continue;
+    for (int64_t th : sizes(s.out_h())) {
+      for (int64_t tw : sizes(s.out_w())) {
+        for (int64_t tic : pow2(icb)) {
+          for (int64_t toc : pow2(ocb)) {
+            const Conv2dKnobs k{th, tw, tic, toc, vthreads, axis};
+            try {
+              check_conv2d_knobs(l, s, k);
+            } catch (const UserError&) {
+              continue;
+            }
+            const Padded p = padded(l, s, k);
+            const double tiles = double(p.nb) * double(p.ocb / toc) * double(p.oh / th) *
+                                 double(p.ow / tw);
+            const double steps = double(p.icb / tic);
+            const double compute = double(tic * s.k * s.k * toc * th * tw);
+            const double load = (tic * p.rows * p.cols * l.inp_elem_bytes +
+                                 toc * tic * s.k * s.k * l.wgt_elem_bytes) /
+                                    bus +
+                                double(tic + 1) * pf.read_latency;
+            const double tail = double(toc * th * tw) * 5.0;  // reset, shift, bias, max, min
+            const double store = toc * th * tw * l.out_elem_bytes / bus + pf.write_latency;
+            const double tile_time =
+                vthreads > 1 ? std::max(steps * std::max(compute, 1.25 * load) + tail, store)
+                             : steps * (compute + load) + tail + store;
+            scored.push_back({tiles * tile_time, k});
+          }
+        }
+      }
+    }
+  }
+  if (scored.empty()) {
+    throw UserError("conv2d: no tiling of " + s.describe() + " fits the buffers of " + c.name +
+                    " with " + std::to_string(vthreads) + " virtual threads");
+  }
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<Conv2dKnobs> out;
+  for (size_t i = 0; i < scored.size() && out.size() < limit; ++i) out.push_back(scored[i].second);
+  return out;
+}
+
+Conv2d make_conv2d(const isa::Layout& l, const Conv2dShape& shape, const Conv2dKnobs& knobs,
+                   const Conv2dEpilogue& epilogue) {
+  check_conv2d_knobs(l, shape, knobs);
+  if (epilogue.shift < 0 || epilogue.shift > 31) {
+    throw UserError("conv2d: shift = " + std::to_string(epilogue.shift) +
+                    " is out of range (0 to 31)");
+  }
+  const te::GemmIntrinsic g = te::gemm_intrinsic(l);
+  const Padded p = padded(l, shape, knobs);
+  Conv2d cv;
+  cv.shape = shape;
+  cv.knobs = knobs;
+  cv.epilogue = epilogue;
+  cv.nb = p.nb;
+  cv.icb = p.icb;
+  cv.ocb = p.ocb;
+  cv.oh = p.oh;
+  cv.ow = p.ow;
+  cv.batch = g.batch;
+  cv.block_in = g.block_in;
+  cv.block_out = g.block_out;
+  const int64_t s = shape.stride, pad = shape.pad, kk = shape.k;
+
+  cv.a = te::placeholder({p.nb, p.icb, shape.h, shape.w, g.batch, g.block_in}, DType::kInt8, "A");
+  cv.w = te::placeholder({p.ocb, p.icb, kk, kk, g.block_out, g.block_in}, DType::kInt8, "W");
+  // The zero-padded view of the input, tall and wide enough for every (rounded-up) tile.
+  const int64_t rows = std::max(shape.h + 2 * pad, (p.oh - 1) * s + kk);
+  const int64_t cols = std::max(shape.w + 2 * pad, (p.ow - 1) * s + kk);
+  const te::Tensor a = cv.a;
+  const te::Tensor apad = te::compute(
+      {p.nb, p.icb, rows, cols, g.batch, g.block_in}, DType::kInt8,
+      [&](const std::vector<ir::Expr>& i) {
+        const ir::Expr y = ir::sub(i[2], ir::imm(pad)), x = ir::sub(i[3], ir::imm(pad));
+        const ir::Expr inside = ir::logical_and(
+            ir::logical_and(ir::ge(y, ir::imm(0)), ir::lt(y, ir::imm(shape.h))),
+            ir::logical_and(ir::ge(x, ir::imm(0)), ir::lt(x, ir::imm(shape.w))));
+        return ir::select(inside, a({i[0], i[1], y, x, i[4], i[5]}), ir::imm(0, DType::kInt8));
+      },
+      "A.pad");
+  const te::IterVar ric = te::reduce_axis(p.icb, "ic"), rkh = te::reduce_axis(kk, "kh"),
+                    rkw = te::reduce_axis(kk, "kw"), rci = te::reduce_axis(g.block_in, "ci");
+  const te::Tensor w = cv.w;
+  cv.c = te::compute_reduce(
+      {p.nb, p.ocb, p.oh, p.ow, g.batch, g.block_out}, DType::kInt32,
+      [&](const std::vector<ir::Expr>& i) {
+        const ir::Expr ic = ir::ref(ric->var), kh = ir::ref(rkh->var), kw = ir::ref(rkw->var),
+                       ci = ir::ref(rci->var);
+        const ir::Expr y = ir::add(ir::mul(i[2], ir::imm(s)), kh);
+        const ir::Expr x = ir::add(ir::mul(i[3], ir::imm(s)), kw);
+        return te::sum(ir::mul(ir::cast(DType::kInt32, apad({i[0], ic, y, x, i[4], ci})),
+                               ir::cast(DType::kInt32, w({i[1], ic, kh, kw, i[5], ci}))),
+                       {ric, rkh, rkw, rci});
+      },
+      "C");
+  cv.bias = te::placeholder({p.ocb, g.batch, g.block_out}, DType::kInt32, "B");
+  const te::Tensor c = cv.c, bias = cv.bias;
+  cv.d = te::compute(
+      {p.nb, p.ocb, p.oh, p.ow, g.batch, g.block_out}, DType::kInt8,
+      [&](const std::vector<ir::Expr>& i) {
+        ir::Expr v = c(i);
+        if (epilogue.shift > 0) v = ir::shr(v, ir::imm(epilogue.shift, DType::kInt32));
+        if (epilogue.bias) v = ir::add(v, bias({i[1], i[4], i[5]}));
+        v = ir::max(v, ir::imm(epilogue.relu ? 0 : -128, DType::kInt32));
+        v = ir::min(v, ir::imm(127, DType::kInt32));
+        return ir::cast(DType::kInt8, v);
+      },
+      "D");
+
+  cv.schedule = std::make_unique<te::Schedule>(std::vector<te::Tensor>{cv.d});
+  te::Schedule& sc = *cv.schedule;
+  sc.set_scope(cv.c, ir::Scope::kAcc);
+  const te::Tensor a_inp = sc.cache_read(apad, ir::Scope::kInp, {cv.c});
+  sc.compute_inline(apad);
+  const te::Tensor w_wgt = sc.cache_read(cv.w, ir::Scope::kWgt, {cv.c});
+  te::Tensor b_acc;
+  if (epilogue.bias) b_acc = sc.cache_read(cv.bias, ir::Scope::kAcc, {cv.d});
+
+  te::Stage& out = sc[cv.d];
+  const auto ax = out.axes();  // n, oc, oh, ow, b, o
+  auto [oco, oci] = out.split(ax[1], knobs.tile_oc);
+  auto [oho, ohi] = out.split(ax[2], knobs.tile_h);
+  auto [owo, owi] = out.split(ax[3], knobs.tile_w);
+  out.reorder({ax[0], oco, oho, owo, oci, ohi, owi});
+  if (knobs.vthreads > 1) {
+    const te::IterVar& axis = knobs.vthread_axis == 'o' ? oco : oho;
+    auto [vt, rest] = out.split(axis, axis->extent / knobs.vthreads);
+    out.set_kind(vt, ir::ForKind::kVirtualThread);
+    out.reorder({vt, ax[0]});
+  }
+  te::Stage& acc = sc[cv.c];
+  acc.compute_at(out, owo);
+  const auto cax = acc.axes();  // n, oc, oh, ow, b, o
+  const auto red = acc.reduce_axes();  // ic, kh, kw, ci
+  auto [ico, ici] = acc.split(red[0], knobs.tile_ic);
+  acc.reorder({ico, ici, red[1], red[2], cax[0], cax[1], cax[2], cax[3], cax[4], cax[5], red[3]});
+  acc.tensorize(cax[4], g);
+  sc[a_inp].compute_at(acc, ico);
+  sc[w_wgt].compute_at(acc, ico);
+  sc[a_inp].pragma(sc[a_inp].axes()[0], "dma_copy");
+  sc[w_wgt].pragma(sc[w_wgt].axes()[0], "dma_copy");
+  if (epilogue.bias) {
+    sc[b_acc].compute_at(out, owo);
+    sc[b_acc].pragma(sc[b_acc].axes()[0], "dma_copy");
+  }
+  out.pragma(oci, "dma_copy");
+  return cv;
+}
+
+}  // namespace weft::compiler::ops

@@ -1,0 +1,72 @@
+// Shared parts of `weft run OP`; see device_run.h.
+#include "runtime/cli/device_run.h"
+
+#include "hardware/isa/errors.h"
+#include "runtime/cli/progress.h"
+
+namespace weft::cli {
+
+void DeviceRunOptions::add_to(CLI::App& cmd, const std::string& save_help) {
+  cmd.add_option("--engine", engine, "functional or cycle")->capture_default_str();
+  cmd.add_option("--save", save, save_help);
+  cmd.add_option("--trace", trace, "cycle engine: write a Perfetto timeline (JSON) here");
+  cmd.add_option("--seed", seed, "random data seed")->capture_default_str();
+  cmd.add_option("--timeout", timeout_s, "seconds to wait for the device")->capture_default_str();
+  cmd.add_flag("--progress", progress, "show progress on stderr even when not a terminal");
+}
+
+void DeviceRunOptions::check() const {
+  if (!trace.empty() && engine != "cycle") {
+    throw UserError("--trace needs --engine cycle (the " + engine + " engine has no timing)");
+  }
+}
+
+DeviceRunResult run_on_device(
+    const DeviceRunOptions& o, const isa::Layout& layout, const isa::Platform& platform,
+    uint64_t bytes, const std::string& who, driver::Timeline* trace,
+    const std::function<void(driver::Device&, std::chrono::milliseconds)>& body) {
+  Progress progress(who, o.progress);
+  driver::DeviceOptions opts;
+  opts.layout = &layout;
+  opts.platform = &platform;
+  opts.memory_bytes = bytes;
+  opts.trace = o.trace.empty() ? nullptr : trace;
+  opts.progress = [&progress](uint64_t c, uint64_t d, uint64_t t) { progress(c, d, t); };
+  auto dev = driver::open_device(o.engine, opts);
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    body(*dev, std::chrono::milliseconds(static_cast<int64_t>(o.timeout_s * 1000)));
+  } catch (...) {
+    progress.finish();
+    throw;
+  }
+  progress.finish();
+  DeviceRunResult r;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.engine = dev->name();
+  r.details = dev->run_details();
+  return r;
+}
+
+void add_timing(nlohmann::ordered_json& j, const nlohmann::ordered_json& details,
+                const nlohmann::ordered_json& roofline, double ops,
+                const isa::Platform& platform) {
+  if (!details.contains("cycles")) return;
+  const double cycles = details["cycles"].get<double>();
+  j["cycles"] = details["cycles"];
+  j["utilization"] = details["utilization"];
+  j["roofline"] = roofline;
+  j["fraction_of_roofline"] =
+      details["utilization"].get<double>() / roofline["bound_utilization"].get<double>();
+  j["gops"] = ops / (cycles / (platform.clock_mhz * 1e6)) / 1e9;
+  j["modules"] = details["modules"];
+}
+
+std::filesystem::path save_dir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw UserError("--save: cannot create directory '" + dir + "': " + ec.message());
+  return std::filesystem::path(dir);
+}
+
+}  // namespace weft::cli

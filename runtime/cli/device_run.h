@@ -1,0 +1,55 @@
+// What every `weft run OP` on the accelerator shares: the engine, seed, timeout, timeline and
+// progress options; opening the engine and running with progress shown; the timing fields of
+// the JSON report (cycles, utilization, roofline, GOPS, per-module stalls); the --save folder.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "driver/device.h"
+#include "driver/timeline.h"
+#include "hardware/isa/layout.h"
+#include "hardware/isa/spec.h"
+
+namespace weft::cli {
+
+struct DeviceRunOptions {
+  std::string engine = "cycle", save, trace;
+  uint32_t seed = 1;
+  double timeout_s = 3600;
+  bool progress = false;
+
+  /// Registers --engine, --save (with `save_help`), --trace, --seed, --timeout, --progress.
+  void add_to(CLI::App& cmd, const std::string& save_help);
+  /// UserError for a timeline without timing.
+  void check() const;
+};
+
+/// What a device run left: the device's name and details, and the wall time.
+struct DeviceRunResult {
+  std::string engine;
+  nlohmann::ordered_json details;
+  double seconds = 0;
+};
+
+/// Opens `o.engine` with `bytes` of memory (recording into `trace` when --trace was given) and
+/// runs `body` on it with progress shown on stderr as `who`.
+DeviceRunResult run_on_device(
+    const DeviceRunOptions& o, const isa::Layout& layout, const isa::Platform& platform,
+    uint64_t bytes, const std::string& who, driver::Timeline* trace,
+    const std::function<void(driver::Device&, std::chrono::milliseconds)>& body);
+
+/// Adds cycles, utilization, the roofline and the fraction of its bound, GOPS at the platform
+/// clock for `ops` useful operations, and the per-module stalls, when the engine has timing.
+void add_timing(nlohmann::ordered_json& j, const nlohmann::ordered_json& details,
+                const nlohmann::ordered_json& roofline, double ops,
+                const isa::Platform& platform);
+
+/// The --save folder, created; UserError naming it when it cannot be.
+std::filesystem::path save_dir(const std::string& dir);
+
+}  // namespace weft::cli

@@ -1,0 +1,153 @@
+// The conv2d operator on a device; see conv2d.h.
+#include "runtime/ops/conv2d.h"
+
+#include <algorithm>
+#include <random>
+
+#include "hardware/isa/errors.h"
+
+namespace weft::rt {
+
+namespace {
+
+using compiler::ops::Conv2dShape;
+
+}  // namespace
+
+Conv2dBuild build_conv2d(const isa::Layout& l, const Conv2dShape& shape,
+                         const compiler::ops::Conv2dKnobs& knobs,
+                         const compiler::ops::Conv2dEpilogue& epilogue,
+                         const compiler::PassObserver& after_pass) {
+  Conv2dBuild b;
+  b.op = compiler::ops::make_conv2d(l, shape, knobs, epilogue);
+  const auto& op = b.op;
+  b.program = compiler::compile_accel(*op.schedule, l, after_pass);
+  auto bytes = [](const compiler::te::Tensor& t) {
+    return static_cast<uint64_t>(t->buffer->elements()) *
+           static_cast<uint64_t>(compiler::ir::dtype_bits(t->dtype) / 8);
+  };
+  std::vector<TensorSlot> slots = {{op.a->buffer, bytes(op.a), l.inp_elem_bytes},
+                                   {op.w->buffer, bytes(op.w), l.wgt_elem_bytes},
+                                   {op.d->buffer, bytes(op.d), l.out_elem_bytes}};
+  if (epilogue.bias) slots.push_back({op.bias->buffer, bytes(op.bias), l.acc_elem_bytes});
+  b.placed = place_program(l, b.program, slots);
+  return b;
+}
+
+Conv2dData random_conv2d_data(const Conv2dShape& s, uint32_t seed) {
+  std::mt19937 rng(seed);
+  Conv2dData d;
+  d.input.resize(static_cast<size_t>(s.n * s.ic * s.h * s.w));
+  d.weight.resize(static_cast<size_t>(s.oc * s.ic * s.k * s.k));
+  d.bias.resize(static_cast<size_t>(s.oc));
+  for (int8_t& v : d.input) v = static_cast<int8_t>(rng());
+  for (int8_t& v : d.weight) v = static_cast<int8_t>(rng());
+  for (int32_t& v : d.bias) v = static_cast<int32_t>(rng() % 256) - 128;
+  return d;
+}
+
+std::vector<uint8_t> conv2d_image(const Conv2dBuild& b, const Conv2dData& d) {
+  const auto& op = b.op;
+  const Conv2dShape& s = op.shape;
+  if (d.input.size() != static_cast<size_t>(s.n * s.ic * s.h * s.w) ||
+      d.weight.size() != static_cast<size_t>(s.oc * s.ic * s.k * s.k) ||
+      d.bias.size() != static_cast<size_t>(s.oc)) {
+    throw UserError("conv2d: the data does not match the shape " + s.describe());
+  }
+  std::vector<uint8_t> image = program_image(b.placed);
+  const int64_t B = op.batch, BI = op.block_in, BO = op.block_out;
+  // A[nb][icb][H][W][B][BI]
+  auto* a = reinterpret_cast<int8_t*>(image.data() + b.placed.address(op.a->buffer));
+  for (int64_t n = 0; n < s.n; ++n) {
+    for (int64_t c = 0; c < s.ic; ++c) {
+      for (int64_t y = 0; y < s.h; ++y) {
+        for (int64_t x = 0; x < s.w; ++x) {
+          a[((((n / B) * op.icb + c / BI) * s.h + y) * s.w + x) * B * BI + (n % B) * BI + c % BI] =
+              d.input[((n * s.ic + c) * s.h + y) * s.w + x];
+        }
+      }
+    }
+  }
+  // W[ocb][icb][K][K][BO][BI]
+  auto* w = reinterpret_cast<int8_t*>(image.data() + b.placed.address(op.w->buffer));
+  for (int64_t o = 0; o < s.oc; ++o) {
+    for (int64_t c = 0; c < s.ic; ++c) {
+      for (int64_t ky = 0; ky < s.k; ++ky) {
+        for (int64_t kx = 0; kx < s.k; ++kx) {
+          w[((((o / BO) * op.icb + c / BI) * s.k + ky) * s.k + kx) * BO * BI + (o % BO) * BI +
+            c % BI] = d.weight[((o * s.ic + c) * s.k + ky) * s.k + kx];
+        }
+      }
+    }
+  }
+  // B[ocb][B][BO], each channel's bias repeated over the batch rows.
+  if (op.epilogue.bias) {
+    auto* bias = reinterpret_cast<int32_t*>(image.data() + b.placed.address(op.bias->buffer));
+    for (int64_t o = 0; o < s.oc; ++o) {
+      for (int64_t r = 0; r < B; ++r) bias[((o / BO) * B + r) * BO + o % BO] = d.bias[o];
+    }
+  }
+  return image;
+}
+
+std::vector<int8_t> conv2d_output(const Conv2dBuild& b, const std::vector<uint8_t>& image) {
+  const auto& op = b.op;
+  const Conv2dShape& s = op.shape;
+  const int64_t oh = s.out_h(), ow = s.out_w(), B = op.batch, BO = op.block_out;
+  const auto* d = reinterpret_cast<const int8_t*>(image.data() + b.placed.address(op.d->buffer));
+  std::vector<int8_t> out(static_cast<size_t>(s.n * s.oc * oh * ow));
+  for (int64_t n = 0; n < s.n; ++n) {
+    for (int64_t o = 0; o < s.oc; ++o) {
+      for (int64_t y = 0; y < oh; ++y) {
+        for (int64_t x = 0; x < ow; ++x) {
+          out[((n * s.oc + o) * oh + y) * ow + x] =
+              d[((((n / B) * op.ocb + o / BO) * op.oh + y) * op.ow + x) * B * BO + (n % B) * BO +
+                o % BO];
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<int8_t> conv2d_reference(const Conv2dShape& s, const Conv2dData& d,
+                                     const compiler::ops::Conv2dEpilogue& e) {
+  const int64_t oh = s.out_h(), ow = s.out_w();
+  std::vector<int8_t> out(static_cast<size_t>(s.n * s.oc * oh * ow));
+  for (int64_t n = 0; n < s.n; ++n) {
+    for (int64_t o = 0; o < s.oc; ++o) {
+      for (int64_t y = 0; y < oh; ++y) {
+        for (int64_t x = 0; x < ow; ++x) {
+          int32_t sum = 0;
+          for (int64_t c = 0; c < s.ic; ++c) {
+            for (int64_t ky = 0; ky < s.k; ++ky) {
+              const int64_t iy = y * s.stride + ky - s.pad;
+              if (iy < 0 || iy >= s.h) continue;
+              for (int64_t kx = 0; kx < s.k; ++kx) {
+                const int64_t ix = x * s.stride + kx - s.pad;
+                if (ix < 0 || ix >= s.w) continue;
+                sum += int32_t{d.input[((n * s.ic + c) * s.h + iy) * s.w + ix]} *
+                       int32_t{d.weight[((o * s.ic + c) * s.k + ky) * s.k + kx]};
+              }
+            }
+          }
+          // The ALU's ADD wraps at 32 bits.
+          int32_t v = sum >> e.shift;
+          if (e.bias) v = static_cast<int32_t>(static_cast<uint32_t>(v) + static_cast<uint32_t>(d.bias[o]));
+          out[((n * s.oc + o) * oh + y) * ow + x] =
+              static_cast<int8_t>(std::clamp(v, e.relu ? 0 : -128, 127));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<int8_t> run_conv2d(driver::Device& dev, const Conv2dBuild& b, const Conv2dData& data,
+                               std::chrono::milliseconds timeout) {
+  std::vector<uint8_t> image = conv2d_image(b, data);
+  run_image(dev, b.placed, image, timeout);
+  return conv2d_output(b, image);
+}
+
+}  // namespace weft::rt
