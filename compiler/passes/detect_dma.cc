@@ -1,6 +1,8 @@
 // The DMA pattern detection pass; see detect_dma.h.
 #include "compiler/passes/detect_dma.h"
 
+#include <optional>
+
 #include "compiler/ir/linear.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/visitor.h"
@@ -80,26 +82,8 @@ const ir::Load* padded_load(const Expr& value) {
   return static_cast<const ir::Load*>(c.args[1].get());
 }
 
-// For a padded copy: the source dimension loop `l` walks (its index must step 1 with `l`),
-// and that index's start with the copy's loops at 0.
-std::pair<Expr, int64_t> walked_dim(const ir::Load& ld, const Loop& l, const ir::Buffer& dst,
-                                    const std::vector<Loop>& copy_loops) {
-  for (size_t d = 0; d + 2 < ld.indices.size(); ++d) {
-    auto f = ir::linear_form(ir::simplify(ld.indices[d]));
-    if (!f || coef(*f, l.var) == 0) continue;
-    if (coef(*f, l.var) != 1) {
-      fail(dst, "loop '" + l.var->name + "' must step one element of padded dimension " +
-                    std::to_string(d) + " of '" + ld.buffer->name + "'");
-    }
-    return {base_of(*f, copy_loops), ld.buffer->shape[d]};
-  }
-  fail(dst, "padded copy: loop '" + l.var->name + "' walks no dimension of '" +
-                ld.buffer->name + "'");
-}
-
 Stmt lower_copy(const Stmt& body) {
   std::vector<Loop> loops;
-  std::vector<ir::Var> pinned;  // loops of extent 1
   Stmt s = body;
   while (s->kind == ir::NodeKind::kFor) {
     const auto& f = static_cast<const ir::For&>(*s);
@@ -112,13 +96,6 @@ Stmt lower_copy(const Stmt& body) {
     loops.push_back({f.var, ext->value, {}});
     s = f.body;
   }
-  // Loops of extent 1 outside the block's two loops vanish.
-  for (size_t i = loops.size(); i-- > 0;) {
-    if (i + 2 < loops.size() && loops[i].extent == 1) {
-      pinned.push_back(loops[i].var);
-      loops.erase(loops.begin() + static_cast<ptrdiff_t>(i));
-    }
-  }
   if (s->kind == ir::NodeKind::kIfThenElse) {
     throw UserError("DMA copy: the copy is guarded (" +
                     ir::to_string(static_cast<const ir::IfThenElse&>(*s).cond) +
@@ -127,7 +104,6 @@ Stmt lower_copy(const Stmt& body) {
   if (s->kind != ir::NodeKind::kStore) {
     throw UserError("DMA copy: expected a loop nest around one copy, found:\n" + ir::to_string(s));
   }
-  if (!pinned.empty()) s = Pin(pinned).mutate(s);
   const auto& st = static_cast<const ir::Store&>(*s);
   const ir::Buffer& dst = st.buffer;
   // A store out of the accumulator may narrow (STORE keeps the low bits of each element); a
@@ -166,11 +142,36 @@ Stmt lower_copy(const Stmt& body) {
                     l.var->name + "'");
     }
   }
-  // The two loops just outside the block are the copy's rows and columns; loops further out
-  // stay loops around it (one DMA per iteration).
-  const ir::LinearForm d = block_index(dst, st.indices, dst);
-  const ir::LinearForm f = block_index(src, ld.indices, dst);
-  std::vector<Loop> outside(loops.begin(), loops.end() - 2);
+  // For a padded copy, the source dimensions the rows and columns walk: the two just outside
+  // the block (height and width).
+  const size_t sr = src->shape.size();
+  if (padded && sr < 4) fail(dst, "a padded copy needs rows and columns outside the block");
+  auto dim_form = [&](size_t dim) {
+    auto f = ir::linear_form(ir::simplify(ld.indices[dim]));
+    if (!f) fail(dst, "the index into '" + src->name + "' is not affine");
+    return *f;
+  };
+  const std::optional<ir::LinearForm> fy = padded ? std::optional(dim_form(sr - 4)) : std::nullopt;
+  const std::optional<ir::LinearForm> fx = padded ? std::optional(dim_form(sr - 3)) : std::nullopt;
+  auto walks = [&](const std::optional<ir::LinearForm>& form, const Loop& l) {
+    return form && coef(*form, l.var) != 0;
+  };
+  ir::LinearForm d = block_index(dst, st.indices, dst);
+  ir::LinearForm f = block_index(src, ld.indices, dst);
+  // Loops of extent 1 outside the block vanish (their variable is 0), except a padded copy's
+  // row and column loops, whose position still decides the padding.
+  std::vector<Loop> outside;
+  std::vector<ir::Var> pinned;
+  for (size_t i = 0; i + 2 < loops.size(); ++i) {
+    const Loop& l = loops[i];
+    if (l.extent == 1 && !walks(fy, l) && !walks(fx, l)) {
+      pinned.push_back(l.var);
+      d.coef[l.var.get()] = 0;
+      f.coef[l.var.get()] = 0;
+    } else {
+      outside.push_back(l);
+    }
+  }
   // Neighbouring loops that walk both buffers contiguously are one longer loop (a weight tile
   // of whole kernels is one row); padded copies keep their dimensions apart.
   for (size_t i = outside.size(); !padded && i-- > 1;) {
@@ -184,19 +185,43 @@ Stmt lower_copy(const Stmt& body) {
       outside.erase(outside.begin() + static_cast<ptrdiff_t>(i - 1));
     }
   }
-  const size_t keep = outside.size() > 2 ? outside.size() - 2 : 0;
-  const std::vector<Loop> around(outside.begin(), outside.begin() + static_cast<ptrdiff_t>(keep));
-  const std::vector<Loop> outer(outside.begin() + static_cast<ptrdiff_t>(keep), outside.end());
-  const Loop one{nullptr, 1, {}};
   auto step = [&](const ir::LinearForm& form, const Loop& l) {
     return l.var ? coef(form, l.var) : int64_t{0};
   };
-  // One loop left: it is the columns when it steps one block in both buffers, else the rows
-  // (of one block each).
-  const bool lone_row =
-      outer.size() == 1 && (step(d, outer[0]) != 1 || step(f, outer[0]) != 1);
-  const Loop& y = outer.size() == 2 || lone_row ? outer[0] : one;
-  const Loop& x = outer.empty() || lone_row ? one : outer.back();
+  // Rows and columns: a padded copy's height and width loops; otherwise the innermost loop is
+  // the columns when it steps one block in both buffers (else the rows, of one block each)
+  // and the loop outside it the rows. Loops further out stay loops around the copy.
+  const Loop one{nullptr, 1, {}};
+  Loop y = one, x = one;
+  std::vector<Loop> around;
+  if (padded) {
+    for (const Loop& l : outside) {
+      if (walks(fx, l) && !x.var) {
+        x = l;
+      } else if (walks(fy, l) && !y.var) {
+        y = l;
+      } else {
+        around.push_back(l);
+      }
+    }
+  } else {
+    around = outside;
+    // Rows of one block walk the on-chip tile densely; anything else innermost is the columns.
+    const ir::LinearForm& chip = dst->scope != ir::Scope::kGlobal ? d : f;
+    if (!around.empty() && !(step(chip, around.back()) == 1 &&
+                             (step(d, around.back()) != 1 || step(f, around.back()) != 1))) {
+      x = around.back();
+      around.pop_back();
+    }
+    if (!around.empty()) {
+      y = around.back();
+      around.pop_back();
+    }
+  }
+  std::vector<Loop> copy_loops;
+  for (const Loop* l : {&y, &x}) {
+    if (l->var) copy_loops.push_back(*l);
+  }
   if (x.var && (step(d, x) != 1 || step(f, x) != 1)) {
     fail(dst, "loop '" + x.var->name + "' must step one block in both buffers (it steps " +
                   std::to_string(step(d, x)) + " and " + std::to_string(step(f, x)) + ")");
@@ -212,22 +237,18 @@ Stmt lower_copy(const Stmt& body) {
     fail(dst, "rows of " + std::to_string(x.extent) + " blocks overlap (stride " +
                   std::to_string(std::min(src_stride, dst_stride)) + ")");
   }
-  std::vector<Expr> args = {base_of(d, outer), base_of(f, outer), ir::imm(y.extent),
+  std::vector<Expr> args = {base_of(d, copy_loops), base_of(f, copy_loops), ir::imm(y.extent),
                             ir::imm(x.extent), ir::imm(dst_stride), ir::imm(src_stride)};
   std::string name = "weft.dma_copy2d";
   if (padded) {
     // The source coordinates where the rows and columns start (negative in the padding) and
     // the extents of those dimensions; emission turns what falls outside into pads.
     name = "weft.dma_copy2d_pad";
-    for (const Loop* l : {&y, &x}) {
-      if (!l->var) {
-        args.push_back(ir::imm(0));
-        args.push_back(ir::imm(1));
-        continue;
-      }
-      auto [start, extent] = walked_dim(ld, *l, dst, outer);
-      args.push_back(start);
-      args.push_back(ir::imm(extent));
+    for (const auto& [form, dim] : {std::pair{*fy, sr - 4}, std::pair{*fx, sr - 3}}) {
+      ir::LinearForm start = form;
+      for (const ir::Var& v : pinned) start.coef[v.get()] = 0;
+      args.push_back(base_of(start, copy_loops));
+      args.push_back(ir::imm(src->shape[dim]));
     }
   }
   Stmt out = ir::evaluate(ir::call(ir::DType::kInt32, name, args, {dst, src}));

@@ -115,9 +115,9 @@ void add_bench_command(CLI::App& app) {
     std::vector<rt::RooflinePoint> points;
     rt::Roofline roof_any;
     rt::OutputSet outputs;
-    std::printf("%-4s %7s %12s %7s %7s %7s %9s %12s %7s %9s %-20s %s\n", "layer", "GMACs",
-                "cycles", "GOPS", "util", "bound", "of bound", "1-thr cycles", "1-thr", "speedup",
-                "knobs (h,w,ic,oc,vt)", "correct");
+    std::printf("%-4s %7s %12s %7s %7s %7s %9s %6s %12s %7s %9s %-20s %s\n", "layer", "GMACs",
+                "cycles", "GOPS", "util", "bound", "of bound", "ALU", "1-thr cycles", "1-thr",
+                "speedup", "knobs (h,w,ic,oc,vt)", "correct");
     for (const rt::LayerSpec& spec : layers) {
       compiler::ops::Conv2dShape s = spec.shape;
       s.n = l.config.batch();
@@ -152,6 +152,18 @@ void add_bench_command(CLI::App& app) {
       row["instructions"] = hidden.instructions;
       row["modules"] = hidden.details["modules"];
       row["main_compute_stall"] = main_stall(hidden.details["modules"]);
+      // Compute time the ALU epilogue takes, and DRAM traffic against the compulsory bytes:
+      // what keeps a layer under its roofline bound when compute is never starved.
+      const double alu_share =
+          hidden.details["alu_uops"].get<double>() / double(std::max<uint64_t>(1, hidden.cycles));
+      row["alu_share"] = alu_share;
+      double moved = 0;
+      for (const char* k : {"inp_load_nbytes", "wgt_load_nbytes", "acc_load_nbytes",
+                            "uop_load_nbytes", "out_store_nbytes"}) {
+        moved += hidden.details[k].get<double>();
+      }
+      row["dram_bytes"] = moved;
+      row["dram_traffic_over_compulsory"] = moved / roof.dram_bytes;
       row["one_thread"] = {{"cycles", serial.cycles},
                            {"gops", serial.gops},
                            {"utilization", serial.utilization},
@@ -170,10 +182,11 @@ void add_bench_command(CLI::App& app) {
                     static_cast<long long>(k_hidden.tile_h), static_cast<long long>(k_hidden.tile_w),
                     static_cast<long long>(k_hidden.tile_ic), static_cast<long long>(k_hidden.tile_oc),
                     static_cast<long long>(k_hidden.vthreads), k_hidden.vthread_axis);
-      std::printf("%-5s %7.3f %12llu %7.1f %6.1f%% %6.1f%% %8.1f%% %12llu %6.1f%% %8.2fx %-20s %s\n",
+      std::printf(
+          "%-5s %7.3f %12llu %7.1f %6.1f%% %6.1f%% %8.1f%% %5.1f%% %12llu %6.1f%% %8.2fx %-20s %s\n",
                   spec.name.c_str(), double(s.macs()) / 1e9,
                   static_cast<unsigned long long>(hidden.cycles), hidden.gops,
-                  100 * hidden.utilization, 100 * roof.bound_utilization, 100 * frac,
+                  100 * hidden.utilization, 100 * roof.bound_utilization, 100 * frac, 100 * alu_share,
                   static_cast<unsigned long long>(serial.cycles), 100 * serial.utilization,
                   double(serial.cycles) / double(hidden.cycles), knobs,
                   o->no_check ? "unchecked" : correct ? "yes" : "NO");

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -349,6 +350,104 @@ TEST_F(CliRun, HelpExitsZero) {
   EXPECT_EQ(compile.code, 0);
   EXPECT_THAT(compile.out, HasSubstr("--vthreads"));
   EXPECT_THAT(compile.out, HasSubstr("--emit"));
+}
+
+// ---- weft run conv2d and weft bench resnet18 ----
+
+// The int32 payload of a '<i4' .npy file (header checked by read_npy's rules).
+std::vector<int32_t> read_npy_int32(const std::string& bytes, std::vector<int64_t>* shape) {
+  const size_t header_len =
+      static_cast<uint8_t>(bytes[8]) | (size_t{static_cast<uint8_t>(bytes[9])} << 8);
+  const std::string header = bytes.substr(10, header_len);
+  EXPECT_THAT(header, HasSubstr("'descr': '<i4'"));
+  std::smatch m;
+  if (std::regex_search(header, m, std::regex("'shape': \\(([0-9]+),\\)"))) {
+    shape->push_back(std::stoll(m[1].str()));
+  }
+  std::vector<int32_t> v((bytes.size() - 10 - header_len) / 4);
+  std::memcpy(v.data(), bytes.data() + 10 + header_len, v.size() * 4);
+  return v;
+}
+
+TEST_F(CliRun, Conv2dSavesPlainArraysThatAReferenceReproduces) {
+  const Result r = weft("run conv2d --N 2 --H 9 --W 7 --IC 5 --OC 20 --K 3 --stride 2 --pad 1 "
+                        "--config gemm8x8 --vthreads 2 --shift 4 --save " + path("out"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["op"], "conv2d");
+  EXPECT_EQ(j["correct"], true);
+  EXPECT_EQ(j["shape"]["OH"], 5);
+  EXPECT_EQ(j["shape"]["OW"], 4);
+  EXPECT_GT(j["cycles"].get<double>(), 0);
+  EXPECT_GT(j["roofline"]["bound_utilization"].get<double>(), 0);
+  const Npy in = read_npy(slurp(path("out/input.npy")));
+  const Npy w = read_npy(slurp(path("out/weight.npy")));
+  const Npy out = read_npy(slurp(path("out/output.npy")));
+  std::vector<int64_t> bias_shape;
+  const auto bias = read_npy_int32(slurp(path("out/bias.npy")), &bias_shape);
+  EXPECT_EQ(in.shape, (std::vector<int64_t>{2, 5, 9, 7}));
+  EXPECT_EQ(w.shape, (std::vector<int64_t>{20, 5, 3, 3}));
+  EXPECT_EQ(out.shape, (std::vector<int64_t>{2, 20, 5, 4}));
+  EXPECT_EQ(bias_shape, (std::vector<int64_t>{20}));
+  // clip(((conv >> 4) + bias), 0, 127), computed here from the saved arrays.
+  for (int64_t n = 0; n < 2; ++n) {
+    for (int64_t o = 0; o < 20; ++o) {
+      for (int64_t y = 0; y < 5; ++y) {
+        for (int64_t x = 0; x < 4; ++x) {
+          int64_t sum = 0;
+          for (int64_t c = 0; c < 5; ++c) {
+            for (int64_t ky = 0; ky < 3; ++ky) {
+              for (int64_t kx = 0; kx < 3; ++kx) {
+                const int64_t iy = y * 2 + ky - 1, ix = x * 2 + kx - 1;
+                if (iy < 0 || iy >= 9 || ix < 0 || ix >= 7) continue;
+                sum += int64_t{in.data[((n * 5 + c) * 9 + iy) * 7 + ix]} *
+                       w.data[((o * 5 + c) * 3 + ky) * 3 + kx];
+              }
+            }
+          }
+          const int64_t v = std::clamp<int64_t>((sum >> 4) + bias[o], 0, 127);
+          ASSERT_EQ(out.data[((n * 20 + o) * 5 + y) * 4 + x], v) << n << " " << o << " " << y;
+        }
+      }
+    }
+  }
+}
+
+TEST_F(CliRun, Conv2dBadInputIsAClearError) {
+  Result r = weft("run conv2d --H 8 --W 8 --IC 16 --OC 16 --K 3 --stride 0");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("stride = 0 is out of range"));
+  r = weft("run conv2d --layer C13");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("no ResNet-18 layer 'C13'"));
+  r = weft("run conv2d --H 8 --W 8 --IC 16 --OC 16");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("needs --layer, or all of --H --W --IC --OC --K"));
+  r = weft("run conv2d --layer C2 --tile-h 56 --tile-w 56 --tile-oc 8 --save " + path("x"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("buffer of gemm8x8 holds"));
+  EXPECT_FALSE(fs::exists(path("x/output.npy")));
+}
+
+TEST_F(CliRun, BenchResnet18TwoLayersWritesResultsRooflineAndTraces) {
+  const Result r = weft("bench resnet18 --config vta --layers C11,C12 --search 1 --no-knob-cache "
+                        "--out " + path("bench"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("C12"));
+  const auto j = nlohmann::json::parse(slurp(path("bench/results.json")));
+  ASSERT_EQ(j["layers"].size(), 2u);
+  for (const auto& l : j["layers"]) {
+    EXPECT_EQ(l["correct"], true) << l["layer"];
+    EXPECT_GT(l["cycles"].get<double>(), 0);
+    EXPECT_GT(l["one_thread"]["cycles"].get<double>(), 0);
+    EXPECT_GT(l["roofline"]["bound_utilization"].get<double>(), 0);
+    EXPECT_TRUE(fs::exists(path("bench/" + l["trace"].get<std::string>())));
+  }
+  EXPECT_EQ(j["layers"][0]["layer"], "C11");
+  EXPECT_THAT(slurp(path("bench/roofline.svg")), HasSubstr("<svg"));
+  const Result bad = weft("bench resnet18 --layers C2,C99 --out " + path("bad"));
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_THAT(bad.err, HasSubstr("no layer 'C99'"));
 }
 
 }  // namespace
