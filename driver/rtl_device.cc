@@ -37,6 +37,7 @@ class RtlDevice : public SimDevice {
     rtl::RtlRunOptions ro;
     ro.wave_path = wave_;
     ro.cancel = cancel;
+    ro.progress = options().progress;
     const rtl::RtlRunResult rr = engine_->run(dram, off, count, ro);
     if (rr.error != 0) throw explain(rr, dram, off, count);
     const sim::cycle::CycleStats& s = rr.stats;

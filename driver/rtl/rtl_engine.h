@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,6 +22,8 @@ namespace weft::driver::rtl {
 struct RtlRunOptions {
   std::string wave_path;                   // write an FST waveform here when not empty
   const std::atomic<bool>* cancel = nullptr;
+  /// Called now and then with (cycle, instructions completed, instructions in all).
+  std::function<void(uint64_t, uint64_t, uint64_t)> progress;
   uint64_t idle_limit = 100000;            // cycles without any activity: a deadlock
 };
 

@@ -125,10 +125,13 @@ class Harness : public RtlEngine {
           close_wave();
           return r;
         }
-        if ((t & 0xFFFF) == 0 && o.cancel && o.cancel->load(std::memory_order_relaxed)) {
-          reset_after_hang();
-          close_wave();
-          throw sim::RunCancelled();
+        if ((t & 0xFFFF) == 0) {
+          if (o.progress) o.progress(t, finished[0] + finished[1] + finished[2], count);
+          if (o.cancel && o.cancel->load(std::memory_order_relaxed)) {
+            reset_after_hang();
+            close_wave();
+            throw sim::RunCancelled();
+          }
         }
       }
       top_->ap_clk = 1;

@@ -27,6 +27,9 @@ while read -r f; do
 done < "$rtl/weft_rtl.f"
 
 printf "%-8s %8s %8s %6s %8s\n" config LUT FF DSP BRAM36
+# LUT counts LUT1..LUT6 cells (yosys also leaves INV cells, which the vendor tools fold
+# into LUTs and flip-flop inversions); FF every flip-flop kind; LUTRAM cells (small
+# queues and FIFOs) are listed apart.
 for cfg in "${configs[@]}"; do
   pkg="$out/weft_pkg_${cfg}.sv"
   grep -v 'localparam string' "$root/hardware/isa/generated/weft_pkg_${cfg}.sv" > "$pkg"
@@ -38,9 +41,13 @@ for cfg in "${configs[@]}"; do
     # the packages first, then the buffers as black boxes, then the logic
     read="read_verilog -sv $pkg $root/hardware/rtl/weft_rtl_pkg.sv; read_verilog -sv -lib $buffer_files; read_verilog -sv $(echo $logic_files | sed "s#$root/hardware/rtl/weft_rtl_pkg.sv##")"
   fi
-  yosys -q -l "$log" -p "$read; synth_xilinx -family xc7 -top weft_top -flatten; tee -q -o $stat stat" \
-    >/dev/null
-  count() { grep -E "^\s+$1\s+[0-9]+" "$stat" | awk '{s+=$2} END {print s+0}'; }
+  # WEFT_SYNTH_REPORT_ONLY=1 tabulates the statistics of an earlier run.
+  if [ "${WEFT_SYNTH_REPORT_ONLY:-0}" != 1 ]; then
+    yosys -q -l "$log" -p "$read; synth_xilinx -family xc7 -top weft_top -flatten; tee -q -o $stat stat" \
+      >/dev/null
+  fi
+  # the first listing of the cell counts (stat prints it once per module, then in total)
+  count() { awk -v c="$1" '$1 == c && $2 ~ /^[0-9]+$/ {print $2; exit}' "$stat" | awk '{s+=$1} END {print s+0}'; }
   lut=0; for c in LUT1 LUT2 LUT3 LUT4 LUT5 LUT6; do lut=$((lut + $(count $c))); done
   lutram=0; for c in RAM32M RAM64M RAM32X1D RAM64X1D RAM128X1D RAM256X1S RAM64X1S RAM128X1S; do
     lutram=$((lutram + $(count $c))); done
