@@ -85,6 +85,27 @@ TEST(CosimHand, LoadGemmStoreChain135) {
       135u);
 }
 
+// The report itself: against a cycle model of another platform the RTL's timing differs, and
+// the report names the first instruction whose completion differs, with both cycles.
+TEST(CosimReport, NamesTheFirstInstructionWhoseCompletionDiffers) {
+  const isa::Layout& l = isa::layout_for("gemm8x8");
+  sim::FunctionalSim f(l);
+  sim::cycle::CycleSim other(l, isa::find_platform("zcu104"));  // read latency 64, not 32
+  const Cosim r =
+      cosimulate(hand_program("gemm8x8",
+                              "LOAD INP dram_base=64 y_size=1 x_size=1 x_stride=1 push_next_dep\n"
+                              "FINISH pop_prev_dep\n"),
+                 f, other, rtl_engine("gemm8x8"));
+  EXPECT_NE(r.mismatch.find("cycles: cycle model " + std::to_string(r.cycles) + ", rtl 72"),
+            std::string::npos)
+      << r.mismatch;
+  EXPECT_NE(r.mismatch.find("first instruction whose completion differs: instruction 0 (LOAD "
+                            "INP)"),
+            std::string::npos)
+      << r.mismatch;
+  EXPECT_EQ(r.mismatch.find("images differ"), std::string::npos) << r.mismatch;
+}
+
 class CosimRandom : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CosimRandom, HundredRandomProgramsMatchCycleForCycle) {
