@@ -54,4 +54,23 @@ std::vector<T> pack_conv_weights(const std::vector<T>& wt, int64_t o, int64_t c,
   return out;
 }
 
+/// Blocked int8 conv weights [nob, ncb, KH, KW, cb, ob] -> the int8 conv2d's paired layout
+/// [nob, ncb, KH, KW, ceil(cb/2), ob] of int32: channel 2q in the low int16 half, 2q+1 (or 0)
+/// in the high one.
+inline std::vector<int32_t> pair_conv_weights(const std::vector<int8_t>& wb, int64_t nob,
+                                              int64_t ncb, int64_t kh, int64_t kw, int64_t cb,
+                                              int64_t ob) {
+  const int64_t cb2 = (cb + 1) / 2, outer = nob * ncb * kh * kw;
+  std::vector<int32_t> out(static_cast<size_t>(outer * cb2 * ob));
+  for (int64_t t = 0; t < outer; ++t)
+    for (int64_t q = 0; q < cb2; ++q)
+      for (int64_t o = 0; o < ob; ++o) {
+        const int32_t lo = wb[static_cast<size_t>((t * cb + 2 * q) * ob + o)];
+        const int32_t hi = 2 * q + 1 < cb ? wb[static_cast<size_t>((t * cb + 2 * q + 1) * ob + o)] : 0;
+        out[static_cast<size_t>((t * cb2 + q) * ob + o)] =
+            static_cast<int32_t>((static_cast<uint32_t>(lo) & 0xffffu) | (static_cast<uint32_t>(hi) << 16));
+      }
+  return out;
+}
+
 }  // namespace weft::rt::cpu

@@ -45,6 +45,13 @@ void check_positive(const char* op, const char* what, int64_t v) {
 }
 DType acc_of(DType t) { return t == DType::kFloat32 ? DType::kFloat32 : DType::kInt32; }
 
+// Two int8/int16 values as the low and high int16 halves of an int32 (for dot2_i16).
+Expr pair16(const Expr& lo, const Expr& hi) {
+  const DType i32 = DType::kInt32;
+  return ir::add(ir::floormod(ir::cast(i32, lo), ir::imm(65536, i32)),
+                 ir::mul(ir::cast(i32, hi), ir::imm(65536, i32)));
+}
+
 Expr clamp(Expr v, int64_t lo, int64_t hi) {
   return ir::min(ir::max(std::move(v), ir::imm(lo)), ir::imm(hi));
 }
@@ -149,10 +156,7 @@ CpuOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedule& s
     // int8: reduction steps in pairs, each pair two int16 halves of an int32, multiplied and
     // added by dot2_i16 (pmaddwd): A packed to [M, K/2], W to panels [N/nr, K/2, nr].
     const DType i32 = DType::kInt32;
-    auto pair = [&](const Expr& lo, const Expr& hi) {
-      return ir::add(ir::floormod(ir::cast(i32, lo), ir::imm(65536, i32)),
-                     ir::mul(ir::cast(i32, hi), ir::imm(65536, i32)));
-    };
+    auto pair = pair16;
     const bool odd = k % 2 != 0;
     ap = te::compute(
         {m, (k + 1) / 2}, i32,
@@ -244,27 +248,45 @@ CpuOp conv2d(const Conv2dShape& sh, DType dtype, const ConvSchedule& sch) {
   const int64_t owp = round_up(ow, r);
   const int64_t hp = sh.h + 2 * sh.pad, wpd = sh.w + 2 * sh.pad;
 
+  // int8 pairs the channels of a block (dot2_i16): weights arrive paired, the input is paired
+  // (and padded) by a stage of the kernel.
+  const bool pairs = dtype == DType::kInt8;
+  const int64_t cbk = pairs ? (cb + 1) / 2 : cb;
+  const DType wdt = pairs ? DType::kInt32 : dtype;
   te::Tensor x = te::placeholder({sh.n, ncb, sh.h, sh.w, cb}, dtype, "X");
-  te::Tensor wt = te::placeholder({nob, ncb, sh.kh, sh.kw, cb, ob}, dtype, "W");
+  te::Tensor wt = te::placeholder({nob, ncb, sh.kh, sh.kw, cbk, ob}, wdt, "W");
   te::Tensor xp = x;
-  if (sh.pad > 0) {
+  if (sh.pad > 0 || pairs) {
     const int64_t p = sh.pad;
     xp = te::compute(
-        {sh.n, ncb, hp, wpd, cb}, dtype,
+        {sh.n, ncb, hp, wpd, cbk}, wdt,
         [&](const std::vector<Expr>& i) {
-          Expr inside = ir::logical_and(
-              ir::logical_and(ir::ge(i[2], ir::imm(p)), ir::lt(i[2], ir::imm(sh.h + p))),
-              ir::logical_and(ir::ge(i[3], ir::imm(p)), ir::lt(i[3], ir::imm(sh.w + p))));
-          Expr v = x({i[0], i[1], clamp(ir::sub(i[2], ir::imm(p)), 0, sh.h - 1),
-                      clamp(ir::sub(i[3], ir::imm(p)), 0, sh.w - 1), i[4]});
-          return ir::select(inside, v, ir::imm(0, dtype));
+          auto at = [&](const Expr& c, bool c_guard) {
+            Expr inside;
+            if (p > 0) {
+              inside = ir::logical_and(
+                  ir::logical_and(ir::ge(i[2], ir::imm(p)), ir::lt(i[2], ir::imm(sh.h + p))),
+                  ir::logical_and(ir::ge(i[3], ir::imm(p)), ir::lt(i[3], ir::imm(sh.w + p))));
+            }
+            if (c_guard) {
+              Expr ok = ir::lt(c, ir::imm(cb));
+              inside = inside ? ir::logical_and(inside, ok) : ok;
+            }
+            Expr v = x({i[0], i[1], p > 0 ? clamp(ir::sub(i[2], ir::imm(p)), 0, sh.h - 1) : i[2],
+                        p > 0 ? clamp(ir::sub(i[3], ir::imm(p)), 0, sh.w - 1) : i[3],
+                        c_guard ? ir::min(c, ir::imm(cb - 1)) : c});
+            return inside ? ir::select(inside, v, ir::imm(0, dtype)) : v;
+          };
+          if (!pairs) return at(i[4], false);
+          Expr c0 = ir::mul(i[4], ir::imm(2));
+          return pair16(at(c0, false), at(ir::add(c0, ir::imm(1)), cb % 2 != 0));
         },
-        "X.padded");
+        pairs ? "X.pairs" : "X.padded");
   }
   const te::IterVar rc = te::reduce_axis(ncb, "rc");
   const te::IterVar ry = te::reduce_axis(sh.kh, "ry");
   const te::IterVar rx = te::reduce_axis(sh.kw, "rx");
-  const te::IterVar ri = te::reduce_axis(cb, "ri");
+  const te::IterVar ri = te::reduce_axis(cbk, "ri");
   const bool exact = owp == ow;
   te::Tensor yf = te::compute_reduce(
       {sh.n, nob, oh, owp, ob}, acc,
@@ -272,10 +294,11 @@ CpuOp conv2d(const Conv2dShape& sh, DType dtype, const ConvSchedule& sch) {
         Expr iy = ir::add(ir::mul(i[2], ir::imm(sh.stride)), ir::ref(ry->var));
         Expr ix = ir::add(ir::mul(i[3], ir::imm(sh.stride)), ir::ref(rx->var));
         if (!exact) ix = ir::min(ix, ir::imm(wpd - 1));
-        Expr a = ir::cast(acc, xp({i[0], ir::ref(rc->var), iy, ix, ir::ref(ri->var)}));
-        Expr b = ir::cast(acc, wt({i[1], ir::ref(rc->var), ir::ref(ry->var), ir::ref(rx->var),
-                                   ir::ref(ri->var), i[4]}));
-        return te::sum(ir::mul(a, b), {rc, ry, rx, ri});
+        Expr a = xp({i[0], ir::ref(rc->var), iy, ix, ir::ref(ri->var)});
+        Expr b = wt({i[1], ir::ref(rc->var), ir::ref(ry->var), ir::ref(rx->var),
+                     ir::ref(ri->var), i[4]});
+        if (pairs) return te::sum(ir::dot2_i16(a, b), {rc, ry, rx, ri});
+        return te::sum(ir::mul(ir::cast(acc, a), ir::cast(acc, b)), {rc, ry, rx, ri});
       },
       exact ? "Y" : "Y.padded");
   te::Tensor y = exact ? yf : crop(yf, {sh.n, nob, oh, ow, ob}, "Y");
@@ -289,10 +312,10 @@ CpuOp conv2d(const Conv2dShape& sh, DType dtype, const ConvSchedule& sch) {
   sy.set_kind(xi, ForKind::kUnrolled);
   sy.set_kind(axes[4], ForKind::kVectorized);
   schedule_tile(s, local, sy, xo);
-  if (sh.pad > 0) {
+  if (sh.pad > 0 || pairs) {
     te::Stage& sp = s[xp];
     if (sch.parallel) sp.set_kind(sp.axes()[1], ForKind::kParallel);
-    if (cb > 1) sp.set_kind(sp.axes()[4], ForKind::kVectorized);
+    if (cbk > 1) sp.set_kind(sp.axes()[4], ForKind::kVectorized);
   }
   if (!exact) schedule_elementwise(s[y], 16);
   const double ops = 2.0 * static_cast<double>(sh.n * sh.o * oh * ow) *

@@ -5,8 +5,9 @@
 //
 // Layouts. dense: A [M, K], W [N, K] row-major, C [M, N] (C = A W^T). conv2d and the 2D
 // operators after it work on channel-blocked tensors: activations [N, C/cb, H, W, cb],
-// conv weights [ceil(O/16), C/cb, KH, KW, cb, 16] (output channels past O are zero), conv
-// outputs [N, ceil(O/16), OH, OW, 16]; runtime/cpu/layout.h converts from and to NCHW/OIHW.
+// conv weights [ceil(O/16), C/cb, KH, KW, cb, 16] (output channels past O are zero; for int8
+// the cb axis is paired into ceil(cb/2) int32 values, two int16 halves each), conv outputs
+// [N, ceil(O/16), OH, OW, 16]; runtime/cpu/layout.h converts from and to NCHW/OIHW.
 // Element types: float32 in, float32 out; int8 in, int32 out (requantize narrows to int8).
 #pragma once
 

@@ -89,6 +89,7 @@ void run_typed(const CpuRunRequest& r, DType dt, nlohmann::ordered_json& j, Outp
   std::vector<int64_t> x_shape, w_shape, y_shape;
   std::vector<void*> bufs;
   std::vector<In> xb, wb;
+  std::vector<int32_t> w_pairs;  // int8 conv2d weights, paired
   std::vector<Out> yb;
   double terms = 0;
   if (r.op == "dense") {
@@ -107,11 +108,15 @@ void run_typed(const CpuRunRequest& r, DType dt, nlohmann::ordered_json& j, Outp
     const int64_t cb = conv_in_block(s.c), nob = (s.o + kConvOutBlock - 1) / kConvOutBlock;
     xb = to_blocked(x, s.n, s.c, s.h, s.w, cb);
     wb = pack_conv_weights(w, s.o, s.c, s.kh, s.kw, cb, kConvOutBlock);
+    if constexpr (std::is_same_v<In, int8_t>) {
+      w_pairs = pair_conv_weights(wb, nob, s.c / cb, s.kh, s.kw, cb, kConvOutBlock);
+    }
     yb.resize(static_cast<size_t>(s.n * nob * s.oh() * s.ow() * kConvOutBlock));
     x_shape = {s.n, s.c, s.h, s.w};
     w_shape = {s.o, s.c, s.kh, s.kw};
     y_shape = {s.n, s.o, s.oh(), s.ow()};
-    bufs = {xb.data(), wb.data(), yb.data()};
+    bufs = {xb.data(), w_pairs.empty() ? static_cast<void*>(wb.data()) : w_pairs.data(),
+            yb.data()};
     terms = static_cast<double>(s.c * s.kh * s.kw);
   }
   kernel.run(bufs, &pool);  // warm-up

@@ -83,7 +83,7 @@ TEST(CpuCli, BadInputsAreUserErrors) {
   r = weft("run conv2d --target llvm --C 3 --H 4 --W 4 --O 8 --kernel 7");
   EXPECT_EQ(r.code, 1);
   EXPECT_THAT(r.out, HasSubstr("kernel 7x7 is larger than the padded input 4x4"));
-  r = weft("run conv2d --C 3 --H 4");
+  r = weft("run conv2d --target llvm --C 3 --H 4");
   EXPECT_EQ(r.code, 1);
   EXPECT_THAT(r.out, HasSubstr("needs --layer"));
   r = weft("compile dense --emit llvm --M 4 --N 4 --K 4");

@@ -122,7 +122,12 @@ void check_conv(const Conv2dShape& s, int threads, std::mt19937& rng, const Conv
   const int64_t nob = (s.o + ob - 1) / ob;
   std::vector<Out> yb(static_cast<size_t>(s.n * nob * s.oh() * s.ow() * ob));
   ThreadPool pool(threads);
-  kernel.run({xb.data(), wb.data(), yb.data()}, &pool);
+  std::vector<int32_t> wpairs;
+  if constexpr (std::is_same_v<In, int8_t>) {
+    wpairs = pair_conv_weights(wb, nob, s.c / cb, s.kh, s.kw, cb, ob);
+  }
+  kernel.run({xb.data(), wpairs.empty() ? static_cast<void*>(wb.data()) : wpairs.data(), yb.data()},
+             &pool);
   auto y = from_blocked(yb, s.n, s.o, s.oh(), s.ow(), ob);
   using Acc = std::conditional_t<std::is_same_v<In, float>, double, int32_t>;
   auto ref = conv2d_reference<In, Acc>(x, w, s);
