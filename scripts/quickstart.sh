@@ -13,7 +13,7 @@ esac
 
 packages=(build-essential cmake ninja-build ccache pkg-config git
           libgtest-dev libgmock-dev nlohmann-json3-dev libcli11-dev
-          llvm-16-dev libzstd-dev
+          llvm-16-dev libzstd-dev libdnnl-dev
           verilator yosys zlib1g-dev)
 missing=()
 for p in "${packages[@]}"; do

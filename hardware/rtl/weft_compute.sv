@@ -62,7 +62,8 @@ module weft_compute
   output logic                busy_o,
   output logic [2:0]          cat_o,
   output logic                err_range_o,
-  output logic [31:0]         err_insn_o
+  output logic [31:0]         err_insn_o,
+  output logic [31:0]         push_idx_o  // the latest instruction whose pushes happen now
 );
   localparam int unsigned AE = weft_pkg::ACC_ELEM_BYTES * 8;
   localparam int unsigned NLANE = weft_pkg::BATCH * weft_pkg::BLOCK_OUT;
@@ -224,6 +225,8 @@ module weft_compute
   // ---------------- completion queue ----------------
   logic [63:0] cq_due_q [CQ];
   logic [3:0]  cq_np_q [CQ], cq_nn_q [CQ], cq_nd_q [CQ];
+  logic [31:0] cq_idx_q [CQ];
+  logic [31:0] new_idx, ld_idx_q;
   logic [2:0]  cq_rd_q, cq_rd_d, cq_wr_q, cq_wr_d;
   logic [63:0] last_due_q, last_due_d;
   logic        last_due_v_q, last_due_v_d;
@@ -240,6 +243,7 @@ module weft_compute
     new_due = (last_due_v_q && last_due_q > want) ? last_due_q : want;
     new_np = (start_o && is_ga && zero_iter) ? 4'(c.push_prev) : 4'(ci.push_prev);
     new_nn = (start_o && is_ga && zero_iter) ? 4'(c.push_next) : 4'(ci.push_next);
+    new_idx = start_o ? cmd_i[159:128] : idx_q;
     new_now = new_c && (new_due == now_i);
     tail   = cq_wr_q - 3'd1;
     merge  = new_c && !new_now && (cq_cnt_q != 0) && (cq_due_q[tail] == new_due) &&
@@ -263,11 +267,13 @@ module weft_compute
         cq_np_q[tail] <= cq_np_q[tail] + new_np;
         cq_nn_q[tail] <= cq_nn_q[tail] + new_nn;
         cq_nd_q[tail] <= cq_nd_q[tail] + 4'd1;
+        cq_idx_q[tail] <= new_idx;
       end else begin
         cq_due_q[cq_wr_q] <= new_due;
         cq_np_q[cq_wr_q]  <= new_np;
         cq_nn_q[cq_wr_q]  <= new_nn;
         cq_nd_q[cq_wr_q]  <= 4'd1;
+        cq_idx_q[cq_wr_q] <= new_idx;
       end
     end
   end
@@ -277,22 +283,27 @@ module weft_compute
     push_prev_n_o = '0;
     push_next_n_o = '0;
     done_n_o = '0;
+    push_idx_o = idx_q;
     if (fire) begin
+      push_idx_o = cq_idx_q[cq_rd_q];
       push_prev_n_o = cq_np_q[cq_rd_q];
       push_next_n_o = cq_nn_q[cq_rd_q];
       done_n_o = cq_nd_q[cq_rd_q];
     end
     if (new_now) begin
+      push_idx_o = new_idx;
       push_prev_n_o = push_prev_n_o + new_np;
       push_next_n_o = push_next_n_o + new_nn;
       done_n_o = done_n_o + 4'd1;
     end
     if (dma_done) begin
+      push_idx_o = (start_o && is_load) ? cmd_i[159:128] : ld_idx_q;
       push_prev_n_o = push_prev_n_o + ((start_o && is_load) ? 4'(m.push_prev) : 4'(ld_push_prev_q));
       push_next_n_o = push_next_n_o + ((start_o && is_load) ? 4'(m.push_next) : 4'(ld_push_next_q));
       done_n_o = done_n_o + 4'd1;
     end
     if (finish_o) begin
+      push_idx_o = cmd_i[159:128];
       push_prev_n_o = push_prev_n_o + 4'(c.push_prev);
       push_next_n_o = push_next_n_o + 4'(c.push_next);
       done_n_o = done_n_o + 4'd1;
@@ -344,7 +355,7 @@ module weft_compute
       gap_q <= 1'b0; fin_q <= 1'b0; idx_q <= '0;
       cq_rd_q <= '0; cq_wr_q <= '0; cq_cnt_q <= '0;
       last_due_q <= '0; last_due_v_q <= 1'b0;
-      ld_push_prev_q <= 1'b0; ld_push_next_q <= 1'b0;
+      ld_push_prev_q <= 1'b0; ld_push_next_q <= 1'b0; ld_idx_q <= '0;
       s1_v_q <= 1'b0; s2_v_q <= 1'b0; s3_v_q <= 1'b0;
       s1_gemm_q <= 1'b0; s1_reset_q <= 1'b0; s1_imm_q <= 1'b0; s1_op_q <= '0;
       s1_immv_q <= '0; s1_dst_q <= '0; s1_src_q <= '0; s1_wgt_q <= '0;
@@ -362,6 +373,7 @@ module weft_compute
       if (start_o && is_load) begin
         ld_push_prev_q <= m.push_prev;
         ld_push_next_q <= m.push_next;
+        ld_idx_q <= cmd_i[159:128];
       end
       // S1: the issued iteration
       s1_v_q     <= issue && !clear_i;

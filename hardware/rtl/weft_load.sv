@@ -36,10 +36,12 @@ module weft_load
   output logic                start_o,
   output logic                done_o,
   output logic                busy_o,
+  output logic [31:0]         push_idx_o,  // the instruction whose push happens this cycle
   output logic [2:0]          cat_o
 );
   weft_rtl_pkg::mem_insn_t m;
   logic      dma_busy, dma_done, dma_stall, push_q;
+  logic [31:0] idx_q;
   logic [2:0] type_q;
 
   weft_rtl_pkg::cmp_insn_t unused_cmp;
@@ -53,8 +55,7 @@ module weft_load
   assign busy_o = dma_busy;
   assign pad_type_o = type_q;
 
-  logic unused_load;
-  assign unused_load = ^{cmd_i[159:128]};
+  assign push_idx_o = start_o ? cmd_i[159:128] : idx_q;
 
   always_comb begin
     if (start_o) cat_o = 3'd0;
@@ -67,9 +68,11 @@ module weft_load
     if (!rst_ni) begin
       push_q <= 1'b0;
       type_q <= '0;
+      idx_q  <= '0;
     end else if (start_o) begin
       push_q <= m.push_next;
       type_q <= m.mem_type;
+      idx_q  <= cmd_i[159:128];
     end
   end
 

@@ -35,6 +35,7 @@ module weft_store
   output logic                          start_o,
   output logic                          done_o,
   output logic                          busy_o,
+  output logic [31:0]                   push_idx_o,  // the instruction pushing this cycle
   output logic [2:0]                    cat_o
 );
   localparam int unsigned OE = weft_pkg::OUT_ELEM_BYTES;
@@ -90,7 +91,7 @@ module weft_store
   end
 
   logic unused_store;
-  assign unused_store = ^{cmd_i[159:128], insn_q.op, insn_q.pop_prev, insn_q.pop_next,
+  assign unused_store = ^{insn_q.op, insn_q.pop_prev, insn_q.pop_next,
                           insn_q.push_prev, insn_q.push_next, insn_q.mem_type, insn_q.sram_base,
                           insn_q.dram_base, insn_q.y_pad_0, insn_q.y_pad_1, insn_q.x_pad_0,
                           insn_q.x_pad_1};
@@ -178,6 +179,8 @@ module weft_store
   end
 
   logic push_q;
+  logic [31:0] idx_q;
+  assign push_idx_o = start_o ? cmd_i[159:128] : idx_q;
   assign push_prev_o = done_o && (start_o ? m.push_prev : push_q);
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -185,6 +188,7 @@ module weft_store
       insn_q  <= '0;
       base_q  <= '0;
       push_q  <= 1'b0;
+      idx_q   <= '0;
       act_q   <= 1'b0;
       sent_q  <= 1'b0;
       out_q   <= '0;
@@ -200,6 +204,7 @@ module weft_store
         insn_q <= m;
         base_q <= dram_base_i;
         push_q <= m.push_prev;
+        idx_q  <= cmd_i[159:128];
       end
       act_q   <= act_d;
       sent_q  <= sent_d;

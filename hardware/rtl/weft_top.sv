@@ -211,7 +211,7 @@ module weft_top
   logic s_busy, s_push;
   logic [3:0] c_done_n, c_push_prev, c_push_next;
   logic [2:0] l_cat, c_cat, s_cat;
-  logic [31:0] c_err_insn;
+  logic [31:0] c_err_insn, l_push_idx, c_push_idx, s_push_idx;
 
   weft_load u_load (
     .clk_i(clk), .rst_ni(rst_n), .run_i(run), .dram_base_i(dram_base),
@@ -224,7 +224,8 @@ module weft_top
     .wr_slice_o(l_wr_slice), .wr_data_o(l_wr_data), .wr_type_o(l_wr_type),
     .pad_valid_o(l_pad_valid), .pad_idx_o(l_pad_idx), .pad_mask_o(l_pad_mask),
     .pad_type_o(l_pad_type),
-    .start_o(l_start), .done_o(l_done), .busy_o(l_busy), .cat_o(l_cat)
+    .start_o(l_start), .done_o(l_done), .busy_o(l_busy), .push_idx_o(l_push_idx),
+    .cat_o(l_cat)
   );
 
   weft_compute u_compute (
@@ -246,7 +247,7 @@ module weft_top
     .acc_src_idx_o(src_idx), .acc_src_i(src_data),
     .wb_valid_o(wb_valid), .wb_idx_o(wb_idx), .wb_data_o(wb_data),
     .start_o(c_start), .done_n_o(c_done_n), .finish_o(c_finish), .busy_o(c_busy),
-    .cat_o(c_cat), .err_range_o(c_err), .err_insn_o(c_err_insn)
+    .cat_o(c_cat), .err_range_o(c_err), .err_insn_o(c_err_insn), .push_idx_o(c_push_idx)
   );
 
   weft_store #(.NST(NST)) u_store (
@@ -259,7 +260,8 @@ module weft_top
     .w_valid_o(m_axi_gmem_wvalid), .w_ready_i(m_axi_gmem_wready),
     .w_data_o(m_axi_gmem_wdata), .w_strb_o(m_axi_gmem_wstrb), .w_last_o(m_axi_gmem_wlast),
     .b_valid_i(m_axi_gmem_bvalid),
-    .start_o(s_start), .done_o(s_done), .busy_o(s_busy), .cat_o(s_cat)
+    .start_o(s_start), .done_o(s_done), .busy_o(s_busy), .push_idx_o(s_push_idx),
+    .cat_o(s_cat)
   );
 
   assign tok_push[0] = 4'(l_push);
@@ -268,6 +270,25 @@ module weft_top
   assign tok_push[3] = 4'(s_push);
 
   // ---------------- errors and the end of the run ----------------
+  // The last instruction that pushed onto each token queue: an overflow, seen the cycle after
+  // the push, names it in the error-instruction register.
+  logic [31:0] pusher_q [4];
+  logic [31:0] pusher_d [4];
+  always_comb begin
+    for (int unsigned q = 0; q < 4; q++) pusher_d[q] = pusher_q[q];
+    if (tok_push[0] != 0) pusher_d[0] = l_push_idx;
+    if (tok_push[1] != 0) pusher_d[1] = c_push_idx;
+    if (tok_push[2] != 0) pusher_d[2] = c_push_idx;
+    if (tok_push[3] != 0) pusher_d[3] = s_push_idx;
+  end
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      for (int unsigned q = 0; q < 4; q++) pusher_q[q] <= '0;
+    end else begin
+      for (int unsigned q = 0; q < 4; q++) pusher_q[q] <= pusher_d[q];
+    end
+  end
+
   logic leftover;
   always_comb begin
     leftover = 1'b0;
@@ -283,6 +304,9 @@ module weft_top
     if (tok_ovf != '0) err_bits[2] = 1'b1;  // token-queue overflow
     if (leftover) err_bits[5] = 1'b1;       // work or tokens left at FINISH
     err_insn = c_err_insn;
+    for (int unsigned q = 0; q < 4; q++) begin
+      if (tok_ovf[q] && !c_err) err_insn = pusher_q[q];
+    end
   end
   assign finish = c_finish;
 

@@ -11,6 +11,7 @@
 
 #include "driver/device.h"
 #include "driver/launch.h"
+#include "driver/rtl/rtl_engine.h"
 #include "driver/rtl_device.h"
 #include "hardware/isa/errors.h"
 #include "hardware/isa/registers.h"
@@ -161,6 +162,16 @@ TEST(RtlDevice, RuntimeErrorsMatchTheCycleBackend) {
     EXPECT_EQ(bits[1], bits[0]);
     EXPECT_EQ(insns[1], insns[0]);
     EXPECT_EQ(messages[1], messages[0]);
+    // The RTL's own registers, before any diagnosis: the same bit and, for the errors the
+    // hardware can attribute, the same instruction (on an FPGA there is no cycle model).
+    auto engine = driver::rtl::make_rtl_engine(*o.layout, *o.platform);
+    std::vector<uint8_t> img = bp.program.dram;
+    const driver::rtl::RtlRunResult rr =
+        engine->run(img, bp.program.insn_offset, bp.program.insn_count, {});
+    EXPECT_EQ(rr.error, bp.bit);
+    if (bp.bit == isa::reg::kErrTokenOverflow || bp.bit == isa::reg::kErrSramRange) {
+      EXPECT_EQ(rr.error_insn, insns[0]);
+    }
   }
 }
 
