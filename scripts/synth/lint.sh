@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 configs=("$@")
 [ ${#configs[@]} -eq 0 ] && configs=(tiny gemm8x8 vta)
-files=$(sed 's/^//' hardware/rtl/weft_rtl.f)
+files=$(cat hardware/rtl/weft_rtl.f)
 status=0
 for cfg in "${configs[@]}"; do
   if verilator --lint-only -Wall hardware/rtl/lint_waivers.vlt \
