@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "compiler/ops/tiling.h"
 #include "compiler/te/intrinsics.h"
 #include "hardware/isa/errors.h"
 
@@ -14,8 +15,6 @@ namespace {
 
 using ir::DType;
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 
 struct Blocks {
   int64_t m, n, k;  // padded block counts

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "driver/device.h"
+#include "compiler/ops/tiling.h"
 #include "hardware/isa/errors.h"
 #include "runtime/io/files.h"
 #include "runtime/ops/conv2d.h"
@@ -21,13 +22,7 @@ namespace {
 using compiler::ops::Conv2dKnobs;
 using compiler::ops::Conv2dShape;
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-nlohmann::json knobs_to_json(const Conv2dKnobs& k) {
-  return {{"tile_h", k.tile_h},     {"tile_w", k.tile_w},
-          {"tile_ic", k.tile_ic},   {"tile_oc", k.tile_oc},
-          {"vthreads", k.vthreads}, {"vthread_axis", std::string(1, k.vthread_axis)}};
-}
+using compiler::ops::ceil_div;
 
 std::optional<Conv2dKnobs> knobs_from_json(const nlohmann::json& j) {
   try {
@@ -47,6 +42,12 @@ std::optional<Conv2dKnobs> knobs_from_json(const nlohmann::json& j) {
 }
 
 }  // namespace
+
+nlohmann::ordered_json knobs_to_json(const Conv2dKnobs& k) {
+  return {{"tile_h", k.tile_h},     {"tile_w", k.tile_w},
+          {"tile_ic", k.tile_ic},   {"tile_oc", k.tile_oc},
+          {"vthreads", k.vthreads}, {"vthread_axis", std::string(1, k.vthread_axis)}};
+}
 
 const std::vector<LayerSpec>& resnet18_layers() {
   // name, N, H, W, IC, OC, K, stride, pad
@@ -76,7 +77,9 @@ std::optional<Conv2dKnobs> KnobCache::find(const std::string& key) const {
   return knobs_from_json(*it);
 }
 
-void KnobCache::put(const std::string& key, const Conv2dKnobs& k) { entries_[key] = knobs_to_json(k); }
+void KnobCache::put(const std::string& key, const Conv2dKnobs& k) {
+  entries_[key] = nlohmann::json(knobs_to_json(k));
+}
 
 void KnobCache::save() const {
   if (path_.empty()) return;

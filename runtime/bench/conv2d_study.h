@@ -41,6 +41,9 @@ class KnobCache {
   nlohmann::json entries_ = nlohmann::json::object();
 };
 
+/// Knobs as JSON (results, the knob cache).
+nlohmann::ordered_json knobs_to_json(const compiler::ops::Conv2dKnobs& k);
+
 /// The cache key of a choice.
 std::string knob_key(const isa::Layout& l, const isa::Platform& p,
                      const compiler::ops::Conv2dShape& s, int64_t vthreads);

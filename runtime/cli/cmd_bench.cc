@@ -26,12 +26,6 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
-nlohmann::ordered_json knobs_json(const compiler::ops::Conv2dKnobs& k) {
-  return {{"tile_h", k.tile_h},     {"tile_w", k.tile_w},
-          {"tile_ic", k.tile_ic},   {"tile_oc", k.tile_oc},
-          {"vthreads", k.vthreads}, {"vthread_axis", std::string(1, k.vthread_axis)}};
-}
-
 // The largest stall of the compute module, named: why a layer falls short of its bound.
 std::string main_stall(const nlohmann::ordered_json& modules) {
   const auto& c = modules["compute"];
@@ -148,7 +142,7 @@ void add_bench_command(CLI::App& app) {
           double(s.macs()) / (double(hidden.cycles) * double(l.macs_per_uop()));
       row["roofline"] = roof.to_json();
       row["fraction_of_bound"] = frac;
-      row["knobs"] = knobs_json(k_hidden);
+      row["knobs"] = rt::knobs_to_json(k_hidden);
       row["instructions"] = hidden.instructions;
       row["modules"] = hidden.details["modules"];
       row["main_compute_stall"] = main_stall(hidden.details["modules"]);
@@ -167,7 +161,7 @@ void add_bench_command(CLI::App& app) {
       row["one_thread"] = {{"cycles", serial.cycles},
                            {"gops", serial.gops},
                            {"utilization", serial.utilization},
-                           {"knobs", knobs_json(k_serial)},
+                           {"knobs", rt::knobs_to_json(k_serial)},
                            {"modules", serial.details["modules"]}};
       row["speedup_over_one_thread"] = double(serial.cycles) / double(hidden.cycles);
       row["checked"] = !o->no_check;

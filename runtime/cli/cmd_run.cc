@@ -84,12 +84,8 @@ void add_run_dense(CLI::App& run) {
           out = rt::run_dense(dev, b, a, w, timeout);
         });
     const auto expect = rt::dense_reference(s, a, w, o->d.epilogue());
-    int64_t mismatches = 0, first = -1;
-    for (size_t i = 0; i < out.size(); ++i) {
-      if (out[i] == expect[i]) continue;
-      if (first < 0) first = static_cast<int64_t>(i);
-      ++mismatches;
-    }
+    const Mismatches bad = compare(out, expect);
+    const int64_t mismatches = bad.count, first = bad.first;
 
     nlohmann::ordered_json j;
     j["op"] = "dense";

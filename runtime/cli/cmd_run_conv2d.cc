@@ -46,12 +46,6 @@ struct Conv2dOptions {
   }
 };
 
-nlohmann::ordered_json knobs_json(const compiler::ops::Conv2dKnobs& k) {
-  return {{"tile_h", k.tile_h},     {"tile_w", k.tile_w},
-          {"tile_ic", k.tile_ic},   {"tile_oc", k.tile_oc},
-          {"vthreads", k.vthreads}, {"vthread_axis", std::string(1, k.vthread_axis)}};
-}
-
 }  // namespace
 
 void add_run_conv2d(CLI::App& run) {
@@ -132,12 +126,8 @@ void add_run_conv2d(CLI::App& run) {
           out = rt::run_conv2d(dev, b, data, timeout);
         });
     const auto expect = rt::conv2d_reference(s, data, e);
-    int64_t mismatches = 0, first = -1;
-    for (size_t i = 0; i < out.size(); ++i) {
-      if (out[i] == expect[i]) continue;
-      if (first < 0) first = static_cast<int64_t>(i);
-      ++mismatches;
-    }
+    const Mismatches bad = compare(out, expect);
+    const int64_t mismatches = bad.count, first = bad.first;
 
     nlohmann::ordered_json j;
     j["op"] = "conv2d";
@@ -149,7 +139,7 @@ void add_run_conv2d(CLI::App& run) {
     j["engine"] = r.engine;
     j["platform"] = platform.name;
     j["epilogue"] = {{"shift", e.shift}, {"bias", e.bias}, {"clip", e.relu ? "[0, 127]" : "[-128, 127]"}};
-    j["knobs"] = knobs_json(b.op.knobs);
+    j["knobs"] = rt::knobs_to_json(b.op.knobs);
     j["instructions"] = b.placed.stream.insn_count;
     j["correct"] = mismatches == 0;
     j["mismatches"] = mismatches;

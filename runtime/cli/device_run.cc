@@ -62,6 +62,17 @@ void add_timing(nlohmann::ordered_json& j, const nlohmann::ordered_json& details
   j["modules"] = details["modules"];
 }
 
+Mismatches compare(const std::vector<int8_t>& out, const std::vector<int8_t>& expect) {
+  Mismatches m;
+  for (size_t i = 0; i < out.size() && i < expect.size(); ++i) {
+    if (out[i] == expect[i]) continue;
+    if (m.first < 0) m.first = static_cast<int64_t>(i);
+    ++m.count;
+  }
+  if (out.size() != expect.size()) m.count += 1;
+  return m;
+}
+
 std::filesystem::path save_dir(const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);

@@ -9,6 +9,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "driver/device.h"
 #include "driver/timeline.h"
@@ -48,6 +49,13 @@ DeviceRunResult run_on_device(
 void add_timing(nlohmann::ordered_json& j, const nlohmann::ordered_json& details,
                 const nlohmann::ordered_json& roofline, double ops,
                 const isa::Platform& platform);
+
+/// How an output compares with its reference: the number of differing elements and the index
+/// of the first (-1 when equal).
+struct Mismatches {
+  int64_t count = 0, first = -1;
+};
+Mismatches compare(const std::vector<int8_t>& out, const std::vector<int8_t>& expect);
 
 /// The --save folder, created; UserError naming it when it cannot be.
 std::filesystem::path save_dir(const std::string& dir);
