@@ -9,7 +9,9 @@
 # are counted in BRAM36 blocks instead, each buffer in the best of the 7-series aspect ratios
 # (512x72 ... 32768x1); the accumulator twice, since it has three read ports (operands dst and
 # src, store) and a block RAM two. WEFT_SYNTH_FULL=1 synthesizes the buffers too (tiny only).
-# yosys 0.23 has no `string` type: the package's configuration name is dropped on the way in.
+# WEFT_SYNTH_READ_ONLY=1 only checks that yosys reads and elaborates the RTL (seconds; the
+# `rtl.yosys_read` test). yosys 0.23 has no `string` type: the package's configuration name is
+# dropped on the way in.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 out="${WEFT_SYNTH_DIR:-$root/build-synth}"
@@ -26,7 +28,7 @@ while read -r f; do
   esac
 done < "$rtl/weft_rtl.f"
 
-printf "%-8s %8s %8s %6s %8s\n" config LUT FF DSP BRAM36
+[ "${WEFT_SYNTH_READ_ONLY:-0}" = 1 ] || printf "%-8s %8s %8s %6s %8s\n" config LUT FF DSP BRAM36
 # LUT counts LUT1..LUT6 cells (yosys also leaves INV cells, which the vendor tools fold
 # into LUTs and flip-flop inversions); FF every flip-flop kind; LUTRAM cells (small
 # queues and FIFOs) are listed apart.
@@ -40,6 +42,11 @@ for cfg in "${configs[@]}"; do
   else
     # the packages first, then the buffers as black boxes, then the logic
     read="read_verilog -sv $pkg $root/hardware/rtl/weft_rtl_pkg.sv; read_verilog -sv -lib $buffer_files; read_verilog -sv $(echo $logic_files | sed "s#$root/hardware/rtl/weft_rtl_pkg.sv##")"
+  fi
+  if [ "${WEFT_SYNTH_READ_ONLY:-0}" = 1 ]; then
+    yosys -q -l "$log" -p "read_verilog -sv $pkg $logic_files $buffer_files; hierarchy -check -top weft_top; proc; check -assert" >/dev/null
+    echo "$cfg: yosys reads and elaborates weft_top"
+    continue
   fi
   # WEFT_SYNTH_REPORT_ONLY=1 tabulates the statistics of an earlier run.
   if [ "${WEFT_SYNTH_REPORT_ONLY:-0}" != 1 ]; then
@@ -70,5 +77,7 @@ PY
   [ "$lutram" -gt 0 ] && printf "   (+%d LUTRAM cells)" "$lutram"
   printf "\n"
 done
-echo "Zynq-7020 (PYNQ-Z1): 53200 LUT, 106400 FF, 220 DSP, 140 BRAM36"
-echo "ZCU104 (XCZU7EV):   230400 LUT, 460800 FF, 1728 DSP, 312 BRAM36 (+96 UltraRAM)"
+if [ "${WEFT_SYNTH_READ_ONLY:-0}" != 1 ]; then
+  echo "Zynq-7020 (PYNQ-Z1): 53200 LUT, 106400 FF, 220 DSP, 140 BRAM36"
+  echo "ZCU104 (XCZU7EV):   230400 LUT, 460800 FF, 1728 DSP, 312 BRAM36 (+96 UltraRAM)"
+fi
