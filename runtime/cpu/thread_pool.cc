@@ -28,11 +28,12 @@ ThreadPool::~ThreadPool() {
   for (std::thread& t : workers_) t.join();
 }
 
-void ThreadPool::run_chunk(int index) {
-  const int64_t t = threads();
-  const int64_t begin = n_ * index / t, end = n_ * (index + 1) / t;
+void ThreadPool::run_chunk(int) {
   t_in_task = true;
-  for (int64_t i = begin; i < end; ++i) task_(i, closure_);
+  for (int64_t i = next_.fetch_add(1, std::memory_order_relaxed); i < n_;
+       i = next_.fetch_add(1, std::memory_order_relaxed)) {
+    task_(i, closure_);
+  }
   t_in_task = false;
 }
 
@@ -62,6 +63,7 @@ void ThreadPool::parallel_for(int64_t n, TaskFn task, void* closure) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     n_ = n;
+    next_.store(0, std::memory_order_relaxed);
     task_ = task;
     closure_ = closure;
     pending_ = static_cast<int>(workers_.size());

@@ -1,9 +1,12 @@
 // The CPU backend's thread pool: parallel loops of JIT-compiled code run on it. A pool of T
-// threads is the calling thread plus T-1 workers; parallel_for splits [0, n) into T contiguous
-// chunks (static scheduling, so a run is repeatable). A parallel loop inside a task runs
-// serially on the thread that reached it.
+// threads is the calling thread plus T-1 workers; parallel_for hands out the iterations of
+// [0, n) one at a time from a shared counter (dynamic scheduling: a thread slowed by another
+// process on its core takes fewer; iterations are independent, so results do not depend on
+// which thread ran them). A parallel loop inside a task runs serially on the thread that
+// reached it.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -38,6 +41,7 @@ class ThreadPool {
   int pending_ = 0;
   bool stop_ = false;
   int64_t n_ = 0;
+  std::atomic<int64_t> next_{0};
   TaskFn task_ = nullptr;
   void* closure_ = nullptr;
 };

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <mutex>
 #include <numeric>
 #include <random>
@@ -125,6 +126,9 @@ TEST(CodegenLlvm, ParallelLoopRunsOnThePoolThreads) {
               std::lock_guard<std::mutex> lock(mu);
               seen.insert(std::this_thread::get_id());
             }
+            // Slow tasks, so that both threads take some (iterations are handed out
+            // dynamically).
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
             c->task(i, c->closure);
           },
           &ctx);
