@@ -91,8 +91,12 @@ class Interpreter {
         }
         if (n.name == kDot2I16 && n.args.size() == 2 && !intr_.count(n.name)) {
           const int64_t x = eval(n.args[0]), y = eval(n.args[1]);
-          auto lo = [](int64_t v) { return static_cast<int64_t>(static_cast<int16_t>(v & 0xffff)); };
-          auto hi = [](int64_t v) { return static_cast<int64_t>(static_cast<int16_t>((v >> 16) & 0xffff)); };
+          auto lo = [](int64_t v) {
+            return static_cast<int64_t>(static_cast<int16_t>(v & 0xffff));
+          };
+          auto hi = [](int64_t v) {
+            return static_cast<int64_t>(static_cast<int16_t>((v >> 16) & 0xffff));
+          };
           return wrap(lo(x) * lo(y) + hi(x) * hi(y), DType::kInt32);
         }
         auto it = intr_.find(n.name);

@@ -168,7 +168,9 @@ Expr binary(BinOp op, Expr a, Expr b) {
 
 Expr imm(int64_t v, DType t) { return std::make_shared<IntImm>(t, v); }
 Expr fimm(double v, DType t) { return std::make_shared<FloatImm>(t, v); }
-Expr dot2_i16(Expr x, Expr y) { return call(DType::kInt32, kDot2I16, {std::move(x), std::move(y)}); }
+Expr dot2_i16(Expr x, Expr y) {
+  return call(DType::kInt32, kDot2I16, {std::move(x), std::move(y)});
+}
 Expr select(Expr cond, Expr a, Expr b) {
   const DType t = a->dtype;
   return call(t, kSelect, {std::move(cond), std::move(a), std::move(b)});

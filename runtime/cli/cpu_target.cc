@@ -103,7 +103,8 @@ bool CpuTargetOptions::is_llvm() const {
   }
   if (target != "accel") throw UserError("--target must be accel or llvm, not '" + target + "'");
   if (!dtype.empty() && dtype != "int8") {
-    throw UserError("--dtype " + dtype + ": the accelerator computes int8 only (use --target llvm)");
+    throw UserError("--dtype " + dtype +
+                    ": the accelerator computes int8 only (use --target llvm)");
   }
   return false;
 }
@@ -135,9 +136,9 @@ void print_dense_llvm(const CpuTargetOptions& o, int64_t m, int64_t n, int64_t k
 #endif
 }
 
-void run_conv2d_on_cpu(const CpuTargetOptions& cpu, const std::string& layer, int64_t n,
-                       int64_t ic, int64_t h, int64_t w, int64_t oc, int64_t k, int64_t stride,
-                       int64_t pad, uint32_t seed, const std::string& save) {
+void run_conv2d_on_cpu(const CpuTargetOptions& cpu, const std::string& layer, int64_t n, int64_t ic,
+                       int64_t h, int64_t w, int64_t oc, int64_t k, int64_t stride, int64_t pad,
+                       uint32_t seed, const std::string& save) {
 #ifdef WEFT_HAVE_CPU_BACKEND
   ConvOptions o;
   o.cpu = cpu;

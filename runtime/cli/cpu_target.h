@@ -31,9 +31,9 @@ void print_dense_llvm(const CpuTargetOptions& o, int64_t m, int64_t n, int64_t k
 
 /// `weft run conv2d --target llvm` (`layer` instead of the shape when not empty): runs,
 /// prints JSON, UserError when the result is wrong.
-void run_conv2d_on_cpu(const CpuTargetOptions& o, const std::string& layer, int64_t n,
-                       int64_t ic, int64_t h, int64_t w, int64_t oc, int64_t k, int64_t stride,
-                       int64_t pad, uint32_t seed, const std::string& save);
+void run_conv2d_on_cpu(const CpuTargetOptions& o, const std::string& layer, int64_t n, int64_t ic,
+                       int64_t h, int64_t w, int64_t oc, int64_t k, int64_t stride, int64_t pad,
+                       uint32_t seed, const std::string& save);
 /// `weft compile conv2d --emit llvm`.
 void add_compile_conv2d(CLI::App& compile);
 

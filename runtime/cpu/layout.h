@@ -66,9 +66,10 @@ inline std::vector<int32_t> pair_conv_weights(const std::vector<int8_t>& wb, int
     for (int64_t q = 0; q < cb2; ++q)
       for (int64_t o = 0; o < ob; ++o) {
         const int32_t lo = wb[static_cast<size_t>((t * cb + 2 * q) * ob + o)];
-        const int32_t hi = 2 * q + 1 < cb ? wb[static_cast<size_t>((t * cb + 2 * q + 1) * ob + o)] : 0;
-        out[static_cast<size_t>((t * cb2 + q) * ob + o)] =
-            static_cast<int32_t>((static_cast<uint32_t>(lo) & 0xffffu) | (static_cast<uint32_t>(hi) << 16));
+        const int32_t hi =
+            2 * q + 1 < cb ? wb[static_cast<size_t>((t * cb + 2 * q + 1) * ob + o)] : 0;
+        out[static_cast<size_t>((t * cb2 + q) * ob + o)] = static_cast<int32_t>(
+            (static_cast<uint32_t>(lo) & 0xffffu) | (static_cast<uint32_t>(hi) << 16));
       }
   return out;
 }

@@ -77,7 +77,8 @@ CpuOp finish(const std::string& name, te::Schedule& s, const std::vector<te::Ten
 
 // The cache_write tile of stage `out` computed at `at`: reductions outside, then the spatial
 // axes whose region is more than one element (the last one vectorized, the one before unrolled).
-void schedule_tile(te::Schedule& s, const te::Tensor& local, te::Stage& out, const te::IterVar& at) {
+void schedule_tile(te::Schedule& s, const te::Tensor& local, te::Stage& out,
+                   const te::IterVar& at) {
   te::Stage& st = s[local];
   st.compute_at(out, at);
   std::vector<te::IterVar> order = st.reduce_axes();
@@ -93,7 +94,8 @@ void schedule_tile(te::Schedule& s, const te::Tensor& local, te::Stage& out, con
 // A copy of `src` restricted to `shape` (dropping the padding of a padded domain), vectorized
 // along the last axis in `vec`-wide pieces with the first axis parallel.
 te::Tensor crop(const te::Tensor& src, const std::vector<int64_t>& shape, const std::string& name) {
-  return te::compute(shape, src->dtype, [&](const std::vector<Expr>& i) { return src(i); }, name);
+  return te::compute(
+      shape, src->dtype, [&](const std::vector<Expr>& i) { return src(i); }, name);
 }
 void schedule_elementwise(te::Stage& st, int64_t vec) {
   const auto axes = st.axes();
@@ -148,9 +150,8 @@ CpuOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedule& s
         },
         "W.packed");
     term = [&](const Expr& row, const Expr& j) {
-      return ir::mul(a({row, ir::ref(kk->var)}),
-                     wp({ir::floordiv(j, ir::imm(nr)), ir::ref(kk->var),
-                         ir::floormod(j, ir::imm(nr))}));
+      return ir::mul(a({row, ir::ref(kk->var)}), wp({ir::floordiv(j, ir::imm(nr)), ir::ref(kk->var),
+                                                     ir::floormod(j, ir::imm(nr))}));
     };
   } else {
     // int8: reduction steps in pairs, each pair two int16 halves of an int32, multiplied and
@@ -176,9 +177,9 @@ CpuOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedule& s
         },
         "W.pairs");
     term = [&](const Expr& row, const Expr& j) {
-      return ir::dot2_i16(ap({row, ir::ref(kk->var)}),
-                          wp({ir::floordiv(j, ir::imm(nr)), ir::ref(kk->var),
-                              ir::floormod(j, ir::imm(nr))}));
+      return ir::dot2_i16(
+          ap({row, ir::ref(kk->var)}),
+          wp({ir::floordiv(j, ir::imm(nr)), ir::ref(kk->var), ir::floormod(j, ir::imm(nr))}));
     };
   }
   te::Tensor cf = te::compute_reduce(
@@ -236,15 +237,16 @@ CpuOp conv2d(const Conv2dShape& sh, DType dtype, const ConvSchedule& sch) {
   if (sh.pad < 0) throw UserError("conv2d: padding " + std::to_string(sh.pad) + " is negative");
   if (sh.kh > sh.h + 2 * sh.pad || sh.kw > sh.w + 2 * sh.pad) {
     throw UserError("conv2d: kernel " + std::to_string(sh.kh) + "x" + std::to_string(sh.kw) +
-                    " is larger than the padded input " + std::to_string(sh.h + 2 * sh.pad) +
-                    "x" + std::to_string(sh.w + 2 * sh.pad));
+                    " is larger than the padded input " + std::to_string(sh.h + 2 * sh.pad) + "x" +
+                    std::to_string(sh.w + 2 * sh.pad));
   }
   const DType acc = acc_of(dtype);
   const int64_t cb = conv_in_block(sh.c), ncb = sh.c / cb;
   const int64_t ob = kConvOutBlock, nob = (sh.o + ob - 1) / ob;
   const int64_t oh = sh.oh(), ow = sh.ow();
   const int64_t r = sch.ow > 0 ? sch.ow : (ow % 7 == 0 ? 7 : 6);
-  if (r > 16) throw UserError("conv2d: register tile of " + std::to_string(r) + " columns (at most 16)");
+  if (r > 16)
+    throw UserError("conv2d: register tile of " + std::to_string(r) + " columns (at most 16)");
   const int64_t owp = round_up(ow, r);
   const int64_t hp = sh.h + 2 * sh.pad, wpd = sh.w + 2 * sh.pad;
 
@@ -295,8 +297,8 @@ CpuOp conv2d(const Conv2dShape& sh, DType dtype, const ConvSchedule& sch) {
         Expr ix = ir::add(ir::mul(i[3], ir::imm(sh.stride)), ir::ref(rx->var));
         if (!exact) ix = ir::min(ix, ir::imm(wpd - 1));
         Expr a = xp({i[0], ir::ref(rc->var), iy, ix, ir::ref(ri->var)});
-        Expr b = wt({i[1], ir::ref(rc->var), ir::ref(ry->var), ir::ref(rx->var),
-                     ir::ref(ri->var), i[4]});
+        Expr b = wt(
+            {i[1], ir::ref(rc->var), ir::ref(ry->var), ir::ref(rx->var), ir::ref(ri->var), i[4]});
         if (pairs) return te::sum(ir::dot2_i16(a, b), {rc, ry, rx, ri});
         return te::sum(ir::mul(ir::cast(acc, a), ir::cast(acc, b)), {rc, ry, rx, ri});
       },
@@ -318,8 +320,8 @@ CpuOp conv2d(const Conv2dShape& sh, DType dtype, const ConvSchedule& sch) {
     if (cbk > 1) sp.set_kind(sp.axes()[4], ForKind::kVectorized);
   }
   if (!exact) schedule_elementwise(s[y], 16);
-  const double ops = 2.0 * static_cast<double>(sh.n * sh.o * oh * ow) *
-                     static_cast<double>(sh.c * sh.kh * sh.kw);
+  const double ops =
+      2.0 * static_cast<double>(sh.n * sh.o * oh * ow) * static_cast<double>(sh.c * sh.kh * sh.kw);
   return finish(std::string("conv2d_") + ir::dtype_name(dtype), s, {x, wt}, {y}, ops);
 }
 
@@ -339,8 +341,7 @@ CpuOp relu(const Blocked& b, DType dtype) {
   check_blocked(b, "relu");
   te::Tensor x = te::placeholder(b.dims(), dtype, "X");
   te::Tensor y = te::compute(
-      b.dims(), dtype, [&](const std::vector<Expr>& i) { return ir::max(x(i), zero(dtype)); },
-      "Y");
+      b.dims(), dtype, [&](const std::vector<Expr>& i) { return ir::max(x(i), zero(dtype)); }, "Y");
   te::Schedule s({y});
   schedule_elementwise(s[y], 16);
   return finish(std::string("relu_") + ir::dtype_name(dtype), s, {x}, {y},
@@ -425,9 +426,9 @@ CpuOp max_pool2d(const Blocked& b, int64_t k, int64_t stride, int64_t pad, DType
             Expr ix = ir::add(ir::mul(i[3], ir::imm(stride)), ir::imm(dx - pad));
             Expr v = x({i[0], i[1], clamp(iy, 0, b.h - 1), clamp(ix, 0, b.w - 1), i[4]});
             if (pad > 0) {
-              Expr inside =
-                  ir::logical_and(ir::logical_and(ir::ge(iy, ir::imm(0)), ir::lt(iy, ir::imm(b.h))),
-                                  ir::logical_and(ir::ge(ix, ir::imm(0)), ir::lt(ix, ir::imm(b.w))));
+              Expr inside = ir::logical_and(
+                  ir::logical_and(ir::ge(iy, ir::imm(0)), ir::lt(iy, ir::imm(b.h))),
+                  ir::logical_and(ir::ge(ix, ir::imm(0)), ir::lt(ix, ir::imm(b.w))));
               v = ir::select(inside, v, lowest);
             }
             best = best ? ir::max(best, v) : v;
@@ -460,7 +461,8 @@ CpuOp global_avg_pool(const Blocked& b, DType dtype) {
   te::Tensor y = te::compute(
       {b.n, b.cb, b.c}, dtype,
       [&](const std::vector<Expr>& i) {
-        if (dtype == DType::kFloat32) return ir::mul(sum(i), ir::fimm(1.0 / static_cast<double>(hw)));
+        if (dtype == DType::kFloat32)
+          return ir::mul(sum(i), ir::fimm(1.0 / static_cast<double>(hw)));
         return ir::floordiv(ir::add(sum(i), ir::imm(hw / 2, DType::kInt32)),
                             ir::imm(hw, DType::kInt32));
       },

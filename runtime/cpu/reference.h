@@ -41,8 +41,10 @@ std::vector<Acc> conv2d_reference(const std::vector<In>& x, const std::vector<In
               for (int64_t dx = 0; dx < s.kw; ++dx) {
                 const int64_t iy = r * s.stride + dy - s.pad, ix = q * s.stride + dx - s.pad;
                 if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) continue;
-                acc += static_cast<Acc>(x[static_cast<size_t>(((n * s.c + c) * s.h + iy) * s.w + ix)]) *
-                       static_cast<Acc>(wt[static_cast<size_t>(((o * s.c + c) * s.kh + dy) * s.kw + dx)]);
+                acc += static_cast<Acc>(
+                           x[static_cast<size_t>(((n * s.c + c) * s.h + iy) * s.w + ix)]) *
+                       static_cast<Acc>(
+                           wt[static_cast<size_t>(((o * s.c + c) * s.kh + dy) * s.kw + dx)]);
               }
           y[static_cast<size_t>(((n * s.o + o) * oh + r) * ow + q)] = acc;
         }

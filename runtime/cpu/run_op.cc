@@ -115,8 +115,7 @@ void run_typed(const CpuRunRequest& r, DType dt, nlohmann::ordered_json& j, Outp
     x_shape = {s.n, s.c, s.h, s.w};
     w_shape = {s.o, s.c, s.kh, s.kw};
     y_shape = {s.n, s.o, s.oh(), s.ow()};
-    bufs = {xb.data(), w_pairs.empty() ? static_cast<void*>(wb.data()) : w_pairs.data(),
-            yb.data()};
+    bufs = {xb.data(), w_pairs.empty() ? static_cast<void*>(wb.data()) : w_pairs.data(), yb.data()};
     terms = static_cast<double>(s.c * s.kh * s.kw);
   }
   kernel.run(bufs, &pool);  // warm-up
@@ -143,7 +142,8 @@ void run_typed(const CpuRunRequest& r, DType dt, nlohmann::ordered_json& j, Outp
   if (!r.save_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(r.save_dir, ec);
-    if (ec) throw UserError("--save: cannot create directory '" + r.save_dir + "': " + ec.message());
+    if (ec)
+      throw UserError("--save: cannot create directory '" + r.save_dir + "': " + ec.message());
     const std::filesystem::path dir(r.save_dir);
     outputs.add((dir / "input.npy").string(), encode_npy(npy_of(x_shape, x)));
     outputs.add((dir / "weight.npy").string(), encode_npy(npy_of(w_shape, w)));
@@ -166,12 +166,12 @@ Conv2dShape resnet18_layer(const std::string& name) {
   static const struct {
     const char* name;
     int64_t h, w, c, o, k, s, p;
-  } kLayers[] = {{"C1", 224, 224, 3, 64, 7, 2, 3},    {"C2", 56, 56, 64, 64, 3, 1, 1},
-                 {"C3", 56, 56, 64, 64, 1, 1, 0},     {"C4", 56, 56, 64, 128, 3, 2, 1},
-                 {"C5", 56, 56, 64, 128, 1, 2, 0},    {"C6", 28, 28, 128, 128, 3, 1, 1},
-                 {"C7", 28, 28, 128, 256, 3, 2, 1},   {"C8", 28, 28, 128, 256, 1, 2, 0},
-                 {"C9", 14, 14, 256, 256, 3, 1, 1},   {"C10", 14, 14, 256, 512, 3, 2, 1},
-                 {"C11", 14, 14, 256, 512, 1, 2, 0},  {"C12", 7, 7, 512, 512, 3, 1, 1}};
+  } kLayers[] = {{"C1", 224, 224, 3, 64, 7, 2, 3},   {"C2", 56, 56, 64, 64, 3, 1, 1},
+                 {"C3", 56, 56, 64, 64, 1, 1, 0},    {"C4", 56, 56, 64, 128, 3, 2, 1},
+                 {"C5", 56, 56, 64, 128, 1, 2, 0},   {"C6", 28, 28, 128, 128, 3, 1, 1},
+                 {"C7", 28, 28, 128, 256, 3, 2, 1},  {"C8", 28, 28, 128, 256, 1, 2, 0},
+                 {"C9", 14, 14, 256, 256, 3, 1, 1},  {"C10", 14, 14, 256, 512, 3, 2, 1},
+                 {"C11", 14, 14, 256, 512, 1, 2, 0}, {"C12", 7, 7, 512, 512, 3, 1, 1}};
   for (const auto& l : kLayers) {
     if (name == l.name) return Conv2dShape{1, l.c, l.h, l.w, l.o, l.k, l.k, l.s, l.p};
   }
@@ -187,8 +187,8 @@ nlohmann::ordered_json run_cpu_op(const CpuRunRequest& r, OutputSet& outputs) {
     j["shape"] = {{"M", r.m}, {"N", r.n}, {"K", r.k}};
   } else if (r.op == "conv2d") {
     const Conv2dShape& s = r.conv;
-    j["shape"] = {{"N", s.n},  {"C", s.c},       {"H", s.h},     {"W", s.w},
-                  {"O", s.o},  {"KH", s.kh},     {"KW", s.kw},   {"stride", s.stride},
+    j["shape"] = {{"N", s.n},     {"C", s.c},     {"H", s.h},    {"W", s.w},
+                  {"O", s.o},     {"KH", s.kh},   {"KW", s.kw},  {"stride", s.stride},
                   {"pad", s.pad}, {"OH", s.oh()}, {"OW", s.ow()}};
   }
   j["target"] = "llvm";

@@ -16,7 +16,7 @@ namespace weft::rt::cpu {
 
 /// What to run.
 struct CpuRunRequest {
-  std::string op;  // "dense" or "conv2d"
+  std::string op;               // "dense" or "conv2d"
   int64_t m = 0, n = 0, k = 0;  // dense
   Conv2dShape conv;             // conv2d
   std::string dtype = "float32";

@@ -8,8 +8,8 @@
 // them to the same value). Output: a Markdown table on stdout.
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -80,8 +80,10 @@ struct Row {
 };
 
 void print_rows(const std::vector<Row>& rows, int threads) {
-  std::printf("\n| case (%d thread%s) | Weft ms | Weft GFLOP/s | OpenBLAS ms | oneDNN ms | Weft/OpenBLAS | Weft/oneDNN |\n",
-              threads, threads == 1 ? "" : "s");
+  std::printf(
+      "\n| case (%d thread%s) | Weft ms | Weft GFLOP/s | OpenBLAS ms | oneDNN ms | Weft/OpenBLAS | "
+      "Weft/oneDNN |\n",
+      threads, threads == 1 ? "" : "s");
   std::printf("|---|---:|---:|---:|---:|---:|---:|\n");
   for (const Row& r : rows) {
     double blas = 0, dnnl = 0;
@@ -123,14 +125,14 @@ Row sgemm(int64_t n, int threads, int reps, ThreadPool& pool) {
 #endif
 #ifdef WEFT_HAVE_DNNL
   names.push_back("onednn");
-  fs.push_back([&] {
-    dnnl_sgemm('N', 'T', n, n, n, 1.0f, a.data(), n, w.data(), n, 0.0f, c3.data(), n);
-  });
+  fs.push_back(
+      [&] { dnnl_sgemm('N', 'T', n, n, n, 1.0f, a.data(), n, w.data(), n, 0.0f, c3.data(), n); });
 #endif
   const auto t = race(fs, reps);
   // The results must agree (a spot check against the double-precision reference).
   for (int s = 0; s < 16; ++s) {
-    const size_t i = static_cast<size_t>(s) * 7919 % static_cast<size_t>(n), j = static_cast<size_t>(s) * 104729 % static_cast<size_t>(n);
+    const size_t i = static_cast<size_t>(s) * 7919 % static_cast<size_t>(n),
+                 j = static_cast<size_t>(s) * 104729 % static_cast<size_t>(n);
     double ref = 0;
     for (int64_t q = 0; q < n; ++q)
       ref += static_cast<double>(a[i * static_cast<size_t>(n) + static_cast<size_t>(q)]) *
@@ -138,7 +140,10 @@ Row sgemm(int64_t n, int threads, int reps, ThreadPool& pool) {
     if (std::abs(ref - c1[i * static_cast<size_t>(n) + j]) > 1e-3 * static_cast<double>(n))
       throw weft::InternalError("Weft SGEMM result is wrong");
   }
-  Row r{"SGEMM " + std::to_string(n) + "^3", 2.0 * static_cast<double>(n * n) * static_cast<double>(n), t[0], {}};
+  Row r{"SGEMM " + std::to_string(n) + "^3",
+        2.0 * static_cast<double>(n * n) * static_cast<double>(n),
+        t[0],
+        {}};
   for (size_t i = 0; i < names.size(); ++i) r.baselines.push_back({names[i], t[i + 1]});
   return r;
 }
@@ -155,15 +160,18 @@ Row igemm(int64_t n, int threads, int reps, ThreadPool& pool) {
   names.push_back("onednn");
   fs.push_back([&] {
     const int32_t co = 0;
-    dnnl_gemm_s8s8s32('N', 'T', 'F', n, n, n, 1.0f, a.data(), n, 0, w.data(), n, 0, 0.0f,
-                      c3.data(), n, &co);
+    dnnl_gemm_s8s8s32('N', 'T', 'F', n, n, n, 1.0f, a.data(), n, 0, w.data(), n, 0, 0.0f, c3.data(),
+                      n, &co);
   });
 #endif
   const auto t = race(fs, reps);
 #ifdef WEFT_HAVE_DNNL
   if (c1 != c3) throw weft::InternalError("Weft int8 GEMM differs from oneDNN's");
 #endif
-  Row r{"int8 GEMM " + std::to_string(n) + "^3 (GOP/s)", 2.0 * static_cast<double>(n * n) * static_cast<double>(n), t[0], {}};
+  Row r{"int8 GEMM " + std::to_string(n) + "^3 (GOP/s)",
+        2.0 * static_cast<double>(n * n) * static_cast<double>(n),
+        t[0],
+        {}};
   for (size_t i = 0; i < names.size(); ++i) r.baselines.push_back({names[i], t[i + 1]});
   return r;
 }
@@ -241,8 +249,6 @@ Row conv(const Layer& l, int threads, int reps, ThreadPool& pool) {
   const auto t = race(fs, reps);
   // Spot check of Weft against the reference on a few outputs.
   auto y = from_blocked(yb, s.n, s.o, s.oh(), s.ow(), kConvOutBlock);
-  const Conv2dShape one = s;
-  (void)one;
   for (int q = 0; q < 8; ++q) {
     const int64_t o = q * 37 % s.o, r = q * 5 % s.oh(), c = q * 11 % s.ow();
     double ref = 0;
@@ -254,13 +260,17 @@ Row conv(const Layer& l, int threads, int reps, ThreadPool& pool) {
           ref += static_cast<double>(x[static_cast<size_t>((ic * s.h + iy) * s.w + ix)]) *
                  w[static_cast<size_t>(((o * s.c + ic) * s.kh + dy) * s.kw + dx)];
         }
-    if (std::abs(ref - y[static_cast<size_t>((o * s.oh() + r) * s.ow() + c)]) > 1e-3 * static_cast<double>(s.c * s.kh * s.kw))
+    if (std::abs(ref - y[static_cast<size_t>((o * s.oh() + r) * s.ow() + c)]) >
+        1e-3 * static_cast<double>(s.c * s.kh * s.kw))
       throw weft::InternalError("Weft conv2d result is wrong in " + l.name);
   }
   Row row{l.name + " " + std::to_string(s.c) + "->" + std::to_string(s.o) + " " +
-              std::to_string(s.h) + "x" + std::to_string(s.w) + " k" + std::to_string(s.kh) +
-              " s" + std::to_string(s.stride),
-          2.0 * static_cast<double>(s.n * s.o * s.oh() * s.ow()) * static_cast<double>(s.c * s.kh * s.kw), t[0], {}};
+              std::to_string(s.h) + "x" + std::to_string(s.w) + " k" + std::to_string(s.kh) + " s" +
+              std::to_string(s.stride),
+          2.0 * static_cast<double>(s.n * s.o * s.oh() * s.ow()) *
+              static_cast<double>(s.c * s.kh * s.kw),
+          t[0],
+          {}};
   for (size_t i = 0; i < names.size(); ++i) row.baselines.push_back({names[i], t[i + 1]});
   return row;
 }
@@ -285,7 +295,8 @@ int main(int argc, char** argv) {
     double log_sum = 0;
     int log_n = 0;
     if (what == "all" || what == "sgemm") {
-      for (int64_t n : sizes) rows.push_back(sgemm(n, threads, n >= 2048 ? std::max(3, reps / 2) : reps, pool));
+      for (int64_t n : sizes)
+        rows.push_back(sgemm(n, threads, n >= 2048 ? std::max(3, reps / 2) : reps, pool));
     }
     if (what == "all" || what == "igemm") rows.push_back(igemm(1024, threads, reps, pool));
     if (what == "all" || what == "conv") {

@@ -2,6 +2,8 @@
 // vectorized with and without masks, the serial fallback, parallel on a thread pool) gives the
 // reference result; the optimized IR shows vector types and the parallel-for call; programs
 // the CPU backend cannot run are user errors naming the loop; the JIT works in a fresh process.
+#include "compiler/codegen/llvm/codegen_llvm.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -12,7 +14,6 @@
 #include <set>
 #include <thread>
 
-#include "compiler/codegen/llvm/codegen_llvm.h"
 #include "compiler/ir/interpreter.h"
 #include "compiler/te/lower.h"
 #include "compiler/te/schedule.h"
@@ -28,9 +29,8 @@ using namespace ir;
 namespace te = compiler::te;
 
 // C[i, j] = A[i, j] * 2 + B[j] over float32, scheduled by `sched`, run on `threads` threads.
-std::vector<float> run_axpy(int64_t m, int64_t n,
-                            const std::function<void(te::Stage&)>& sched, int threads,
-                            std::string* ir_out = nullptr) {
+std::vector<float> run_axpy(int64_t m, int64_t n, const std::function<void(te::Stage&)>& sched,
+                            int threads, std::string* ir_out = nullptr) {
   te::Tensor a = te::placeholder({m, n}, DType::kFloat32, "A");
   te::Tensor b = te::placeholder({n}, DType::kFloat32, "B");
   te::Tensor c = te::compute(
@@ -58,7 +58,8 @@ std::vector<float> run_axpy(int64_t m, int64_t n,
 }
 
 TEST(CodegenLlvm, SerialLoops) {
-  run_axpy(3, 5, [](te::Stage&) {}, 1);
+  run_axpy(
+      3, 5, [](te::Stage&) {}, 1);
 }
 
 TEST(CodegenLlvm, VectorizedLoopUsesVectorTypes) {
@@ -105,8 +106,8 @@ TEST(CodegenLlvm, ParallelLoopRunsOnThePoolThreads) {
   seen.clear();
   te::Tensor a = te::placeholder({64}, DType::kInt32, "A");
   te::Tensor c = te::compute(
-      {64}, DType::kInt32, [&](const std::vector<Expr>& i) { return add(a(i), imm(1, DType::kInt32)); },
-      "C");
+      {64}, DType::kInt32,
+      [&](const std::vector<Expr>& i) { return add(a(i), imm(1, DType::kInt32)); }, "C");
   te::Schedule s({c});
   s[c].set_kind(s[c].axes()[0], ForKind::kParallel);
   LoweredFunc f{"inc", {a->buffer, c->buffer}, te::lower(s)};
@@ -153,7 +154,10 @@ TEST(CodegenLlvm, VectorizedReductionFallsBackToASerialLoop) {
   const te::IterVar k = te::reduce_axis(24, "k");
   te::Tensor c = te::compute_reduce(
       {5}, DType::kInt32,
-      [&](const std::vector<Expr>& i) { return te::sum(a({i[0], ir::ref(k->var)}), {k}); }, "C");
+      [&](const std::vector<Expr>& i) {
+        return te::sum(a({i[0], ir::ref(k->var)}), {k});
+      },
+      "C");
   te::Schedule s({c});
   s[c].set_kind(k, ForKind::kVectorized);
   LoweredFunc f{"rowsum", {a->buffer, c->buffer}, te::lower(s)};
@@ -176,11 +180,12 @@ TEST(CodegenLlvm, IntegerSemanticsMatchTheInterpreterRules) {
   Buffer d = make_buffer("D", DType::kInt8, {4});
   Var i = make_var("i");
   Expr x = load(a, {ir::ref(i)});
-  Stmt body = seq({store(c, {ir::ref(i), imm(0)}, floordiv(x, imm(3, DType::kInt32))),
-                   store(c, {ir::ref(i), imm(1)}, floormod(x, imm(3, DType::kInt32))),
-                   store(c, {ir::ref(i), imm(2)}, shr(x, imm(1, DType::kInt32))),
-                   store(c, {ir::ref(i), imm(3)}, min(max(x, imm(-5, DType::kInt32)), imm(5, DType::kInt32))),
-                   store(d, {ir::ref(i)}, cast(DType::kInt8, mul(x, imm(100, DType::kInt32))))});
+  Stmt body = seq(
+      {store(c, {ir::ref(i), imm(0)}, floordiv(x, imm(3, DType::kInt32))),
+       store(c, {ir::ref(i), imm(1)}, floormod(x, imm(3, DType::kInt32))),
+       store(c, {ir::ref(i), imm(2)}, shr(x, imm(1, DType::kInt32))),
+       store(c, {ir::ref(i), imm(3)}, min(max(x, imm(-5, DType::kInt32)), imm(5, DType::kInt32))),
+       store(d, {ir::ref(i)}, cast(DType::kInt8, mul(x, imm(100, DType::kInt32))))});
   LoweredFunc f{"ints", {a, c, d}, for_loop(i, imm(0), imm(4), ForKind::kSerial, body)};
   auto jit = jit_compile({f}, {});
   std::vector<int32_t> av{-7, 7, -1, 300}, cv(16);
@@ -291,7 +296,8 @@ TEST(CodegenLlvm, UnsupportedProgramsAreUserErrors) {
 TEST(CodegenLlvm, EmitLlvmPrintsOptimizedIrForTheHost) {
   Buffer a = make_buffer("A", DType::kFloat32, {64});
   Var i = make_var("i");
-  LoweredFunc f{"scale", {a},
+  LoweredFunc f{"scale",
+                {a},
                 for_loop(i, imm(0), imm(64), ForKind::kSerial,
                          store(a, {ir::ref(i)}, mul(load(a, {ir::ref(i)}), fimm(3.0))))};
   const std::string ir = emit_llvm({f});
@@ -307,7 +313,8 @@ TEST(CodegenLlvm, JitInAFreshProcess) {
   auto child = [] {
     Buffer a = make_buffer("A", DType::kInt32, {10});
     Var i = make_var("i");
-    LoweredFunc f{"fill", {a},
+    LoweredFunc f{"fill",
+                  {a},
                   for_loop(i, imm(0), imm(10), ForKind::kSerial,
                            store(a, {ir::ref(i)}, mul(ir::ref(i), ir::ref(i))))};
     auto jit = jit_compile({f}, {});

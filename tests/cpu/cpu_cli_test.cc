@@ -50,9 +50,10 @@ TEST(CpuCli, RunDenseOnTheCpuAndSave) {
 }
 
 TEST(CpuCli, RunConv2dOnTheCpu) {
-  Result r = weft("run conv2d --target llvm --C 3 --H 11 --W 10 --O 20 --kernel 3 --stride 2 "
-                  "--pad 1 "
-                  "--dtype int8 --repeats 1");
+  Result r = weft(
+      "run conv2d --target llvm --C 3 --H 11 --W 10 --O 20 --kernel 3 --stride 2 "
+      "--pad 1 "
+      "--dtype int8 --repeats 1");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_THAT(r.out, HasSubstr("\"correct\": true"));
   EXPECT_THAT(r.out, HasSubstr("\"OH\": 6"));

@@ -39,7 +39,8 @@ void expect_close(const std::vector<T>& got, const std::vector<T>& want, double 
   int bad = 0;
   for (size_t i = 0; i < got.size() && bad < 5; ++i) {
     if constexpr (std::is_floating_point_v<T>) {
-      if (std::fabs(static_cast<double>(got[i]) - static_cast<double>(want[i])) > 1e-5 * scale + 1e-6) {
+      if (std::fabs(static_cast<double>(got[i]) - static_cast<double>(want[i])) >
+          1e-5 * scale + 1e-6) {
         ADD_FAILURE() << what << ": element " << i << " is " << got[i] << ", want " << want[i];
         ++bad;
       }
@@ -104,14 +105,18 @@ TEST(CpuDense, ShapeAndScheduleErrors) {
               ::testing::ThrowsMessage<UserError>(HasSubstr("dense: K is -2")));
   EXPECT_THAT([] { dense(4, 4, 4, DType::kInt32); },
               ::testing::ThrowsMessage<UserError>(HasSubstr("dtype int32 is not supported")));
-  EXPECT_THAT([] { dense(4, 4, 4, DType::kFloat32, DenseSchedule{6, 128, true}); },
-              ::testing::ThrowsMessage<UserError>(HasSubstr("register tile 6x128")));
+  EXPECT_THAT(
+      [] {
+        dense(4, 4, 4, DType::kFloat32, DenseSchedule{6, 128, true});
+      },
+      ::testing::ThrowsMessage<UserError>(HasSubstr("register tile 6x128")));
   EXPECT_THAT([] { parse_dtype("float16", "--dtype"); },
               ::testing::ThrowsMessage<UserError>(HasSubstr("--dtype: unknown dtype 'float16'")));
 }
 
 template <typename In, typename Out>
-void check_conv(const Conv2dShape& s, int threads, std::mt19937& rng, const ConvSchedule& sch = {}) {
+void check_conv(const Conv2dShape& s, int threads, std::mt19937& rng,
+                const ConvSchedule& sch = {}) {
   const DType dt = std::is_same_v<In, float> ? DType::kFloat32 : DType::kInt8;
   CpuKernel kernel(conv2d(s, dt, sch));
   auto x = random_vector<In>(static_cast<size_t>(s.n * s.c * s.h * s.w), rng);
@@ -140,9 +145,9 @@ void check_conv(const Conv2dShape& s, int threads, std::mt19937& rng, const Conv
 
 std::vector<Conv2dShape> conv_shapes() {
   // n, c, h, w, o, kh, kw, stride, pad
-  return {{1, 3, 15, 15, 16, 7, 7, 2, 3},  {1, 16, 14, 14, 32, 3, 3, 1, 1},
-          {2, 8, 9, 11, 16, 1, 1, 1, 0},   {1, 32, 10, 10, 16, 3, 3, 2, 1},
-          {1, 5, 6, 13, 20, 3, 2, 1, 1},   {1, 24, 8, 8, 40, 1, 1, 2, 0},
+  return {{1, 3, 15, 15, 16, 7, 7, 2, 3}, {1, 16, 14, 14, 32, 3, 3, 1, 1},
+          {2, 8, 9, 11, 16, 1, 1, 1, 0},  {1, 32, 10, 10, 16, 3, 3, 2, 1},
+          {1, 5, 6, 13, 20, 3, 2, 1, 1},  {1, 24, 8, 8, 40, 1, 1, 2, 0},
           {1, 16, 7, 7, 16, 3, 3, 1, 1}};
 }
 
@@ -158,12 +163,21 @@ TEST(CpuConv2d, Int8BlockedAccumulatesInInt32) {
 }
 
 TEST(CpuConv2d, ShapeErrors) {
-  EXPECT_THAT([] { conv2d({1, 3, 4, 4, 8, 7, 7, 1, 0}, DType::kFloat32); },
-              ::testing::ThrowsMessage<UserError>(HasSubstr("kernel 7x7 is larger")));
-  EXPECT_THAT([] { conv2d({1, 3, 8, 8, 8, 3, 3, 0, 1}, DType::kFloat32); },
-              ::testing::ThrowsMessage<UserError>(HasSubstr("conv2d: stride is 0")));
-  EXPECT_THAT([] { conv2d({1, 0, 8, 8, 8, 3, 3, 1, 1}, DType::kInt8); },
-              ::testing::ThrowsMessage<UserError>(HasSubstr("input channels is 0")));
+  EXPECT_THAT(
+      [] {
+        conv2d({1, 3, 4, 4, 8, 7, 7, 1, 0}, DType::kFloat32);
+      },
+      ::testing::ThrowsMessage<UserError>(HasSubstr("kernel 7x7 is larger")));
+  EXPECT_THAT(
+      [] {
+        conv2d({1, 3, 8, 8, 8, 3, 3, 0, 1}, DType::kFloat32);
+      },
+      ::testing::ThrowsMessage<UserError>(HasSubstr("conv2d: stride is 0")));
+  EXPECT_THAT(
+      [] {
+        conv2d({1, 0, 8, 8, 8, 3, 3, 1, 1}, DType::kInt8);
+      },
+      ::testing::ThrowsMessage<UserError>(HasSubstr("input channels is 0")));
 }
 
 // Elementwise, pooling and epilogue operators on a blocked shape with an awkward width.
@@ -209,8 +223,8 @@ TEST(CpuElementwise, Epilogues) {
   auto y = run1<float>(bias_relu(kAct), {xf.data(), bf.data()}, n);
   auto q = run1<int8_t>(requantize(kAct, 8), {xi.data(), bi.data()}, n);
   for (size_t i = 0; i < n; ++i) {
-    const size_t c = (i / static_cast<size_t>(kAct.h * kAct.w * kAct.c)) % static_cast<size_t>(kAct.cb) *
-                         static_cast<size_t>(kAct.c) +
+    const size_t c = (i / static_cast<size_t>(kAct.h * kAct.w * kAct.c)) %
+                         static_cast<size_t>(kAct.cb) * static_cast<size_t>(kAct.c) +
                      i % static_cast<size_t>(kAct.c);
     ASSERT_EQ(y[i], std::max(xf[i] + bf[c], 0.0f)) << i;
     ASSERT_EQ(q[i], std::clamp((xi[i] >> 8) + bi[c], 0, 127)) << i;
@@ -246,7 +260,8 @@ void check_pool(std::mt19937& rng) {
   for (int64_t n = 0; n < b.n * b.cb; ++n)
     for (int64_t c = 0; c < b.c; ++c) {
       double s = 0;
-      for (int64_t i = 0; i < hw; ++i) s += static_cast<double>(x[static_cast<size_t>((n * hw + i) * b.c + c)]);
+      for (int64_t i = 0; i < hw; ++i)
+        s += static_cast<double>(x[static_cast<size_t>((n * hw + i) * b.c + c)]);
       const T got = g[static_cast<size_t>(n * b.c + c)];
       if constexpr (std::is_floating_point_v<T>) {
         ASSERT_NEAR(got, s / static_cast<double>(hw), 1e-5);

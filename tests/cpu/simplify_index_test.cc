@@ -1,7 +1,8 @@
 // Before/after tests of the range-aware index simplification run before LLVM code generation.
+#include "compiler/codegen/llvm/simplify_index.h"
+
 #include <gtest/gtest.h>
 
-#include "compiler/codegen/llvm/simplify_index.h"
 #include "compiler/ir/printer.h"
 
 namespace weft::compiler::codegen {

@@ -184,11 +184,9 @@ class Gen {
     i1_ = llvm::Type::getInt1Ty(ctx_);
     i64_ = llvm::Type::getInt64Ty(ctx_);
     ptr_ = llvm::PointerType::get(ctx_, 0);
-    auto* task_ty = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {i64_, ptr_}, false);
     parallel_for_ = mod_.getOrInsertFunction(
         kParallelForSymbol,
         llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {i64_, ptr_, ptr_}, false));
-    (void)task_ty;
   }
 
   void function(const LoweredFunc& f) {
@@ -198,7 +196,8 @@ class Gen {
     // The body: one noalias pointer per buffer, inlined into the wrapper.
     std::vector<llvm::Type*> params(f.args.size(), ptr_);
     llvm::Function* body = new_function(f.name + ".body", params, true);
-    for (size_t i = 0; i < f.args.size(); ++i) body->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
+    for (size_t i = 0; i < f.args.size(); ++i)
+      body->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
     // The wrapper: void name(ptr args).
     llvm::Function* wrapper = new_function(f.name, {ptr_}, false);
     b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", wrapper));
@@ -300,7 +299,8 @@ class Gen {
       case ir::NodeKind::kFloatImm: {
         const auto& n = static_cast<const ir::FloatImm&>(*e);
         if (!ir::is_float(n.dtype)) {
-          return llvm::ConstantInt::get(scalar(n.dtype), static_cast<uint64_t>(static_cast<int64_t>(n.value)), true);
+          return llvm::ConstantInt::get(scalar(n.dtype),
+                                        static_cast<uint64_t>(static_cast<int64_t>(n.value)), true);
         }
         return llvm::ConstantFP::get(scalar(n.dtype), n.value);
       }
@@ -332,19 +332,8 @@ class Gen {
   llvm::Value* cond(const ir::Expr& e) {
     if (e->kind == ir::NodeKind::kBinary) {
       const auto& n = static_cast<const ir::Binary&>(*e);
-      if (n.op == ir::BinOp::kAnd) {
-        llvm::Value* a = cond(n.a);
-        llvm::Value* b = cond(n.b);
-        unify(a, b);
-        return b_.CreateAnd(a, b);
-      }
-      if (n.op == ir::BinOp::kLt || n.op == ir::BinOp::kGe) {
-        llvm::Value* a = convert(expr(n.a), n.a->dtype, n.dtype);
-        llvm::Value* b = convert(expr(n.b), n.b->dtype, n.dtype);
-        unify(a, b);
-        const bool lt = n.op == ir::BinOp::kLt;
-        if (ir::is_float(n.dtype)) return lt ? b_.CreateFCmpOLT(a, b) : b_.CreateFCmpOGE(a, b);
-        return lt ? b_.CreateICmpSLT(a, b) : b_.CreateICmpSGE(a, b);
+      if (n.op == ir::BinOp::kAnd || n.op == ir::BinOp::kLt || n.op == ir::BinOp::kGe) {
+        return cond_of_binary(n);
       }
     }
     llvm::Value* v = expr(e);
@@ -398,9 +387,9 @@ class Gen {
         llvm::Value* q = b_.CreateSDiv(a, b);
         llvm::Value* r = b_.CreateSRem(a, b);
         llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
-        llvm::Value* fix = b_.CreateAnd(b_.CreateICmpNE(r, zero),
-                                        b_.CreateICmpNE(b_.CreateICmpSLT(r, zero),
-                                                        b_.CreateICmpSLT(b, zero)));
+        llvm::Value* fix =
+            b_.CreateAnd(b_.CreateICmpNE(r, zero),
+                         b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(b, zero)));
         if (n.op == BinOp::kFloorDiv) return b_.CreateSub(q, b_.CreateZExt(fix, q->getType()));
         return b_.CreateSelect(fix, b_.CreateAdd(r, b), r);
       }
@@ -415,8 +404,8 @@ class Gen {
     }
     throw InternalError("llvm codegen: unhandled binary operator");
   }
+  // A comparison or conjunction as an i1 (vector).
   llvm::Value* cond_of_binary(const ir::Binary& n) {
-    // Rebuild a handle-free path: the same logic as cond() on this node.
     using ir::BinOp;
     if (n.op == BinOp::kAnd) {
       llvm::Value* a = cond(n.a);
@@ -481,7 +470,8 @@ class Gen {
         while (parts.size() > 1) {  // concatenate pairwise
           std::vector<llvm::Value*> next;
           for (size_t i = 0; i + 1 < parts.size(); i += 2) {
-            const unsigned w = llvm::cast<llvm::FixedVectorType>(parts[i]->getType())->getNumElements();
+            const unsigned w =
+                llvm::cast<llvm::FixedVectorType>(parts[i]->getType())->getNumElements();
             std::vector<int> m;
             for (unsigned q = 0; q < 2 * w; ++q) m.push_back(static_cast<int>(q));
             next.push_back(b_.CreateShuffleVector(parts[i], parts[i + 1], m));
@@ -545,7 +535,8 @@ class Gen {
       case Access::kContiguous: {
         llvm::Value* p = b_.CreateInBoundsGEP(et, base, lane0_offset(off));
         auto* vt = llvm::FixedVectorType::get(et, static_cast<unsigned>(lanes_));
-        if (mask_) return b_.CreateMaskedLoad(vt, p, align, mask_, llvm::Constant::getNullValue(vt));
+        if (mask_)
+          return b_.CreateMaskedLoad(vt, p, align, mask_, llvm::Constant::getNullValue(vt));
         return b_.CreateAlignedLoad(vt, p, align);
       }
       case Access::kGather: {
@@ -624,8 +615,8 @@ class Gen {
                       std::to_string(kMaxStackBytes) + " a local buffer may take");
     }
     llvm::IRBuilder<> eb(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
-    llvm::Type* ty = llvm::ArrayType::get(scalar(n.buffer->dtype),
-                                          static_cast<uint64_t>(n.buffer->elements()));
+    llvm::Type* ty =
+        llvm::ArrayType::get(scalar(n.buffer->dtype), static_cast<uint64_t>(n.buffer->elements()));
     llvm::AllocaInst* a = eb.CreateAlloca(ty, nullptr, n.buffer->name);
     a->setAlignment(llvm::Align(64));
     bufs_[n.buffer.get()] = a;
@@ -742,7 +733,8 @@ class Gen {
   // A counted loop; `vector_width` > 0 asks LLVM's loop vectorizer for that width.
   void serial(const ir::For& n, int64_t vector_width) {
     llvm::Value* mn = convert(expr(n.min), n.min->dtype, ir::DType::kInt64);
-    llvm::Value* end = b_.CreateAdd(mn, convert(expr(n.extent), n.extent->dtype, ir::DType::kInt64));
+    llvm::Value* end =
+        b_.CreateAdd(mn, convert(expr(n.extent), n.extent->dtype, ir::DType::kInt64));
     llvm::BasicBlock* pre = b_.GetInsertBlock();
     auto* header = llvm::BasicBlock::Create(ctx_, n.var->name + ".header", fn_);
     auto* body = llvm::BasicBlock::Create(ctx_, n.var->name + ".body", fn_);
@@ -872,7 +864,7 @@ class Gen {
   int64_t lanes_ = 0;
   llvm::Value* vbase_ = nullptr;
   llvm::Value* vlanes_ = nullptr;
-  bool lane0_ = false;         // evaluate the vector variable as its first lane
+  bool lane0_ = false;           // evaluate the vector variable as its first lane
   llvm::Value* mask_ = nullptr;  // active lanes under a lane-dependent guard
 };
 

@@ -46,7 +46,8 @@ llvm::orc::JITTargetMachineBuilder host_builder() {
 }
 
 // Generates and optimizes the module; returns it with its printed IR.
-std::unique_ptr<llvm::Module> generate(llvm::LLVMContext& ctx, const std::vector<LoweredFunc>& funcs,
+std::unique_ptr<llvm::Module> generate(llvm::LLVMContext& ctx,
+                                       const std::vector<LoweredFunc>& funcs,
                                        llvm::orc::JITTargetMachineBuilder& jtmb,
                                        std::string* ir_text) {
   std::unique_ptr<llvm::TargetMachine> tm = check(jtmb.createTargetMachine(), "target machine");
@@ -126,8 +127,7 @@ std::unique_ptr<JitModule> jit_compile(const std::vector<LoweredFunc>& funcs,
     if (llvm::Error e = lib.define(llvm::orc::absoluteSymbols(std::move(map))))
       throw InternalError("JIT: defining host symbols: " + message(std::move(e)));
   }
-  if (llvm::Error e =
-          jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx)))) {
+  if (llvm::Error e = jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx)))) {
     throw InternalError("JIT: adding the module: " + message(std::move(e)));
   }
   auto out = std::make_unique<LlJitModule>(std::move(jit), std::move(ir));
