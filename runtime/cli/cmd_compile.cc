@@ -1,71 +1,138 @@
 // `weft compile OP`: show what the compiler makes of an operator: the loop IR after each pass
-// of the accelerator pipeline (--emit ir, or one pass with --pass) or the instruction listing
-// (--emit asm).
+// of the accelerator pipeline (--emit ir, or one pass with --pass), the instruction listing
+// (--emit asm), or with --target llvm the optimized LLVM IR of the CPU backend (--emit llvm).
+#include <functional>
 #include <iostream>
 
 #include "compiler/ir/printer.h"
 #include "hardware/isa/assembly.h"
 #include "hardware/isa/errors.h"
 #include "runtime/cli/commands.h"
+#include "runtime/cli/conv2d_options.h"
 #include "runtime/cli/cpu_target.h"
 #include "runtime/cli/dense_options.h"
+#include "runtime/ops/conv2d.h"
 #include "runtime/ops/dense.h"
 
 namespace weft::cli {
 
 namespace {
 
+struct EmitOptions {
+  CpuTargetOptions cpu;
+  std::string emit = "asm", pass;
+
+  void add_to(CLI::App& cmd) {
+    cpu.add_to(cmd, false);
+    cmd.add_option("--emit", emit,
+                   "ir: the loop IR after each pass; asm: the instruction listing; llvm (with "
+                   "--target llvm): the optimized LLVM IR")
+        ->capture_default_str();
+    cmd.add_option("--pass", pass, "with --emit ir: only the IR after this pass");
+  }
+  /// Whether the CPU backend's LLVM IR is asked for; UserError for mismatched flags.
+  bool llvm() const {
+    if (cpu.is_llvm() || emit == "llvm") {
+      if (!cpu.is_llvm() || emit != "llvm")
+        throw UserError("--emit llvm goes with --target llvm (and --target llvm with --emit llvm)");
+      return true;
+    }
+    if (emit != "ir" && emit != "asm") {
+      throw UserError("--emit must be ir, asm or llvm, not '" + emit + "'");
+    }
+    const auto& names = compiler::accel_pass_names();
+    if (!pass.empty() && std::find(names.begin(), names.end(), pass) == names.end()) {
+      std::string all;
+      for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+      throw UserError("--pass '" + pass + "' is not a pass of the pipeline (" + all + ")");
+    }
+    return false;
+  }
+};
+
+// Compiles through `build` (which sees the IR after each pass and returns a one-line summary
+// of where things are placed and the stream) and prints what --emit asks for.
+void print_accel(const EmitOptions& o, const isa::Layout& layout, const std::string& title,
+                 const std::function<std::pair<std::string, rt::Program>(
+                     const compiler::PassObserver&)>& build) {
+  std::string ir;
+  auto observe = [&](const std::string& pass, const compiler::ir::Stmt& s) {
+    if (!o.pass.empty() && pass != o.pass) return;
+    ir += "// ---- after " + pass + " ----\n" + compiler::ir::to_string(s) + "\n";
+  };
+  const auto [placement, stream] = build(compiler::PassObserver(observe));
+  std::cout << "// " << title << "\n";
+  if (o.emit == "ir") {
+    std::cout << ir;
+    return;
+  }
+  std::cout << "// " << stream.insn_count << " instructions; " << placement << "\n";
+  for (size_t i = 0; i < stream.insns.size(); ++i) {
+    std::cout << i << ": " << isa::format_insn(layout, stream.insns[i]) << "\n";
+  }
+}
+
 void add_compile_dense(CLI::App& compile) {
-  struct Opts {
+  struct Opts : EmitOptions {
     DenseOptions d;
-    CpuTargetOptions cpu;
-    std::string emit = "asm", pass;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = compile.add_subcommand(
       "dense", "Compile the int8 dense (see `weft run dense --help`) and print it.");
   o->d.add_to(*cmd);
-  o->cpu.add_to(*cmd, false);
-  cmd->add_option("--emit", o->emit,
-                  "ir: the loop IR after each pass; asm: the instruction listing; llvm (with "
-                  "--target llvm): the optimized LLVM IR")
-      ->capture_default_str();
-  cmd->add_option("--pass", o->pass, "with --emit ir: only the IR after this pass");
+  o->EmitOptions::add_to(*cmd);
   cmd->callback([o] {
-    if (o->cpu.is_llvm() || o->emit == "llvm") {
-      if (!o->cpu.is_llvm() || o->emit != "llvm")
-        throw UserError("--emit llvm goes with --target llvm (and --target llvm with --emit llvm)");
-      return print_dense_llvm(o->cpu, o->d.m, o->d.n, o->d.k);
-    }
-    if (o->emit != "ir" && o->emit != "asm") {
-      throw UserError("--emit must be ir or asm, not '" + o->emit + "'");
-    }
-    const auto& names = compiler::accel_pass_names();
-    if (!o->pass.empty() && std::find(names.begin(), names.end(), o->pass) == names.end()) {
-      std::string all;
-      for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
-      throw UserError("--pass '" + o->pass + "' is not a pass of the pipeline (" + all + ")");
-    }
+    if (o->llvm()) return print_dense_llvm(o->cpu, o->d.m, o->d.n, o->d.k);
     const isa::Layout& layout = isa::layout_for(o->d.config);
-    std::string ir;
-    auto observe = [&](const std::string& pass, const compiler::ir::Stmt& s) {
-      if (!o->pass.empty() && pass != o->pass) return;
-      ir += "// ---- after " + pass + " ----\n" + compiler::ir::to_string(s) + "\n";
-    };
-    const rt::DenseBuild b = rt::build_dense(layout, o->d.shape(), o->d.knobs(layout),
-                                             o->d.epilogue(), compiler::PassObserver(observe));
-    std::cout << "// dense M=" << o->d.m << " N=" << o->d.n << " K=" << o->d.k << " on "
-              << layout.config.name << ": " << b.op.knobs.describe() << "\n";
-    if (o->emit == "ir") {
-      std::cout << ir;
-      return;
+    const auto knobs = o->d.knobs(layout);
+    print_accel(*o, layout,
+                "dense M=" + std::to_string(o->d.m) + " N=" + std::to_string(o->d.n) +
+                    " K=" + std::to_string(o->d.k) + " on " + layout.config.name + ": " +
+                    knobs.describe(),
+                [&](const compiler::PassObserver& observe) {
+                  const rt::DenseBuild b =
+                      rt::build_dense(layout, o->d.shape(), knobs, o->d.epilogue(), observe);
+                  return std::pair{"A at byte " + std::to_string(b.a_at) + ", W at " +
+                                       std::to_string(b.w_at) + ", D at " +
+                                       std::to_string(b.d_at) + ", micro-ops at " +
+                                       std::to_string(b.uop_at),
+                                   b.stream};
+                });
+  });
+}
+
+void add_compile_conv2d(CLI::App& compile) {
+  struct Opts : EmitOptions {
+    Conv2dOptions c;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* cmd = compile.add_subcommand(
+      "conv2d", "Compile the int8 conv2d (see `weft run conv2d --help`) and print it.");
+  o->c.add_to(*cmd);
+  o->EmitOptions::add_to(*cmd);
+  cmd->callback([o] {
+    const auto& c = o->c;
+    if (o->llvm()) {
+      return print_conv2d_llvm(o->cpu, c.layer, c.n, c.ic, c.h, c.w, c.oc, c.k, c.stride, c.pad);
     }
-    std::cout << "// " << b.stream.insn_count << " instructions; A at byte " << b.a_at
-              << ", W at " << b.w_at << ", D at " << b.d_at << ", micro-ops at " << b.uop_at
-              << "\n";
-    for (size_t i = 0; i < b.stream.insns.size(); ++i) {
-      std::cout << i << ": " << isa::format_insn(layout, b.stream.insns[i]) << "\n";
-    }
+    const isa::Layout& layout = isa::layout_for(c.config);
+    const isa::Platform& platform = isa::find_platform(c.platform);
+    const auto shape = c.shape();
+    const auto knobs = c.knobs(layout, platform);
+    print_accel(*o, layout,
+                "conv2d " + shape.describe() + " on " + layout.config.name + ": " +
+                    knobs.describe(),
+                [&](const compiler::PassObserver& observe) {
+                  const rt::Conv2dBuild b =
+                      rt::build_conv2d(layout, shape, knobs, c.epilogue(), observe);
+                  std::string at;
+                  for (const auto& [buffer, addr] : b.placed.at) {
+                    at += std::string(at.empty() ? "" : ", ") + buffer->name + " at byte " +
+                          std::to_string(addr);
+                  }
+                  return std::pair{at + ", micro-ops at " + std::to_string(b.placed.uop_at),
+                                   b.placed.stream};
+                });
   });
 }
 
@@ -73,7 +140,7 @@ void add_compile_dense(CLI::App& compile) {
 
 void add_compile_command(CLI::App& app) {
   CLI::App* compile = app.add_subcommand(
-      "compile", "Compile an operator for the accelerator and print its IR or instructions.");
+      "compile", "Compile an operator and print its loop IR, instructions or LLVM IR.");
   compile->require_subcommand(1);
   add_compile_dense(*compile);
   add_compile_conv2d(*compile);

@@ -9,6 +9,7 @@
 #include "hardware/isa/errors.h"
 #include "runtime/bench/conv2d_study.h"
 #include "runtime/cli/commands.h"
+#include "runtime/cli/conv2d_options.h"
 #include "runtime/cli/cpu_target.h"
 #include "runtime/cli/device_run.h"
 #include "runtime/io/files.h"
@@ -17,39 +18,12 @@
 
 namespace weft::cli {
 
-namespace {
-
-struct Conv2dOptions {
-  std::string layer;
-  int64_t n = 1, h = 0, w = 0, ic = 0, oc = 0, k = 0, stride = 1, pad = 0;
-  std::string config = "gemm8x8", platform = "sim", vthread_axis;
-  int64_t vthreads = 2, tile_h = 0, tile_w = 0, tile_ic = 0, tile_oc = 0;
-  size_t search = 1;
-  int shift = 8;
-  bool no_bias = false, no_relu = false;
-  CpuTargetOptions cpu;
-  DeviceRunOptions dev;
-
-  compiler::ops::Conv2dShape shape() const {
-    if (!layer.empty()) {
-      const auto& all = rt::resnet18_layers();
-      auto it = std::find_if(all.begin(), all.end(), [&](const auto& x) { return x.name == layer; });
-      if (it == all.end()) throw UserError("--layer: no ResNet-18 layer '" + layer + "' (C1 to C12)");
-      compiler::ops::Conv2dShape s = it->shape;
-      s.n = n;
-      return s;
-    }
-    if (h == 0 || w == 0 || ic == 0 || oc == 0 || k == 0) {
-      throw UserError("conv2d needs --layer, or all of --H --W --IC --OC --K");
-    }
-    return {n, h, w, ic, oc, k, stride, pad};
-  }
-};
-
-}  // namespace
-
 void add_run_conv2d(CLI::App& run) {
-  auto o = std::make_shared<Conv2dOptions>();
+  struct Opts : Conv2dOptions {
+    CpuTargetOptions cpu;
+    DeviceRunOptions dev;
+  };
+  auto o = std::make_shared<Opts>();
   CLI::App* cmd = run.add_subcommand(
       "conv2d",
       "int8 2D convolution on the accelerator: out = clip(((conv(input, weight) >> shift) +\n"
@@ -57,32 +31,7 @@ void add_run_conv2d(CLI::App& run) {
       "JSON like `weft run dense`. --layer C1..C12 takes a ResNet-18 layer's shape. Knobs\n"
       "(tiles, virtual threads) are chosen analytically, or by trying --search candidates on\n"
       "the cycle model, unless given. --target llvm runs it on the host CPU instead.");
-  cmd->add_option("--layer", o->layer, "a ResNet-18 layer, C1..C12 (instead of the shape)");
-  cmd->add_option("--N,--batch", o->n, "batch")->capture_default_str();
-  cmd->add_option("--H", o->h, "input height");
-  cmd->add_option("--W", o->w, "input width");
-  cmd->add_option("--IC,--C", o->ic, "input channels");
-  cmd->add_option("--OC,--O", o->oc, "output channels");
-  cmd->add_option("--K,--kernel", o->k, "kernel height and width");
-  cmd->add_option("--stride", o->stride, "stride")->capture_default_str();
-  cmd->add_option("--pad", o->pad, "zero padding on each side")->capture_default_str();
-  cmd->add_option("--config", o->config, "hardware configuration (gemm8x8, vta, tiny)")
-      ->capture_default_str();
-  cmd->add_option("--platform", o->platform, "memory platform (sim, pynq, zcu104)")
-      ->capture_default_str();
-  cmd->add_option("--vthreads", o->vthreads, "virtual threads (1 = no latency hiding)")
-      ->capture_default_str();
-  cmd->add_option("--vthread-axis", o->vthread_axis, "o (output channels) or h (output rows)");
-  cmd->add_option("--tile-h", o->tile_h, "output rows per tile (default: chosen)");
-  cmd->add_option("--tile-w", o->tile_w, "output columns per tile (default: chosen)");
-  cmd->add_option("--tile-ic", o->tile_ic, "input channel blocks per step (default: chosen)");
-  cmd->add_option("--tile-oc", o->tile_oc, "output channel blocks per tile (default: chosen)");
-  cmd->add_option("--search", o->search,
-                  "try this many knob candidates on the cycle model and keep the fastest")
-      ->capture_default_str();
-  cmd->add_option("--shift", o->shift, "epilogue shift")->capture_default_str();
-  cmd->add_flag("--no-bias", o->no_bias, "epilogue without the bias");
-  cmd->add_flag("--no-relu", o->no_relu, "clip to [-128, 127] instead of [0, 127]");
+  o->add_to(*cmd);
   o->cpu.add_to(*cmd, true);
   o->dev.add_to(*cmd,
                 "write input.npy (NCHW), weight.npy (OIHW), bias.npy and output.npy (NCHW) "
@@ -96,22 +45,8 @@ void add_run_conv2d(CLI::App& run) {
     const isa::Platform& platform = isa::find_platform(o->platform);
     o->dev.check();
     const compiler::ops::Conv2dShape s = o->shape();
-    compiler::ops::check_conv2d_shape(s);
-    if (!o->vthread_axis.empty() && o->vthread_axis != "o" && o->vthread_axis != "h") {
-      throw UserError("--vthread-axis must be o or h, not '" + o->vthread_axis + "'");
-    }
-    if (o->vthreads < 1 || o->vthreads > 64) {
-      throw UserError("--vthreads " + std::to_string(o->vthreads) + " is out of range (1 to 64)");
-    }
-    compiler::ops::Conv2dKnobs k =
-        o->search > 1 ? rt::search_knobs(layout, platform, s, o->vthreads, o->search, nullptr)
-                      : compiler::ops::conv2d_candidates(layout, platform, s, o->vthreads, 1)[0];
-    if (o->tile_h) k.tile_h = o->tile_h;
-    if (o->tile_w) k.tile_w = o->tile_w;
-    if (o->tile_ic) k.tile_ic = o->tile_ic;
-    if (o->tile_oc) k.tile_oc = o->tile_oc;
-    if (!o->vthread_axis.empty()) k.vthread_axis = o->vthread_axis[0];
-    const compiler::ops::Conv2dEpilogue e{o->shift, !o->no_bias, !o->no_relu};
+    const compiler::ops::Conv2dKnobs k = o->knobs(layout, platform);
+    const compiler::ops::Conv2dEpilogue e = o->epilogue();
 
     const auto t_compile = std::chrono::steady_clock::now();
     const rt::Conv2dBuild b = rt::build_conv2d(layout, s, k, e);

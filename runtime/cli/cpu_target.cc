@@ -48,19 +48,8 @@ struct ConvOptions {
   std::string layer;
   int64_t n = 1, c = 0, h = 0, w = 0, o = 0, k = 0, stride = 1, pad = 0;
   uint32_t seed = 1;
-  std::string save, emit = "llvm";
+  std::string save;
 
-  void add_to(CLI::App& cmd) {
-    cmd.add_option("--layer", layer, "a ResNet-18 layer, C1..C12 (instead of the shape)");
-    cmd.add_option("--N,--batch", n, "batch")->capture_default_str();
-    cmd.add_option("--IC,--C", c, "input channels");
-    cmd.add_option("--H", h, "input height");
-    cmd.add_option("--W", w, "input width");
-    cmd.add_option("--OC,--O", o, "output channels");
-    cmd.add_option("--K,--kernel", k, "kernel height and width");
-    cmd.add_option("--stride", stride, "stride")->capture_default_str();
-    cmd.add_option("--pad", pad, "zero padding on each side")->capture_default_str();
-  }
 #ifdef WEFT_HAVE_CPU_BACKEND
   rt::cpu::CpuRunRequest to_request() const {
     rt::cpu::CpuRunRequest r = request(cpu, "conv2d");
@@ -159,24 +148,25 @@ void run_conv2d_on_cpu(const CpuTargetOptions& cpu, const std::string& layer, in
 #endif
 }
 
-void add_compile_conv2d(CLI::App& compile) {
-  auto o = std::make_shared<ConvOptions>();
-  o->cpu.target = "llvm";
-  CLI::App* cmd = compile.add_subcommand(
-      "conv2d", "Compile the CPU conv2d (see `weft run conv2d --help`) and print its LLVM IR.");
-  o->add_to(*cmd);
-  o->cpu.add_to(*cmd, false);
-  cmd->add_option("--emit", o->emit, "llvm: the optimized LLVM IR")->capture_default_str();
-  cmd->callback([o] {
-    if (!o->cpu.is_llvm() || o->emit != "llvm") {
-      throw UserError("conv2d compiles for --target llvm --emit llvm only");
-    }
+void print_conv2d_llvm(const CpuTargetOptions& cpu, const std::string& layer, int64_t n,
+                       int64_t ic, int64_t h, int64_t w, int64_t oc, int64_t k, int64_t stride,
+                       int64_t pad) {
 #ifdef WEFT_HAVE_CPU_BACKEND
-    std::cout << rt::cpu::cpu_op_llvm_ir(o->to_request());
+  ConvOptions o;
+  o.cpu = cpu;
+  o.layer = layer;
+  o.n = n;
+  o.c = ic;
+  o.h = h;
+  o.w = w;
+  o.o = oc;
+  o.k = k;
+  o.stride = stride;
+  o.pad = pad;
+  std::cout << rt::cpu::cpu_op_llvm_ir(o.to_request());
 #else
-    not_built();
+  not_built();
 #endif
-  });
 }
 
 }  // namespace weft::cli

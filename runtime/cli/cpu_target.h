@@ -1,6 +1,5 @@
 // The CPU backend in the `weft` CLI: `--target llvm|accel`, `--dtype`, `--threads` and
-// `--repeats` for `weft run dense|conv2d` and `weft compile dense`, and the CPU-only verb
-// `weft compile conv2d`. Without the CPU backend (WEFT_CPU_BACKEND=OFF)
+// `--repeats` for `weft run dense|conv2d` and `weft compile dense|conv2d`. Without the CPU backend (WEFT_CPU_BACKEND=OFF)
 // `--target llvm` is a user error that says how to build it.
 #pragma once
 
@@ -34,7 +33,9 @@ void print_dense_llvm(const CpuTargetOptions& o, int64_t m, int64_t n, int64_t k
 void run_conv2d_on_cpu(const CpuTargetOptions& o, const std::string& layer, int64_t n, int64_t ic,
                        int64_t h, int64_t w, int64_t oc, int64_t k, int64_t stride, int64_t pad,
                        uint32_t seed, const std::string& save);
-/// `weft compile conv2d --emit llvm`.
-void add_compile_conv2d(CLI::App& compile);
+/// The optimized LLVM IR of the conv2d (`weft compile conv2d --target llvm --emit llvm`).
+void print_conv2d_llvm(const CpuTargetOptions& o, const std::string& layer, int64_t n,
+                       int64_t ic, int64_t h, int64_t w, int64_t oc, int64_t k, int64_t stride,
+                       int64_t pad);
 
 }  // namespace weft::cli

@@ -63,7 +63,7 @@ TEST(CpuCli, CompileEmitsLlvmIr) {
   Result r = weft("compile dense --target llvm --emit llvm --M 12 --N 32 --K 16");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_THAT(r.out, HasSubstr("define void @dense_float32(ptr"));
-  r = weft("compile conv2d --layer C12");
+  r = weft("compile conv2d --target llvm --emit llvm --layer C12");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_THAT(r.out, HasSubstr("define void @conv2d_float32(ptr"));
 }

@@ -297,7 +297,7 @@ TEST_F(CliRun, CompileOnePass) {
   EXPECT_TRUE(bad.out.empty());
   const Result emit = weft("compile dense " + kDense + " --emit bin");
   EXPECT_EQ(emit.code, 1);
-  EXPECT_THAT(emit.err, HasSubstr("--emit must be ir or asm, not 'bin'"));
+  EXPECT_THAT(emit.err, HasSubstr("--emit must be ir, asm or llvm, not 'bin'"));
 }
 
 TEST_F(CliRun, CompileEmitsTheInstructionListing) {
@@ -448,6 +448,24 @@ TEST_F(CliRun, BenchResnet18TwoLayersWritesResultsRooflineAndTraces) {
   const Result bad = weft("bench resnet18 --layers C2,C99 --out " + path("bad"));
   EXPECT_EQ(bad.code, 1);
   EXPECT_THAT(bad.err, HasSubstr("no layer 'C99'"));
+}
+
+TEST_F(CliRun, CompileConv2dShowsThePaddedDmaAndTheListing) {
+  Result r = weft("compile conv2d --H 9 --W 9 --IC 16 --OC 16 --K 3 --pad 1 --config vta "
+                  "--emit ir --pass detect_dma");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("// ---- after detect_dma ----"));
+  EXPECT_THAT(r.out, HasSubstr("weft.dma_copy2d_pad(A.pad.inp"));
+  EXPECT_THAT(r.out, Not(HasSubstr("after lower_alu")));
+  r = weft("compile conv2d --layer C12 --config vta --emit asm");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("LOAD INP"));
+  EXPECT_THAT(r.out, HasSubstr("LOAD ACC"));
+  EXPECT_THAT(r.out, HasSubstr("ALU ADD"));
+  EXPECT_THAT(r.out, HasSubstr("GEMM"));
+  r = weft("compile conv2d --layer C12 --emit llvm");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("--emit llvm goes with --target llvm"));
 }
 
 }  // namespace

@@ -1,0 +1,76 @@
+// Shared conv2d options; see conv2d_options.h.
+#include "runtime/cli/conv2d_options.h"
+
+#include <algorithm>
+
+#include "hardware/isa/errors.h"
+#include "runtime/bench/conv2d_study.h"
+
+namespace weft::cli {
+
+void Conv2dOptions::add_to(CLI::App& cmd) {
+  cmd.add_option("--layer", layer, "a ResNet-18 layer, C1..C12 (instead of the shape)");
+  cmd.add_option("--N,--batch", n, "batch")->capture_default_str();
+  cmd.add_option("--H", h, "input height");
+  cmd.add_option("--W", w, "input width");
+  cmd.add_option("--IC,--C", ic, "input channels");
+  cmd.add_option("--OC,--O", oc, "output channels");
+  cmd.add_option("--K,--kernel", k, "kernel height and width");
+  cmd.add_option("--stride", stride, "stride")->capture_default_str();
+  cmd.add_option("--pad", pad, "zero padding on each side")->capture_default_str();
+  cmd.add_option("--config", config, "hardware configuration (gemm8x8, vta, tiny)")
+      ->capture_default_str();
+  cmd.add_option("--platform", platform, "memory platform (sim, pynq, zcu104)")
+      ->capture_default_str();
+  cmd.add_option("--vthreads", vthreads, "virtual threads (1 = no latency hiding)")
+      ->capture_default_str();
+  cmd.add_option("--vthread-axis", vthread_axis, "o (output channels) or h (output rows)");
+  cmd.add_option("--tile-h", tile_h, "output rows per tile (default: chosen)");
+  cmd.add_option("--tile-w", tile_w, "output columns per tile (default: chosen)");
+  cmd.add_option("--tile-ic", tile_ic, "input channel blocks per step (default: chosen)");
+  cmd.add_option("--tile-oc", tile_oc, "output channel blocks per tile (default: chosen)");
+  cmd.add_option("--search", search,
+                 "try this many knob candidates on the cycle model and keep the fastest")
+      ->capture_default_str();
+  cmd.add_option("--shift", shift, "epilogue shift")->capture_default_str();
+  cmd.add_flag("--no-bias", no_bias, "epilogue without the bias");
+  cmd.add_flag("--no-relu", no_relu, "clip to [-128, 127] instead of [0, 127]");
+}
+
+compiler::ops::Conv2dShape Conv2dOptions::shape() const {
+  if (!layer.empty()) {
+    const auto& all = rt::resnet18_layers();
+    auto it = std::find_if(all.begin(), all.end(), [&](const auto& x) { return x.name == layer; });
+    if (it == all.end()) throw UserError("--layer: no ResNet-18 layer '" + layer + "' (C1 to C12)");
+    compiler::ops::Conv2dShape s = it->shape;
+    s.n = n;
+    return s;
+  }
+  if (h == 0 || w == 0 || ic == 0 || oc == 0 || k == 0) {
+    throw UserError("conv2d needs --layer, or all of --H --W --IC --OC --K");
+  }
+  return {n, h, w, ic, oc, k, stride, pad};
+}
+
+compiler::ops::Conv2dKnobs Conv2dOptions::knobs(const isa::Layout& layout,
+                                                const isa::Platform& platform) const {
+  const compiler::ops::Conv2dShape s = shape();
+  compiler::ops::check_conv2d_shape(s);
+  if (!vthread_axis.empty() && vthread_axis != "o" && vthread_axis != "h") {
+    throw UserError("--vthread-axis must be o or h, not '" + vthread_axis + "'");
+  }
+  if (vthreads < 1 || vthreads > 64) {
+    throw UserError("--vthreads " + std::to_string(vthreads) + " is out of range (1 to 64)");
+  }
+  compiler::ops::Conv2dKnobs k =
+      search > 1 ? rt::search_knobs(layout, platform, s, vthreads, search, nullptr)
+                 : compiler::ops::conv2d_candidates(layout, platform, s, vthreads, 1)[0];
+  if (tile_h) k.tile_h = tile_h;
+  if (tile_w) k.tile_w = tile_w;
+  if (tile_ic) k.tile_ic = tile_ic;
+  if (tile_oc) k.tile_oc = tile_oc;
+  if (!vthread_axis.empty()) k.vthread_axis = vthread_axis[0];
+  return k;
+}
+
+}  // namespace weft::cli

@@ -1,0 +1,33 @@
+// The options `weft run conv2d` and `weft compile conv2d` share: the layer or shape, the
+// configuration and platform, the epilogue and the schedule knobs (chosen unless given).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "compiler/ops/conv2d.h"
+#include "hardware/isa/layout.h"
+#include "hardware/isa/spec.h"
+
+namespace weft::cli {
+
+struct Conv2dOptions {
+  std::string layer;
+  int64_t n = 1, h = 0, w = 0, ic = 0, oc = 0, k = 0, stride = 1, pad = 0;
+  std::string config = "gemm8x8", platform = "sim", vthread_axis;
+  int64_t vthreads = 2, tile_h = 0, tile_w = 0, tile_ic = 0, tile_oc = 0;
+  size_t search = 1;
+  int shift = 8;
+  bool no_bias = false, no_relu = false;
+
+  /// Registers the options on a subcommand.
+  void add_to(CLI::App& cmd);
+  /// The layer's shape (with --N as the batch) or the given one; UserError when incomplete.
+  compiler::ops::Conv2dShape shape() const;
+  compiler::ops::Conv2dEpilogue epilogue() const { return {shift, !no_bias, !no_relu}; }
+  /// The knobs: the chooser's (or the best of --search on the cycle model), with the given
+  /// tiles and axis in place of its own.
+  compiler::ops::Conv2dKnobs knobs(const isa::Layout& layout, const isa::Platform& platform) const;
+};
+
+}  // namespace weft::cli
