@@ -1,8 +1,10 @@
 // `weft compile OP`: show what the compiler makes of an operator: the loop IR after each pass
 // of the accelerator pipeline (--emit ir, or one pass with --pass), the instruction listing
 // (--emit asm), or with --target llvm the optimized LLVM IR of the CPU backend (--emit llvm).
+#include <algorithm>
 #include <functional>
 #include <iostream>
+#include <optional>
 
 #include "compiler/ir/printer.h"
 #include "hardware/isa/assembly.h"
@@ -50,23 +52,31 @@ struct EmitOptions {
   }
 };
 
-// Compiles through `build` (which sees the IR after each pass and returns a one-line summary
-// of where things are placed and the stream) and prints what --emit asks for.
-void print_accel(const EmitOptions& o, const isa::Layout& layout, const std::string& title,
-                 const std::function<std::pair<std::string, rt::Program>(
-                     const compiler::PassObserver&)>& build) {
+// Compiles through `build` (which sees the IR after each pass and returns the placed
+// program; the caller keeps the build, whose tensors the placement names, alive) and prints
+// what --emit asks for.
+void print_accel(
+    const EmitOptions& o, const isa::Layout& layout, const std::string& title,
+    const std::function<const rt::PlacedProgram&(const compiler::PassObserver&)>& build) {
   std::string ir;
   auto observe = [&](const std::string& pass, const compiler::ir::Stmt& s) {
     if (!o.pass.empty() && pass != o.pass) return;
     ir += "// ---- after " + pass + " ----\n" + compiler::ir::to_string(s) + "\n";
   };
-  const auto [placement, stream] = build(compiler::PassObserver(observe));
+  const rt::PlacedProgram& placed = build(compiler::PassObserver(observe));
   std::cout << "// " << title << "\n";
   if (o.emit == "ir") {
     std::cout << ir;
     return;
   }
-  std::cout << "// " << stream.insn_count << " instructions; " << placement << "\n";
+  // Where each tensor is, in address order.
+  std::vector<std::pair<uint64_t, std::string>> at;
+  for (const auto& [buffer, addr] : placed.at) at.push_back({addr, buffer->name});
+  std::sort(at.begin(), at.end());
+  const rt::Program& stream = placed.stream;
+  std::cout << "// " << stream.insn_count << " instructions;";
+  for (const auto& [addr, name] : at) std::cout << " " << name << " at byte " << addr << ",";
+  std::cout << " micro-ops at " << placed.uop_at << "\n";
   for (size_t i = 0; i < stream.insns.size(); ++i) {
     std::cout << i << ": " << isa::format_insn(layout, stream.insns[i]) << "\n";
   }
@@ -85,18 +95,14 @@ void add_compile_dense(CLI::App& compile) {
     if (o->llvm()) return print_dense_llvm(o->cpu, o->d.m, o->d.n, o->d.k);
     const isa::Layout& layout = isa::layout_for(o->d.config);
     const auto knobs = o->d.knobs(layout);
+    std::optional<rt::DenseBuild> b;
     print_accel(*o, layout,
                 "dense M=" + std::to_string(o->d.m) + " N=" + std::to_string(o->d.n) +
                     " K=" + std::to_string(o->d.k) + " on " + layout.config.name + ": " +
                     knobs.describe(),
-                [&](const compiler::PassObserver& observe) {
-                  const rt::DenseBuild b =
-                      rt::build_dense(layout, o->d.shape(), knobs, o->d.epilogue(), observe);
-                  return std::pair{"A at byte " + std::to_string(b.a_at) + ", W at " +
-                                       std::to_string(b.w_at) + ", D at " +
-                                       std::to_string(b.d_at) + ", micro-ops at " +
-                                       std::to_string(b.uop_at),
-                                   b.stream};
+                [&](const compiler::PassObserver& observe) -> const rt::PlacedProgram& {
+                  b = rt::build_dense(layout, o->d.shape(), knobs, o->d.epilogue(), observe);
+                  return b->placed;
                 });
   });
 }
@@ -119,19 +125,13 @@ void add_compile_conv2d(CLI::App& compile) {
     const isa::Platform& platform = isa::find_platform(c.platform);
     const auto shape = c.shape();
     const auto knobs = c.knobs(layout, platform);
+    std::optional<rt::Conv2dBuild> b;
     print_accel(*o, layout,
                 "conv2d " + shape.describe() + " on " + layout.config.name + ": " +
                     knobs.describe(),
-                [&](const compiler::PassObserver& observe) {
-                  const rt::Conv2dBuild b =
-                      rt::build_conv2d(layout, shape, knobs, c.epilogue(), observe);
-                  std::string at;
-                  for (const auto& [buffer, addr] : b.placed.at) {
-                    at += std::string(at.empty() ? "" : ", ") + buffer->name + " at byte " +
-                          std::to_string(addr);
-                  }
-                  return std::pair{at + ", micro-ops at " + std::to_string(b.placed.uop_at),
-                                   b.placed.stream};
+                [&](const compiler::PassObserver& observe) -> const rt::PlacedProgram& {
+                  b = rt::build_conv2d(layout, shape, knobs, c.epilogue(), observe);
+                  return b->placed;
                 });
   });
 }

@@ -79,7 +79,7 @@ void add_run_dense(CLI::App& run) {
     driver::Timeline trace;
     std::vector<int8_t> out;
     const DeviceRunResult r = run_on_device(
-        o->dev, layout, platform, b.image_bytes, "weft run dense", &trace,
+        o->dev, layout, platform, b.placed.image_bytes, "weft run dense", &trace,
         [&](driver::Device& dev, std::chrono::milliseconds timeout) {
           out = rt::run_dense(dev, b, a, w, timeout);
         });
@@ -96,7 +96,7 @@ void add_run_dense(CLI::App& run) {
     j["epilogue"] = {{"shift", o->d.shift}, {"clip", o->d.relu ? "[0, 127]" : "[-128, 127]"}};
     j["knobs"] = knobs_json(b.op.knobs);
     j["padded_blocks"] = {{"m", b.op.mb}, {"n", b.op.nb}, {"k", b.op.kb}};
-    j["instructions"] = b.stream.insn_count;
+    j["instructions"] = b.placed.stream.insn_count;
     j["correct"] = mismatches == 0;
     j["mismatches"] = mismatches;
     add_timing(j, r.details, dense_roofline(b, platform),

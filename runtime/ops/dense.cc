@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include "runtime/ops/placement.h"
 
 namespace weft::rt {
 
@@ -20,33 +19,28 @@ DenseBuild build_dense(const isa::Layout& l, const compiler::ops::DenseShape& sh
   b.w_shape = {shape.n, shape.k, op.block_out, op.block_in, op.nb, op.kb};
   b.d_shape = {shape.m, shape.n, op.batch, op.block_out, op.mb, op.nb};
 
-  const PlacedProgram placed = place_program(
+  b.placed = place_program(
       l, b.program,
       {{op.a->buffer, static_cast<uint64_t>(b.a_shape.elements()), l.inp_elem_bytes},
        {op.w->buffer, static_cast<uint64_t>(b.w_shape.elements()), l.wgt_elem_bytes},
        {op.d->buffer, static_cast<uint64_t>(b.d_shape.elements()), l.out_elem_bytes}});
-  b.stream = placed.stream;
-  b.a_at = placed.address(op.a->buffer);
-  b.w_at = placed.address(op.w->buffer);
-  b.d_at = placed.address(op.d->buffer);
-  b.uop_at = placed.uop_at;
-  b.image_bytes = placed.image_bytes;
   return b;
 }
 
 std::vector<uint8_t> dense_image(const DenseBuild& b, const std::vector<int8_t>& a,
                                  const std::vector<int8_t>& w) {
-  std::vector<uint8_t> image(b.image_bytes, 0);
-  b.stream.place(image);
+  std::vector<uint8_t> image = program_image(b.placed);
   const std::vector<int8_t> pa = pack_blocked(a, b.a_shape);
   const std::vector<int8_t> pw = pack_blocked(w, b.w_shape);
-  std::memcpy(image.data() + b.a_at, pa.data(), pa.size());
-  std::memcpy(image.data() + b.w_at, pw.data(), pw.size());
+  std::memcpy(image.data() + b.placed.address(b.op.a->buffer), pa.data(), pa.size());
+  std::memcpy(image.data() + b.placed.address(b.op.w->buffer), pw.data(), pw.size());
   return image;
 }
 
 std::vector<int8_t> dense_output(const DenseBuild& b, const std::vector<uint8_t>& image) {
-  return unpack_blocked(reinterpret_cast<const int8_t*>(image.data() + b.d_at), b.d_shape);
+  return unpack_blocked(
+      reinterpret_cast<const int8_t*>(image.data() + b.placed.address(b.op.d->buffer)),
+      b.d_shape);
 }
 
 std::vector<int8_t> dense_reference(const compiler::ops::DenseShape& s,
@@ -70,9 +64,7 @@ std::vector<int8_t> run_dense(driver::Device& dev, const DenseBuild& b,
                               const std::vector<int8_t>& a, const std::vector<int8_t>& w,
                               std::chrono::milliseconds timeout) {
   std::vector<uint8_t> image = dense_image(b, a, w);
-  PlacedProgram placed;
-  placed.stream = b.stream;
-  run_image(dev, placed, image, timeout);
+  run_image(dev, b.placed, image, timeout);
   return dense_output(b, image);
 }
 

@@ -14,6 +14,7 @@
 #include "compiler/pipeline.h"
 #include "driver/device.h"
 #include "runtime/ops/packing.h"
+#include "runtime/ops/placement.h"
 #include "runtime/stream/stream_builder.h"
 
 namespace weft::rt {
@@ -22,9 +23,8 @@ namespace weft::rt {
 struct DenseBuild {
   compiler::ops::Dense op;
   compiler::accel::Program program;
-  Program stream;
+  PlacedProgram placed;
   BlockedShape a_shape, w_shape, d_shape;
-  uint64_t a_at = 0, w_at = 0, d_at = 0, uop_at = 0, image_bytes = 0;
 };
 
 /// Compiles and places a dense; `after_pass` sees the IR after each pass.
@@ -45,7 +45,8 @@ std::vector<int8_t> dense_reference(const compiler::ops::DenseShape& s,
                                     const std::vector<int8_t>& a, const std::vector<int8_t>& w,
                                     const compiler::ops::DenseEpilogue& e);
 
-/// Runs a built dense on `device` (opened with memory for b.image_bytes); returns the output
+/// Runs a built dense on `device` (opened with memory for b.placed.image_bytes); returns the
+/// output
 /// and leaves the device's run details available.
 std::vector<int8_t> run_dense(driver::Device& device, const DenseBuild& b,
                               const std::vector<int8_t>& a, const std::vector<int8_t>& w,

@@ -38,7 +38,7 @@ uint64_t run_and_check(const isa::Layout& l, const DenseBuild& b, const char* en
   driver::DeviceOptions o;
   o.layout = &l;
   o.platform = &isa::find_platform("sim");
-  o.memory_bytes = b.image_bytes;
+  o.memory_bytes = b.placed.image_bytes;
   auto dev = driver::open_device(engine, o);
   const auto out = run_dense(*dev, b, a, w, std::chrono::seconds(60));
   const auto expect = dense_reference(s, a, w, e);

@@ -43,7 +43,7 @@ TEST(OpsOnRtl, DenseMatchesTheReferenceAndTheCycleModel) {
       uint64_t cycles[2];
       int i = 0;
       for (const char* engine : {"cycle", "rtl"}) {
-        auto dev = open(engine, l, b.image_bytes);
+        auto dev = open(engine, l, b.placed.image_bytes);
         EXPECT_EQ(run_dense(*dev, b, a, w, std::chrono::seconds(120)), dense_reference(s, a, w, e))
             << engine;
         cycles[i++] = dev->run_details()["cycles"].get<uint64_t>();
