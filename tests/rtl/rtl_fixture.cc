@@ -1,6 +1,7 @@
 // The functional instruction suite (tests/simulator/functional/*) re-run on the RTL: this file
-// replaces tests/support/functional_fixture.cc in weft_rtl_suite_tests, so that every program
-// a suite test runs also runs on the cycle model and the Verilated RTL of its configuration.
+// replaces tests/support/functional_fixture_run.cc in weft_rtl_suite_tests, so that every
+// program a suite test runs also runs on the cycle model and the Verilated RTL of its
+// configuration.
 // The RTL must leave the functional model's image byte for byte, and take exactly the cycle
 // model's cycles (the first instruction whose completion differs is reported otherwise).
 #include <exception>
@@ -11,17 +12,7 @@
 #include "tests/rtl/cosim.h"
 #include "tests/support/functional_fixture.h"
 
-namespace weft::sim {
-void PrintTo(const VtaCounters& c, std::ostream* os) { *os << to_json(c).dump(); }
-}  // namespace weft::sim
-
 namespace weft::test {
-
-std::vector<std::string> config_names() {
-  std::vector<std::string> names;
-  for (const isa::HwConfig& c : isa::shipped_configs()) names.push_back(c.name);
-  return names;
-}
 
 sim::VtaCounters FunctionalSimTest::run(Program& p) {
   std::vector<uint8_t> input = p.dram;
@@ -47,32 +38,6 @@ sim::VtaCounters FunctionalSimTest::run(Program& p) {
     ADD_FAILURE() << "a timed engine rejected a program the functional model ran: " << e.what();
   }
   return c;
-}
-
-std::string FunctionalSimTest::run_error(Program& p) {
-  try {
-    sim_.run(p.dram, p.insn_offset, p.insn_count);
-  } catch (const UserError& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "expected weft::UserError, got another exception: " << e.what();
-    return "";
-  }
-  ADD_FAILURE() << "expected weft::UserError, but the program ran to completion";
-  return "";
-}
-
-std::vector<int32_t> FunctionalSimTest::acc_buffer(int64_t elem, int64_t count) const {
-  const std::vector<int32_t>& acc = sim_.buffers().acc;
-  const size_t lanes = static_cast<size_t>(acc_lanes());
-  const size_t begin = static_cast<size_t>(elem) * lanes;
-  const size_t end = begin + static_cast<size_t>(count) * lanes;
-  if (end > acc.size()) {
-    ADD_FAILURE() << "acc_buffer: elements [" << elem << ", " << elem + count
-                  << ") lie beyond the accumulator";
-    return {};
-  }
-  return std::vector<int32_t>(acc.begin() + begin, acc.begin() + end);
 }
 
 }  // namespace weft::test

@@ -1,4 +1,5 @@
-// The functional-simulator test fixture; see functional_fixture.h.
+// The functional-simulator test fixture; see functional_fixture.h. FunctionalSimTest::run is
+// in functional_fixture_run.cc, so that the RTL suite can link its own (tests/rtl/rtl_fixture.cc).
 #include "tests/support/functional_fixture.h"
 
 #include <exception>
@@ -17,21 +18,6 @@ std::vector<std::string> config_names() {
   std::vector<std::string> names;
   for (const isa::HwConfig& c : isa::shipped_configs()) names.push_back(c.name);
   return names;
-}
-
-sim::VtaCounters FunctionalSimTest::run(Program& p) {
-  // Every program of the instruction suite also runs on the cycle model, which must give the
-  // same image and counters (both keep their on-chip state between runs of one test).
-  std::vector<uint8_t> cycle_image = p.dram;
-  const sim::VtaCounters c = sim_.run(p.dram, p.insn_offset, p.insn_count);
-  try {
-    const sim::cycle::CycleStats s = cycle_.run(cycle_image, p.insn_offset, p.insn_count);
-    EXPECT_EQ(s.counters, c) << "cycle model counters differ";
-    EXPECT_TRUE(cycle_image == p.dram) << "cycle model image differs from the functional model's";
-  } catch (const UserError& e) {
-    ADD_FAILURE() << "the cycle model rejected a program the functional model ran: " << e.what();
-  }
-  return c;
 }
 
 std::string FunctionalSimTest::run_error(Program& p) {
