@@ -1,6 +1,8 @@
 // Benchmark program generators; see gemm_program.h.
 #include "scripts/bench/gemm_program.h"
 
+#include <algorithm>
+#include <numeric>
 #include <random>
 
 #include "hardware/isa/encoding.h"
@@ -154,6 +156,23 @@ BenchProgram blocked_gemm(const isa::Layout& l, int64_t m, int64_t n, int64_t k,
   BenchProgram b = finish_image(l, "gemm", std::move(p), uops, data, seed);
   b.macs = static_cast<uint64_t>(m * n * k) * static_cast<uint64_t>(l.macs_per_uop());
   return b;
+}
+
+BenchProgram square_gemm(const isa::Layout& l, int64_t size, int vthreads, uint32_t seed) {
+  const auto& c = l.config;
+  const int64_t block = std::lcm(std::lcm(c.batch(), c.block_in()), c.block_out());
+  if (size < block || size % block != 0) {
+    throw UserError("--size " + std::to_string(size) + " must be a positive multiple of " +
+                    std::to_string(block) + " (the GEMM block of " + c.name + ")");
+  }
+  const int64_t rows = size / c.batch(), cols = size / c.block_out(), red = size / c.block_in();
+  int64_t tn = std::min<int64_t>(16, cols), tk = std::min<int64_t>(16, red);
+  while (cols % tn != 0) --tn;
+  while (red % tk != 0) --tk;
+  int64_t tm = std::min({rows, l.acc_depth / (2 * tn), l.inp_depth / (2 * tk)});
+  if (tm < 1) throw UserError("the GEMM tiles do not fit the buffers of " + c.name);
+  while (rows % tm != 0) --tm;
+  return blocked_gemm(l, rows, cols, red, tm, tn, tk, vthreads, seed);
 }
 
 BenchProgram load_heavy(const isa::Layout& l, int64_t count, uint32_t seed) {

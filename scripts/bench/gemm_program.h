@@ -29,6 +29,11 @@ struct BenchProgram {
 BenchProgram blocked_gemm(const isa::Layout& l, int64_t m, int64_t n, int64_t k, int64_t tm,
                           int64_t tn, int64_t tk, int vthreads, uint32_t seed);
 
+/// The benchmarks' square GEMM: M = N = K = `size` scalars (a multiple of every block side),
+/// tiles as large as two buffer slots allow so that weights are reused across rows, each tile
+/// dividing its dimension. UserError for a size that is not a multiple of the block.
+BenchProgram square_gemm(const isa::Layout& l, int64_t size, int vthreads, uint32_t seed);
+
 /// `count` LOAD INP/WGT pairs of small strided 2D tiles, each followed by one GEMM micro-op,
 /// double-buffered: a program bound by DRAM reads.
 BenchProgram load_heavy(const isa::Layout& l, int64_t count, uint32_t seed);

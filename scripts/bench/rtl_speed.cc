@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <numeric>
 #include <string>
 
 #include "driver/rtl/rtl_engine.h"
@@ -42,25 +41,10 @@ int main(int argc, char** argv) {
   try {
     const weft::isa::Layout& l = weft::isa::layout_for(config);
     const weft::isa::Platform& p = weft::isa::find_platform(platform);
-    const int64_t block =
-        std::lcm(std::lcm(l.config.batch(), l.config.block_in()), l.config.block_out());
-    if (size < block || size % block != 0) {
-      throw weft::UserError("--size " + std::to_string(size) + " must be a positive multiple of " +
-                            std::to_string(block));
-    }
     if (reps < 1) throw weft::UserError("--reps must be at least 1");
     if (vthreads < 1 || vthreads > 2) throw weft::UserError("--vthreads must be 1 or 2");
-    // The same tiling as bench_sim_speed.
-    const int64_t rows = size / l.config.batch(), cols = size / l.config.block_out(),
-                  red = size / l.config.block_in();
-    int64_t tn = std::min<int64_t>(16, cols), tk = std::min<int64_t>(16, red);
-    while (cols % tn != 0) --tn;
-    while (red % tk != 0) --tk;
-    int64_t tm = std::min({rows, l.acc_depth / (2 * tn), l.inp_depth / (2 * tk)});
-    if (tm < 1) throw weft::UserError("the GEMM tiles do not fit the buffers of " + config);
-    while (rows % tm != 0) --tm;
-    const weft::bench::BenchProgram b =
-        weft::bench::blocked_gemm(l, rows, cols, red, tm, tn, tk, vthreads, 7);
+    // The same GEMM as bench_sim_speed.
+    const weft::bench::BenchProgram b = weft::bench::square_gemm(l, size, vthreads, 7);
 
     std::vector<double> times;
     weft::sim::cycle::CycleStats cs;

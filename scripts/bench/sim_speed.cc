@@ -9,7 +9,6 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <numeric>
 #include <string>
 
 #include "hardware/isa/errors.h"
@@ -83,31 +82,14 @@ int main(int argc, char** argv) {
   try {
     const weft::isa::Layout& l = weft::isa::layout_for(config);
     const weft::isa::Platform& p = weft::isa::find_platform(platform);
-    const int64_t block =
-        std::lcm(std::lcm(l.config.batch(), l.config.block_in()), l.config.block_out());
-    if (size < block || size % block != 0) {
-      throw weft::UserError("--size " + std::to_string(size) + " must be a positive multiple of " +
-                            std::to_string(block) + " (the GEMM block of " + config + ")");
-    }
     if (reps < 1) throw weft::UserError("--reps must be at least 1");
     if (loads < 1) throw weft::UserError("--loads must be at least 1");
     if (vthreads < 1 || vthreads > 2) throw weft::UserError("--vthreads must be 1 or 2");
-    const int64_t rows = size / l.config.batch(), cols = size / l.config.block_out(),
-                  red = size / l.config.block_in();
-    // Tiles as large as two buffer slots allow, so that weights are reused across rows; each
-    // tile size divides its dimension.
-    int64_t tn = std::min<int64_t>(16, cols), tk = std::min<int64_t>(16, red);
-    while (cols % tn != 0) --tn;
-    while (red % tk != 0) --tk;
-    int64_t tm = std::min({rows, l.acc_depth / (2 * tn), l.inp_depth / (2 * tk)});
-    if (tm < 1) throw weft::UserError("the GEMM tiles do not fit the buffers of " + config);
-    while (rows % tm != 0) --tm;
     nlohmann::ordered_json results = nlohmann::ordered_json::array();
     std::fprintf(stderr, "bench_sim_speed: %s on %s, GEMM %lldx%lldx%lld, %d thread(s)\n",
                  config.c_str(), platform.c_str(), static_cast<long long>(size),
                  static_cast<long long>(size), static_cast<long long>(size), vthreads);
-    results.push_back(measure(
-        l, p, weft::bench::blocked_gemm(l, rows, cols, red, tm, tn, tk, vthreads, 7), reps));
+    results.push_back(measure(l, p, weft::bench::square_gemm(l, size, vthreads, 7), reps));
     results.push_back(measure(l, p, weft::bench::load_heavy(l, loads, 9), reps));
     std::printf("%-11s %8s %12s %8s %12s %14s %10s\n", "program", "insns", "cycles", "util",
                 "cycle_s", "Mcycles/s", "identical");
