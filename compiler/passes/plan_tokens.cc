@@ -3,6 +3,7 @@
 
 #include <array>
 #include <map>
+#include <vector>
 
 #include "hardware/isa/errors.h"
 #include "hardware/isa/tokens.h"
@@ -19,6 +20,22 @@ struct Last {
   Module module = Module::kLoad;
 };
 
+// The last operation that touched each block, per on-chip buffer: indexed by block (blocks
+// are small indices into buffers of bounded depth), grown as blocks are seen.
+class BlockTable {
+ public:
+  Last& operator[](const std::pair<accel::Space, int64_t>& key) {
+    std::vector<Last>& v = spaces_[static_cast<size_t>(key.first)];
+    if (key.second < 0) throw InternalError("plan_tokens: negative block index");
+    const size_t i = static_cast<size_t>(key.second);
+    if (i >= v.size()) v.resize(std::max(i + 1, 2 * v.size()));
+    return v[i];
+  }
+
+ private:
+  std::array<std::vector<Last>, 3> spaces_;
+};
+
 Op token(Op::Kind kind, Module from, Module to) {
   Op t;
   t.kind = kind;
@@ -32,7 +49,7 @@ Op token(Op::Kind kind, Module from, Module to) {
 accel::Program plan_tokens(const accel::Program& program) {
   std::vector<std::vector<Op>> pops_before(program.ops.size());
   std::map<int64_t, std::vector<std::pair<Module, Module>>> push_after;
-  std::map<std::pair<accel::Space, int64_t>, Last> writer, reader;
+  BlockTable writer, reader;
   // waited[p][m]: the latest op of module p that module m has already waited for.
   std::array<std::array<int64_t, 3>, 3> waited{{{-1, -1, -1}, {-1, -1, -1}, {-1, -1, -1}}};
 
