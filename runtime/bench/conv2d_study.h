@@ -13,6 +13,7 @@
 #include "driver/timeline.h"
 #include "hardware/isa/layout.h"
 #include "hardware/isa/spec.h"
+#include "runtime/ops/conv2d.h"
 
 namespace weft::rt {
 
@@ -75,12 +76,13 @@ struct LayerRun {
   nlohmann::ordered_json details;  // the device's run details
 };
 
-/// Compiles and runs a layer with random data (seeded); checks it against the CPU reference
-/// when `check`. `trace` records a timeline on the cycle engine.
+/// Compiles and runs a layer on `data`; checks the output against `expect` (the CPU
+/// reference, computed once by the caller for all the runs of a layer) when given. `trace`
+/// records a timeline on the cycle engine.
 LayerRun run_layer(const isa::Layout& l, const isa::Platform& p, const std::string& engine,
                    const compiler::ops::Conv2dShape& s, const compiler::ops::Conv2dKnobs& k,
-                   const compiler::ops::Conv2dEpilogue& e, bool check, uint32_t seed = 1,
-                   driver::Timeline* trace = nullptr);
+                   const compiler::ops::Conv2dEpilogue& e, const Conv2dData& data,
+                   const std::vector<int8_t>* expect, driver::Timeline* trace = nullptr);
 
 /// Chooses knobs for `vthreads` threads: the cached choice, else the best of the analytic
 /// chooser's first `candidates` by cycles on the cycle model (then cached). `note` hears about

@@ -121,11 +121,15 @@ void add_bench_command(CLI::App& app) {
           rt::search_knobs(l, p, s, o->vthreads, o->search, o->no_cache ? nullptr : &cache, note);
       const auto k_serial =
           rt::search_knobs(l, p, s, 1, o->search, o->no_cache ? nullptr : &cache, note);
+      // One data set and one CPU reference for both runs of the layer.
+      const rt::Conv2dData data = rt::random_conv2d_data(s, 1);
+      std::vector<int8_t> expect;
+      if (!o->no_check) expect = rt::conv2d_reference(s, data, epilogue);
+      const std::vector<int8_t>* check = o->no_check ? nullptr : &expect;
       driver::Timeline trace;
       const rt::LayerRun hidden =
-          rt::run_layer(l, p, "cycle", s, k_hidden, epilogue, !o->no_check, 1, &trace);
-      const rt::LayerRun serial =
-          rt::run_layer(l, p, "cycle", s, k_serial, epilogue, !o->no_check, 1);
+          rt::run_layer(l, p, "cycle", s, k_hidden, epilogue, data, check, &trace);
+      const rt::LayerRun serial = rt::run_layer(l, p, "cycle", s, k_serial, epilogue, data, check);
       const rt::Roofline roof = rt::conv2d_roofline(l, p, s);
       roof_any = roof;
       const double frac = hidden.utilization / roof.bound_utilization;
