@@ -43,30 +43,23 @@ void run_and_print(const rt::cpu::CpuRunRequest& r) {
 }
 #endif
 
-struct ConvOptions {
-  CpuTargetOptions cpu;
-  std::string layer;
-  int64_t n = 1, c = 0, h = 0, w = 0, o = 0, k = 0, stride = 1, pad = 0;
-  uint32_t seed = 1;
-  std::string save;
-
 #ifdef WEFT_HAVE_CPU_BACKEND
-  rt::cpu::CpuRunRequest to_request() const {
-    rt::cpu::CpuRunRequest r = request(cpu, "conv2d");
-    if (!layer.empty()) {
-      r.conv = rt::cpu::resnet18_layer(layer);
-      r.conv.n = n;
-    } else {
-      if (c == 0 || h == 0 || w == 0 || o == 0 || k == 0)
-        throw UserError("conv2d needs --layer, or all of --C --H --W --O --kernel");
-      r.conv = rt::cpu::Conv2dShape{n, c, h, w, o, k, k, stride, pad};
-    }
-    r.seed = seed;
-    r.save_dir = save;
-    return r;
+// The CPU run request of a conv2d: a ResNet-18 layer (with batch `n`) or the given shape.
+rt::cpu::CpuRunRequest conv_request(const CpuTargetOptions& cpu, const std::string& layer,
+                                    int64_t n, int64_t c, int64_t h, int64_t w, int64_t o,
+                                    int64_t k, int64_t stride, int64_t pad) {
+  rt::cpu::CpuRunRequest r = request(cpu, "conv2d");
+  if (!layer.empty()) {
+    r.conv = rt::cpu::resnet18_layer(layer);
+    r.conv.n = n;
+  } else {
+    if (c == 0 || h == 0 || w == 0 || o == 0 || k == 0)
+      throw UserError("conv2d needs --layer, or all of --C --H --W --O --kernel");
+    r.conv = rt::cpu::Conv2dShape{n, c, h, w, o, k, k, stride, pad};
   }
+  return r;
+}
 #endif
-};
 
 }  // namespace
 
@@ -129,20 +122,10 @@ void run_conv2d_on_cpu(const CpuTargetOptions& cpu, const std::string& layer, in
                        int64_t h, int64_t w, int64_t oc, int64_t k, int64_t stride, int64_t pad,
                        uint32_t seed, const std::string& save) {
 #ifdef WEFT_HAVE_CPU_BACKEND
-  ConvOptions o;
-  o.cpu = cpu;
-  o.layer = layer;
-  o.n = n;
-  o.c = ic;
-  o.h = h;
-  o.w = w;
-  o.o = oc;
-  o.k = k;
-  o.stride = stride;
-  o.pad = pad;
-  o.seed = seed;
-  o.save = save;
-  run_and_print(o.to_request());
+  rt::cpu::CpuRunRequest r = conv_request(cpu, layer, n, ic, h, w, oc, k, stride, pad);
+  r.seed = seed;
+  r.save_dir = save;
+  run_and_print(r);
 #else
   not_built();
 #endif
@@ -152,18 +135,7 @@ void print_conv2d_llvm(const CpuTargetOptions& cpu, const std::string& layer, in
                        int64_t ic, int64_t h, int64_t w, int64_t oc, int64_t k, int64_t stride,
                        int64_t pad) {
 #ifdef WEFT_HAVE_CPU_BACKEND
-  ConvOptions o;
-  o.cpu = cpu;
-  o.layer = layer;
-  o.n = n;
-  o.c = ic;
-  o.h = h;
-  o.w = w;
-  o.o = oc;
-  o.k = k;
-  o.stride = stride;
-  o.pad = pad;
-  std::cout << rt::cpu::cpu_op_llvm_ir(o.to_request());
+  std::cout << rt::cpu::cpu_op_llvm_ir(conv_request(cpu, layer, n, ic, h, w, oc, k, stride, pad));
 #else
   not_built();
 #endif
