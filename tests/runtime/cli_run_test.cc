@@ -448,6 +448,25 @@ TEST_F(CliRun, BenchResnet18TwoLayersWritesResultsRooflineAndTraces) {
   const Result bad = weft("bench resnet18 --layers C2,C99 --out " + path("bad"));
   EXPECT_EQ(bad.code, 1);
   EXPECT_THAT(bad.err, HasSubstr("no layer 'C99'"));
+  Result r2 = weft("bench resnet18 --engine functional --layers C12 --out " + path("bad"));
+  EXPECT_EQ(r2.code, 1);
+  EXPECT_THAT(r2.err, HasSubstr("needs --engine cycle"));
+  r2 = weft("bench resnet18 --vthreads 1 --layers C12 --out " + path("bad"));
+  EXPECT_EQ(r2.code, 1);
+  EXPECT_THAT(r2.err, HasSubstr("--vthreads must be at least 2"));
+  EXPECT_FALSE(fs::exists(path("bad/results.json")));
+}
+
+TEST_F(CliRun, BenchIgnoresAnUnreadableKnobCacheAndRewritesIt) {
+  {
+    std::ofstream(path("knobs.json")) << "{ not json";
+  }
+  const Result r = weft("bench resnet18 --config vta --layers C12 --search 1 --no-check "
+                        "--knob-cache " + path("knobs.json") + " --out " + path("b"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("ignoring the unreadable knob cache"));
+  const auto cache = nlohmann::json::parse(slurp(path("knobs.json")));
+  EXPECT_EQ(cache.size(), 2u);  // the latency-hiding and the one-thread choice of C12
 }
 
 TEST_F(CliRun, CompileConv2dShowsThePaddedDmaAndTheListing) {
