@@ -11,9 +11,14 @@ case "$mode" in
   *) echo "usage: $0 demo|test" >&2; exit 2 ;;
 esac
 
+# Optional parts are found when present and skipped with one line when not; they are listed
+# here so that a new user gets all of them: the benchmark baselines (oneDNN, whose CMake config
+# needs the OpenCL headers that Debian only recommends, and OpenBLAS) and the SystemC model.
 packages=(build-essential cmake ninja-build ccache pkg-config git
           libgtest-dev libgmock-dev nlohmann-json3-dev libcli11-dev
-          llvm-16-dev libzstd-dev libdnnl-dev
+          llvm-16-dev libzstd-dev
+          libdnnl-dev ocl-icd-opencl-dev libopenblas-dev
+          libsystemc-dev
           verilator yosys zlib1g-dev)
 missing=()
 for p in "${packages[@]}"; do

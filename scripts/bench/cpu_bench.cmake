@@ -1,21 +1,16 @@
 # The CPU backend benchmark (scripts/bench/cpu_bench.sh runs it). OpenBLAS and oneDNN are
-# optional baselines: each is compiled in when found, and the product never needs them.
+# optional baselines, probed at the top level: each is compiled in when usable, and the product
+# never needs them.
 if(WEFT_CPU_BACKEND)
   add_executable(bench_cpu ${CMAKE_CURRENT_LIST_DIR}/cpu_bench.cc)
   target_link_libraries(bench_cpu PRIVATE weft_runtime_cpu CLI11::CLI11)
-  find_package(OpenBLAS CONFIG QUIET)
-  if(OpenBLAS_FOUND)
+  if(WEFT_HAVE_OPENBLAS)
     target_include_directories(bench_cpu SYSTEM PRIVATE ${OpenBLAS_INCLUDE_DIRS})
     target_link_libraries(bench_cpu PRIVATE ${OpenBLAS_LIBRARIES})
     target_compile_definitions(bench_cpu PRIVATE WEFT_HAVE_OPENBLAS)
-  else()
-    message(STATUS "bench_cpu: OpenBLAS not found (libopenblas-dev), no OpenBLAS baseline")
   endif()
-  find_package(dnnl CONFIG QUIET)
-  if(dnnl_FOUND)
+  if(WEFT_HAVE_DNNL)
     target_link_libraries(bench_cpu PRIVATE DNNL::dnnl)
     target_compile_definitions(bench_cpu PRIVATE WEFT_HAVE_DNNL)
-  else()
-    message(STATUS "bench_cpu: oneDNN not found (libdnnl-dev), no oneDNN baseline")
   endif()
 endif()

@@ -1,0 +1,43 @@
+# Optional dependencies (benchmark baselines, cross-check libraries) must never stop the
+# configure step. A package's own CMake config can fail hard even under QUIET: oneDNN's calls
+# find_package(OpenCL REQUIRED) when the OpenCL headers (only a Debian Recommends) are absent.
+# So each optional package is first found in a throw-away child CMake project; only when that
+# succeeds is it found here. Either way one status line says what was found or what is skipped.
+include_guard(GLOBAL)
+
+# weft_optional_package(<var> <find_package args...> FOR "<what needs it>")
+#   Sets <var> to ON (and imports the package's targets into this directory and below) when
+#   `find_package(<args>)` works, OFF otherwise.
+function(weft_optional_package var)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "FOR" "")
+  set(args ${ARG_UNPARSED_ARGUMENTS})
+  list(GET args 0 name)
+  set(dir "${CMAKE_BINARY_DIR}/CMakeFiles/weft-probe/${name}")
+  file(MAKE_DIRECTORY "${dir}/src")
+  list(JOIN args " " args_text)
+  file(WRITE "${dir}/src/CMakeLists.txt"
+    "cmake_minimum_required(VERSION 3.25)\n"
+    "project(weft_probe_${name} C CXX)\n"
+    "find_package(${args_text} REQUIRED)\n")
+  execute_process(
+    COMMAND "${CMAKE_COMMAND}" -S "${dir}/src" -B "${dir}/build" -G "${CMAKE_GENERATOR}"
+            "-DCMAKE_C_COMPILER=${CMAKE_C_COMPILER}" "-DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER}"
+            "-DCMAKE_PREFIX_PATH=${CMAKE_PREFIX_PATH}"
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(rc EQUAL 0)
+    find_package(${args} QUIET)
+    set(${var} ON PARENT_SCOPE)
+    message(STATUS "Optional: ${name} found; building ${ARG_FOR}")
+    return()
+  endif()
+  # The reason is the first error's paragraph, on one line: "Could NOT find OpenCL (missing: ...)".
+  string(REGEX MATCH "CMake Error[^\n]*\n(.*)" _ "${err}")
+  string(REGEX REPLACE "(\n[ \t]*\n|Call Stack).*" "" reason "${CMAKE_MATCH_1}")
+  string(REGEX REPLACE "[ \t\n]+" " " reason "${reason}")
+  string(STRIP "${reason}" reason)
+  if(reason MATCHES "^Could not find a package configuration file" OR reason STREQUAL "")
+    set(reason "not installed: no CMake package configuration file for it")
+  endif()
+  set(${var} OFF PARENT_SCOPE)
+  message(STATUS "Optional: ${name} not usable (${reason}); skipping ${ARG_FOR}")
+endfunction()
