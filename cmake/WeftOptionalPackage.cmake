@@ -6,8 +6,8 @@
 include_guard(GLOBAL)
 
 # weft_optional_package(<var> <find_package args...> FOR "<what needs it>")
-#   Sets <var> to ON (and imports the package's targets into this directory and below) when
-#   `find_package(<args>)` works, OFF otherwise.
+#   Sets <var> to ON (and imports the package's targets into this directory and below, and its
+#   <name>_* variables into the caller's scope) when `find_package(<args>)` works, OFF otherwise.
 function(weft_optional_package var)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "" "FOR" "")
   set(args ${ARG_UNPARSED_ARGUMENTS})
@@ -26,6 +26,14 @@ function(weft_optional_package var)
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(rc EQUAL 0)
     find_package(${args} QUIET)
+    # find_package ran in this function's scope: hand its <name>_* results (OpenBLAS gives
+    # only variables, no targets) to the caller.
+    get_cmake_property(all VARIABLES)
+    foreach(v IN LISTS all)
+      if(v MATCHES "^${name}_")
+        set(${v} "${${v}}" PARENT_SCOPE)
+      endif()
+    endforeach()
     set(${var} ON PARENT_SCOPE)
     message(STATUS "Optional: ${name} found; building ${ARG_FOR}")
     return()
