@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <tuple>
 
 #include "compiler/ops/tiling.h"
 #include "compiler/te/intrinsics.h"
@@ -106,6 +107,22 @@ void check_conv2d_knobs(const isa::Layout& l, const Conv2dShape& s, const Conv2d
     throw UserError("conv2d knobs (" + k.describe() + "): an input tile of " +
                     std::to_string(p.rows) + "x" + std::to_string(p.cols) +
                     " can lie entirely in the padding of " + std::to_string(s.pad));
+  }
+  // The output is rounded up to whole tiles, so the last tile of rows (or columns) can start
+  // so far down that every input row it reads lies below the input: a tile of nothing but
+  // padding. When pad < K its outputs are all discarded rounding, pure waste; in any case a
+  // LOAD must read at least one element, so such tilings are refused here and never proposed.
+  for (const auto& [what, tile, out, extent, size] :
+       {std::tuple{"rows", k.tile_h, p.oh, s.h, p.rows}, std::tuple{"columns", k.tile_w, p.ow, s.w, p.cols}}) {
+    const int64_t first = (out - tile) * s.stride - s.pad;
+    if (first >= extent) {
+      throw UserError("conv2d knobs (" + k.describe() + "): with the output rounded up to " +
+                      std::to_string(out) + " " + what + ", the last tile's input " + what + " [" +
+                      std::to_string(first) + ", " + std::to_string(first + size) +
+                      ") lie entirely in the padding beyond the input's " +
+                      std::to_string(extent) + " (a LOAD must read at least one element); " +
+                      "choose tiles that round the output up less");
+    }
   }
   struct Need {
     const char* buffer;

@@ -161,39 +161,82 @@ LayerRun run_layer(const isa::Layout& l, const isa::Platform& p, const std::stri
   return r;
 }
 
-Conv2dKnobs search_knobs(const isa::Layout& l, const isa::Platform& p, const Conv2dShape& s,
-                         int64_t vthreads, size_t candidates, KnobCache* cache,
+nlohmann::ordered_json KnobSearch::to_json() const {
+  nlohmann::ordered_json j;
+  j["candidates"] = candidates;
+  j["measured"] = candidates > 1 && !cached ? candidates - rejected.size() : 0;
+  j["rejected"] = rejected.size();
+  j["rejections"] = nlohmann::ordered_json::array();
+  for (const Rejected& r : rejected) {
+    j["rejections"].push_back({{"knobs", knobs_to_json(r.knobs)}, {"error", r.error}});
+  }
+  j["best_cycles"] = best_cycles;
+  j["cached"] = cached;
+  return j;
+}
+
+KnobSearch measure_knobs(const isa::Layout& l, const isa::Platform& p, const Conv2dShape& s,
+                         const std::vector<Conv2dKnobs>& cands,
                          const std::function<void(const std::string&)>& note) {
+  if (cands.empty()) throw InternalError("measure_knobs: no candidates");
+  KnobSearch out;
+  out.candidates = cands.size();
+  out.best = cands[0];
+  if (cands.size() == 1) return out;  // nothing to choose between: the run itself checks it
+  const Conv2dData data = random_conv2d_data(s, 1);
+  bool any = false;
+  for (size_t i = 0; i < cands.size(); ++i) {
+    const Conv2dKnobs& k = cands[i];
+    const std::string which =
+        std::to_string(i + 1) + "/" + std::to_string(cands.size()) + " " + k.describe() + ": ";
+    try {
+      const LayerRun r = run_layer(l, p, "cycle", s, k, {}, data, nullptr);
+      if (note) note(which + std::to_string(r.cycles) + " cycles");
+      if (!any || r.cycles < out.best_cycles) {
+        out.best_cycles = r.cycles;
+        out.best = k;
+      }
+      any = true;
+    } catch (const UserError& e) {
+      out.rejected.push_back({k, e.what()});
+      if (note) note(which + "rejected: " + e.what());
+    }
+  }
+  if (!any) {
+    throw UserError("knob search: all " + std::to_string(cands.size()) + " candidates for " +
+                    s.describe() + " were rejected; the first (" +
+                    out.rejected[0].knobs.describe() + "): " + out.rejected[0].error);
+  }
+  return out;
+}
+
+KnobSearch search_knobs(const isa::Layout& l, const isa::Platform& p, const Conv2dShape& s,
+                        int64_t vthreads, size_t candidates, KnobCache* cache,
+                        const std::function<void(const std::string&)>& note) {
+  KnobSearch out;
   const std::string key = knob_key(l, p, s, vthreads);
   if (cache) {
     if (auto k = cache->find(key)) {
       try {
         compiler::ops::check_conv2d_knobs(l, s, *k);
-        return *k;
+        out.best = *k;
+        out.cached = true;
+        out.candidates = 1;
+        return out;
       } catch (const UserError&) {
         // A stale entry (older rules): search again.
       }
     }
   }
-  const auto cands = compiler::ops::conv2d_candidates(l, p, s, vthreads, std::max<size_t>(1, candidates));
-  Conv2dKnobs best = cands[0];
-  uint64_t best_cycles = UINT64_MAX;
-  if (cands.size() > 1) {
-    const Conv2dData data = random_conv2d_data(s, 1);
-    for (const Conv2dKnobs& k : cands) {
-      const LayerRun r = run_layer(l, p, "cycle", s, k, {}, data, nullptr);
-      if (note) note(k.describe() + ": " + std::to_string(r.cycles) + " cycles");
-      if (r.cycles < best_cycles) {
-        best_cycles = r.cycles;
-        best = k;
-      }
-    }
-  }
+  out = measure_knobs(l, p, s,
+                      compiler::ops::conv2d_candidates(l, p, s, vthreads,
+                                                       std::max<size_t>(1, candidates)),
+                      note);
   if (cache) {
-    cache->put(key, best);
+    cache->put(key, out.best);
     cache->save();
   }
-  return best;
+  return out;
 }
 
 std::string roofline_svg(const Roofline& roof, const std::vector<RooflinePoint>& points,

@@ -84,13 +84,36 @@ LayerRun run_layer(const isa::Layout& l, const isa::Platform& p, const std::stri
                    const compiler::ops::Conv2dEpilogue& e, const Conv2dData& data,
                    const std::vector<int8_t>* expect, driver::Timeline* trace = nullptr);
 
+/// What a knob search did: the winner, and every candidate that could not be compiled or run,
+/// with its error. A rejected candidate is skipped, never fatal while another one works.
+struct KnobSearch {
+  compiler::ops::Conv2dKnobs best;
+  uint64_t best_cycles = 0;  // 0 when the choice came from the cache or nothing was measured
+  bool cached = false;
+  size_t candidates = 0;     // proposed by the chooser
+  struct Rejected {
+    compiler::ops::Conv2dKnobs knobs;
+    std::string error;
+  };
+  std::vector<Rejected> rejected;
+  /// {"candidates", "measured", "rejected", "rejections": [{knobs, error}], "best_cycles", "cached"}.
+  nlohmann::ordered_json to_json() const;
+};
+
+/// Runs each candidate on the cycle model and keeps the one with the fewest cycles. A candidate
+/// that fails to compile or run (a UserError) is recorded in `rejected` and skipped; only when
+/// every one fails is it a UserError. A single candidate is returned without a run.
+KnobSearch measure_knobs(const isa::Layout& l, const isa::Platform& p,
+                         const compiler::ops::Conv2dShape& s,
+                         const std::vector<compiler::ops::Conv2dKnobs>& candidates,
+                         const std::function<void(const std::string&)>& note = {});
+
 /// Chooses knobs for `vthreads` threads: the cached choice, else the best of the analytic
-/// chooser's first `candidates` by cycles on the cycle model (then cached). `note` hears about
+/// chooser's first `candidates` measured by measure_knobs (then cached). `note` hears about
 /// each candidate tried.
-compiler::ops::Conv2dKnobs search_knobs(const isa::Layout& l, const isa::Platform& p,
-                                        const compiler::ops::Conv2dShape& s, int64_t vthreads,
-                                        size_t candidates, KnobCache* cache,
-                                        const std::function<void(const std::string&)>& note = {});
+KnobSearch search_knobs(const isa::Layout& l, const isa::Platform& p,
+                        const compiler::ops::Conv2dShape& s, int64_t vthreads, size_t candidates,
+                        KnobCache* cache, const std::function<void(const std::string&)>& note = {});
 
 /// An SVG roofline: the platform's roof and each layer with and without latency hiding.
 struct RooflinePoint {

@@ -118,9 +118,10 @@ void add_bench_command(CLI::App& app) {
       auto note = [&](const std::string& m) { std::cerr << "  " << spec.name << ": " << m << "\n"; };
       std::cerr << spec.name << ": " << s.describe() << ", choosing knobs...\n";
       const auto k_hidden =
-          rt::search_knobs(l, p, s, o->vthreads, o->search, o->no_cache ? nullptr : &cache, note);
+          rt::search_knobs(l, p, s, o->vthreads, o->search, o->no_cache ? nullptr : &cache, note)
+              .best;
       const auto k_serial =
-          rt::search_knobs(l, p, s, 1, o->search, o->no_cache ? nullptr : &cache, note);
+          rt::search_knobs(l, p, s, 1, o->search, o->no_cache ? nullptr : &cache, note).best;
       // One data set and one CPU reference for both runs of the layer.
       const rt::Conv2dData data = rt::random_conv2d_data(s, 1);
       std::vector<int8_t> expect;

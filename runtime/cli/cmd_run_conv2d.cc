@@ -45,7 +45,8 @@ void add_run_conv2d(CLI::App& run) {
     const isa::Platform& platform = isa::find_platform(o->platform);
     o->dev.check();
     const compiler::ops::Conv2dShape s = o->shape();
-    const compiler::ops::Conv2dKnobs k = o->knobs(layout, platform);
+    rt::KnobSearch searched;
+    const compiler::ops::Conv2dKnobs k = o->knobs(layout, platform, &searched);
     const compiler::ops::Conv2dEpilogue e = o->epilogue();
 
     const auto t_compile = std::chrono::steady_clock::now();
@@ -75,6 +76,7 @@ void add_run_conv2d(CLI::App& run) {
     j["platform"] = platform.name;
     j["epilogue"] = {{"shift", e.shift}, {"bias", e.bias}, {"clip", e.relu ? "[0, 127]" : "[-128, 127]"}};
     j["knobs"] = rt::knobs_to_json(b.op.knobs);
+    if (o->search > 1) j["search"] = searched.to_json();
     j["instructions"] = b.placed.stream.insn_count;
     j["correct"] = mismatches == 0;
     j["mismatches"] = mismatches;

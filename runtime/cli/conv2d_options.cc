@@ -2,6 +2,7 @@
 #include "runtime/cli/conv2d_options.h"
 
 #include <algorithm>
+#include <iostream>
 
 #include "hardware/isa/errors.h"
 #include "runtime/bench/conv2d_study.h"
@@ -53,7 +54,8 @@ compiler::ops::Conv2dShape Conv2dOptions::shape() const {
 }
 
 compiler::ops::Conv2dKnobs Conv2dOptions::knobs(const isa::Layout& layout,
-                                                const isa::Platform& platform) const {
+                                                const isa::Platform& platform,
+                                                rt::KnobSearch* searched) const {
   const compiler::ops::Conv2dShape s = shape();
   compiler::ops::check_conv2d_shape(s);
   if (!vthread_axis.empty() && vthread_axis != "o" && vthread_axis != "h") {
@@ -62,9 +64,21 @@ compiler::ops::Conv2dKnobs Conv2dOptions::knobs(const isa::Layout& layout,
   if (vthreads < 1 || vthreads > 64) {
     throw UserError("--vthreads " + std::to_string(vthreads) + " is out of range (1 to 64)");
   }
-  compiler::ops::Conv2dKnobs k =
-      search > 1 ? rt::search_knobs(layout, platform, s, vthreads, search, nullptr)
-                 : compiler::ops::conv2d_candidates(layout, platform, s, vthreads, 1)[0];
+  compiler::ops::Conv2dKnobs k;
+  if (search > 1) {
+    std::cerr << "weft: searching " << search << " knob candidates on the cycle model\n";
+    const rt::KnobSearch found = rt::search_knobs(
+        layout, platform, s, vthreads, search, nullptr,
+        [](const std::string& m) { std::cerr << "weft: search: " << m << "\n"; });
+    if (!found.rejected.empty()) {
+      std::cerr << "weft: search: " << found.rejected.size() << " of " << found.candidates
+                << " candidates rejected (see \"search\" in the JSON)\n";
+    }
+    k = found.best;
+    if (searched) *searched = found;
+  } else {
+    k = compiler::ops::conv2d_candidates(layout, platform, s, vthreads, 1)[0];
+  }
   if (tile_h) k.tile_h = tile_h;
   if (tile_w) k.tile_w = tile_w;
   if (tile_ic) k.tile_ic = tile_ic;

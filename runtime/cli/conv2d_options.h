@@ -9,6 +9,10 @@
 #include "hardware/isa/layout.h"
 #include "hardware/isa/spec.h"
 
+namespace weft::rt {
+struct KnobSearch;
+}
+
 namespace weft::cli {
 
 struct Conv2dOptions {
@@ -25,9 +29,11 @@ struct Conv2dOptions {
   /// The layer's shape (with --N as the batch) or the given one; UserError when incomplete.
   compiler::ops::Conv2dShape shape() const;
   compiler::ops::Conv2dEpilogue epilogue() const { return {shift, !no_bias, !no_relu}; }
-  /// The knobs: the chooser's (or the best of --search on the cycle model), with the given
+  /// The knobs: the chooser's (or the best of --search on the cycle model, each candidate shown
+  /// on standard error; `searched` receives what the search tried and rejected), with the given
   /// tiles and axis in place of its own.
-  compiler::ops::Conv2dKnobs knobs(const isa::Layout& layout, const isa::Platform& platform) const;
+  compiler::ops::Conv2dKnobs knobs(const isa::Layout& layout, const isa::Platform& platform,
+                                   rt::KnobSearch* searched = nullptr) const;
 };
 
 }  // namespace weft::cli

@@ -429,6 +429,20 @@ TEST_F(CliRun, Conv2dBadInputIsAClearError) {
   EXPECT_FALSE(fs::exists(path("x/output.npy")));
 }
 
+// The user's case: a 16-candidate search of C11 on gemm8x8 used to stop at a candidate whose
+// tile lay in the padding. The search reports what it measured and rejected, and the run is
+// correct.
+TEST_F(CliRun, Conv2dSearchSurvivesAndReportsItsCandidates) {
+  Result r = weft("run conv2d --layer C11 --config gemm8x8 --N 8 --search 16");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["correct"].get<bool>());
+  EXPECT_EQ(j["search"]["candidates"], 16);
+  EXPECT_EQ(j["search"]["measured"].get<int>() + j["search"]["rejected"].get<int>(), 16);
+  EXPECT_EQ(j["search"]["best_cycles"], j["cycles"]);
+  EXPECT_THAT(r.err, HasSubstr("search: 16/16"));
+}
+
 TEST_F(CliRun, BenchResnet18TwoLayersWritesResultsRooflineAndTraces) {
   const Result r = weft("bench resnet18 --config vta --layers C11,C12 --search 1 --no-knob-cache "
                         "--out " + path("bench"));

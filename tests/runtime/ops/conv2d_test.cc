@@ -7,6 +7,7 @@
 
 #include "driver/device.h"
 #include "hardware/isa/errors.h"
+#include "runtime/bench/conv2d_study.h"
 #include "runtime/ops/conv2d.h"
 
 namespace weft::rt {
@@ -114,6 +115,66 @@ TEST(Conv2dErrors, BadShapesAndKnobsAreRejectedBeforeCodegen) {
   EXPECT_THAT(msg({1, 8, 8, 16, 16, 3, 1, 1}, {1, 1, 1, 1, 2, 'w'}), HasSubstr("vthread_axis"));
   EXPECT_THAT(msg({1, 8, 8, 16, 16, 3, 1, 1}, {9, 1, 1, 1, 1, 'o'}),
               HasSubstr("larger than the 8x8 output"));
+}
+
+// C11 (14x14, 1x1, stride 2) has 7 output rows; one-row tiles on two threads along the rows
+// round them up to 8, and the last tile's only input row (14) lies beyond the input. Such a
+// tile is all padding, so the knobs are refused before code generation (emission used to fail
+// on it deep inside a search) and the chooser never proposes them.
+TEST(Conv2dErrors, ATileOfNothingButPaddingIsRefusedAndNeverProposed) {
+  const isa::Layout& l = isa::layout_for("gemm8x8");
+  const Conv2dShape c11{8, 14, 14, 256, 512, 1, 2, 0};
+  // Columns: a padding of 2 around a 1x1 kernel puts the last output column's input at 5, past
+  // the 4 input columns.
+  const Conv2dShape wide_pad{1, 8, 4, 8, 8, 1, 1, 2};
+  const std::pair<Conv2dShape, Conv2dKnobs> refused[] = {{c11, {1, 7, 4, 16, 2, 'h'}},
+                                                         {wide_pad, {4, 3, 1, 1, 1, 'o'}}};
+  for (const auto& [shape, k] : refused) {
+    try {
+      compiler::ops::check_conv2d_knobs(l, shape, k);
+      ADD_FAILURE() << "accepted " << k.describe();
+    } catch (const UserError& e) {
+      EXPECT_THAT(e.what(), ::testing::HasSubstr("lie entirely in the padding beyond the input"));
+    }
+  }
+  // Every candidate of C11's geometry (with few channels, to compile quickly) can be emitted.
+  const Conv2dShape small{1, 14, 14, 16, 32, 1, 2, 0};
+  for (int64_t threads : {1, 2}) {
+    for (const Conv2dKnobs& k :
+         compiler::ops::conv2d_candidates(l, isa::find_platform("sim"), small, threads, 1000)) {
+      EXPECT_NO_THROW(build_conv2d(l, small, k, {})) << k.describe();
+    }
+  }
+}
+
+// A candidate that cannot be compiled is recorded with its error and skipped; the search goes
+// on with the others. Only when none works is the search itself an error.
+TEST(Conv2dKnobSearch, ARejectedCandidateIsRecordedAndSkipped) {
+  const isa::Layout& l = isa::layout_for("gemm8x8");
+  const isa::Platform& p = isa::find_platform("sim");
+  const Conv2dShape s{1, 8, 8, 16, 16, 3, 1, 1};
+  const Conv2dKnobs too_big{8, 8, 2, 2, 64, 'o'}, good{4, 8, 2, 2, 1, 'o'}, also{8, 4, 2, 2, 1, 'o'};
+  std::vector<std::string> notes;
+  const KnobSearch r =
+      measure_knobs(l, p, s, {too_big, good, also}, [&](const std::string& m) { notes.push_back(m); });
+  EXPECT_EQ(r.candidates, 3u);
+  ASSERT_EQ(r.rejected.size(), 1u);
+  EXPECT_EQ(r.rejected[0].knobs.vthreads, 64);
+  EXPECT_THAT(r.rejected[0].error, ::testing::HasSubstr("buffer of gemm8x8 holds"));
+  EXPECT_EQ(r.best.vthreads, 1);
+  EXPECT_GT(r.best_cycles, 0u);
+  ASSERT_EQ(notes.size(), 3u);
+  EXPECT_THAT(notes[0], ::testing::HasSubstr("1/3"));
+  EXPECT_THAT(notes[0], ::testing::HasSubstr("rejected"));
+  const auto j = r.to_json();
+  EXPECT_EQ(j["rejected"], 1);
+  EXPECT_EQ(j["measured"], 2);
+  try {
+    measure_knobs(l, p, s, {too_big, too_big});
+    ADD_FAILURE() << "a search with no valid candidate succeeded";
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("all 2 candidates"));
+  }
 }
 
 }  // namespace
