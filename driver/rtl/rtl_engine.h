@@ -24,7 +24,10 @@ struct RtlRunOptions {
   const std::atomic<bool>* cancel = nullptr;
   /// Called now and then with (cycle, instructions completed, instructions in all).
   std::function<void(uint64_t, uint64_t, uint64_t)> progress;
-  uint64_t idle_limit = 100000;            // cycles without any activity: a deadlock
+  /// The watchdog's window: this many cycles in a row in which no unit makes progress (no
+  /// memory traffic, no instruction starting or completing, no dispatch, no unit executing an
+  /// instruction) end the run as a deadlock.
+  uint64_t idle_limit = 100000;
 };
 
 /// What one RTL run reports.
@@ -32,7 +35,7 @@ struct RtlRunResult {
   sim::cycle::CycleStats stats;     // cycles and accounting from the RTL's own counters
   uint32_t error = 0;               // the error register (isa::reg bits)
   uint32_t error_insn = 0;          // the error-instruction register
-  std::string error_detail;         // deadlock: which modules wait
+  std::string error_detail;         // deadlock: what each module waits for
   // Per instruction (program order): the cycle it started and the cycle it completed (pushes
   // happen then); UINT64_MAX when it did not.
   std::vector<uint64_t> start, done;

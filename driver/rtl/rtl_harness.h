@@ -4,11 +4,14 @@
 // for this cycle on R, AWREADY/WREADY when a write slot is free, the write response due now on
 // B; (2) evaluates the low phase and records the handshakes, per-instruction events and run
 // state; (3) evaluates the rising edge. Register accesses go through the AXI4-Lite slave.
+// A watchdog ends a run in which no unit makes progress for `idle_limit` cycles as a deadlock
+// (docs/hardware.md §Watchdog), naming what each module waits for as the cycle model does.
 #pragma once
 
 #include <verilated.h>
 #include <verilated_fst_c.h>
 
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -22,6 +25,7 @@
 #include "hardware/isa/registers.h"
 #include "simulator/common/program.h"
 #include "simulator/common/program_error.h"
+#include "simulator/common/tokens.h"
 #include "simulator/memory/axi_memory.h"
 
 namespace weft::driver::rtl {
@@ -56,6 +60,7 @@ class Harness : public RtlEngine {
     for (size_t i = 0; i < program.size(); ++i)
       routed[static_cast<int>(isa::route(program[i]))].push_back(i);
     size_t started[3] = {0, 0, 0}, finished[3] = {0, 0, 0};
+    size_t dispatched = 0;  // instructions fetch has handed to a command queue
     if (!o.wave_path.empty()) {
       wave_ = std::make_unique<VerilatedFstC>();
       top_->trace(wave_.get(), 99);
@@ -117,10 +122,19 @@ class Harness : public RtlEngine {
             if (finished[m] < routed[m].size()) r.done[routed[m][finished[m]++]] = t;
           }
         }
-        quiet = (active || st != 0 || dn != 0 || busy()) ? 0 : quiet + 1;
+        // Progress: memory traffic (or a burst in flight), an instruction starting or
+        // completing, fetch dispatching, or a unit executing an instruction (a GEMM/ALU issuing
+        // micro-ops moves no data through memory for as long as its loops run).
+        const uint32_t cat = top_->dbg_cat_o, fetch = top_->dbg_fetch_o;
+        if (fetch & kFetchDispatch) ++dispatched;
+        const bool progress = active || st != 0 || dn != 0 || busy() ||
+                              (fetch & kFetchDispatch) != 0 || unit_busy(cat);
+        quiet = progress ? 0 : quiet + 1;
         if (quiet > o.idle_limit) {
           r.error = isa::reg::kErrDeadlock;
-          r.error_detail = deadlock_message(program, routed, started, t);
+          r.model_cycles = cycle_ - model_start;
+          r.error_detail =
+              deadlock_message(program, routed, started, dispatched, t + 1 - quiet, o.idle_limit);
           reset_after_hang();
           close_wave();
           return r;
@@ -189,6 +203,33 @@ class Harness : public RtlEngine {
  private:
   static constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
   static constexpr int kBus = 16;
+  // dbg_cat_o: one category per unit (load, compute, store), 3 bits each; the CAT_* values of
+  // weft_unit_stats.sv.
+  enum Category : uint32_t { kBusy, kToken, kDram, kNoCmd, kHazard, kDrain };
+  // dbg_fetch_o bits.
+  static constexpr uint32_t kFetchDispatch = 1, kFetchBlocked = 2;
+
+  static uint32_t category(uint32_t cat, int m) { return (cat >> (3 * m)) & 7u; }
+  static const char* stuck_reason(uint32_t c) {
+    switch (c) {
+      case kBusy:
+        return "executing it";
+      case kDram:
+        return "waiting for DRAM";
+      case kHazard:
+        return "waiting on an accumulator hazard";
+      case kDrain:
+        return "waiting for its writes to land";
+      default:
+        return "in an unknown state";
+    }
+  }
+  static bool unit_busy(uint32_t cat) {
+    for (int m = 0; m < 3; ++m) {
+      if (category(cat, m) == kBusy) return true;
+    }
+    return false;
+  }
 
   uint64_t stat(int i) const {
     return static_cast<uint64_t>(top_->dbg_stats_o[2 * i]) |
@@ -394,19 +435,47 @@ class Harness : public RtlEngine {
     tick();
   }
 
+  // What each module waits for when the watchdog fires, in the cycle model's words (the
+  // clauses of sim::ProgramError's deadlock messages), from the RTL's own view of this cycle:
+  // each unit's accounting category, the token queues that hold a token and fetch's state.
+  // A module at an instruction it has not started waits for a token (its command is there) or
+  // for fetch (it is not); a module with nothing left to run is not named.
   std::string deadlock_message(const std::vector<isa::Insn>& program,
                                const std::vector<size_t> routed[3], const size_t started[3],
-                               uint64_t t) const {
-    std::string msg = "deadlock: the RTL made no progress for a long time at cycle " +
-                      std::to_string(t) + ";";
-    const char* names[3] = {"load", "compute", "store"};
+                               size_t dispatched, uint64_t since, uint64_t window) const {
+    std::string msg = "deadlock at cycle " + std::to_string(since) +
+                      ": no unit has made progress since (the watchdog waited " +
+                      std::to_string(window) + " cycles) and FINISH has not run;";
+    const uint32_t cat = top_->dbg_cat_o, tok = top_->dbg_tok_o;
+    std::array<int64_t, isa::kNumTokenQueues> tokens{};
+    for (int q = 0; q < isa::kNumTokenQueues; ++q) tokens[q] = (tok >> q) & 1;
     for (int m = 0; m < 3; ++m) {
-      if (started[m] < routed[m].size()) {
+      const auto mod = static_cast<isa::Module>(m);
+      const bool left = started[m] < routed[m].size();
+      const uint32_t c = category(cat, m);
+      if (c == kToken && left) {
         const size_t i = routed[m][started[m]];
-        msg += std::string(" the ") + names[m] + " module waits at " +
-               sim::describe(i, program[i]) + ";";
+        const int q = sim::blocking_queue(program[i], mod, tokens);
+        msg += " " +
+               sim::deadlock_token_wait(mod, i, program[i],
+                                        static_cast<isa::TokenQueue>(q < 0 ? 0 : q)) +
+               ";";
+      } else if (c == kNoCmd && left) {
+        const size_t i = routed[m][started[m]];
+        msg += " " + sim::deadlock_fetch_wait(mod, i, program[i]) + ";";
+      } else if (c != kToken && c != kNoCmd) {
+        // A unit that stays busy or stalled on DRAM, a hazard or the drain for a whole window:
+        // the RTL itself is stuck (a correct RTL cannot get here).
+        const size_t at = (c == kDrain || started[m] == 0) ? started[m] : started[m] - 1;
+        if (at < routed[m].size()) {
+          const size_t i = routed[m][at];
+          msg += std::string(" the ") + isa::module_name(mod) + " module is stuck at " +
+                 sim::describe(i, program[i]) + ", " + stuck_reason(c) + ";";
+        }
       }
     }
+    if ((top_->dbg_fetch_o & kFetchBlocked) && dispatched < program.size())
+      msg += " " + sim::deadlock_dispatch_blocked(dispatched, program[dispatched]) + ";";
     msg.pop_back();
     if (std::getenv("WEFT_RTL_DEBUG")) {
       msg += " [debug: requested " + std::to_string(top_->rootp->weft_top__DOT__u_fetch__DOT__requested_q) +

@@ -3,7 +3,8 @@
 // modules, their command queues, the four token queues and the on-chip buffers
 // (docs/hardware.md has the block diagram). Read bursts are arbitrated compute's DMA first,
 // then load's, then fetch; ARID names the requester and RID routes the beats back. The dbg_*
-// ports carry per-cycle events and the detailed cycle accounting to the Verilator harness.
+// ports carry per-cycle events, the detailed cycle accounting and what each unit waits for to
+// the Verilator harness (its watchdog tells a busy unit from a deadlock with them).
 module weft_top
 (
   input  logic                 ap_clk,
@@ -59,7 +60,13 @@ module weft_top
   output logic [2:0]           dbg_start_o,
   output logic [5:0]           dbg_done_o,    // load, store, compute count [5:2]
   output logic                 dbg_run_o,
-  output logic [64*26-1:0]     dbg_stats_o
+  output logic [64*26-1:0]     dbg_stats_o,
+  // debug/watchdog: what each unit does this cycle (weft_unit_stats category: 0 busy, 1 token,
+  // 2 DRAM, 3 no command, 4 hazard, 5 drain; load [2:0], compute [5:3], store [8:6]), the token
+  // queues that hold a token, and fetch (bit 0 dispatches, bit 1 waits for a full queue)
+  output logic [8:0]           dbg_cat_o,
+  output logic [3:0]           dbg_tok_o,
+  output logic [1:0]           dbg_fetch_o
 );
   localparam int unsigned NST = (weft_pkg::OUT_ELEM_BYTES >= weft_rtl_pkg::BUS_BYTES) ? 1 : weft_rtl_pkg::BUS_BYTES / weft_pkg::OUT_ELEM_BYTES;
   localparam int unsigned AE = weft_pkg::ACC_ELEM_BYTES * 8;
@@ -369,4 +376,7 @@ module weft_top
   assign dbg_start_o = {s_start, c_start, l_start};
   assign dbg_done_o  = {c_done_n, s_done, l_done};
   assign dbg_run_o   = run;
+  assign dbg_cat_o   = {s_cat, c_cat, l_cat};
+  assign dbg_tok_o   = tok_avail;
+  assign dbg_fetch_o = {f_blocked, disp_valid};
 endmodule

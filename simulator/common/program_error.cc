@@ -43,4 +43,19 @@ ProgramError tokens_left_at_finish(int64_t count, TokenQueue q, size_t index,
                           ")");
 }
 
+std::string deadlock_token_wait(isa::Module m, size_t index, const isa::Insn& insn, TokenQueue q) {
+  return std::string("the ") + isa::module_name(m) + " module waits at " + describe(index, insn) +
+         " for a token on the " + queue_name(q) + " queue, which is empty";
+}
+
+std::string deadlock_fetch_wait(isa::Module m, size_t index, const isa::Insn& insn) {
+  return std::string("the ") + isa::module_name(m) + " module waits for " + describe(index, insn) +
+         " from fetch";
+}
+
+std::string deadlock_dispatch_blocked(size_t index, const isa::Insn& insn) {
+  return "fetch cannot dispatch " + describe(index, insn) + ": the " +
+         isa::module_name(isa::route(insn)) + " command queue is full";
+}
+
 }  // namespace weft::sim

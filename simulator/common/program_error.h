@@ -50,4 +50,14 @@ ProgramError work_left_at_finish(isa::Module m, size_t remaining, size_t index,
 ProgramError tokens_left_at_finish(int64_t count, TokenQueue q, size_t index,
                                    const isa::Insn& insn);
 
+// The clauses of a deadlock message, one per waiting module (the functional and cycle models
+// and the RTL harness's watchdog join them with "; " after their own opening).
+
+/// "the <m> module waits at <insn> for a token on the <q> queue, which is empty".
+std::string deadlock_token_wait(isa::Module m, size_t index, const isa::Insn& insn, TokenQueue q);
+/// "the <m> module waits for <insn> from fetch" (its command queue is empty).
+std::string deadlock_fetch_wait(isa::Module m, size_t index, const isa::Insn& insn);
+/// "fetch cannot dispatch <insn>: the <module> command queue is full".
+std::string deadlock_dispatch_blocked(size_t index, const isa::Insn& insn);
+
 }  // namespace weft::sim

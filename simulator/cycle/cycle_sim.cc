@@ -368,20 +368,18 @@ CycleStats CycleSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset, uint6
         if (!u.cmdq.empty()) {
           const size_t index = u.cmdq.front();
           const int q = blocking_queue(program[index], u.id);
-          deadlock += std::string(" the ") + isa::module_name(u.id) + " module waits at " +
-                      describe(index, program[index]) + " for a token on the " +
-                      queue_name(static_cast<TokenQueue>(q < 0 ? 0 : q)) +
-                      " queue, which is empty;";
+          deadlock += " " +
+                      deadlock_token_wait(u.id, index, program[index],
+                                          static_cast<TokenQueue>(q < 0 ? 0 : q)) +
+                      ";";
         } else if (u.started < u.routed.size()) {
           const size_t index = u.routed[u.started];
-          deadlock += std::string(" the ") + isa::module_name(u.id) + " module waits for " +
-                      describe(index, program[index]) + " from fetch;";
+          deadlock += " " + deadlock_fetch_wait(u.id, index, program[index]) + ";";
         }
       }
       if (dispatch_blocked) {
         const size_t index = fetch.head_index();
-        deadlock += " fetch cannot dispatch " + describe(index, program[index]) + ": the " +
-                    isa::module_name(isa::route(program[index])) + " command queue is full;";
+        deadlock += " " + deadlock_dispatch_blocked(index, program[index]) + ";";
       }
       deadlock.pop_back();
       throw ProgramError(isa::reg::kErrDeadlock, ProgramError::kNoInsn, deadlock);

@@ -123,9 +123,8 @@ VtaCounters FunctionalSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset,
       if (q.done()) continue;
       const size_t index = q.insns[q.next];
       const int blocked = tokens.blocking_queue(program[index], m);
-      why += std::string(" the ") + isa::module_name(m) + " module waits at " +
-             describe(index, program[index]) + " for a token on the " +
-             queue_name(static_cast<TokenQueue>(blocked)) + " queue, which is empty;";
+      why += " " + deadlock_token_wait(m, index, program[index], static_cast<TokenQueue>(blocked)) +
+             ";";
     }
     why.pop_back();
     throw ProgramError(isa::reg::kErrDeadlock, ProgramError::kNoInsn, why);
