@@ -25,7 +25,8 @@ struct DeviceOptions {
   const isa::Platform* platform = nullptr;  // required for timing backends
   uint64_t memory_bytes = 64ull << 20;      // simulated device memory
   sim::cycle::Trace* trace = nullptr;       // cycle backend: record a timeline
-  /// Long runs call this now and then with (cycle, instructions done, instructions total).
+  /// Long runs call this now and then with (cycle, instructions done, instructions total);
+  /// the cycle is 0 on engines without timing.
   std::function<void(uint64_t, uint64_t, uint64_t)> progress;
 };
 

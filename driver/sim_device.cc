@@ -183,7 +183,11 @@ class FunctionalDevice : public SimDevice {
   EngineResult execute(std::vector<uint8_t>& dram, uint64_t off, uint64_t count,
                        const std::atomic<bool>* cancel) override {
     EngineResult r;
-    r.counters = sim_.run(dram, off, count, cancel);
+    std::function<void(uint64_t, uint64_t)> progress;
+    if (options().progress) {
+      progress = [this](uint64_t done, uint64_t total) { options().progress(0, done, total); };
+    }
+    r.counters = sim_.run(dram, off, count, cancel, progress);
     r.details = sim::to_json(r.counters);
     return r;
   }

@@ -12,6 +12,7 @@
 #include "hardware/isa/errors.h"
 #include "runtime/cli/commands.h"
 #include "runtime/cli/cpu_target.h"
+#include "runtime/cli/dense_estimate.h"
 #include "runtime/cli/dense_options.h"
 #include "runtime/cli/device_run.h"
 #include "runtime/io/files.h"
@@ -46,6 +47,7 @@ void add_run_dense(CLI::App& run) {
     DenseOptions d;
     CpuTargetOptions cpu;
     DeviceRunOptions dev;
+    bool dry_run = false;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = run.add_subcommand(
@@ -54,12 +56,18 @@ void add_run_dense(CLI::App& run) {
       "W N x K, random data from --seed. Prints JSON: correct (against a CPU reference),\n"
       "cycles, utilization (non-reset GEMM micro-ops per cycle) next to the platform's\n"
       "roofline bound, and per-module busy/stall cycles. Exit code 1 when the result is wrong.\n"
+      "A big dense first shows on stderr what it implies (MACs, instructions, memory, and the\n"
+      "compile, engine and check times measured on a sample), then its progress; Ctrl-C stops\n"
+      "it (exit code 130, nothing written). --dry-run prints that estimate as JSON and stops.\n"
       "--target llvm runs it on the host CPU instead (see docs/cpu-backend.md).");
   o->d.add_to(*cmd);
   o->cpu.add_to(*cmd, true);
   o->dev.add_to(*cmd,
                 "write input.npy (M x K), weight.npy (N x K) and output.npy (M x N), int8 "
                 "row-major, into this directory");
+  cmd->add_flag("--dry-run", o->dry_run,
+                "print what the run implies (MACs, instructions, memory, times measured on a "
+                "sample of it) as JSON, and run nothing");
   cmd->callback([o] {
     if (o->cpu.is_llvm()) {
       return run_dense_on_cpu(o->cpu, o->d.m, o->d.n, o->d.k, o->dev.seed, o->dev.save);
@@ -67,9 +75,39 @@ void add_run_dense(CLI::App& run) {
     const isa::Layout& layout = isa::layout_for(o->d.config);
     const isa::Platform& platform = isa::find_platform(o->d.platform);
     o->dev.check();
+    const compiler::ops::DenseKnobs knobs = o->d.knobs(layout);
+    // A big dense says what it implies before anything is allocated, and refuses what cannot
+    // fit in this machine's memory.
+    const bool big = dense_is_big(layout, o->d.shape(), knobs);
+    if (o->dry_run || big) {
+      const DenseEstimate est = estimate_dense(layout, platform, o->dev.engine, o->d.shape(),
+                                               knobs, o->d.epilogue());
+      if (o->dry_run) {
+        nlohmann::ordered_json j;
+        j["op"] = "dense";
+        j["shape"] = {{"M", o->d.m}, {"N", o->d.n}, {"K", o->d.k}};
+        j["config"] = o->d.config;
+        j["platform"] = platform.name;
+        j["knobs"] = knobs_json(knobs);
+        j["estimate"] = est.to_json();
+        std::cout << j.dump(2) << "\n";
+        return;
+      }
+      if (!est.fits_in_memory()) {
+        throw UserError("this dense needs about " + std::to_string(int64_t(est.host_bytes / 1e9)) +
+                        " GB of memory (the DRAM image and the host's arrays), but this machine "
+                        "has " + std::to_string(int64_t(est.host_memory_bytes / 1e9)) +
+                        " GB; see --dry-run for the whole estimate");
+      }
+      std::cerr << "weft run dense: " << est.summary()
+                << ". Progress follows on stderr; Ctrl-C stops it.\n";
+    }
+    auto phase = [big](const std::string& what) {
+      if (big) std::cerr << "weft run dense: " << what << "\n";
+    };
+    phase("compiling");
     const auto t_compile = std::chrono::steady_clock::now();
-    const rt::DenseBuild b =
-        rt::build_dense(layout, o->d.shape(), o->d.knobs(layout), o->d.epilogue());
+    const rt::DenseBuild b = rt::build_dense(layout, o->d.shape(), knobs, o->d.epilogue());
     const double compile_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t_compile).count();
     std::mt19937 rng(o->dev.seed);
@@ -78,11 +116,14 @@ void add_run_dense(CLI::App& run) {
 
     driver::Timeline trace;
     std::vector<int8_t> out;
+    phase("running " + std::to_string(b.placed.stream.insn_count) + " instructions on the " +
+          o->dev.engine + " engine");
     const DeviceRunResult r = run_on_device(
         o->dev, layout, platform, b.placed.image_bytes, "weft run dense", &trace,
         [&](driver::Device& dev, std::chrono::milliseconds timeout) {
           out = rt::run_dense(dev, b, a, w, timeout);
         });
+    phase("checking the output against the CPU reference");
     const auto expect = rt::dense_reference(s, a, w, o->d.epilogue());
     const Mismatches bad = compare(out, expect);
     const int64_t mismatches = bad.count, first = bad.first;

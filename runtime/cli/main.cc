@@ -1,11 +1,12 @@
 // weft: the command-line front end of the Weft stack. Exit codes: 0 success, 1 a user error
 // (bad program, file or value; the message says what and where), 2 bad command-line usage,
-// 3 an internal error (a bug: please report it).
+// 3 an internal error (a bug: please report it), 130 stopped by Ctrl-C (or SIGTERM).
 #include <CLI/CLI.hpp>
 #include <iostream>
 
 #include "hardware/isa/errors.h"
 #include "runtime/cli/commands.h"
+#include "runtime/io/interrupt.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -25,6 +26,8 @@ int main(int argc, char** argv) {
   weft::cli::add_run_command(app);
   weft::cli::add_compile_command(app);
   weft::cli::add_bench_command(app);
+  // Ctrl-C stops any verb at once with exit code 130, never in the middle of writing output.
+  weft::rt::install_interrupt_handler();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

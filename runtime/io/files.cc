@@ -65,7 +65,10 @@ std::string read_text_file(const std::string& path) {
   return std::string(v.begin(), v.end());
 }
 
-OutputSet::~OutputSet() { discard(); }
+OutputSet::~OutputSet() {
+  discard();
+  guard_.reset();  // last: a Ctrl-C held off meanwhile stops the process only now
+}
 
 void OutputSet::discard() noexcept {
   for (const Staged& s : staged_) {
@@ -75,6 +78,7 @@ void OutputSet::discard() noexcept {
 }
 
 void OutputSet::add(const std::string& path, const void* data, size_t size) {
+  if (!guard_) guard_ = std::make_unique<OutputGuard>();
   if (path.empty()) throw UserError("an output file name is empty");
   for (const Staged& s : staged_) {
     if (s.path == path) {

@@ -3,8 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "runtime/io/interrupt.h"
 
 namespace weft::rt {
 
@@ -17,7 +20,9 @@ std::string read_text_file(const std::string& path);
 /// a uniquely named temporary file in its destination's directory (mkstemp, so a user's file
 /// and a concurrent run are never touched); commit() renames them all into place; anything
 /// staged but not committed is removed when the set is destroyed. "-" stands for standard
-/// output, which is written at commit(). Errors are UserErrors naming the path.
+/// output, which is written at commit(). Errors are UserErrors naming the path. A Ctrl-C from
+/// the first add() until the set is destroyed stops the process only after that (interrupt.h),
+/// so a file is never left half-written or staged.
 class OutputSet {
  public:
   OutputSet() = default;
@@ -40,6 +45,7 @@ class OutputSet {
   void commit();
 
  private:
+  std::unique_ptr<OutputGuard> guard_;  // from the first add() on
   struct Staged {
     std::string path;
     std::string tmp;      // the staged file, until it is renamed into place

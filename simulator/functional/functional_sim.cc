@@ -56,7 +56,8 @@ struct ModuleQueue {
 FunctionalSim::FunctionalSim(const isa::Layout& layout) : l_(layout), buf_(layout) {}
 
 VtaCounters FunctionalSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset,
-                               uint64_t insn_count, const std::atomic<bool>* cancel) {
+                               uint64_t insn_count, const std::atomic<bool>* cancel,
+                               const std::function<void(uint64_t, uint64_t)>& progress) {
   const std::vector<Insn> program = fetch_program(l_, dram, insn_offset, insn_count);
   std::array<ModuleQueue, 3> mq;
   for (size_t i = 0; i < program.size(); ++i) mq[int(isa::route(program[i]))].insns.push_back(i);
@@ -88,6 +89,9 @@ VtaCounters FunctionalSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset,
     tokens.push(insn, m, index);
     ++c.insn_count;
     ++mq[int(m)].next;
+    // Often enough for a live display (one GEMM instruction can be long), rare enough to cost
+    // nothing; the listener limits its own rate.
+    if (progress && (c.insn_count & 15) == 0) progress(c.insn_count, program.size());
   };
   auto ready = [&](Module m) {
     const ModuleQueue& q = mq[int(m)];

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "hardware/isa/layout.h"
@@ -25,9 +26,11 @@ class FunctionalSim {
   /// in place. Throws UserError (naming instruction, field, module or queue) for a bad
   /// program, a deadlock, a token-queue overflow or tokens left over at FINISH; the image
   /// is then partly updated and should be discarded.
-  /// Setting `*cancel` from another thread stops a long run with RunCancelled.
+  /// Setting `*cancel` from another thread stops a long run with RunCancelled. `progress`, when
+  /// set, hears (instructions done, instructions total) every few instructions.
   VtaCounters run(std::vector<uint8_t>& dram, uint64_t insn_offset, uint64_t insn_count,
-                  const std::atomic<bool>* cancel = nullptr);
+                  const std::atomic<bool>* cancel = nullptr,
+                  const std::function<void(uint64_t, uint64_t)>& progress = {});
 
   const OnChipBuffers& buffers() const { return buf_; }
 

@@ -4,6 +4,8 @@
 // and writes nothing, and the IR and instruction listings of `weft compile dense`.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -441,6 +443,67 @@ TEST_F(CliRun, Conv2dSearchSurvivesAndReportsItsCandidates) {
   EXPECT_EQ(j["search"]["measured"].get<int>() + j["search"]["rejected"].get<int>(), 16);
   EXPECT_EQ(j["search"]["best_cycles"], j["cycles"]);
   EXPECT_THAT(r.err, HasSubstr("search: 16/16"));
+}
+
+// A dense that would run for weeks says so before it starts: --dry-run prints the work and the
+// times measured on a sample, and one that cannot fit in memory is refused at once.
+TEST_F(CliRun, AHugeDenseShowsItsCostFirstAndIsRefusedWhenItCannotFit) {
+  Result r = weft("run dense --M 100000 --N 100000 --K 100000 --engine functional --dry-run");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto e = nlohmann::json::parse(r.out)["estimate"];
+  EXPECT_EQ(e["macs"].get<double>(), 1e15);
+  EXPECT_GT(e["instructions"].get<double>(), 1e8);
+  EXPECT_GT(e["total_seconds"].get<double>(), 3600);
+  EXPECT_GT(e["dram_image_bytes"].get<double>(), 3e10);
+  r = weft("run dense --M 200000 --N 200000 --K 200000 --engine functional --save " +
+           path("out"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("GB of memory"));
+  EXPECT_THAT(r.err, HasSubstr("--dry-run"));
+  EXPECT_FALSE(fs::exists(path("out/output.npy")));
+}
+
+// A long run shows the work it implies, then its progress (the functional engine too), and
+// Ctrl-C stops it at once with exit code 130 and nothing written.
+TEST_F(CliRun, ALongRunShowsItsWorkAndProgressAndStopsOnCtrlC) {
+  const std::string err = path("stderr.txt"), dir = path("saved");
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::execl("/bin/sh", "sh", "-c",
+            (std::string("exec ") + WEFT_BIN +
+             " run dense --M 4096 --N 4096 --K 4096 --engine functional --progress --save " +
+             dir + " >/dev/null 2>" + err)
+                .c_str(),
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Wait (at most a minute on a loaded machine) for a progress line of the engine run.
+  bool running = false;
+  for (int i = 0; i < 600 && !running; ++i) {
+    ::usleep(100 * 1000);
+    running = slurp(err).find("instructions (") != std::string::npos;
+  }
+  ::kill(pid, SIGINT);
+  int status = 0;
+  bool ended = false;
+  for (int i = 0; i < 200 && !ended; ++i) {  // it stops at once: allow 20 s on a loaded machine
+    ended = ::waitpid(pid, &status, WNOHANG) == pid;
+    if (!ended) ::usleep(100 * 1000);
+  }
+  if (!ended) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+  }
+  const std::string text = slurp(err);
+  EXPECT_TRUE(running) << text;
+  ASSERT_TRUE(ended) << "still running 20 s after Ctrl-C";
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_THAT(text, HasSubstr("6.9e+10 MACs"));
+  EXPECT_THAT(text, HasSubstr("the functional engine ~"));
+  EXPECT_THAT(text, HasSubstr("interrupted"));
+  EXPECT_TRUE(!fs::exists(dir) || fs::is_empty(dir));
 }
 
 TEST_F(CliRun, BenchResnet18TwoLayersWritesResultsRooflineAndTraces) {
