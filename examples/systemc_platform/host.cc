@@ -81,10 +81,10 @@ void Host::firmware() {
     ok_ = false;
   }
   write64(control_ + reg::kInsnCount, insn_count_);
-  write64(control_ + reg::kInsnAddr, 0);       // instructions at byte 0 of the image
-  write64(control_ + reg::kDramBase, dram_);   // every DMA address is relative to the image
+  write64(control_ + reg::kInsnAddr, 0);      // instructions at byte 0 of the image
+  write64(control_ + reg::kDramBase, dram_);  // every DMA address is relative to the image
   write32(control_ + reg::kGlobalIntEnable, 1);
-  write32(control_ + reg::kIpIntEnable, 1);    // bit 0: interrupt on ap_done
+  write32(control_ + reg::kIpIntEnable, 1);  // bit 0: interrupt on ap_done
   run_.started = sc_core::sc_time_stamp();
   write32(control_ + reg::kControl, reg::kApStart);
 

@@ -5,9 +5,12 @@
 // clears the interrupt and copies the memory back.
 #pragma once
 
+// SystemC first: the tlm_utils headers are not self-contained.
+// clang-format off
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
+// clang-format on
 
 #include <cstdint>
 #include <string>

@@ -8,12 +8,11 @@
 //
 // Address map: memory at 0x8000_0000, the accelerator's registers at 0x4000_0000.
 #include <CLI/CLI.hpp>
-#include <systemc>
-#include <tlm>
-
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <systemc>
+#include <tlm>
 
 #include "compiler/ops/conv2d.h"
 #include "examples/systemc_platform/host.h"
@@ -39,8 +38,9 @@ int run(int argc, char** argv) {
   double quantum_us = 10, memory_latency_ns = 10;
   bool no_dmi = false, untimed = false;
   uint32_t seed = 1;
-  CLI::App app{"A virtual platform (CPU, memory, bus, Weft accelerator as SystemC TLM-2.0) "
-               "running one ResNet-18 conv2d layer through the accelerator's registers"};
+  CLI::App app{
+      "A virtual platform (CPU, memory, bus, Weft accelerator as SystemC TLM-2.0) "
+      "running one ResNet-18 conv2d layer through the accelerator's registers"};
   app.add_option("--layer", layer, "ResNet-18 layer C1..C12")->capture_default_str();
   app.add_option("--config", config, "accelerator configuration")->capture_default_str();
   app.add_option("--batch", batch, "batch (8 suits gemm8x8)")->capture_default_str();
@@ -98,8 +98,8 @@ int run(int argc, char** argv) {
   std::printf("conv2d %s (%s) on %s, platform %s (clock period %s), quantum %s, DMI %s, %s\n",
               layer.c_str(), s.describe().c_str(), config.c_str(), p.name.c_str(),
               accel.clock_period().to_string().c_str(),
-              tlm::tlm_global_quantum::instance().get().to_string().c_str(),
-              no_dmi ? "off" : "on", untimed ? "untimed" : "timed");
+              tlm::tlm_global_quantum::instance().get().to_string().c_str(), no_dmi ? "off" : "on",
+              untimed ? "untimed" : "timed");
   const auto t0 = std::chrono::steady_clock::now();
   sc_core::sc_start();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -109,9 +109,8 @@ int run(int argc, char** argv) {
   const sc_core::sc_time elapsed = r.interrupted - r.started;
   std::printf("image: %zu bytes, %llu instructions, loaded by %s\n", image.size(),
               static_cast<unsigned long long>(insn_count), r.loaded.to_string().c_str());
-  std::printf("ap_start at %s, interrupt at %s: %s after ap_start\n",
-              r.started.to_string().c_str(), r.interrupted.to_string().c_str(),
-              elapsed.to_string().c_str());
+  std::printf("ap_start at %s, interrupt at %s: %s after ap_start\n", r.started.to_string().c_str(),
+              r.interrupted.to_string().c_str(), elapsed.to_string().c_str());
   if (r.error != 0) {
     std::printf("error register 0x%x (%s) at instruction %u: %s\n", r.error,
                 isa::reg::error_bit_name(r.error & -r.error), r.error_insn,
@@ -132,12 +131,11 @@ int run(int argc, char** argv) {
                 static_cast<unsigned long long>(r.stall[m]));
   }
   const sim::systemc::DmaStats& d = accel.last_dma_stats();
-  std::printf("DMA: %llu bytes read, %llu written; %llu b_transport, %llu DMI copies, %llu syncs\n",
-              static_cast<unsigned long long>(d.read_bytes),
-              static_cast<unsigned long long>(d.write_bytes),
-              static_cast<unsigned long long>(d.transactions),
-              static_cast<unsigned long long>(d.dmi_copies),
-              static_cast<unsigned long long>(d.syncs));
+  std::printf(
+      "DMA: %llu bytes read, %llu written; %llu b_transport, %llu DMI copies, %llu syncs\n",
+      static_cast<unsigned long long>(d.read_bytes), static_cast<unsigned long long>(d.write_bytes),
+      static_cast<unsigned long long>(d.transactions),
+      static_cast<unsigned long long>(d.dmi_copies), static_cast<unsigned long long>(d.syncs));
   if (!untimed) {
     std::printf("%.2f GOP/s at the accelerator clock (%lld MACs)\n",
                 2.0 * double(s.macs()) / elapsed.to_seconds() / 1e9,

@@ -37,8 +37,10 @@ ReadDma::ReadDma(const isa::Layout& l, const isa::Platform& p, const isa::Insn& 
 }
 
 void ReadDma::accepted(uint64_t cycle, uint64_t first_beat) {
-  if (port_) port_->before_read(cycle, bursts_[next_burst_].burst.first_byte,
-                                bursts_[next_burst_].burst.nbytes);
+  if (port_) {
+    const Burst& b = bursts_[next_burst_].burst;
+    port_->before_read(cycle, b.first_byte, b.nbytes);  // the data the filler may now read
+  }
   bursts_[next_burst_].first_beat = first_beat;
   ++next_burst_;
   want_ = cycle + 1;

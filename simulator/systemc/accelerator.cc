@@ -22,7 +22,8 @@ constexpr size_t kRunThreadStack = size_t{4} << 20;
 sc_time period_of(const AcceleratorOptions& o, const isa::Platform& p) {
   if (o.clock_period != SC_ZERO_TIME) return o.clock_period;
   if (!(p.clock_mhz > 0)) {
-    throw UserError("platform '" + p.name + "' has no clock: give AcceleratorOptions::clock_period");
+    throw UserError("platform '" + p.name +
+                    "' has no clock: give AcceleratorOptions::clock_period");
   }
   const sc_time t(1e6 / p.clock_mhz, sc_core::SC_PS);
   if (t == SC_ZERO_TIME) {

@@ -8,10 +8,13 @@
 // cycles under a quantum keeper; untimed, it completes at the start time.
 #pragma once
 
+// SystemC first: the tlm_utils headers are not self-contained.
+// clang-format off
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
+// clang-format on
 
 #include <cstdint>
 #include <string>
@@ -49,7 +52,7 @@ class Accelerator : public sc_core::sc_module {
  public:
   tlm_utils::simple_target_socket<Accelerator> control;  // s_axi_control: registers.h
   tlm_utils::simple_initiator_socket<Accelerator> gmem;  // m_axi_gmem: every DMA access
-  sc_core::sc_out<bool> interrupt;                        // level; cleared through 0x0C
+  sc_core::sc_out<bool> interrupt;                       // level; cleared through 0x0C
 
   SC_HAS_PROCESS(Accelerator);
   Accelerator(const sc_core::sc_module_name& name, const isa::Layout& layout,
@@ -86,9 +89,9 @@ class Accelerator : public sc_core::sc_module {
   uint32_t read_reg(uint32_t offset, bool side_effects);
   tlm::tlm_response_status write_reg(uint32_t offset, uint32_t value,
                                      const sc_core::sc_time& delay);
-  void run_thread();   // one run per ap_start
-  void drive_irq();    // the only writer of `interrupt`
-  void execute();      // the cycle model over the DMA port; fills the registers
+  void run_thread();  // one run per ap_start
+  void drive_irq();   // the only writer of `interrupt`
+  void execute();     // the cycle model over the DMA port; fills the registers
 
   const isa::Layout& layout_;
   isa::Platform platform_;

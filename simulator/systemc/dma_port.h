@@ -8,9 +8,12 @@
 // timing is the cycle model's platform (isa::Platform), so its cycle count stays exact.
 #pragma once
 
+// SystemC first: the tlm_utils headers are not self-contained.
+// clang-format off
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/tlm_quantumkeeper.h>
+// clang-format on
 
 #include <cstdint>
 #include <vector>
@@ -25,8 +28,8 @@ struct DmaStats {
   uint64_t dmi_copies = 0;    // bursts copied through a DMI pointer instead
   uint64_t dmi_grants = 0;    // DMI regions obtained
   uint64_t read_bytes = 0, write_bytes = 0;
-  uint64_t syncs = 0;                // quantum-keeper synchronisations (waits)
-  sc_core::sc_time target_delay;     // time targets added to the annotations (not applied)
+  uint64_t syncs = 0;             // quantum-keeper synchronisations (waits)
+  sc_core::sc_time target_delay;  // time targets added to the annotations (not applied)
 };
 
 /// One accelerator's DMA initiator: the cycle model's DramPort on a TLM socket.

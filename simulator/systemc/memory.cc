@@ -6,8 +6,7 @@
 
 namespace weft::sim::systemc {
 
-Memory::Memory(const sc_core::sc_module_name& name, uint64_t bytes,
-               const sc_core::sc_time& latency)
+Memory::Memory(const sc_core::sc_module_name& name, uint64_t bytes, const sc_core::sc_time& latency)
     : sc_module(name), socket("socket"), mem_(bytes, 0), latency_(latency) {
   socket.register_b_transport(this, &Memory::b_transport);
   socket.register_get_direct_mem_ptr(this, &Memory::get_direct_mem_ptr);

@@ -4,9 +4,12 @@
 // when allowed. A real platform brings its own; this one is what they need to run.
 #pragma once
 
+// SystemC first: the tlm_utils headers are not self-contained.
+// clang-format off
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
+// clang-format on
 
 #include <cstdint>
 #include <vector>

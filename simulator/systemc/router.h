@@ -5,10 +5,13 @@
 // and invalidations are translated back to initiator addresses; debug transport is forwarded.
 #pragma once
 
+// SystemC first: the tlm_utils headers are not self-contained.
+// clang-format off
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/multi_passthrough_target_socket.h>
+// clang-format on
 
 #include <cstdint>
 #include <string>

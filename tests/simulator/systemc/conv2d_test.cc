@@ -3,13 +3,14 @@
 // count times the clock period after ap_start, with the counters in its registers, and leaves
 // memory byte for byte as the functional (golden) model does, holding the CPU reference's
 // output. Untimed, the same run completes at its start with the same data.
+#include "compiler/ops/conv2d.h"
+
 #include <gtest/gtest.h>
 
 #include <ostream>
 #include <string>
 #include <vector>
 
-#include "compiler/ops/conv2d.h"
 #include "hardware/isa/layout.h"
 #include "hardware/isa/spec.h"
 #include "runtime/bench/conv2d_study.h"

@@ -23,8 +23,8 @@ namespace {
 
 using sc_core::SC_MS;
 using sc_core::SC_NS;
-using sc_core::SC_US;
 using sc_core::sc_time;
+using sc_core::SC_US;
 
 struct Outcome {
   std::vector<uint8_t> image;

@@ -33,8 +33,7 @@ class SystemcErrorsTest : public ::testing::Test {
   RegisterRun run(const Program& p, uint64_t offset, uint64_t dram_base) {
     tp_.load(offset, p.dram);
     RegisterRun r;
-    tp_.run_host(
-        [&] { r = tp_.run_registers(config_, dram_base, p.insn_offset, p.insn_count); });
+    tp_.run_host([&] { r = tp_.run_registers(config_, dram_base, p.insn_offset, p.insn_count); });
     EXPECT_EQ(r.control_at_irq, reg::kApDone | reg::kApIdle | reg::kApReady)
         << "an error must end the run with ap_done and the interrupt";
     EXPECT_TRUE(r.irq_low_after_clear);

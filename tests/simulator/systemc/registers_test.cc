@@ -4,13 +4,14 @@
 // and the RTL's weft_ctrl say (ap_start reads 1 while running, ap_done clears on read, the
 // interrupt needs both enables and clears when 1 is written to the status register); while a
 // run is in progress the arguments cannot change and the results read 0.
+#include "hardware/isa/registers.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 #include "hardware/isa/layout.h"
-#include "hardware/isa/registers.h"
 #include "tests/simulator/systemc/test_platform.h"
 #include "tests/support/random_program.h"
 

@@ -2,9 +2,8 @@
 // bare cycle model's statistics of the same program.
 #pragma once
 
-#include <systemc>
-
 #include <cstdint>
+#include <systemc>
 
 #include "simulator/cycle/cycle_stats.h"
 #include "simulator/systemc/accelerator.h"

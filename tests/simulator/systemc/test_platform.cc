@@ -66,9 +66,7 @@ bool Probe::get_direct_mem_ptr(tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dm
   return out->get_direct_mem_ptr(trans, dmi);
 }
 
-unsigned Probe::transport_dbg(tlm::tlm_generic_payload& trans) {
-  return out->transport_dbg(trans);
-}
+unsigned Probe::transport_dbg(tlm::tlm_generic_payload& trans) { return out->transport_dbg(trans); }
 
 void Probe::invalidate(sc_dt::uint64 start, sc_dt::uint64 end) {
   in->invalidate_direct_mem_ptr(start, end);
@@ -114,9 +112,8 @@ TestPlatform::TestPlatform() : impl_(std::make_unique<Impl>()) {
     s.config = c.name;
     sysc::AcceleratorOptions o;
     o.dram_bytes = kWindowBytes;
-    s.accel = std::make_unique<sysc::Accelerator>(("accel_" + c.name).c_str(),
-                                                  isa::layout_for(c.name),
-                                                  isa::find_platform("sim"), o);
+    s.accel = std::make_unique<sysc::Accelerator>(
+        ("accel_" + c.name).c_str(), isa::layout_for(c.name), isa::find_platform("sim"), o);
     s.irq = std::make_unique<sc_core::sc_signal<bool>>(("irq_" + c.name).c_str());
     s.accel->interrupt.bind(*s.irq);
     s.accel->gmem.bind(bus.targ);
@@ -192,7 +189,7 @@ RegisterRun TestPlatform::run_registers(const std::string& config, uint64_t dram
   }
   r.error = h.read32(c + reg::kError);
   r.error_insn = h.read32(c + reg::kErrorInsn);
-  h.write32(c + reg::kIpIntStatus, 1);  // write 1 to clear
+  h.write32(c + reg::kIpIntStatus, 1);   // write 1 to clear
   sc_core::wait(sc_core::SC_ZERO_TIME);  // the interrupt driver runs
   sc_core::wait(sc_core::SC_ZERO_TIME);  // the signal updates
   r.irq_low_after_clear = !irq_level(config);

@@ -8,10 +8,13 @@
 // absolute time an earlier test left behind. ctest runs each test in its own process.
 #pragma once
 
+// SystemC first: the tlm_utils headers are not self-contained.
+// clang-format off
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
+// clang-format on
 
 #include <cstdint>
 #include <functional>
