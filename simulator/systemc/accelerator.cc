@@ -53,8 +53,6 @@ Accelerator::Accelerator(const sc_core::sc_module_name& name, const isa::Layout&
       control("control"),
       gmem("gmem"),
       interrupt("interrupt"),
-      layout_(layout),
-      platform_(platform),
       options_(options),
       period_(period_of(options, platform)),
       sim_(layout, platform),

@@ -93,8 +93,6 @@ class Accelerator : public sc_core::sc_module {
   void drive_irq();   // the only writer of `interrupt`
   void execute();     // the cycle model over the DMA port; fills the registers
 
-  const isa::Layout& layout_;
-  isa::Platform platform_;
   AcceleratorOptions options_;
   sc_core::sc_time period_;
   cycle::CycleSim sim_;
