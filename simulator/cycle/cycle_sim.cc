@@ -10,6 +10,7 @@
 #include <string>
 
 #include "hardware/isa/assembly.h"
+#include "hardware/isa/encoding.h"
 #include "hardware/isa/errors.h"
 #include "simulator/common/program.h"
 #include "simulator/common/program_error.h"
@@ -93,6 +94,13 @@ struct Event {
 
 CycleStats CycleSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset, uint64_t insn_count,
                          const RunOptions& opts) {
+  if (opts.port && insn_count > 0 && insn_offset <= dram.size() &&
+      insn_count <= (dram.size() - insn_offset) / isa::kInsnBytes) {
+    // The whole stream is decoded before cycle 0 (fetch_program), so it is read then.
+    std::vector<Burst> bursts;
+    split_bursts(p_, insn_offset, insn_count * isa::kInsnBytes, bursts);
+    for (const Burst& b : bursts) opts.port->before_read(0, b.first_byte, b.nbytes);
+  }
   const std::vector<Insn> program = fetch_program(l_, dram, insn_offset, insn_count);
   const isa::HwConfig& cfg = l_.config;
   Datapath& dp = state_->dp;
@@ -215,7 +223,7 @@ CycleStats CycleSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset, uint6
               break;
           }
         }
-        u.dma = std::make_unique<ReadDma>(l_, p_, insn, t, dp, dram);
+        u.dma = std::make_unique<ReadDma>(l_, p_, insn, t, dp, dram, opts.port);
         u.dma_index = index;
         u.dma_start = t;
         if (!u.dma->requesting()) finish_dma(u);
@@ -246,7 +254,7 @@ CycleStats CycleSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset, uint6
         return;
       }
       case Opcode::kStore: {
-        const StoreTiming s = run_store(l_, mem, insn, t, dp, dram);
+        const StoreTiming s = run_store(l_, mem, insn, t, dp, dram, opts.port);
         if (insn.x_size > 0) {
           st.counters.out_store_nbytes +=
               static_cast<uint64_t>(insn.y_size * insn.x_size * l_.out_elem_bytes);
@@ -426,9 +434,12 @@ CycleStats CycleSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset, uint6
       st.fetch.stall_dram += span;
     }
     t = next;
-    if ((++iterations & 0xFFFF) == 0) {
-      if (opts.progress) opts.progress(t, completed, insn_count);
-      if (opts.cancel && opts.cancel->load(std::memory_order_relaxed)) throw RunCancelled();
+    if ((++iterations & 0x3FF) == 0) {
+      if (opts.port) opts.port->reached(t);
+      if ((iterations & 0xFFFF) == 0) {
+        if (opts.progress) opts.progress(t, completed, insn_count);
+        if (opts.cancel && opts.cancel->load(std::memory_order_relaxed)) throw RunCancelled();
+      }
     }
   }
 

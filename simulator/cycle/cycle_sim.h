@@ -16,6 +16,7 @@
 #include "hardware/isa/spec.h"
 #include "simulator/cycle/cycle_stats.h"
 #include "simulator/cycle/trace.h"
+#include "simulator/memory/dram_port.h"
 
 namespace weft::sim::cycle {
 
@@ -26,6 +27,9 @@ struct RunOptions {
   std::function<void(uint64_t, uint64_t, uint64_t)> progress;
   /// Setting `*cancel` from another thread stops the run with RunCancelled.
   const std::atomic<bool>* cancel = nullptr;
+  /// Told of every DMA burst (the instruction stream at cycle 0, then each LOAD and STORE
+  /// burst at the cycle the model moves its data) and, now and then, of the current cycle.
+  DramPort* port = nullptr;
 };
 
 /// The cycle model; on-chip buffers persist between runs, as in hardware.

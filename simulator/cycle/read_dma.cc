@@ -6,7 +6,7 @@
 namespace weft::sim::cycle {
 
 ReadDma::ReadDma(const isa::Layout& l, const isa::Platform& p, const isa::Insn& insn,
-                 uint64_t start, Datapath& dp, const std::vector<uint8_t>& dram)
+                 uint64_t start, Datapath& dp, const std::vector<uint8_t>& dram, DramPort* port)
     : l_(l),
       insn_(insn),
       type_(insn.mem()),
@@ -14,6 +14,7 @@ ReadDma::ReadDma(const isa::Layout& l, const isa::Platform& p, const isa::Insn& 
       bus_(p.axi_data_bits / 8),
       dp_(dp),
       dram_(dram),
+      port_(port),
       want_(start),
       start_(start),
       per_cycle_(std::max<int64_t>(1, bus_ / elem_)),
@@ -36,6 +37,10 @@ ReadDma::ReadDma(const isa::Layout& l, const isa::Platform& p, const isa::Insn& 
 }
 
 void ReadDma::accepted(uint64_t cycle, uint64_t first_beat) {
+  if (port_) {
+    const Burst& b = bursts_[next_burst_].burst;
+    port_->before_read(cycle, b.first_byte, b.nbytes);  // the data the filler may now read
+  }
   bursts_[next_burst_].first_beat = first_beat;
   ++next_burst_;
   want_ = cycle + 1;

@@ -13,14 +13,16 @@
 #include "hardware/isa/layout.h"
 #include "simulator/cycle/datapath.h"
 #include "simulator/memory/axi_memory.h"
+#include "simulator/memory/dram_port.h"
 
 namespace weft::sim::cycle {
 
 /// One LOAD in flight.
 class ReadDma {
  public:
+  /// `port`, when set, is told of each burst's bytes before the filler reads them.
   ReadDma(const isa::Layout& l, const isa::Platform& p, const isa::Insn& insn, uint64_t start,
-          Datapath& dp, const std::vector<uint8_t>& dram);
+          Datapath& dp, const std::vector<uint8_t>& dram, DramPort* port = nullptr);
 
   /// Whether bursts remain to be requested.
   bool requesting() const { return next_burst_ < bursts_.size(); }
@@ -48,6 +50,7 @@ class ReadDma {
   int64_t elem_, bus_;
   Datapath& dp_;
   const std::vector<uint8_t>& dram_;
+  DramPort* port_;
 
   struct RowBurst {
     int64_t row;  // data row (0..y_size-1)

@@ -6,7 +6,7 @@
 namespace weft::sim::cycle {
 
 StoreTiming run_store(const isa::Layout& l, AxiMemory& mem, const isa::Insn& insn, uint64_t start,
-                      const Datapath& dp, std::vector<uint8_t>& dram) {
+                      const Datapath& dp, std::vector<uint8_t>& dram, DramPort* port) {
   StoreTiming t;
   t.done = start;
   if (insn.x_size == 0 || insn.y_size == 0) return t;
@@ -21,6 +21,7 @@ StoreTiming run_store(const isa::Layout& l, AxiMemory& mem, const isa::Insn& ins
     bursts.clear();
     split_bursts(mem.platform(), addr, static_cast<uint64_t>(insn.x_size * elem), bursts);
     for (const Burst& b : bursts) {
+      if (port) port->after_write(start, b.first_byte, b.nbytes);
       const uint64_t first = mem.next_write_slot(next_beat);
       const uint64_t resp = mem.accept_write(first, b.beats);
       next_beat = first + b.beats;

@@ -12,6 +12,7 @@
 #include "hardware/isa/layout.h"
 #include "simulator/cycle/datapath.h"
 #include "simulator/memory/axi_memory.h"
+#include "simulator/memory/dram_port.h"
 
 namespace weft::sim::cycle {
 
@@ -23,7 +24,9 @@ struct StoreTiming {
 };
 
 /// Runs a STORE that starts at `start`: writes the data into `dram` and returns its timing.
+/// `port`, when set, is told of each burst's bytes once they are in `dram` (at `start`, the
+/// cycle the model moves the data).
 StoreTiming run_store(const isa::Layout& l, AxiMemory& mem, const isa::Insn& insn, uint64_t start,
-                      const Datapath& dp, std::vector<uint8_t>& dram);
+                      const Datapath& dp, std::vector<uint8_t>& dram, DramPort* port = nullptr);
 
 }  // namespace weft::sim::cycle
