@@ -25,11 +25,15 @@ double seconds_since(Clock::time_point t0) {
 
 int main(int argc, char** argv) {
   CLI::App app{"Measures the RTL's simulation speed against the cycle model's (one core)."};
-  std::string config = "gemm8x8", platform = "sim", json_out;
+  std::string config = "gemm8x8", platform = "sim", program = "gemm_heavy", json_out;
   int64_t size = 1024;  // the cycle-model benchmark's GEMM
   int reps = 3, vthreads = 2;
   app.add_option("--config", config, "configuration")->capture_default_str();
   app.add_option("--platform", platform, "platform (a 128-bit one: sim, zcu104)")
+      ->capture_default_str();
+  app.add_option("--program", program,
+                 "gemm_heavy (30 GEMMs of 256 micro-ops x 16 x 16) or gemm (the blocked GEMM of "
+                 "bench_sim_speed, --size)")
       ->capture_default_str();
   app.add_option("--size", size, "M = N = K of the GEMM, in scalars")->capture_default_str();
   app.add_option("--vthreads", vthreads, "virtual threads of the GEMM (1 or 2)")
@@ -43,8 +47,11 @@ int main(int argc, char** argv) {
     const weft::isa::Platform& p = weft::isa::find_platform(platform);
     if (reps < 1) throw weft::UserError("--reps must be at least 1");
     if (vthreads < 1 || vthreads > 2) throw weft::UserError("--vthreads must be 1 or 2");
-    // The same GEMM as bench_sim_speed.
-    const weft::bench::BenchProgram b = weft::bench::square_gemm(l, size, vthreads, 7);
+    if (program != "gemm" && program != "gemm_heavy")
+      throw weft::UserError("--program must be gemm or gemm_heavy");
+    const weft::bench::BenchProgram b = program == "gemm"
+                                            ? weft::bench::square_gemm(l, size, vthreads, 7)
+                                            : weft::bench::gemm_heavy(l, 30, 256, 7);
 
     std::vector<double> times;
     weft::sim::cycle::CycleStats cs;

@@ -66,12 +66,18 @@ nlohmann::ordered_json measure(const weft::isa::Layout& l, const weft::isa::Plat
 int main(int argc, char** argv) {
   CLI::App app{"Measures the cycle model's speed (simulated cycles per second, one core)."};
   std::string config = "gemm8x8", platform = "sim", json_out;
-  int64_t size = 1024, loads = 20000;
+  int64_t size = 1024, loads = 20000, tokens = 20000;
+  std::vector<std::string> programs = {"gemm_heavy", "gemm", "load_heavy", "token_heavy"};
   int reps = 3, vthreads = 2;
   app.add_option("--config", config, "configuration")->capture_default_str();
   app.add_option("--platform", platform, "platform")->capture_default_str();
   app.add_option("--size", size, "M = N = K of the GEMM, in scalars (a multiple of the block)")
       ->capture_default_str();
+  app.add_option("--program", programs,
+                 "programs to run: gemm_heavy (30 GEMMs of 256 micro-ops x 16 x 16), gemm "
+                 "(--size), load_heavy (--loads), token_heavy (--tokens)")
+      ->capture_default_str();
+  app.add_option("--tokens", tokens, "steps of the token-heavy program")->capture_default_str();
   app.add_option("--loads", loads, "steps of the load-heavy program")->capture_default_str();
   app.add_option("--vthreads", vthreads, "virtual threads of the GEMM (1 or 2)")
       ->capture_default_str();
@@ -89,12 +95,23 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bench_sim_speed: %s on %s, GEMM %lldx%lldx%lld, %d thread(s)\n",
                  config.c_str(), platform.c_str(), static_cast<long long>(size),
                  static_cast<long long>(size), static_cast<long long>(size), vthreads);
-    results.push_back(measure(l, p, weft::bench::square_gemm(l, size, vthreads, 7), reps));
-    results.push_back(measure(l, p, weft::bench::load_heavy(l, loads, 9), reps));
-    std::printf("%-11s %8s %12s %8s %12s %14s %10s\n", "program", "insns", "cycles", "util",
+    for (const std::string& name : programs) {
+      if (name == "gemm_heavy") {
+        results.push_back(measure(l, p, weft::bench::gemm_heavy(l, 30, 256, 7), reps));
+      } else if (name == "gemm") {
+        results.push_back(measure(l, p, weft::bench::square_gemm(l, size, vthreads, 7), reps));
+      } else if (name == "load_heavy") {
+        results.push_back(measure(l, p, weft::bench::load_heavy(l, loads, 9), reps));
+      } else if (name == "token_heavy") {
+        results.push_back(measure(l, p, weft::bench::token_heavy(l, tokens, 11), reps));
+      } else {
+        throw weft::UserError("unknown --program " + name);
+      }
+    }
+    std::printf("%-12s %8s %12s %8s %12s %14s %10s\n", "program", "insns", "cycles", "util",
                 "cycle_s", "Mcycles/s", "identical");
     for (const auto& r : results) {
-      std::printf("%-11s %8llu %12llu %7.1f%% %12.3f %14.1f %10s\n",
+      std::printf("%-12s %8llu %12llu %7.1f%% %12.3f %14.1f %10s\n",
                   r["program"].get<std::string>().c_str(),
                   r["instructions"].get<unsigned long long>(),
                   r["cycles"].get<unsigned long long>(), 100 * r["utilization"].get<double>(),
