@@ -6,7 +6,9 @@
 //               one vpmaddwd of a broadcast input pair gives 8 outputs' partial sums)
 //   avx512vnni: INP uint8 [B][BI] holding x + 128; WGT int8 [BI/4][BO][4] (quads, for
 //               vpdpbusd) then int32 corr[BO] = -128 * sum_c w[o][c], so that
-//               sum_c (x + 128) w + corr = sum_c x w exactly (mod 2^32).
+//               sum_c (x + 128) w + corr = sum_c x w exactly (mod 2^32); with BO = 8 every
+//               32-byte group (each quad's weights, the correction) is stored twice, to fill
+//               both halves of a zmm.
 // Every kernel computes acc += sum_c x w in int32 with wrap-around, in any order: integer
 // addition mod 2^32 is associative and commutative, and the 16-bit pair sums of vpmaddwd
 // (at most 2 * 128 * 128) and the byte quads of vpdpbusd (at most 4 * 255 * 128) cannot
@@ -181,36 +183,29 @@ WEFT_VNNI_TARGET void rows_vnni_zmm(const GemmKernel&, int32_t* acc, const uint8
   }
 }
 
-// 8 outputs per ymm (block_out 8).
-template <int B, int BI, int BO>
-WEFT_VNNI_TARGET void rows_vnni_ymm(const GemmKernel&, int32_t* acc, const uint8_t* inp,
-                                    const uint8_t* w, const int32_t* dst, const int32_t* src,
-                                    int64_t n) {
-  static_assert(BI % 4 == 0 && BO % 8 == 0, "VNNI ymm kernel shape");
-  constexpr int G = BI / 4, V = BO / 8;
-  __m256i wr[G * V], corr[V];
-  for (int i = 0; i < G * V; ++i) {
-    wr[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w) + i);
-  }
-  for (int v = 0; v < V; ++v) {
-    corr[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + BI * BO) + v);
-  }
+// gemm8x8 (8 x 8 x 8): two rows per zmm. The 16 input bytes of rows b and b + 1 are one load
+// (broadcast to every 128-bit lane, which a load does for free); a permute spreads quad g of
+// row b over the low 8 lanes and of row b + 1 over the high 8, and the packed weights hold quad
+// g's 8 x 4 bytes in both halves (as does the correction), so one vpdpbusd serves 2 rows x 8
+// outputs.
+WEFT_VNNI_TARGET void rows_vnni_8x8x8(const GemmKernel&, int32_t* acc, const uint8_t* inp,
+                                      const uint8_t* w, const int32_t* dst, const int32_t* src,
+                                      int64_t n) {
+  const __m512i w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 64);
+  const __m512i corr = _mm512_loadu_si512(w + 128);
+  const __m512i idx0 = _mm512_set_epi32(2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0);
+  const __m512i idx1 = _mm512_set_epi32(3, 3, 3, 3, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1);
   for (int64_t r = 0; r < n; ++r) {
-    int32_t* a = acc + int64_t{dst[r]} * B * BO;
-    const uint8_t* x = inp + int64_t{src[r]} * B * BI;
-    for (int b = 0; b < B; ++b) {
-      __m256i s[V];
-      for (int v = 0; v < V; ++v) {
-        s[v] = _mm256_add_epi32(
-            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + b * BO + 8 * v)), corr[v]);
-      }
-      for (int g = 0; g < G; ++g) {
-        const __m256i xg = _mm256_set1_epi32(load_i32(x + b * BI + 4 * g));
-        for (int v = 0; v < V; ++v) s[v] = _mm256_dpbusd_epi32(s[v], xg, wr[g * V + v]);
-      }
-      for (int v = 0; v < V; ++v) {
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(a + b * BO + 8 * v), s[v]);
-      }
+    int32_t* a = acc + int64_t{dst[r]} * 64;
+    const uint8_t* x = inp + int64_t{src[r]} * 64;
+    for (int b = 0; b < 8; b += 2) {
+      // (maskz forms: GCC 12's unmasked ones trip -Wmaybe-uninitialized, GCC bug 105593)
+      const __m512i xr = _mm512_maskz_broadcast_i32x4(
+          0xFFFF, _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + b * 8)));
+      __m512i s = _mm512_add_epi32(_mm512_loadu_si512(a + b * 8), corr);
+      s = _mm512_dpbusd_epi32(s, _mm512_maskz_permutexvar_epi32(0xFFFF, idx0, xr), w0);
+      s = _mm512_dpbusd_epi32(s, _mm512_maskz_permutexvar_epi32(0xFFFF, idx1, xr), w1);
+      _mm512_storeu_si512(a + b * 8, s);
     }
   }
 }
@@ -231,7 +226,7 @@ GemmKernel::GemmKernel(int batch, int block_in, int block_out, KernelIsa isa)
   if ((want_auto || isa == KernelIsa::kAvx512Vnni) && host_supports(KernelIsa::kAvx512Vnni) &&
       (b1_16_16 || b8_8_8)) {
     isa_ = KernelIsa::kAvx512Vnni;
-    fn_ = b1_16_16 ? &rows_vnni_zmm<1, 16, 16> : &rows_vnni_ymm<8, 8, 8>;
+    fn_ = b1_16_16 ? &rows_vnni_zmm<1, 16, 16> : &rows_vnni_8x8x8;
   } else if ((want_auto || isa == KernelIsa::kAvx512Vnni || isa == KernelIsa::kAvx2) &&
              host_supports(KernelIsa::kAvx2) && (b1_16_16 || b8_8_8)) {
     isa_ = KernelIsa::kAvx2;
@@ -255,6 +250,7 @@ GemmKernel::GemmKernel(int batch, int block_in, int block_out, KernelIsa isa)
   if (isa_ == KernelIsa::kAvx512Vnni) {
     inp_bytes_ = in;
     wgt_bytes_ = round_up(wn + 4 * static_cast<size_t>(block_out), 64);
+    if (b8_8_8) wgt_bytes_ = 192;  // every 32-byte quad group and the correction twice
   } else {
     inp_bytes_ = 2 * in;
     wgt_bytes_ = round_up(2 * wn, 64);
@@ -286,13 +282,19 @@ void GemmKernel::pack_wgt(const uint8_t* src, uint8_t* dst) const {
   if (src == nullptr) return;  // zeros in every layout (the VNNI correction of 0 is 0)
   switch (isa_) {
     case KernelIsa::kAvx512Vnni: {
-      auto* corr = reinterpret_cast<int32_t*>(dst + static_cast<size_t>(bin_) * bout_);
+      // [g][o][4] bytes, then int32 corr[o]; for block_out 8 every 32-byte group twice.
+      const int rep = bout_ == 8 ? 2 : 1, group = bout_ * 4;
       for (int o = 0; o < bout_; ++o) {
         const auto* row = reinterpret_cast<const int8_t*>(src) + o * bin_;
         int32_t sum = 0;
         for (int c = 0; c < bin_; ++c) sum += row[c];
-        for (int g = 0; g < bin_ / 4; ++g) std::memcpy(dst + (g * bout_ + o) * 4, row + 4 * g, 4);
-        corr[o] = -128 * sum;
+        const int32_t corr = -128 * sum;
+        for (int r = 0; r < rep; ++r) {
+          for (int g = 0; g < bin_ / 4; ++g) {
+            std::memcpy(dst + (g * rep + r) * group + o * 4, row + 4 * g, 4);
+          }
+          std::memcpy(dst + (bin_ / 4 * rep + r) * group + o * 4, &corr, 4);
+        }
       }
       return;
     }
