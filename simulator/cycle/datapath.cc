@@ -9,10 +9,6 @@
 
 namespace weft::sim::cycle {
 
-Datapath::Aligned::Aligned(size_t bytes)
-    : raw_(new uint8_t[bytes + 64]()),
-      base_(raw_.get() + (64 - reinterpret_cast<uintptr_t>(raw_.get()) % 64) % 64) {}
-
 Datapath::Datapath(const isa::Layout& l, KernelIsa isa)
     : l_(l),
       batch_(l.config.batch()),

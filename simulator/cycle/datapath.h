@@ -7,7 +7,10 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
+#include <new>
 #include <vector>
 
 #include "hardware/isa/insn.h"
@@ -47,24 +50,35 @@ class Datapath {
   const GemmKernel& kernel() const { return kernel_; }
 
  private:
-  // 64-byte aligned bytes, so that packed elements do not straddle cache lines needlessly.
-  struct Aligned {
-    explicit Aligned(size_t bytes);
-    uint8_t* data() { return base_; }
-    const uint8_t* data() const { return base_; }
+  // A zeroed, 64-byte aligned array, so that the kernels' vector loads of an element do not
+  // straddle cache lines.
+  template <typename T>
+  class Aligned {
+   public:
+    explicit Aligned(size_t count)
+        : p_(static_cast<T*>(std::aligned_alloc(64, (count * sizeof(T) + 63) / 64 * 64))) {
+      if (!p_) throw std::bad_alloc();
+      std::memset(p_.get(), 0, (count * sizeof(T) + 63) / 64 * 64);
+    }
+    T* data() { return p_.get(); }
+    const T* data() const { return p_.get(); }
+    T& operator[](size_t i) { return p_.get()[i]; }
+    const T& operator[](size_t i) const { return p_.get()[i]; }
 
    private:
-    std::unique_ptr<uint8_t[]> raw_;
-    uint8_t* base_;
+    struct Free {
+      void operator()(T* p) const { std::free(p); }
+    };
+    std::unique_ptr<T, Free> p_;
   };
 
   const isa::Layout& l_;
   int batch_, bin_, bout_;
   GemmKernel kernel_;
   std::vector<int32_t> uop_dst_, uop_src_, uop_wgt_;
-  Aligned inp_;               // [depth] packed INP elements (kernel_.inp_bytes() each)
-  Aligned wgt_;               // [depth] packed WGT elements (kernel_.wgt_bytes() each)
-  std::vector<int32_t> acc_;  // [depth][BATCH][BLOCK_OUT]
+  Aligned<uint8_t> inp_;  // [depth] packed INP elements (kernel_.inp_bytes() each)
+  Aligned<uint8_t> wgt_;  // [depth] packed WGT elements (kernel_.wgt_bytes() each)
+  Aligned<int32_t> acc_;  // [depth][BATCH][BLOCK_OUT]
   std::vector<int32_t> rows_dst_, rows_src_;  // gemm_insn's row lists
 };
 

@@ -277,34 +277,35 @@ void GemmKernel::pack_inp(const uint8_t* src, uint8_t* dst) const {
 
 void GemmKernel::pack_wgt(const uint8_t* src, uint8_t* dst) const {
   // DRAM layout: [block_out][block_in] int8. LOADs of weights are frequent (every tile of a
-  // blocked GEMM), so this is written to be cheap: no per-byte branches.
-  std::memset(dst, 0, wgt_bytes_);
-  if (src == nullptr) return;  // zeros in every layout (the VNNI correction of 0 is 0)
+  // blocked GEMM), so this moves whole 32-bit words where it can and writes every byte of the
+  // packed element once (padding beyond it stays zero from allocation).
+  const auto* w = reinterpret_cast<const int8_t*>(src);
   switch (isa_) {
     case KernelIsa::kAvx512Vnni: {
-      // [g][o][4] bytes, then int32 corr[o]; for block_out 8 every 32-byte group twice.
-      const int rep = bout_ == 8 ? 2 : 1, group = bout_ * 4;
+      // Dwords: [g][rep][o] = the quad (o, 4g .. 4g + 3), then [rep][o] = corr[o].
+      const int groups = bin_ / 4, rep = bout_ == 8 ? 2 : 1;
+      auto* d = reinterpret_cast<uint32_t*>(dst);
       for (int o = 0; o < bout_; ++o) {
-        const auto* row = reinterpret_cast<const int8_t*>(src) + o * bin_;
         int32_t sum = 0;
-        for (int c = 0; c < bin_; ++c) sum += row[c];
-        const int32_t corr = -128 * sum;
-        for (int r = 0; r < rep; ++r) {
-          for (int g = 0; g < bin_ / 4; ++g) {
-            std::memcpy(dst + (g * rep + r) * group + o * 4, row + 4 * g, 4);
-          }
-          std::memcpy(dst + (bin_ / 4 * rep + r) * group + o * 4, &corr, 4);
+        for (int c = 0; c < bin_; ++c) sum += src ? w[o * bin_ + c] : 0;
+        const uint32_t corr = static_cast<uint32_t>(-128 * sum);
+        for (int g = 0; g < groups; ++g) {
+          uint32_t quad = 0;
+          if (src) std::memcpy(&quad, src + o * bin_ + 4 * g, 4);
+          for (int r = 0; r < rep; ++r) d[(g * rep + r) * bout_ + o] = quad;
         }
+        for (int r = 0; r < rep; ++r) d[(groups * rep + r) * bout_ + o] = corr;
       }
       return;
     }
     case KernelIsa::kAvx2: {
-      auto* d = reinterpret_cast<int16_t*>(dst);
+      // Dwords: [p][o] = the sign-extended pair (o, 2p), (o, 2p + 1).
+      auto* d = reinterpret_cast<uint32_t*>(dst);
       for (int o = 0; o < bout_; ++o) {
-        const auto* row = reinterpret_cast<const int8_t*>(src) + o * bin_;
         for (int p = 0; p < bin_ / 2; ++p) {
-          d[(p * bout_ + o) * 2] = row[2 * p];
-          d[(p * bout_ + o) * 2 + 1] = row[2 * p + 1];
+          const uint32_t lo = src ? static_cast<uint16_t>(int16_t{w[o * bin_ + 2 * p]}) : 0;
+          const uint32_t hi = src ? static_cast<uint16_t>(int16_t{w[o * bin_ + 2 * p + 1]}) : 0;
+          d[p * bout_ + o] = lo | hi << 16;
         }
       }
       return;
@@ -312,8 +313,7 @@ void GemmKernel::pack_wgt(const uint8_t* src, uint8_t* dst) const {
     default: {
       auto* d = reinterpret_cast<int16_t*>(dst);
       for (int o = 0; o < bout_; ++o) {
-        const auto* row = reinterpret_cast<const int8_t*>(src) + o * bin_;
-        for (int c = 0; c < bin_; ++c) d[c * bout_ + o] = row[c];
+        for (int c = 0; c < bin_; ++c) d[c * bout_ + o] = src ? w[o * bin_ + c] : 0;
       }
       return;
     }
