@@ -30,6 +30,9 @@ echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'),
   "model $(grep -m1 '^model\s' /proc/cpuinfo | cut -d: -f2 | tr -d ' ');" \
   "vector: $(grep -m1 flags /proc/cpuinfo | tr ' ' '\n' | grep -E '^(avx2|avx512f|avx512bw|avx512_vnni|avx_vnni)$' | tr '\n' ' ')"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
+if [ -x "$build/scripts/bench/bench_int8_peak" ]; then
+  pin "$build/scripts/bench/bench_int8_peak" > "$out/int8_peak.json"
+fi
 
 for cfg in gemm8x8 vta; do
   for r in $(seq 1 "$rounds"); do
@@ -71,6 +74,16 @@ for cfg in ("gemm8x8", "vta"):
               f'**{r["cycle_model_over_rtl_speed_cpu"]:.0f}x** / {r["cycle_model_over_rtl_speed"]:.0f}x | '
               f'{r["kernel"]} | {r["cycle_model_macs_per_cpu_second"]/1e9:.1f} | '
               f'{"yes" if r["same_cycles_accounting_and_image"] else "NO"} |')
+
+peak = os.path.join(out, "int8_peak.json")
+if os.path.exists(peak):
+    p = load(peak)
+    print(f'\nHost int8 peak, one core (bench_int8_peak): clock {p["clock_ghz"]:.2f} GHz', end="")
+    if "vpdpbusd_zmm_gmacs" in p:
+        print(f'; vpdpbusd zmm {p["vpdpbusd_zmm_per_cycle"]:.2f}/cycle = {p["vpdpbusd_zmm_gmacs"]:.0f} GMAC/s', end="")
+    if "vpmaddwd_ymm_gmacs" in p:
+        print(f'; vpmaddwd ymm {p["vpmaddwd_ymm_per_cycle"]:.2f}/cycle = {p["vpmaddwd_ymm_gmacs"]:.0f} GMAC/s', end="")
+    print()
 
 print("\n## Every program, before and after (median over rounds of the median of reps)\n")
 print("| config | program | cycles | util | before Mc/s (cpu) | after Mc/s (cpu) | after Mc/s (wall) | speed-up | identical |")
