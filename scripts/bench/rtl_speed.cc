@@ -32,6 +32,7 @@ bool same_modules(const weft::sim::cycle::CycleStats& a, const weft::sim::cycle:
 int main(int argc, char** argv) {
   CLI::App app{"Measures the RTL's simulation speed against the cycle model's (one core)."};
   std::string config = "gemm8x8", platform = "sim", program = "gemm_heavy", json_out;
+  std::string kernel_isa = "auto";
   int64_t size = 1024;
   int rounds = 3, cycle_reps = 3, vthreads = 2;
   app.add_option("--config", config, "configuration")->capture_default_str();
@@ -47,6 +48,10 @@ int main(int argc, char** argv) {
   app.add_option("--rounds,--reps", rounds, "rounds (RTL runs; medians reported)")
       ->capture_default_str();
   app.add_option("--cycle-reps", cycle_reps, "cycle-model runs per round")->capture_default_str();
+  app.add_option("--kernel", kernel_isa,
+                 "the cycle model's GEMM kernel: auto, generic, avx2, avx512vnni (to see what a "
+                 "host without AVX-512 would get)")
+      ->capture_default_str();
   app.add_option("--json", json_out, "write the results as JSON to this file");
   CLI11_PARSE(app, argc, argv);
   try {
@@ -69,9 +74,14 @@ int main(int argc, char** argv) {
     for (int round = 0; round < rounds; ++round) {
       for (int r = 0; r < cycle_reps; ++r) {
         std::vector<uint8_t> img = b.image;
-        weft::sim::cycle::CycleSim sim(l, p);
 #ifdef WEFT_CYCLE_MODEL_OPTIONS
+        weft::sim::cycle::ModelOptions model;
+        model.kernel = weft::sim::cycle::parse_kernel_isa(kernel_isa);
+        weft::sim::cycle::CycleSim sim(l, p, model);
         kernel = weft::sim::cycle::kernel_isa_name(sim.kernel_isa());
+#else
+        if (kernel_isa != "auto") throw weft::UserError("this cycle model has no --kernel");
+        weft::sim::cycle::CycleSim sim(l, p);
 #endif
         const weft::bench::Stopwatch sw;
         cs = sim.run(img, b.insn_offset, b.insn_count);
