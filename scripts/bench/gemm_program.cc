@@ -196,14 +196,13 @@ BenchProgram gemm_heavy(const isa::Layout& l, int64_t gemms, int64_t uops, uint3
              static_cast<uint64_t>(inp_rows * l.inp_elem_bytes)};
   data[2] = {align4k(data[1].byte + data[1].bytes),
              static_cast<uint64_t>(wgt_rows * l.wgt_elem_bytes)};
-  data[3] = {align4k(data[2].byte + data[2].bytes),
-             static_cast<uint64_t>(uops * l.out_elem_bytes)};
+  data[3] = {align4k(data[2].byte + data[2].bytes), static_cast<uint64_t>(uops * l.out_elem_bytes)};
   using isa::MemType;
   using isa::Opcode;
   std::vector<isa::Insn> p;
   const int64_t nuops = static_cast<int64_t>(uop_list.size());
-  p.push_back(mem(Opcode::kLoad, MemType::kUop, 0, static_cast<int64_t>(data[0].byte / 4), 1,
-                  nuops, nuops));
+  p.push_back(mem(Opcode::kLoad, MemType::kUop, 0, static_cast<int64_t>(data[0].byte / 4), 1, nuops,
+                  nuops));
   p.push_back(mem(Opcode::kLoad, MemType::kInp, 0,
                   static_cast<int64_t>(data[1].byte) / l.inp_elem_bytes, 1, inp_rows, inp_rows));
   isa::Insn lw = mem(Opcode::kLoad, MemType::kWgt, 0,
@@ -234,8 +233,8 @@ BenchProgram gemm_heavy(const isa::Layout& l, int64_t gemms, int64_t uops, uint3
   fin.pop_next_dep = 1;
   p.push_back(fin);
   BenchProgram b = finish_image(l, "gemm_heavy", std::move(p), uop_list, data, seed);
-  b.macs = static_cast<uint64_t>(gemms * uops * taps * taps) *
-           static_cast<uint64_t>(l.macs_per_uop());
+  b.macs =
+      static_cast<uint64_t>(gemms * uops * taps * taps) * static_cast<uint64_t>(l.macs_per_uop());
   return b;
 }
 

@@ -35,19 +35,23 @@ __attribute__((noinline)) uint64_t add_chain(uint64_t n) {
 __attribute__((noinline, target("avx512f,avx512vnni"))) void vnni_loop(uint64_t n) {
 #define WEFT_ZERO(k) "vpxord %%zmm" #k ", %%zmm" #k ", %%zmm" #k "\n\t"
 #define WEFT_DP(k) "vpdpbusd %%zmm13, %%zmm14, %%zmm" #k "\n\t"
-  asm volatile(WEFT_12(WEFT_ZERO) ::: "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6",
-               "xmm7", "xmm8", "xmm9", "xmm10", "xmm11");
+  asm volatile(WEFT_12(WEFT_ZERO)::
+                   : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
+                     "xmm10", "xmm11");
   for (uint64_t i = 0; i < n; ++i) {
-    asm volatile(WEFT_12(WEFT_DP)::: "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6",
-                 "xmm7", "xmm8", "xmm9", "xmm10", "xmm11");
+    asm volatile(WEFT_12(WEFT_DP)::
+                     : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
+                       "xmm9", "xmm10", "xmm11");
   }
 }
 
 __attribute__((noinline, target("avx2"))) void madd_loop(uint64_t n) {
-#define WEFT_MADD(k) "vpmaddwd %%ymm13, %%ymm14, %%ymm15\n\tvpaddd %%ymm15, %%ymm" #k ", %%ymm" #k "\n\t"
+#define WEFT_MADD(k) \
+  "vpmaddwd %%ymm13, %%ymm14, %%ymm15\n\tvpaddd %%ymm15, %%ymm" #k ", %%ymm" #k "\n\t"
   for (uint64_t i = 0; i < n; ++i) {
-    asm volatile(WEFT_12(WEFT_MADD)::: "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6",
-                 "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm15");
+    asm volatile(WEFT_12(WEFT_MADD)::
+                     : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
+                       "xmm9", "xmm10", "xmm11", "xmm15");
   }
 }
 #endif

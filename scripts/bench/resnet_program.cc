@@ -18,8 +18,7 @@ BenchProgram resnet18_layer(const isa::Layout& l, const isa::Platform& p, const 
   if (it == layers.end()) throw UserError("no ResNet-18 layer '" + name + "' (C1 to C12)");
   compiler::ops::Conv2dShape s = it->shape;
   s.n = l.config.batch();
-  const compiler::ops::Conv2dKnobs k =
-      compiler::ops::conv2d_candidates(l, p, s, vthreads, 1).at(0);
+  const compiler::ops::Conv2dKnobs k = compiler::ops::conv2d_candidates(l, p, s, vthreads, 1).at(0);
   const rt::Conv2dBuild b = rt::build_conv2d(l, s, k, compiler::ops::Conv2dEpilogue{});
   BenchProgram out;
   out.name = name;

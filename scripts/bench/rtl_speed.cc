@@ -128,15 +128,14 @@ int main(int argc, char** argv) {
                                 {"cycle_model_macs_per_cpu_second", macs / cc},
                                 {"same_cycles_accounting_and_image", same}};
     std::printf("%-8s %-10s %10s %10s %10s %10s %10s %8s %8s %9s %5s\n", "config", "program",
-                "cycles", "kernel", "cyc Mc/s", "cyc Mc/s", "rtl Mc/s", "ratio", "ratio",
-                "GMAC/s", "same");
+                "cycles", "kernel", "cyc Mc/s", "cyc Mc/s", "rtl Mc/s", "ratio", "ratio", "GMAC/s",
+                "same");
     std::printf("%-8s %-10s %10s %10s %10s %10s %10s %8s %8s %9s %5s\n", "", "", "", "", "(wall)",
                 "(cpu)", "(cpu)", "(wall)", "(cpu)", "(cpu)", "");
     std::printf("%-8s %-10s %10llu %10s %10.1f %10.1f %10.3f %8.1f %8.1f %9.1f %5s\n",
                 config.c_str(), b.name.c_str(), static_cast<unsigned long long>(cs.cycles),
-                kernel.c_str(), c_speed / 1e6, c_speed_cpu / 1e6,
-                r_speed_cpu / 1e6, c_speed / r_speed, c_speed_cpu / r_speed_cpu, macs / cc / 1e9,
-                same ? "yes" : "NO");
+                kernel.c_str(), c_speed / 1e6, c_speed_cpu / 1e6, r_speed_cpu / 1e6,
+                c_speed / r_speed, c_speed_cpu / r_speed_cpu, macs / cc / 1e9, same ? "yes" : "NO");
     if (!json_out.empty()) std::ofstream(json_out) << j.dump(2) << "\n";
     if (!same) return 1;
   } catch (const weft::UserError& e) {

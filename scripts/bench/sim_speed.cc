@@ -165,14 +165,9 @@ int main(int argc, char** argv) {
                   r["simulated_cycles_per_cpu_second"].get<double>() / 1e6,
                   r["images_identical"].get<bool>() ? "yes" : "NO");
     }
-    nlohmann::ordered_json out = {{"config", config},
-                                  {"platform", platform},
-                                  {"kernel", used},
-                                  {"stepped", stepped},
-                                  {"size", size},
-                                  {"vthreads", vthreads},
-                                  {"reps", reps},
-                                  {"results", results}};
+    nlohmann::ordered_json out = {
+        {"config", config}, {"platform", platform}, {"kernel", used}, {"stepped", stepped},
+        {"size", size},     {"vthreads", vthreads}, {"reps", reps},   {"results", results}};
     if (!json_out.empty()) std::ofstream(json_out) << out.dump(2) << "\n";
     for (const auto& r : results) {
       if (!r["images_identical"].get<bool>()) return 1;

@@ -92,6 +92,7 @@ for cfg in ("gemm8x8", "vta"):
     runs = {w: [load(p) for p in sorted(glob.glob(os.path.join(out, f"{w}_{cfg}_*.json")))]
             for w in ("base", "new")}
     if not runs["new"]: continue
+    layers = []
     for i, r in enumerate(runs["new"][0]["results"]):
         name = r["program"]
         def med(w, key):
@@ -104,5 +105,15 @@ for cfg in ("gemm8x8", "vta"):
         s = f"{after/before:.2f}x" if before else "-"
         print(f'| {cfg} | {name} | {r["cycles"]:,} | {100*r["utilization"]:.1f}% | {b} | {after/1e6:.1f} | '
               f'{after_wall/1e6:.1f} | {s} | {"yes" if ok else "NO"} |')
+        if name.startswith("C"):
+            layers.append((r["cycles"], before, after, after_wall, ok))
+    if layers:  # the twelve layers as one workload: total cycles over total time
+        cyc = sum(l[0] for l in layers)
+        tot = lambda k: cyc / sum(l[0] / l[k] for l in layers) if all(l[k] for l in layers) else None
+        before, after, after_wall = tot(1), tot(2), tot(3)
+        b = f"{before/1e6:.1f}" if before else "-"
+        s = f"{after/before:.2f}x" if before else "-"
+        print(f'| {cfg} | ResNet-18 C1-C12 | {cyc:,} | | {b} | {after/1e6:.1f} | {after_wall/1e6:.1f} | {s} | '
+              f'{"yes" if all(l[4] for l in layers) else "NO"} |')
 PY
 echo "results: $out" >&2

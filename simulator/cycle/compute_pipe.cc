@@ -152,7 +152,8 @@ bool ComputePipe::no_hazard_inside(const isa::Insn& insn, const Datapath& dp,
   int64_t deltas[2];
   int nd = 0;
   if (insn.iter_in > 1) deltas[nd++] = insn.dst_factor_in;
-  if (insn.iter_out > 1) deltas[nd++] = insn.dst_factor_out - (insn.iter_in - 1) * insn.dst_factor_in;
+  if (insn.iter_out > 1)
+    deltas[nd++] = insn.dst_factor_out - (insn.iter_in - 1) * insn.dst_factor_in;
   for (int d = 0; d < nd; ++d) {
     for (int64_t q = 0; q < std::min(uops, window); ++q) {
       for (int64_t m = q + 1; m <= window; ++m) {

@@ -121,10 +121,9 @@ void rows_generic_fixed(const GemmKernel&, int32_t* acc, const uint8_t* inp, con
 // ---- AVX2: vpmaddwd on input-channel pairs ----
 
 template <int B, int BI, int BO>
-__attribute__((target("avx2"))) void rows_avx2(const GemmKernel&, int32_t* acc,
-                                               const uint8_t* inp, const uint8_t* w,
-                                               const int32_t* dst, const int32_t* src,
-                                               int64_t n) {
+__attribute__((target("avx2"))) void rows_avx2(const GemmKernel&, int32_t* acc, const uint8_t* inp,
+                                               const uint8_t* w, const int32_t* dst,
+                                               const int32_t* src, int64_t n) {
   static_assert(BI % 2 == 0 && BO % 8 == 0, "AVX2 kernel shape");
   constexpr int P = BI / 2, V = BO / 8;
   __m256i wr[P * V];  // [pair][output chunk], held across the rows

@@ -195,7 +195,8 @@ TEST_P(CosimRandom, BenchmarkShapedGemmsMatchCycleForCycle) {
   lp.iter_out = lp.iter_in = taps;
   lp.src_out = lp.wgt_out = taps;
   lp.src_in = lp.wgt_in = 1;
-  for (int g = 0; g < 4; ++g) b.gemm((g % 2) * uops, (g % 2 + 1) * uops, lp, g == 3 ? kPushNext : Deps{});
+  for (int g = 0; g < 4; ++g)
+    b.gemm((g % 2) * uops, (g % 2 + 1) * uops, lp, g == 3 ? kPushNext : Deps{});
   b.store(0, out, 1, uops, uops, kPopPrev | kPushPrev);
   b.finish(kPopNext);
   sim::FunctionalSim f(l);

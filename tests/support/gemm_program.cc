@@ -47,8 +47,7 @@ class Generator {
   // `n` micro-op values below `limit`, in one of the patterns that matter to the scoreboard.
   std::vector<int64_t> pattern(int n, int64_t limit);
   void compute_op(bool first, bool last);
-  void tile_load(MemType t, int64_t base, int64_t span, int64_t src, int64_t src_elems,
-                 Deps deps);
+  void tile_load(MemType t, int64_t base, int64_t span, int64_t src, int64_t src_elems, Deps deps);
 
   const isa::Layout& l_;
   GemmProgramOptions o_;
@@ -87,8 +86,8 @@ std::vector<int64_t> Generator::pattern(int n, int64_t limit) {
   return v;
 }
 
-void Generator::tile_load(MemType t, int64_t base, int64_t span, int64_t src,
-                          int64_t src_elems, Deps deps) {
+void Generator::tile_load(MemType t, int64_t base, int64_t span, int64_t src, int64_t src_elems,
+                          Deps deps) {
   const int64_t y = uniform(1, 3);
   const int64_t x = uniform(1, std::max<int64_t>(1, std::min<int64_t>(span / y, 24)));
   const int64_t stride = x + uniform(0, 2);

@@ -21,6 +21,7 @@
 #include "tests/support/functional_fixture.h"
 #include "tests/support/gemm_program.h"
 #include "tests/support/program_builder.h"
+#include "tests/support/program_check.h"
 #include "tests/support/random_program.h"
 
 namespace weft::test {
@@ -145,6 +146,15 @@ TEST_P(ShortcutTest, GemmHeavyProgramsMatchTheReferenceAndFunctional) {
   }
 }
 
+// The GEMM-heavy programs are race-free and balanced (the model's data-at-start premise,
+// docs/microarchitecture.md, "Shortcuts"), by the static protocol checker.
+TEST_P(ShortcutTest, GemmHeavyProgramsAreRaceFree) {
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    const ProtocolReport r = check_protocol(random_gemm_program(layout(), seed));
+    ASSERT_TRUE(r.ok()) << GetParam() << " seed " << seed << ": " << r.problems.front();
+  }
+}
+
 // The generator's programs really are GEMM-heavy and hit the stalls the shortcuts must count.
 TEST_P(ShortcutTest, GemmHeavyProgramsCoverHazardsAndLongGemms) {
   CycleSim sim(layout(), isa::find_platform("sim"));
@@ -265,8 +275,7 @@ TEST_P(ShortcutTest, OutOfRangeGemmFallsBackToTheReference) {
   EXPECT_EQ(a.error, b.error);
 }
 
-INSTANTIATE_TEST_SUITE_P(Configs, ShortcutTest, ::testing::ValuesIn(config_names()),
-                         ConfigName());
+INSTANTIATE_TEST_SUITE_P(Configs, ShortcutTest, ::testing::ValuesIn(config_names()), ConfigName());
 
 }  // namespace
 }  // namespace weft::test
