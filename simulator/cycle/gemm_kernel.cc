@@ -213,6 +213,51 @@ WEFT_VNNI_TARGET void rows_vnni_8x8x8(const GemmKernel&, int32_t* acc, const uin
 
 size_t round_up(size_t v, size_t to) { return (v + to - 1) / to * to; }
 
+// Weight packing from the DRAM layout [block_out][block_in] int8. LOADs of weights are frequent
+// (every tile of a blocked GEMM), so the shipped shapes get fixed-size versions the compiler
+// unrolls, moving whole 32-bit quads.
+
+// VNNI: dwords [g][rep][o] = the quad (o, 4g .. 4g + 3), then [rep][o] = corr[o]; rep = 2 for
+// block_out 8 (both halves of a zmm), else 1.
+template <int BI, int BO>
+void pack_wgt_vnni(const GemmKernel&, const uint8_t* src, uint8_t* dst) {
+  constexpr int kGroups = BI / 4, kRep = BO == 8 ? 2 : 1;
+  auto* d = reinterpret_cast<uint32_t*>(dst);
+  for (int o = 0; o < BO; ++o) {
+    const auto* row = reinterpret_cast<const int8_t*>(src) + o * BI;
+    int32_t sum = 0;
+    for (int c = 0; c < BI; ++c) sum += row[c];
+    for (int g = 0; g < kGroups; ++g) {
+      uint32_t quad;
+      std::memcpy(&quad, row + 4 * g, 4);
+      for (int r = 0; r < kRep; ++r) d[(g * kRep + r) * BO + o] = quad;
+    }
+    for (int r = 0; r < kRep; ++r) d[(kGroups * kRep + r) * BO + o] = uint32_t(-128 * sum);
+  }
+}
+
+// AVX2: dwords [p][o] = the sign-extended pair (o, 2p), (o, 2p + 1).
+template <int BI, int BO>
+void pack_wgt_avx2(const GemmKernel&, const uint8_t* src, uint8_t* dst) {
+  auto* d = reinterpret_cast<uint32_t*>(dst);
+  for (int o = 0; o < BO; ++o) {
+    const auto* row = reinterpret_cast<const int8_t*>(src) + o * BI;
+    for (int p = 0; p < BI / 2; ++p) {
+      d[p * BO + o] = uint32_t(uint16_t(int16_t{row[2 * p]})) |
+                      uint32_t(uint16_t(int16_t{row[2 * p + 1]})) << 16;
+    }
+  }
+}
+
+// Generic: int16 [c][o], any shape.
+void pack_wgt_generic(const GemmKernel& k, const uint8_t* src, uint8_t* dst) {
+  const int bin = k.block_in(), bout = k.block_out();
+  auto* d = reinterpret_cast<int16_t*>(dst);
+  for (int o = 0; o < bout; ++o) {
+    for (int c = 0; c < bin; ++c) d[c * bout + o] = static_cast<int8_t>(src[o * bin + c]);
+  }
+}
+
 }  // namespace
 
 GemmKernel::GemmKernel(int batch, int block_in, int block_out, KernelIsa isa)
@@ -226,14 +271,17 @@ GemmKernel::GemmKernel(int batch, int block_in, int block_out, KernelIsa isa)
       (b1_16_16 || b8_8_8)) {
     isa_ = KernelIsa::kAvx512Vnni;
     fn_ = b1_16_16 ? &rows_vnni_zmm<1, 16, 16> : &rows_vnni_8x8x8;
+    pack_wgt_ = b1_16_16 ? &pack_wgt_vnni<16, 16> : &pack_wgt_vnni<8, 8>;
   } else if ((want_auto || isa == KernelIsa::kAvx512Vnni || isa == KernelIsa::kAvx2) &&
              host_supports(KernelIsa::kAvx2) && (b1_16_16 || b8_8_8)) {
     isa_ = KernelIsa::kAvx2;
     fn_ = b1_16_16 ? &rows_avx2<1, 16, 16> : &rows_avx2<8, 8, 8>;
+    pack_wgt_ = b1_16_16 ? &pack_wgt_avx2<16, 16> : &pack_wgt_avx2<8, 8>;
   }
 #endif
   if (fn_ == nullptr) {
     isa_ = KernelIsa::kGeneric;
+    pack_wgt_ = &pack_wgt_generic;
     if (b1_16_16) {
       fn_ = &rows_generic_fixed<1, 16, 16>;
     } else if (b8_8_8) {
@@ -254,6 +302,7 @@ GemmKernel::GemmKernel(int batch, int block_in, int block_out, KernelIsa isa)
     inp_bytes_ = 2 * in;
     wgt_bytes_ = round_up(2 * wn, 64);
   }
+  zeros_.assign(wn, 0);
 }
 
 void GemmKernel::pack_inp(const uint8_t* src, uint8_t* dst) const {
@@ -275,48 +324,7 @@ void GemmKernel::pack_inp(const uint8_t* src, uint8_t* dst) const {
 }
 
 void GemmKernel::pack_wgt(const uint8_t* src, uint8_t* dst) const {
-  // DRAM layout: [block_out][block_in] int8. LOADs of weights are frequent (every tile of a
-  // blocked GEMM), so this moves whole 32-bit words where it can and writes every byte of the
-  // packed element once (padding beyond it stays zero from allocation).
-  const auto* w = reinterpret_cast<const int8_t*>(src);
-  switch (isa_) {
-    case KernelIsa::kAvx512Vnni: {
-      // Dwords: [g][rep][o] = the quad (o, 4g .. 4g + 3), then [rep][o] = corr[o].
-      const int groups = bin_ / 4, rep = bout_ == 8 ? 2 : 1;
-      auto* d = reinterpret_cast<uint32_t*>(dst);
-      for (int o = 0; o < bout_; ++o) {
-        int32_t sum = 0;
-        for (int c = 0; c < bin_; ++c) sum += src ? w[o * bin_ + c] : 0;
-        const uint32_t corr = static_cast<uint32_t>(-128 * sum);
-        for (int g = 0; g < groups; ++g) {
-          uint32_t quad = 0;
-          if (src) std::memcpy(&quad, src + o * bin_ + 4 * g, 4);
-          for (int r = 0; r < rep; ++r) d[(g * rep + r) * bout_ + o] = quad;
-        }
-        for (int r = 0; r < rep; ++r) d[(groups * rep + r) * bout_ + o] = corr;
-      }
-      return;
-    }
-    case KernelIsa::kAvx2: {
-      // Dwords: [p][o] = the sign-extended pair (o, 2p), (o, 2p + 1).
-      auto* d = reinterpret_cast<uint32_t*>(dst);
-      for (int o = 0; o < bout_; ++o) {
-        for (int p = 0; p < bin_ / 2; ++p) {
-          const uint32_t lo = src ? static_cast<uint16_t>(int16_t{w[o * bin_ + 2 * p]}) : 0;
-          const uint32_t hi = src ? static_cast<uint16_t>(int16_t{w[o * bin_ + 2 * p + 1]}) : 0;
-          d[p * bout_ + o] = lo | hi << 16;
-        }
-      }
-      return;
-    }
-    default: {
-      auto* d = reinterpret_cast<int16_t*>(dst);
-      for (int o = 0; o < bout_; ++o) {
-        for (int c = 0; c < bin_; ++c) d[c * bout_ + o] = src ? w[o * bin_ + c] : 0;
-      }
-      return;
-    }
-  }
+  pack_wgt_(*this, src ? src : zeros_.data(), dst);
 }
 
 }  // namespace weft::sim::cycle

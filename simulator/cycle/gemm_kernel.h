@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace weft::sim::cycle {
 
@@ -54,10 +55,13 @@ class GemmKernel {
  private:
   using RowsFn = void (*)(const GemmKernel&, int32_t*, const uint8_t*, const uint8_t*,
                           const int32_t*, const int32_t*, int64_t);
+  using PackFn = void (*)(const GemmKernel&, const uint8_t*, uint8_t*);
   int batch_, bin_, bout_;
   KernelIsa isa_;
   size_t inp_bytes_ = 0, wgt_bytes_ = 0;
   RowsFn fn_ = nullptr;
+  PackFn pack_wgt_ = nullptr;
+  std::vector<uint8_t> zeros_;  // a DRAM weight element of zeros (padding)
 };
 
 }  // namespace weft::sim::cycle
