@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <numeric>
 #include <random>
+#include <string>
 
 #include "hardware/isa/encoding.h"
 #include "hardware/isa/errors.h"
@@ -173,6 +174,115 @@ BenchProgram square_gemm(const isa::Layout& l, int64_t size, int vthreads, uint3
   if (tm < 1) throw UserError("the GEMM tiles do not fit the buffers of " + c.name);
   while (rows % tm != 0) --tm;
   return blocked_gemm(l, rows, cols, red, tm, tn, tk, vthreads, seed);
+}
+
+BenchProgram gemm_heavy(const isa::Layout& l, int64_t gemms, int64_t uops, uint32_t seed) {
+  // Micro-op set s (two sets, alternating GEMMs): micro-op k adds INP[k + 16 i + j] .
+  // WGT[256 s + 16 i + j] into ACC[k] for the 16 x 16 (i, j) iterations.
+  const int64_t taps = 16, sets = 2;
+  const int64_t inp_rows = uops + taps * taps - 1, wgt_rows = sets * taps * taps;
+  if (uops < 1 || gemms < 1 || inp_rows > l.inp_depth || wgt_rows > l.wgt_depth ||
+      uops > l.acc_depth || sets * uops > l.uop_depth) {
+    throw UserError("gemm_heavy: " + std::to_string(uops) + " micro-ops do not fit the " +
+                    l.config.name + " buffers");
+  }
+  std::vector<isa::Uop> uop_list;
+  for (int64_t s = 0; s < sets; ++s) {
+    for (int64_t k = 0; k < uops; ++k) uop_list.push_back({k, k, s * taps * taps});
+  }
+  std::vector<Region> data(4);  // micro-ops, INP, WGT, OUT
+  data[0] = {align4k(static_cast<uint64_t>((gemms + 8) * 16)), uop_list.size() * 4};
+  data[1] = {align4k(data[0].byte + data[0].bytes),
+             static_cast<uint64_t>(inp_rows * l.inp_elem_bytes)};
+  data[2] = {align4k(data[1].byte + data[1].bytes),
+             static_cast<uint64_t>(wgt_rows * l.wgt_elem_bytes)};
+  data[3] = {align4k(data[2].byte + data[2].bytes), static_cast<uint64_t>(uops * l.out_elem_bytes)};
+  using isa::MemType;
+  using isa::Opcode;
+  std::vector<isa::Insn> p;
+  const int64_t nuops = static_cast<int64_t>(uop_list.size());
+  p.push_back(mem(Opcode::kLoad, MemType::kUop, 0, static_cast<int64_t>(data[0].byte / 4), 1, nuops,
+                  nuops));
+  p.push_back(mem(Opcode::kLoad, MemType::kInp, 0,
+                  static_cast<int64_t>(data[1].byte) / l.inp_elem_bytes, 1, inp_rows, inp_rows));
+  isa::Insn lw = mem(Opcode::kLoad, MemType::kWgt, 0,
+                     static_cast<int64_t>(data[2].byte) / l.wgt_elem_bytes, 1, wgt_rows, wgt_rows);
+  lw.push_next_dep = 1;
+  p.push_back(lw);
+  isa::Insn r = gemm(0, uops, 1, 1);
+  r.reset_reg = 1;
+  r.pop_prev_dep = 1;
+  p.push_back(r);
+  for (int64_t g = 0; g < gemms; ++g) {
+    const int64_t set = g % sets;
+    isa::Insn gi = gemm(set * uops, (set + 1) * uops, taps, taps);
+    gi.src_factor_out = taps;
+    gi.src_factor_in = 1;
+    gi.wgt_factor_out = taps;
+    gi.wgt_factor_in = 1;
+    gi.push_next_dep = g == gemms - 1;
+    p.push_back(gi);
+  }
+  isa::Insn st = mem(Opcode::kStore, MemType::kOut, 0,
+                     static_cast<int64_t>(data[3].byte) / l.out_elem_bytes, 1, uops, uops);
+  st.pop_prev_dep = 1;
+  st.push_prev_dep = 1;
+  p.push_back(st);
+  isa::Insn fin;
+  fin.opcode = static_cast<int64_t>(Opcode::kFinish);
+  fin.pop_next_dep = 1;
+  p.push_back(fin);
+  BenchProgram b = finish_image(l, "gemm_heavy", std::move(p), uop_list, data, seed);
+  b.macs =
+      static_cast<uint64_t>(gemms * uops * taps * taps) * static_cast<uint64_t>(l.macs_per_uop());
+  return b;
+}
+
+BenchProgram token_heavy(const isa::Layout& l, int64_t count, uint32_t seed) {
+  // Step s (slot s % 2): LOAD INP one element -> GEMM one micro-op -> STORE one element, with
+  // the RAW tokens forward and the WAR tokens back on all four queues.
+  std::vector<isa::Uop> uops = {{0, 0, 0}, {1, 1, 1}};
+  std::vector<Region> data(4);
+  data[0] = {align4k(static_cast<uint64_t>((count * 3 + 8) * 16)), uops.size() * 4};
+  data[1] = {align4k(data[0].byte + 8), static_cast<uint64_t>(64 * l.inp_elem_bytes)};
+  data[2] = {align4k(data[1].byte + data[1].bytes), static_cast<uint64_t>(2 * l.wgt_elem_bytes)};
+  data[3] = {align4k(data[2].byte + data[2].bytes), static_cast<uint64_t>(64 * l.out_elem_bytes)};
+  const int64_t inp_elem = static_cast<int64_t>(data[1].byte) / l.inp_elem_bytes;
+  const int64_t wgt_elem = static_cast<int64_t>(data[2].byte) / l.wgt_elem_bytes;
+  const int64_t out_elem = static_cast<int64_t>(data[3].byte) / l.out_elem_bytes;
+  using isa::MemType;
+  using isa::Opcode;
+  std::vector<isa::Insn> p;
+  p.push_back(
+      mem(Opcode::kLoad, MemType::kUop, 0, static_cast<int64_t>(data[0].byte / 4), 1, 2, 2));
+  p.push_back(mem(Opcode::kLoad, MemType::kWgt, 0, wgt_elem, 1, 2, 2));
+  isa::Insn reset = gemm(0, 2, 1, 1);  // the accumulator rows start at zero
+  reset.reset_reg = 1;
+  p.push_back(reset);
+  for (int64_t s = 0; s < count; ++s) {
+    const int slot = static_cast<int>(s % 2);
+    isa::Insn li = mem(Opcode::kLoad, MemType::kInp, slot, inp_elem + (s % 64), 1, 1, 1);
+    li.pop_next_dep = s >= 2;
+    li.push_next_dep = 1;
+    p.push_back(li);
+    isa::Insn g = gemm(slot, slot + 1, 1, 1);
+    g.pop_prev_dep = 1;
+    g.pop_next_dep = s >= 2;
+    g.push_prev_dep = s + 2 < count;
+    g.push_next_dep = 1;
+    p.push_back(g);
+    isa::Insn st = mem(Opcode::kStore, MemType::kOut, slot, out_elem + (s % 64), 1, 1, 1);
+    st.pop_prev_dep = 1;
+    st.push_prev_dep = s + 2 < count || s == count - 1;
+    p.push_back(st);
+  }
+  isa::Insn fin;
+  fin.opcode = static_cast<int64_t>(Opcode::kFinish);
+  fin.pop_next_dep = 1;
+  p.push_back(fin);
+  BenchProgram b = finish_image(l, "token_heavy", std::move(p), uops, data, seed);
+  b.macs = static_cast<uint64_t>(count) * static_cast<uint64_t>(l.macs_per_uop());
+  return b;
 }
 
 BenchProgram load_heavy(const isa::Layout& l, int64_t count, uint32_t seed) {

@@ -34,6 +34,15 @@ BenchProgram blocked_gemm(const isa::Layout& l, int64_t m, int64_t n, int64_t k,
 /// dividing its dimension. UserError for a size that is not a multiple of the block.
 BenchProgram square_gemm(const isa::Layout& l, int64_t size, int vthreads, uint32_t seed);
 
+/// The GEMM-heavy program of issue #19: `gemms` GEMMs of `uops` micro-ops x 16 x 16 iterations
+/// (a 16 x 16-tap reduction into `uops` accumulator rows, two alternating weight sets), after
+/// one reset GEMM, then a STORE of the rows: bound by the GEMM unit (one micro-op a cycle).
+BenchProgram gemm_heavy(const isa::Layout& l, int64_t gemms, int64_t uops, uint32_t seed);
+
+/// `count` load / compute / store steps of one element each, double-buffered, each step moving
+/// a token on all four queues: a program bound by instruction and token traffic.
+BenchProgram token_heavy(const isa::Layout& l, int64_t count, uint32_t seed);
+
 /// `count` LOAD INP/WGT pairs of small strided 2D tiles, each followed by one GEMM micro-op,
 /// double-buffered: a program bound by DRAM reads.
 BenchProgram load_heavy(const isa::Layout& l, int64_t count, uint32_t seed);

@@ -29,14 +29,20 @@ using isa::Module;
 using isa::Opcode;
 
 struct CycleSim::State {
-  explicit State(const isa::Layout& l) : dp(l) {}
+  State(const isa::Layout& l, KernelIsa isa) : dp(l, isa) {}
   Datapath dp;
 };
 
-CycleSim::CycleSim(const isa::Layout& layout, const isa::Platform& platform)
-    : l_(layout), p_(platform), state_(std::make_unique<State>(layout)) {
+CycleSim::CycleSim(const isa::Layout& layout, const isa::Platform& platform,
+                   const ModelOptions& model)
+    : l_(layout),
+      p_(platform),
+      model_(model),
+      state_(std::make_unique<State>(layout, model.kernel)) {
   AxiMemory check(platform);  // validates the platform now rather than at the first run
 }
+
+KernelIsa CycleSim::kernel_isa() const { return state_->dp.kernel().isa(); }
 
 CycleSim::~CycleSim() = default;
 
@@ -105,7 +111,7 @@ CycleStats CycleSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset, uint6
   const isa::HwConfig& cfg = l_.config;
   Datapath& dp = state_->dp;
   AxiMemory mem(p_);
-  ComputePipe pipe(l_);
+  ComputePipe pipe(l_, model_.shortcuts);
   FetchUnit fetch(l_, p_, insn_offset, insn_count);
   Trace* trace = opts.trace;
   CycleStats st;

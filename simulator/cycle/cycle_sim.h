@@ -15,6 +15,7 @@
 #include "hardware/isa/layout.h"
 #include "hardware/isa/spec.h"
 #include "simulator/cycle/cycle_stats.h"
+#include "simulator/cycle/gemm_kernel.h"
 #include "simulator/cycle/trace.h"
 #include "simulator/memory/dram_port.h"
 
@@ -32,10 +33,24 @@ struct RunOptions {
   DramPort* port = nullptr;
 };
 
+/// Defined since ModelOptions exists, for tools that also build against older models.
+#define WEFT_CYCLE_MODEL_OPTIONS 1
+
+/// How the model computes. Every choice gives the same cycles, accounting and data; the tests
+/// compare them.
+struct ModelOptions {
+  /// Take the GEMM shortcuts of docs/microarchitecture.md ("Shortcuts"); false steps every
+  /// micro-op iteration through the scoreboard and the data path one by one (the reference).
+  bool shortcuts = true;
+  /// The instruction set of the int8 GEMM kernel (kAuto: the best the host supports).
+  KernelIsa kernel = KernelIsa::kAuto;
+};
+
 /// The cycle model; on-chip buffers persist between runs, as in hardware.
 class CycleSim {
  public:
-  CycleSim(const isa::Layout& layout, const isa::Platform& platform);
+  CycleSim(const isa::Layout& layout, const isa::Platform& platform,
+           const ModelOptions& model = {});
   ~CycleSim();
   CycleSim(const CycleSim&) = delete;
   CycleSim& operator=(const CycleSim&) = delete;
@@ -46,10 +61,14 @@ class CycleSim {
   CycleStats run(std::vector<uint8_t>& dram, uint64_t insn_offset, uint64_t insn_count,
                  const RunOptions& options = {});
 
+  /// The GEMM kernel's instruction set in use (kAuto resolved).
+  KernelIsa kernel_isa() const;
+
  private:
   struct State;
   const isa::Layout& l_;
   isa::Platform p_;
+  ModelOptions model_;
   std::unique_ptr<State> state_;  // the on-chip state that persists between runs
 };
 

@@ -5,20 +5,30 @@
 
 #include "hardware/isa/encoding.h"
 #include "hardware/isa/errors.h"
+#include "simulator/common/program_error.h"
 
 namespace weft::sim::cycle {
 
-Datapath::Datapath(const isa::Layout& l)
+Datapath::Datapath(const isa::Layout& l, KernelIsa isa)
     : l_(l),
       batch_(l.config.batch()),
       bin_(l.config.block_in()),
       bout_(l.config.block_out()),
+      kernel_(batch_, bin_, bout_, isa),
       uop_dst_(static_cast<size_t>(l.uop_depth)),
       uop_src_(static_cast<size_t>(l.uop_depth)),
       uop_wgt_(static_cast<size_t>(l.uop_depth)),
-      inp_(static_cast<size_t>(l.inp_depth * batch_ * bin_)),
-      wgtt_(static_cast<size_t>(l.wgt_depth * bin_ * bout_)),
-      acc_(static_cast<size_t>(l.acc_depth * batch_ * bout_)) {}
+      inp_(static_cast<size_t>(l.inp_depth) * kernel_.inp_bytes()),
+      wgt_(static_cast<size_t>(l.wgt_depth) * kernel_.wgt_bytes()),
+      acc_(static_cast<size_t>(l.acc_depth * batch_ * bout_)) {
+  // Power-on contents are zeros in every layout (packing zeros is not all-zero bytes).
+  for (int64_t i = 0; i < l.inp_depth; ++i) {
+    kernel_.pack_inp(nullptr, inp_.data() + i * kernel_.inp_bytes());
+  }
+  for (int64_t i = 0; i < l.wgt_depth; ++i) {
+    kernel_.pack_wgt(nullptr, wgt_.data() + i * kernel_.wgt_bytes());
+  }
+}
 
 void Datapath::write_elem(isa::MemType t, int64_t index, const uint8_t* src) {
   switch (t) {
@@ -30,20 +40,12 @@ void Datapath::write_elem(isa::MemType t, int64_t index, const uint8_t* src) {
       uop_wgt_[index] = static_cast<int32_t>(u.wgt);
       return;
     }
-    case isa::MemType::kInp: {
-      int16_t* d = &inp_[index * batch_ * bin_];
-      for (int i = 0; i < batch_ * bin_; ++i) d[i] = src ? static_cast<int8_t>(src[i]) : 0;
+    case isa::MemType::kInp:
+      kernel_.pack_inp(src, inp_.data() + index * kernel_.inp_bytes());
       return;
-    }
-    case isa::MemType::kWgt: {
-      int16_t* d = &wgtt_[index * bin_ * bout_];
-      for (int o = 0; o < bout_; ++o) {
-        for (int c = 0; c < bin_; ++c) {
-          d[c * bout_ + o] = src ? static_cast<int8_t>(src[o * bin_ + c]) : 0;
-        }
-      }
+    case isa::MemType::kWgt:
+      kernel_.pack_wgt(src, wgt_.data() + index * kernel_.wgt_bytes());
       return;
-    }
     case isa::MemType::kAcc: {
       int32_t* d = &acc_[index * batch_ * bout_];
       if (src)
@@ -68,57 +70,77 @@ void Datapath::read_out_elem(int64_t index, uint8_t* dst) const {
   for (int i = 0; i < batch_ * bout_; ++i) dst[i] = static_cast<uint8_t>(s[i]);
 }
 
-namespace {
-
-// acc[b][o] += sum_c x[b][c] * wt[c][o] with wrapping int32 accumulation. Fixed sizes let the
-// compiler unroll and vectorize over o; target_clones adds an AVX2 version chosen at load time.
-#if defined(__x86_64__) && defined(__GNUC__)
-#define WEFT_CLONES_AVX2 __attribute__((target_clones("avx2", "default")))
-#else
-#define WEFT_CLONES_AVX2
-#endif
-
-template <int B, int BI, int BO>
-WEFT_CLONES_AVX2 void gemm_fixed(int32_t* __restrict acc, const int16_t* __restrict x,
-                                 const int16_t* __restrict wt) {
-  for (int b = 0; b < B; ++b) {
-    uint32_t sum[BO] = {};
-    for (int c = 0; c < BI; ++c) {
-      const int32_t xv = x[b * BI + c];
-      for (int o = 0; o < BO; ++o) sum[o] += static_cast<uint32_t>(xv * wt[c * BO + o]);
-    }
-    for (int o = 0; o < BO; ++o) {
-      acc[b * BO + o] = static_cast<int32_t>(static_cast<uint32_t>(acc[b * BO + o]) + sum[o]);
-    }
+void Datapath::gemm(int64_t dst, int64_t src, int64_t wgt, bool reset) {
+  if (reset) {
+    std::memset(&acc_[dst * batch_ * bout_], 0, sizeof(int32_t) * batch_ * bout_);
+    return;
   }
+  const int32_t d = static_cast<int32_t>(dst), s = static_cast<int32_t>(src);
+  kernel_.rows(acc_.data(), inp_.data(), wgt_.data() + wgt * kernel_.wgt_bytes(), &d, &s, 1);
 }
 
-void gemm_any(int batch, int bin, int bout, int32_t* acc, const int16_t* x, const int16_t* wt) {
-  for (int b = 0; b < batch; ++b) {
-    for (int c = 0; c < bin; ++c) {
-      const int32_t xv = x[b * bin + c];
-      for (int o = 0; o < bout; ++o) {
-        acc[b * bout + o] = static_cast<int32_t>(static_cast<uint32_t>(acc[b * bout + o]) +
-                                                 static_cast<uint32_t>(xv * wt[c * bout + o]));
+void Datapath::gemm_insn(const isa::Insn& in, const std::atomic<bool>* cancel) {
+  const int64_t iters_out = in.iter_out, iters_in = in.iter_in;
+  const int64_t bgn = in.uop_bgn, end = in.uop_end;
+  if (iters_out <= 0 || iters_in <= 0 || end <= bgn) return;
+  if (in.reset_reg) {
+    const size_t row = sizeof(int32_t) * batch_ * bout_;
+    for (int64_t i = 0; i < iters_out; ++i) {
+      for (int64_t j = 0; j < iters_in; ++j) {
+        const int64_t off = i * in.dst_factor_out + j * in.dst_factor_in;
+        for (int64_t k = bgn; k < end; ++k) {
+          std::memset(&acc_[(uop_dst_[k] + off) * batch_ * bout_], 0, row);
+        }
+      }
+    }
+    return;
+  }
+  // Iterations that use the same weight element are run as one list of rows. A loop level
+  // whose weight factor is 0 keeps the weight, so it moves inside the list ("folded"); so do
+  // consecutive micro-ops with the same weight index. The order of the additions changes,
+  // the sums do not (int32 addition wraps, so it is associative and commutative).
+  const bool fold_out = in.wgt_factor_out == 0, fold_in = in.wgt_factor_in == 0;
+  const int64_t outer_i = fold_out ? 1 : iters_out, outer_j = fold_in ? 1 : iters_in;
+  const int64_t inner_i = fold_out ? iters_out : 1, inner_j = fold_in ? iters_in : 1;
+  constexpr int64_t kChunk = 1024;  // rows per kernel call at most
+  rows_dst_.resize(kChunk);
+  rows_src_.resize(kChunk);
+  int32_t* rd = rows_dst_.data();
+  int32_t* rs = rows_src_.data();
+  int64_t done_rows = 0;
+  for (int64_t oi = 0; oi < outer_i; ++oi) {
+    for (int64_t oj = 0; oj < outer_j; ++oj) {
+      for (int64_t k0 = bgn; k0 < end;) {
+        int64_t k1 = k0 + 1;
+        while (k1 < end && uop_wgt_[k1] == uop_wgt_[k0]) ++k1;
+        const int64_t wgt = uop_wgt_[k0] + oi * in.wgt_factor_out + oj * in.wgt_factor_in;
+        const uint8_t* w = wgt_.data() + wgt * kernel_.wgt_bytes();
+        int64_t n = 0;
+        for (int64_t ii = 0; ii < inner_i; ++ii) {
+          for (int64_t jj = 0; jj < inner_j; ++jj) {
+            const int64_t i = oi + ii, j = oj + jj;
+            const int64_t dof = i * in.dst_factor_out + j * in.dst_factor_in;
+            const int64_t sof = i * in.src_factor_out + j * in.src_factor_in;
+            for (int64_t k = k0; k < k1; ++k) {
+              rd[n] = static_cast<int32_t>(uop_dst_[k] + dof);
+              rs[n] = static_cast<int32_t>(uop_src_[k] + sof);
+              if (++n == kChunk) {
+                kernel_.rows(acc_.data(), inp_.data(), w, rd, rs, n);
+                n = 0;
+              }
+            }
+          }
+        }
+        kernel_.rows(acc_.data(), inp_.data(), w, rd, rs, n);
+        done_rows += (k1 - k0) * inner_i * inner_j;
+        if (cancel && done_rows >= (int64_t{1} << 16)) {
+          done_rows = 0;
+          if (cancel->load(std::memory_order_relaxed)) throw RunCancelled();
+        }
+        k0 = k1;
       }
     }
   }
-}
-
-}  // namespace
-
-void Datapath::gemm(int64_t dst, int64_t src, int64_t wgt, bool reset) {
-  int32_t* acc = &acc_[dst * batch_ * bout_];
-  if (reset) {
-    std::memset(acc, 0, sizeof(int32_t) * batch_ * bout_);
-    return;
-  }
-  const int16_t* x = &inp_[src * batch_ * bin_];
-  const int16_t* w = &wgtt_[wgt * bin_ * bout_];
-  if (batch_ == 8 && bin_ == 8 && bout_ == 8) return gemm_fixed<8, 8, 8>(acc, x, w);
-  if (batch_ == 1 && bin_ == 16 && bout_ == 16) return gemm_fixed<1, 16, 16>(acc, x, w);
-  if (batch_ == 1 && bin_ == 4 && bout_ == 4) return gemm_fixed<1, 4, 4>(acc, x, w);
-  gemm_any(batch_, bin_, bout_, acc, x, w);
 }
 
 namespace {

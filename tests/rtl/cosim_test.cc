@@ -12,6 +12,7 @@
 #include "hardware/isa/encoding.h"
 #include "hardware/isa/spec.h"
 #include "tests/rtl/cosim.h"
+#include "tests/support/gemm_program.h"
 #include "tests/support/random_program.h"
 
 namespace weft::test {
@@ -141,6 +142,69 @@ TEST_P(CosimRandom, RandomProgramsMatchOnAnotherPlatform) {
       break;
     }
   }
+}
+
+// Long GEMMs, where the cycle model takes its shortcuts (docs/microarchitecture.md,
+// "Shortcuts"): random GEMM-heavy programs with hazards inside and across loop blocks, factors
+// of 0, resets, ALU and LOAD ACC between GEMMs and concurrent loads.
+TEST_P(CosimRandom, GemmHeavyProgramsMatchCycleForCycle) {
+  const isa::Layout& l = isa::layout_for(GetParam());
+  sim::FunctionalSim f(l);
+  sim::cycle::CycleSim c(l, isa::find_platform("sim"));
+  const char* env = std::getenv("WEFT_COSIM_GEMM_SEEDS");
+  const uint64_t seeds = env ? std::strtoull(env, nullptr, 10) : 25;
+  for (uint64_t seed = 1; seed <= seeds; ++seed) {
+    const Cosim r = cosimulate(random_gemm_program(l, seed), f, c, rtl_engine(GetParam()));
+    if (!r.mismatch.empty()) {
+      ADD_FAILURE() << GetParam() << " GEMM-heavy seed " << seed << ":" << r.mismatch;
+      break;
+    }
+  }
+}
+
+// The benchmark's GEMM-heavy program (scripts/bench: micro-op k accumulates INP[k + 16 i + j]
+// . WGT[256 s + 16 i + j] into ACC[k]) at a size the RTL runs in a moment: 64 micro-ops x 8 x
+// 8, four GEMMs alternating two weight sets, after a reset GEMM.
+TEST_P(CosimRandom, BenchmarkShapedGemmsMatchCycleForCycle) {
+  const isa::Layout& l = isa::layout_for(GetParam());
+  const int64_t uops = 64, taps = 8;
+  ProgramBuilder b(l);
+  std::vector<uint8_t> bytes;
+  uint32_t x = 99;
+  auto random = [&](int64_t n) {
+    bytes.assign(static_cast<size_t>(n), 0);
+    for (uint8_t& v : bytes) v = static_cast<uint8_t>((x = x * 1664525 + 1013904223) >> 24);
+    return bytes;
+  };
+  const int64_t inp_rows = uops + taps * taps - 1, wgt_rows = 2 * taps * taps;
+  const int64_t inp = b.alloc(isa::MemType::kInp, inp_rows);
+  b.put_bytes(isa::MemType::kInp, inp, random(inp_rows * l.inp_elem_bytes));
+  const int64_t wgt = b.alloc(isa::MemType::kWgt, wgt_rows);
+  b.put_bytes(isa::MemType::kWgt, wgt, random(wgt_rows * l.wgt_elem_bytes));
+  std::vector<isa::Uop> u;
+  for (int64_t s = 0; s < 2; ++s) {
+    for (int64_t k = 0; k < uops; ++k) u.push_back({k, k, s * taps * taps});
+  }
+  const int64_t ue = b.add_uops(u);
+  const int64_t out = b.alloc(isa::MemType::kOut, uops);
+  b.load_1d(isa::MemType::kUop, 0, ue, 2 * uops);
+  b.load_1d(isa::MemType::kInp, 0, inp, inp_rows);
+  b.load_1d(isa::MemType::kWgt, 0, wgt, wgt_rows, kPushNext);
+  b.gemm_reset(0, uops, {}, kPopPrev);
+  Loops lp;
+  lp.iter_out = lp.iter_in = taps;
+  lp.src_out = lp.wgt_out = taps;
+  lp.src_in = lp.wgt_in = 1;
+  for (int g = 0; g < 4; ++g)
+    b.gemm((g % 2) * uops, (g % 2 + 1) * uops, lp, g == 3 ? kPushNext : Deps{});
+  b.store(0, out, 1, uops, uops, kPopPrev | kPushPrev);
+  b.finish(kPopNext);
+  sim::FunctionalSim f(l);
+  sim::cycle::CycleSim c(l, isa::find_platform("sim"));
+  const Cosim r = cosimulate(b.build(), f, c, rtl_engine(GetParam()));
+  EXPECT_EQ(r.mismatch, "");
+  EXPECT_EQ(r.cycle_stats.gemm_uops, uint64_t(uops + 4 * uops * taps * taps));
+  EXPECT_GT(r.cycle_stats.utilization(), 0.85);
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, CosimRandom, ::testing::Values("tiny", "gemm8x8", "vta"),
