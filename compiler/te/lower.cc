@@ -289,7 +289,6 @@ class Lowerer {
     ir::Expr body = substitute(st.body(), var_map);
 
     // Producers computed inside this stage's loops: infer their regions, then read them there.
-    std::map<const ir::BufferObj*, const Region*> local_regions;
     std::map<const IterVarObj*, std::vector<std::pair<const Stage*, Region>>> inside;
     const auto& leaves = st.leaves();
     for (size_t i = 0; i < leaves.size(); ++i) {
@@ -298,13 +297,44 @@ class Lowerer {
       std::map<const ir::VarObj*, int64_t> inner;
       for (size_t j = i + 1; j < leaves.size(); ++j)
         inner[leaves[j]->var.get()] = extent[leaves[j].get()];
-      for (const Stage* p : it->second)
-        inside[leaves[i].get()].push_back({p, infer_region(*p, st, body, inner)});
+      // Later producers first: one that only a sibling reads (a shared tile copied on into
+      // tensor-core fragments at the same loop) covers what that sibling's region reads.
+      const auto& ps = it->second;
+      std::vector<std::pair<const Stage*, Region>> list(ps.size());
+      for (size_t q = ps.size(); q-- > 0;) {
+        LoadCollector direct(ps[q]->buffer().get());
+        direct.visit(body);
+        for (size_t r = q + 1; direct.loads.empty() && r < ps.size(); ++r) {
+          const Stage& sib = *list[r].first;
+          LoadCollector via(ps[q]->buffer().get());
+          via.visit(sib.body());
+          if (via.loads.empty()) continue;
+          std::map<const ir::VarObj*, ir::Expr> at;
+          std::map<const ir::VarObj*, int64_t> inner2 = inner;
+          for (size_t d = 0; d < sib.axes().size(); ++d) {
+            const ir::Var v = ir::make_var(sib.axes()[d]->name());
+            at[sib.axes()[d]->var.get()] = ir::add(list[r].second.base[d], ir::ref(v));
+            inner2[v.get()] = list[r].second.extent[d];
+          }
+          list[q] = {ps[q], infer_region(*ps[q], sib, substitute(sib.body(), at), inner2)};
+          break;
+        }
+        if (!list[q].first) list[q] = {ps[q], infer_region(*ps[q], st, body, inner)};
+      }
+      inside[leaves[i].get()] = std::move(list);
     }
+    // Every region realized around here is visible inside (a fragment copy reads the shared
+    // tile its consumer's loop holds).
+    const auto saved_visible = visible_;
+    struct Restore {
+      std::map<const ir::BufferObj*, const Region*>& v;
+      std::map<const ir::BufferObj*, const Region*> saved;
+      ~Restore() { v = saved; }
+    } restore{visible_, saved_visible};
     for (auto& [leaf, list] : inside) {
-      for (auto& [p, r] : list) local_regions[p->buffer().get()] = &r;
+      for (auto& [p, r] : list) visible_[p->buffer().get()] = &r;
     }
-    body = ToLocal(local_regions).mutate(body);
+    body = ToLocal(visible_).mutate(body);
 
     const ir::Buffer& out = region && region->local ? region->local : st.buffer();
     if (st.tensorize_leaf()) {
@@ -434,6 +464,7 @@ class Lowerer {
   std::map<std::pair<const Stage*, const IterVarObj*>, std::vector<const Stage*>> attached_;
   std::map<const ir::VarObj*, int64_t> extent_of_;  // every stage's leaf loop extents
   std::map<const ir::VarObj*, int64_t> thread_bound_;  // leaves bound to threadIdx: extents
+  std::map<const ir::BufferObj*, const Region*> visible_;  // regions realized around the stage
 };
 
 }  // namespace

@@ -42,6 +42,8 @@ inline constexpr const char* kSyncThreads = "weft.cuda.syncthreads";
 /// mma(acc, a, b, acc_block, a_block, b_block) and fill(acc, acc_block) with zero.
 inline constexpr const char* kWmmaMma = "weft.wmma.mma";
 inline constexpr const char* kWmmaFill = "weft.wmma.fill";
+/// rcp(x): 1.0f / x for float32 (average pooling divides by the taps inside the input).
+inline constexpr const char* kRcp = "weft.cuda.rcp";
 /// The WMMA tile edge (m = n = k = 16).
 inline constexpr int64_t kWmmaTile = 16;
 

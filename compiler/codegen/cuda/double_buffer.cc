@@ -119,8 +119,8 @@ class DoubleBuffer : public ir::Mutator {
     auto fill_at = [&](const ir::Expr& step, const ir::Expr& half) {
       std::vector<ir::Stmt> f(parts.begin(), parts.begin() + static_cast<ptrdiff_t>(fills));
       std::map<const ir::VarObj*, ir::Expr> at{{n.var.get(), step}};
-      ir::Stmt s = ToHalf(twice, half).mutate(ir::seq(f));
-      return substitute_stmt(s, at);
+      // The step first, then the half: the half's index must not be shifted again.
+      return ToHalf(twice, half).mutate(substitute_stmt(ir::seq(f), at));
     };
     const ir::Stmt prologue = fill_at(ir::imm(0), ir::imm(0));
     const ir::Expr next = ir::add(ko, ir::imm(1));

@@ -3,6 +3,7 @@
 #include "compiler/codegen/cuda/emit_cuda.h"
 
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -52,8 +53,128 @@ class Subst : public ir::Mutator {
   std::map<const ir::VarObj*, ir::Expr> m_;
 };
 
+// A factor `e` is known to be a multiple of (1 when nothing is known).
+int64_t known_multiple(const ir::Expr& e) {
+  auto gcd = [](int64_t a, int64_t b) {
+    a = a < 0 ? -a : a;
+    b = b < 0 ? -b : b;
+    while (b) std::swap(a %= b, b);
+    return a;
+  };
+  switch (e->kind) {
+    case ir::NodeKind::kIntImm: {
+      const int64_t v = static_cast<const ir::IntImm&>(*e).value;
+      return v == 0 ? int64_t(1) << 40 : (v < 0 ? -v : v);
+    }
+    case ir::NodeKind::kCast:
+      return known_multiple(static_cast<const ir::Cast&>(*e).value);
+    case ir::NodeKind::kBinary: {
+      const auto& b = static_cast<const ir::Binary&>(*e);
+      const int64_t x = known_multiple(b.a), y = known_multiple(b.b);
+      switch (b.op) {
+        case ir::BinOp::kAdd:
+        case ir::BinOp::kSub:
+        case ir::BinOp::kMin:
+        case ir::BinOp::kMax:
+          return gcd(x, y);
+        case ir::BinOp::kMul:
+          return std::min<int64_t>(x * y, int64_t(1) << 40);
+        case ir::BinOp::kFloorDiv:
+          return ir::as_imm(b.b) && x % y == 0 ? x / y : 1;
+        case ir::BinOp::kFloorMod:
+          return ir::as_imm(b.b) ? gcd(x, y) : 1;
+        default:
+          return 1;
+      }
+    }
+    default:
+      return 1;
+  }
+}
+
+// The binary operation `op` of new operands (`e` when the operator has no builder here).
+ir::Expr rebuild(ir::BinOp op, const ir::Expr& a, const ir::Expr& b, const ir::Expr& e) {
+  switch (op) {
+    case ir::BinOp::kAdd:
+      return ir::add(a, b);
+    case ir::BinOp::kSub:
+      return ir::sub(a, b);
+    case ir::BinOp::kMul:
+      return ir::mul(a, b);
+    case ir::BinOp::kFloorDiv:
+      return ir::floordiv(a, b);
+    case ir::BinOp::kFloorMod:
+      return ir::floormod(a, b);
+    case ir::BinOp::kMin:
+      return ir::min(a, b);
+    case ir::BinOp::kMax:
+      return ir::max(a, b);
+    default:
+      return e;
+  }
+}
+
+// `e` as base + coef * v for the lane variable v in [0, lanes), with base free of v (floor
+// division and modulo by multiples of coef * lanes of a suitably aligned base keep the lane
+// inside one quotient). Nothing when `e` is not of that form.
+std::optional<std::pair<ir::Expr, int64_t>> lane_form(const ir::Expr& e, const ir::Var& v,
+                                                      int64_t lanes) {
+  using R = std::optional<std::pair<ir::Expr, int64_t>>;
+  switch (e->kind) {
+    case ir::NodeKind::kVarRef:
+      if (static_cast<const ir::VarRef&>(*e).var == v) return R({ir::imm(0), 1});
+      return R({e, 0});
+    case ir::NodeKind::kIntImm:
+      return R({e, 0});
+    case ir::NodeKind::kCast: {
+      const auto& c = static_cast<const ir::Cast&>(*e);
+      auto r = lane_form(c.value, v, lanes);
+      if (!r || ir::is_float(c.dtype)) return std::nullopt;
+      return R({ir::cast(c.dtype, r->first), r->second});
+    }
+    case ir::NodeKind::kBinary: {
+      const auto& b = static_cast<const ir::Binary&>(*e);
+      auto x = lane_form(b.a, v, lanes);
+      auto y = lane_form(b.b, v, lanes);
+      if (!x || !y) return std::nullopt;
+      if (x->second == 0 && y->second == 0) {
+        // Free of the lane, though a floor division below may have dropped it.
+        if (x->first == b.a && y->first == b.b) return R({e, 0});
+        return R({rebuild(b.op, x->first, y->first, e), 0});
+      }
+      const ir::IntImm* c = ir::as_imm(b.b);
+      switch (b.op) {
+        case ir::BinOp::kAdd:
+          return R({ir::add(x->first, y->first), x->second + y->second});
+        case ir::BinOp::kSub:
+          return R({ir::sub(x->first, y->first), x->second - y->second});
+        case ir::BinOp::kMul:
+          if (c) return R({ir::mul(x->first, b.b), x->second * c->value});
+          if (const ir::IntImm* k = ir::as_imm(b.a))
+            return R({ir::mul(b.a, y->first), y->second * k->value});
+          return std::nullopt;
+        case ir::BinOp::kFloorDiv:
+        case ir::BinOp::kFloorMod: {
+          const int64_t span = x->second * lanes;
+          if (!c || y->second != 0 || x->second <= 0 || c->value % span != 0 ||
+              known_multiple(x->first) % span != 0) {
+            return std::nullopt;
+          }
+          if (b.op == ir::BinOp::kFloorDiv) return R({ir::floordiv(x->first, b.b), 0});
+          return R({ir::floormod(x->first, b.b), x->second});
+        }
+        default:
+          return std::nullopt;
+      }
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
 // Whether every coefficient and the constant of `e`'s affine form are multiples of `k`.
 bool multiple_of(const ir::Expr& e, int64_t k) {
+  if (known_multiple(e) % k == 0) return true;
   const auto f = ir::linear_form(e);
   if (!f) return false;
   if (f->constant % k != 0) return false;
@@ -61,14 +182,6 @@ bool multiple_of(const ir::Expr& e, int64_t k) {
     if (c % k != 0) return false;
   }
   return true;
-}
-
-// The coefficient of `v` in `e`'s affine form (nothing when not affine).
-std::optional<int64_t> coefficient(const ir::Expr& e, const ir::Var& v) {
-  const auto f = ir::linear_form(e);
-  if (!f) return std::nullopt;
-  auto it = f->coef.find(v.get());
-  return it == f->coef.end() ? 0 : it->second;
 }
 
 class Stored : public ir::Visitor {
@@ -309,6 +422,7 @@ class Emitter {
       return "__dp4a(" + as(n.args[0], ir::DType::kInt32) + ", " +
              as(n.args[1], ir::DType::kInt32) + ", 0)";
     }
+    if (n.name == kRcp) return "(1.0f / " + as(n.args[0], ir::DType::kFloat32) + ")";
     if (n.name == ir::kDot2I16) {
       return "weft_dot2_i16(" + as(n.args[0], ir::DType::kInt32) + ", " +
              as(n.args[1], ir::DType::kInt32) + ")";
@@ -422,12 +536,12 @@ class Emitter {
     const int64_t lanes = ext->value, bytes = lanes * ir::dtype_bits(st.buffer->dtype) / 8;
     const char* vt = bytes == 4 ? "unsigned int" : bytes == 8 ? "uint2" : bytes == 16 ? "uint4" : nullptr;
     if (!vt) return false;
-    const ir::Expr dst = flatten(st.buffer, st.indices, st.indices.size());
-    const ir::Expr src = flatten(ld.buffer, ld.indices, ld.indices.size());
-    if (coefficient(dst, n.var) != 1 || coefficient(src, n.var) != 1) return false;
+    const auto dst = lane_form(flatten(st.buffer, st.indices, st.indices.size()), n.var, lanes);
+    const auto src = lane_form(flatten(ld.buffer, ld.indices, ld.indices.size()), n.var, lanes);
+    if (!dst || !src || dst->second != 1 || src->second != 1) return false;
     const std::map<const ir::VarObj*, ir::Expr> zero{{n.var.get(), n.min}};
-    const ir::Expr d0 = ir::simplify(Subst(zero).mutate(dst));
-    const ir::Expr s0 = ir::simplify(Subst(zero).mutate(src));
+    const ir::Expr d0 = ir::simplify(ir::add(dst->first, n.min));
+    const ir::Expr s0 = ir::simplify(ir::add(src->first, n.min));
     if (!multiple_of(d0, lanes) || !multiple_of(s0, lanes)) return false;
     line();
     os_ << "*reinterpret_cast<" << vt << "*>(&" << buffer(st.buffer) << "[" << expr(d0)
@@ -476,17 +590,17 @@ class Emitter {
     const size_t nd = fidx.size();
     if (!is(fidx[nd - 2], n.var) || !is(fidx[nd - 1], inner->var))
       fail("the fragment's tile dimensions must be indexed by the two loops");
-    const ir::Expr flat = flatten(mem, midx, midx.size());
-    const auto ldm = coefficient(flat, n.var);
-    if (!ldm || coefficient(flat, inner->var) != 1)
+    const auto rows = lane_form(flatten(mem, midx, midx.size()), n.var, kWmmaTile);
+    const auto cols = rows ? lane_form(rows->first, inner->var, kWmmaTile) : std::nullopt;
+    if (!rows || !cols || cols->second != 1 || rows->second <= 0)
       fail("'" + mem->name + "' must be read row by row with unit column stride");
+    const int64_t ldm = rows->second;
     const int64_t esize = ir::dtype_bits(mem->dtype) / 8;
-    if ((*ldm * esize) % 16 != 0) {
-      fail("the row stride of '" + mem->name + "' (" + std::to_string(*ldm) +
+    if ((ldm * esize) % 16 != 0) {
+      fail("the row stride of '" + mem->name + "' (" + std::to_string(ldm) +
            " elements) must be a multiple of 16 bytes");
     }
-    const ir::Expr base = ir::simplify(
-        Subst({{n.var.get(), ir::imm(0)}, {inner->var.get(), ir::imm(0)}}).mutate(flat));
+    const ir::Expr base = ir::simplify(cols->first);
     if (!multiple_of(base, 32 / esize))
       fail("the tile's start in '" + mem->name + "' must be 32-byte aligned");
     const std::string fi = buffer(frag) + "[" + expr(flatten(frag, fidx, nd - 2)) + "]";
@@ -494,9 +608,9 @@ class Emitter {
     info_.uses_wmma = true;
     line();
     if (into) {
-      os_ << kWmma << "load_matrix_sync(" << fi << ", " << ptr << ", " << *ldm << ");\n";
+      os_ << kWmma << "load_matrix_sync(" << fi << ", " << ptr << ", " << ldm << ");\n";
     } else {
-      os_ << kWmma << "store_matrix_sync(" << ptr << ", " << fi << ", " << *ldm << ", " << kWmma
+      os_ << kWmma << "store_matrix_sync(" << ptr << ", " << fi << ", " << ldm << ", " << kWmma
           << "mem_row_major);\n";
     }
     return true;
