@@ -129,6 +129,11 @@ CompileStats nvrtc_stats() {
   return g_stats;
 }
 
+void clear_memory_cache() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_memory.clear();
+}
+
 void set_disk_cache(const std::string& dir) {
   std::lock_guard<std::mutex> lock(g_mutex);
   g_disk = dir;

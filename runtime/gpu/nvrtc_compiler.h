@@ -24,6 +24,8 @@ std::string nvrtc_compile(const std::string& source, const std::string& arch, Em
 
 /// The cache's counters so far.
 CompileStats nvrtc_stats();
+/// Forgets the in-memory cache (the on-disk one stays), as a new process would.
+void clear_memory_cache();
 /// Sets (or with "" clears) the on-disk cache directory (created when missing).
 void set_disk_cache(const std::string& dir);
 /// NVRTC's version, e.g. "13.0".
