@@ -24,6 +24,10 @@ GpuKernel::GpuKernel(const GpuOp& op) : op_(op) {
   }
 }
 
+GpuKernel::~GpuKernel() {
+  if (handle_) Gpu::get().unload(handle_);
+}
+
 void GpuKernel::run(const std::vector<uint64_t>& buffers) {
   const size_t n = op_.num_inputs + op_.num_outputs;
   if (buffers.size() != n) {

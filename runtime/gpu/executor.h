@@ -17,6 +17,10 @@ class GpuKernel {
  public:
   /// Compiles and loads `op`; UserError without a GPU or when it does not compile.
   explicit GpuKernel(const GpuOp& op);
+  /// Unloads the module (the workspaces free themselves).
+  ~GpuKernel();
+  GpuKernel(const GpuKernel&) = delete;
+  GpuKernel& operator=(const GpuKernel&) = delete;
   /// Launches every kernel on `buffers` (device pointers of the inputs, then the outputs);
   /// asynchronous (Gpu::get().synchronize() waits).
   void run(const std::vector<uint64_t>& buffers);
