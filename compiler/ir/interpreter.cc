@@ -18,7 +18,9 @@ int64_t wrap(int64_t v, DType t) {
     case DType::kInt64:
       return v;
     case DType::kFloat32:
-      throw UserError("interpreter: float32 values are not supported (integers only)");
+    case DType::kFloat16:
+      throw UserError(std::string("interpreter: ") + dtype_name(t) +
+                      " values are not supported (integers only)");
   }
   return v;
 }

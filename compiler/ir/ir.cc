@@ -17,11 +17,14 @@ const char* dtype_name(DType t) {
       return "int64";
     case DType::kFloat32:
       return "float32";
+    case DType::kFloat16:
+      return "float16";
   }
   return "?";
 }
 
 int dtype_bits(DType t) {
+  if (t == DType::kFloat16) return 16;
   return t == DType::kInt8 ? 8 : (t == DType::kInt32 || t == DType::kFloat32) ? 32 : 64;
 }
 
@@ -39,6 +42,8 @@ const char* scope_name(Scope s) {
       return "acc.uop";
     case Scope::kLocal:
       return "local";
+    case Scope::kShared:
+      return "shared";
   }
   return "?";
 }
@@ -170,6 +175,9 @@ Expr imm(int64_t v, DType t) { return std::make_shared<IntImm>(t, v); }
 Expr fimm(double v, DType t) { return std::make_shared<FloatImm>(t, v); }
 Expr dot2_i16(Expr x, Expr y) {
   return call(DType::kInt32, kDot2I16, {std::move(x), std::move(y)});
+}
+Expr dot4_i8(Expr x, Expr y) {
+  return call(DType::kInt32, kDot4I8, {std::move(x), std::move(y)});
 }
 Expr select(Expr cond, Expr a, Expr b) {
   const DType t = a->dtype;

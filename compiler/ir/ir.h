@@ -11,14 +11,15 @@
 
 namespace weft::compiler::ir {
 
-/// Scalar element types (float32 is used by the CPU backend; the accelerator is integer-only).
-enum class DType { kInt8, kInt32, kInt64, kFloat32 };
-/// "int8", "int32", "int64", "float32".
+/// Scalar element types (float32 is used by the CPU backend; the accelerator is integer-only;
+/// float16 only by the GPU backend, as tensor-core inputs).
+enum class DType { kInt8, kInt32, kInt64, kFloat32, kFloat16 };
+/// "int8", "int32", "int64", "float32", "float16".
 const char* dtype_name(DType t);
 /// Bits of a type.
 int dtype_bits(DType t);
 /// Whether a type is a floating-point type.
-inline bool is_float(DType t) { return t == DType::kFloat32; }
+inline bool is_float(DType t) { return t == DType::kFloat32 || t == DType::kFloat16; }
 
 // X-macro lists of every node kind: X(ClassName).
 #define WEFT_IR_EXPR_NODES(X) \
@@ -73,8 +74,11 @@ using Var = std::shared_ptr<const VarObj>;
 /// A new variable.
 Var make_var(const std::string& name);
 
-/// Where a buffer lives: DRAM (global), an accelerator buffer, or a local scratch scope.
-enum class Scope { kGlobal, kInp, kWgt, kAcc, kUop, kLocal };
+/// Where a buffer lives: DRAM (global), an accelerator buffer, a local scratch scope (CPU
+/// stack, GPU registers), or a GPU thread block's shared memory. The GPU backend maps the
+/// accelerator's inp/wgt/acc scopes onto tensor-core (WMMA) fragments: matrix_a, matrix_b,
+/// accumulator.
+enum class Scope { kGlobal, kInp, kWgt, kAcc, kUop, kLocal, kShared };
 const char* scope_name(Scope s);
 
 /// A multi-dimensional buffer with identity.
@@ -240,6 +244,11 @@ Expr select(Expr cond, Expr a, Expr b);
 /// reduction steps with it.
 inline constexpr const char* kDot2I16 = "weft.dot2_i16";
 Expr dot2_i16(Expr x, Expr y);
+/// dot4_i8(x, y) of two int32 values each holding four int8 bytes: the sum of the four
+/// byte-wise products as int32 (CUDA's __dp4a with a zero addend). GPU int8 GEMMs without
+/// tensor cores group their reduction steps in fours with it.
+inline constexpr const char* kDot4I8 = "weft.dot4_i8";
+Expr dot4_i8(Expr x, Expr y);
 
 /// The value of an integer immediate, if `e` is one.
 const IntImm* as_imm(const Expr& e);

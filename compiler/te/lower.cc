@@ -28,8 +28,32 @@ class Substituter : public ir::Mutator {
   const std::map<const ir::VarObj*, ir::Expr>& map_;
 };
 
-// Root-axis expressions in terms of the leaf loop variables.
-std::map<const IterVarObj*, ir::Expr> root_values(const Stage& st) {
+// Extents of every axis of a stage (roots, then through the split and fuse relations) when its
+// root axes have the extents in `e`: a stage realized over a region has smaller roots than its
+// axes were created with.
+std::map<const IterVarObj*, int64_t> derive_extents(const Stage& st,
+                                                    std::map<const IterVarObj*, int64_t> e) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const SplitRelation& s : st.splits()) {
+      if (!e.count(s.parent.get()) || e.count(s.outer.get())) continue;
+      const int64_t pe = e[s.parent.get()], f = std::min(s.factor, pe);
+      e[s.outer.get()] = (pe + f - 1) / f;
+      e[s.inner.get()] = f;
+      changed = true;
+    }
+    for (const FuseRelation& f : st.fuses()) {
+      if (!e.count(f.outer.get()) || !e.count(f.inner.get()) || e.count(f.fused.get())) continue;
+      e[f.fused.get()] = e[f.outer.get()] * e[f.inner.get()];
+      changed = true;
+    }
+  }
+  return e;
+}
+
+// Root-axis expressions in terms of the leaf loop variables (`extent`: every axis's extent).
+std::map<const IterVarObj*, ir::Expr> root_values(
+    const Stage& st, const std::map<const IterVarObj*, int64_t>& extent) {
   std::map<const IterVarObj*, ir::Expr> value;
   for (const IterVar& l : st.leaves()) value[l.get()] = ir::ref(l->var);
   // Relations are resolved repeatedly until nothing changes (their number is small).
@@ -46,8 +70,9 @@ std::map<const IterVarObj*, ir::Expr> root_values(const Stage& st) {
     }
     for (const FuseRelation& f : st.fuses()) {
       if (!value.count(f.fused.get()) || value.count(f.outer.get())) continue;
-      value[f.outer.get()] = ir::floordiv(value[f.fused.get()], ir::imm(f.inner->extent));
-      value[f.inner.get()] = ir::floormod(value[f.fused.get()], ir::imm(f.inner->extent));
+      const int64_t inner = extent.at(f.inner.get());
+      value[f.outer.get()] = ir::floordiv(value[f.fused.get()], ir::imm(inner));
+      value[f.inner.get()] = ir::floormod(value[f.fused.get()], ir::imm(inner));
       changed = true;
     }
   }
@@ -111,7 +136,11 @@ class Lowerer {
   explicit Lowerer(Schedule& s) : s_(s) {
     for (const Tensor& t : s.order()) {
       const Stage& st = s[t];
-      for (const IterVar& l : st.leaves()) extent_of_[l->var.get()] = l->extent;
+      for (const IterVar& l : st.leaves()) {
+        extent_of_[l->var.get()] = l->extent;
+        const ThreadAxis* a = st.binding(l);
+        if (a && is_thread_index(*a)) thread_bound_[l->var.get()] = l->extent;
+      }
       if (st.attach_stage()) attached_[{st.attach_stage(), st.attach_leaf().get()}].push_back(&st);
     }
   }
@@ -136,6 +165,8 @@ class Lowerer {
       throw UserError("stage '" + producer.name() + "' is computed at stage '" + consumer.name() +
                       "', which does not read it");
     }
+    // Shared memory is the block's: the region covers what all its threads read.
+    const bool shared = producer.buffer()->scope == ir::Scope::kShared;
     Region r;
     for (size_t d = 0; d < dims; ++d) {
       int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min();
@@ -154,13 +185,18 @@ class Lowerer {
         for (const ir::Var& var : f.order) {
           const int64_t k = f.coef.at(var.get());
           if (k == 0) continue;
-          auto it = inner.find(var.get());
-          if (it == inner.end()) {
+          const int64_t* free_extent = nullptr;
+          if (auto it = inner.find(var.get()); it != inner.end()) free_extent = &it->second;
+          if (auto it = thread_bound_.find(var.get()); !free_extent && shared &&
+                                                      it != thread_bound_.end()) {
+            free_extent = &it->second;
+          }
+          if (!free_extent) {
             outer.order.push_back(var);
             outer.coef[var.get()] = k;
             continue;
           }
-          const int64_t span = k * (it->second - 1);
+          const int64_t span = k * (*free_extent - 1);
           (span < 0 ? mn : mx) += span;
         }
         if (!first && outer.coef != outer_form.coef) {
@@ -187,6 +223,9 @@ class Lowerer {
 
   ir::Stmt wrap_loop(const Stage& st, const IterVar& leaf, int64_t extent, ir::Stmt body) {
     ir::Stmt loop = ir::for_loop(leaf->var, ir::imm(0), ir::imm(extent), st.kind(leaf), body);
+    if (const ThreadAxis* a = st.binding(leaf)) {
+      loop = ir::attr(std::string(kBindAttrPrefix) + thread_axis_name(*a), ir::imm(extent), loop);
+    }
     const auto& pragmas = st.pragmas(leaf);
     for (auto it = pragmas.rbegin(); it != pragmas.rend(); ++it) {
       loop = ir::attr("pragma_" + *it, ir::imm(1), loop);
@@ -212,9 +251,13 @@ class Lowerer {
 
   // Lowers a stage; `region` is set when it is realized inside its consumer.
   ir::Stmt lower_stage(const Stage& st, const Region* region) {
-    const auto value = root_values(st);
-    std::map<const IterVarObj*, int64_t> extent;  // leaf extents (region-limited when attached)
-    for (const IterVar& l : st.leaves()) extent[l.get()] = l->extent;
+    // Axis extents (region-limited when attached).
+    std::map<const IterVarObj*, int64_t> roots;
+    for (size_t d = 0; d < st.axes().size(); ++d)
+      roots[st.axes()[d].get()] = region ? region->extent[d] : st.axes()[d]->extent;
+    for (const IterVar& r : st.reduce_axes()) roots[r.get()] = r->extent;
+    std::map<const IterVarObj*, int64_t> extent = derive_extents(st, roots);
+    const auto value = root_values(st, extent);
 
     std::map<const ir::VarObj*, ir::Expr> var_map;
     std::vector<ir::Expr> global_idx, store_idx;
@@ -223,7 +266,6 @@ class Lowerer {
       const IterVar& a = st.axes()[d];
       ir::Expr local = value.at(a.get());
       if (region) {
-        extent[a.get()] = region->extent[d];
         ir::Expr global = ir::add(region->base[d], local);
         if (may_overrun(*region, d, st.buffer()->shape[d])) {
           spatial_guards.push_back(ir::lt(global, ir::imm(st.buffer()->shape[d])));
@@ -238,15 +280,15 @@ class Lowerer {
     }
     for (const IterVar& r : st.reduce_axes()) var_map[r->var.get()] = value.at(r.get());
     for (const SplitRelation& s : st.splits()) {
-      if (s.parent->extent % s.factor == 0) continue;
-      ir::Expr c = ir::lt(value.at(s.parent.get()), ir::imm(s.parent->extent));
+      const int64_t pe = extent.at(s.parent.get());
+      if (pe % std::min(s.factor, pe) == 0) continue;
+      ir::Expr c = ir::lt(value.at(s.parent.get()), ir::imm(pe));
       (s.parent->reduce ? all_guards : spatial_guards).push_back(c);
     }
     all_guards.insert(all_guards.begin(), spatial_guards.begin(), spatial_guards.end());
     ir::Expr body = substitute(st.body(), var_map);
 
     // Producers computed inside this stage's loops: infer their regions, then read them there.
-    std::map<const ir::BufferObj*, const Region*> local_regions;
     std::map<const IterVarObj*, std::vector<std::pair<const Stage*, Region>>> inside;
     const auto& leaves = st.leaves();
     for (size_t i = 0; i < leaves.size(); ++i) {
@@ -255,13 +297,44 @@ class Lowerer {
       std::map<const ir::VarObj*, int64_t> inner;
       for (size_t j = i + 1; j < leaves.size(); ++j)
         inner[leaves[j]->var.get()] = extent[leaves[j].get()];
-      for (const Stage* p : it->second)
-        inside[leaves[i].get()].push_back({p, infer_region(*p, st, body, inner)});
+      // Later producers first: one that only a sibling reads (a shared tile copied on into
+      // tensor-core fragments at the same loop) covers what that sibling's region reads.
+      const auto& ps = it->second;
+      std::vector<std::pair<const Stage*, Region>> list(ps.size());
+      for (size_t q = ps.size(); q-- > 0;) {
+        LoadCollector direct(ps[q]->buffer().get());
+        direct.visit(body);
+        for (size_t r = q + 1; direct.loads.empty() && r < ps.size(); ++r) {
+          const Stage& sib = *list[r].first;
+          LoadCollector via(ps[q]->buffer().get());
+          via.visit(sib.body());
+          if (via.loads.empty()) continue;
+          std::map<const ir::VarObj*, ir::Expr> at;
+          std::map<const ir::VarObj*, int64_t> inner2 = inner;
+          for (size_t d = 0; d < sib.axes().size(); ++d) {
+            const ir::Var v = ir::make_var(sib.axes()[d]->name());
+            at[sib.axes()[d]->var.get()] = ir::add(list[r].second.base[d], ir::ref(v));
+            inner2[v.get()] = list[r].second.extent[d];
+          }
+          list[q] = {ps[q], infer_region(*ps[q], sib, substitute(sib.body(), at), inner2)};
+          break;
+        }
+        if (!list[q].first) list[q] = {ps[q], infer_region(*ps[q], st, body, inner)};
+      }
+      inside[leaves[i].get()] = std::move(list);
     }
+    // Every region realized around here is visible inside (a fragment copy reads the shared
+    // tile its consumer's loop holds).
+    const auto saved_visible = visible_;
+    struct Restore {
+      std::map<const ir::BufferObj*, const Region*>& v;
+      std::map<const ir::BufferObj*, const Region*> saved;
+      ~Restore() { v = saved; }
+    } restore{visible_, saved_visible};
     for (auto& [leaf, list] : inside) {
-      for (auto& [p, r] : list) local_regions[p->buffer().get()] = &r;
+      for (auto& [p, r] : list) visible_[p->buffer().get()] = &r;
     }
-    body = ToLocal(local_regions).mutate(body);
+    body = ToLocal(visible_).mutate(body);
 
     const ir::Buffer& out = region && region->local ? region->local : st.buffer();
     if (st.tensorize_leaf()) {
@@ -296,7 +369,13 @@ class Lowerer {
       parts.push_back(body);
       body = ir::seq(parts);
       for (auto p = it->second.rbegin(); p != it->second.rend(); ++p) {
+        if (p->first->is_double_buffered() &&
+            (!p->second.local || p->second.local->scope != ir::Scope::kShared)) {
+          throw UserError("stage '" + p->first->name() +
+                          "': double_buffer needs a shared-scope stage computed at a loop");
+        }
         if (p->second.local) body = ir::allocate(p->second.local, body);
+        if (p->first->is_double_buffered()) body = ir::attr(kDoubleBufferAttr, ir::imm(1), body);
       }
     }
     return wrap_loop(st, leaf, extent[leaf.get()], body);
@@ -384,6 +463,8 @@ class Lowerer {
   Schedule& s_;
   std::map<std::pair<const Stage*, const IterVarObj*>, std::vector<const Stage*>> attached_;
   std::map<const ir::VarObj*, int64_t> extent_of_;  // every stage's leaf loop extents
+  std::map<const ir::VarObj*, int64_t> thread_bound_;  // leaves bound to threadIdx: extents
+  std::map<const ir::BufferObj*, const Region*> visible_;  // regions realized around the stage
 };
 
 }  // namespace

@@ -61,16 +61,22 @@ void Stage::compute_at(const Stage& consumer, const IterVar& leaf) {
   if (&consumer == this) {
     throw UserError("stage '" + name() + "': compute_at of a stage inside itself");
   }
-  for (const SplitRelation& s : splits_) {
-    if (!s.parent->reduce) {
-      throw UserError("stage '" + name() + "': compute_at needs its spatial loops whole, but '" +
-                      s.parent->name() + "' was split (split the consumer's loops instead)");
+  // The accelerator's passes read an on-chip tile's copy loops as whole tile dimensions (DMA
+  // detection, tensorize); GPU stages (global, shared, local) may split and fuse them.
+  const ir::Scope scope = buffer_->scope;
+  if (scope == ir::Scope::kInp || scope == ir::Scope::kWgt || scope == ir::Scope::kAcc ||
+      scope == ir::Scope::kUop) {
+    for (const SplitRelation& s : splits_) {
+      if (!s.parent->reduce) {
+        throw UserError("stage '" + name() + "': compute_at needs its spatial loops whole, but '" +
+                        s.parent->name() + "' was split (split the consumer's loops instead)");
+      }
     }
-  }
-  for (const FuseRelation& f : fuses_) {
-    if (!f.outer->reduce) {
-      throw UserError("stage '" + name() + "': compute_at needs its spatial loops whole, but '" +
-                      f.outer->name() + "' was fused");
+    for (const FuseRelation& f : fuses_) {
+      if (!f.outer->reduce) {
+        throw UserError("stage '" + name() + "': compute_at needs its spatial loops whole, but '" +
+                        f.outer->name() + "' was fused");
+      }
     }
   }
   for (const Stage* s = &consumer; s; s = s->attach_stage_) {
@@ -161,6 +167,32 @@ void Stage::set_kind(const IterVar& leaf, ir::ForKind kind) {
 void Stage::pragma(const IterVar& leaf, const std::string& key) {
   leaf_index(leaf, "pragma");
   pragmas_[leaf.get()].push_back(key);
+}
+
+const char* thread_axis_name(ThreadAxis a) {
+  static const char* const kNames[] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z",
+                                       "threadIdx.x", "threadIdx.y", "threadIdx.z"};
+  return kNames[static_cast<int>(a)];
+}
+
+void Stage::bind(const IterVar& leaf, ThreadAxis axis) {
+  leaf_index(leaf, "bind");
+  if (leaf->reduce) {
+    throw UserError("stage '" + tensor_->name + "': bind of reduction loop '" + leaf->name() +
+                    "' to " + thread_axis_name(axis) + " (threads must own distinct outputs)");
+  }
+  for (const auto& [l, a] : bindings_) {
+    if (a == axis && l != leaf.get()) {
+      throw UserError("stage '" + tensor_->name + "': loop '" + leaf->name() + "' bound to " +
+                      thread_axis_name(axis) + ", which another loop of the stage is bound to");
+    }
+  }
+  bindings_[leaf.get()] = axis;
+}
+
+const ThreadAxis* Stage::binding(const IterVar& leaf) const {
+  auto it = bindings_.find(leaf.get());
+  return it == bindings_.end() ? nullptr : &it->second;
 }
 
 ir::ForKind Stage::kind(const IterVar& leaf) const {

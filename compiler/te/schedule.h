@@ -26,6 +26,18 @@ struct FuseRelation {
   IterVar outer, inner, fused;
 };
 
+/// The GPU thread index a loop can be bound to (CUDA's blockIdx and threadIdx).
+enum class ThreadAxis { kBlockX, kBlockY, kBlockZ, kThreadX, kThreadY, kThreadZ };
+/// "blockIdx.x", ..., "threadIdx.z".
+const char* thread_axis_name(ThreadAxis a);
+/// Whether `a` is a threadIdx axis (threads of one block, which share its shared memory).
+inline bool is_thread_index(ThreadAxis a) { return a >= ThreadAxis::kThreadX; }
+/// The key prefix of the AttrStmt that lowering puts around a bound loop: "bind." followed by
+/// the axis name (the value is the loop's extent).
+inline constexpr const char* kBindAttrPrefix = "bind.";
+/// The key of the AttrStmt around a double-buffered Allocate.
+inline constexpr const char* kDoubleBufferAttr = "double_buffer";
+
 /// The schedule of one computed tensor.
 class Stage {
  public:
@@ -44,10 +56,23 @@ class Stage {
   void set_kind(const IterVar& leaf, ir::ForKind kind);
   /// Attaches a pragma to a leaf loop (e.g. "dma_copy", "alu").
   void pragma(const IterVar& leaf, const std::string& key);
+  /// Binds a leaf loop to a GPU block or thread index: the loop is not a loop on the GPU, each
+  /// block (thread) runs its own iteration. Reduction loops cannot be bound.
+  void bind(const IterVar& leaf, ThreadAxis axis);
+  /// The axis `leaf` is bound to, or null.
+  const ThreadAxis* binding(const IterVar& leaf) const;
+  /// The stage's region buffer (it must be computed at a loop of its consumer, in shared scope)
+  /// is double-buffered: the GPU backend fills the next tile while the current one is used.
+  void double_buffer() { double_buffer_ = true; }
+  bool is_double_buffered() const { return double_buffer_; }
   /// Computes this stage inside `consumer`'s loop `leaf`, over just the region the consumer's
   /// iterations under that loop read (bound inference), into a buffer of that region's size
-  /// when the stage's buffer is not global. The stage may split and reorder its reduction
-  /// axes but not its spatial ones.
+  /// when the stage's buffer is not global. For a shared-scope stage the region is the one the
+  /// whole thread block reads (loops bound to threadIdx count as inner loops). Unless it is in
+  /// an accelerator scope, its spatial axes may be split and fused (e.g. to spread a copy over
+  /// the threads): the
+  /// region's extents, known at lowering, replace the axes' extents, with guards where a
+  /// split does not divide them.
   void compute_at(const Stage& consumer, const IterVar& leaf);
   /// Replaces the loops from `leaf` inwards by the GEMM intrinsic: they must be the block's
   /// batch, output and reduction loops (in that order, with the block's extents) over a body
@@ -95,6 +120,8 @@ class Stage {
   std::vector<FuseRelation> fuses_;
   std::map<const IterVarObj*, ir::ForKind> kinds_;
   std::map<const IterVarObj*, std::vector<std::string>> pragmas_;
+  std::map<const IterVarObj*, ThreadAxis> bindings_;
+  bool double_buffer_ = false;
 };
 
 /// A schedule over a set of output tensors: one Stage per computed tensor reachable from them.

@@ -13,6 +13,7 @@
 #include "runtime/cli/conv2d_options.h"
 #include "runtime/cli/cpu_target.h"
 #include "runtime/cli/dense_options.h"
+#include "runtime/cli/gpu_target.h"
 #include "runtime/ops/conv2d.h"
 #include "runtime/ops/dense.h"
 
@@ -28,9 +29,17 @@ struct EmitOptions {
     cpu.add_to(cmd, false);
     cmd.add_option("--emit", emit,
                    "ir: the loop IR after each pass; asm: the instruction listing; llvm (with "
-                   "--target llvm): the optimized LLVM IR")
+                   "--target llvm): the optimized LLVM IR; cuda or ptx (with --target cuda): "
+                   "the generated CUDA C or NVRTC's PTX")
         ->capture_default_str();
     cmd.add_option("--pass", pass, "with --emit ir: only the IR after this pass");
+  }
+  /// Whether the GPU backend's CUDA or PTX is asked for; UserError for mismatched flags.
+  bool cuda() const {
+    const bool gpu_emit = emit == "cuda" || emit == "ptx";
+    if (cpu.is_cuda() != gpu_emit)
+      throw UserError("--emit cuda|ptx goes with --target cuda (and --target cuda with them)");
+    return gpu_emit;
   }
   /// Whether the CPU backend's LLVM IR is asked for; UserError for mismatched flags.
   bool llvm() const {
@@ -92,6 +101,7 @@ void add_compile_dense(CLI::App& compile) {
   o->d.add_to(*cmd);
   o->EmitOptions::add_to(*cmd);
   cmd->callback([o] {
+    if (o->cuda()) return print_dense_gpu(o->cpu, o->emit, o->d.m, o->d.n, o->d.k);
     if (o->llvm()) return print_dense_llvm(o->cpu, o->d.m, o->d.n, o->d.k);
     const isa::Layout& layout = isa::layout_for(o->d.config);
     const auto knobs = o->d.knobs(layout);
@@ -118,6 +128,10 @@ void add_compile_conv2d(CLI::App& compile) {
   o->EmitOptions::add_to(*cmd);
   cmd->callback([o] {
     const auto& c = o->c;
+    if (o->cuda()) {
+      return print_conv2d_gpu(o->cpu, o->emit, c.layer, c.n, c.ic, c.h, c.w, c.oc, c.k, c.stride,
+                              c.pad);
+    }
     if (o->llvm()) {
       return print_conv2d_llvm(o->cpu, c.layer, c.n, c.ic, c.h, c.w, c.oc, c.k, c.stride, c.pad);
     }

@@ -14,6 +14,7 @@
 #include "runtime/cli/cpu_target.h"
 #include "runtime/cli/dense_estimate.h"
 #include "runtime/cli/dense_options.h"
+#include "runtime/cli/gpu_target.h"
 #include "runtime/cli/device_run.h"
 #include "runtime/io/files.h"
 #include "runtime/io/npy.h"
@@ -59,7 +60,8 @@ void add_run_dense(CLI::App& run) {
       "A big dense first shows on stderr what it implies (MACs, instructions, memory, and the\n"
       "compile, engine and check times measured on a sample), then its progress; Ctrl-C stops\n"
       "it (exit code 130, nothing written). --dry-run prints that estimate as JSON and stops.\n"
-      "--target llvm runs it on the host CPU instead (see docs/cpu-backend.md).");
+      "--target llvm runs it on the host CPU instead (see docs/cpu-backend.md), --target cuda\n"
+      "on an NVIDIA GPU (docs/gpu-backend.md).");
   o->d.add_to(*cmd);
   o->cpu.add_to(*cmd, true);
   o->dev.add_to(*cmd,
@@ -69,6 +71,9 @@ void add_run_dense(CLI::App& run) {
                 "print what the run implies (MACs, instructions, memory, times measured on a "
                 "sample of it) as JSON, and run nothing");
   cmd->callback([o] {
+    if (o->cpu.is_cuda()) {
+      return run_dense_on_gpu(o->cpu, o->d.m, o->d.n, o->d.k, o->dev.seed, o->dev.save);
+    }
     if (o->cpu.is_llvm()) {
       return run_dense_on_cpu(o->cpu, o->d.m, o->d.n, o->d.k, o->dev.seed, o->dev.save);
     }

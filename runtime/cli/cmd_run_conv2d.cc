@@ -11,6 +11,7 @@
 #include "runtime/cli/commands.h"
 #include "runtime/cli/conv2d_options.h"
 #include "runtime/cli/cpu_target.h"
+#include "runtime/cli/gpu_target.h"
 #include "runtime/cli/device_run.h"
 #include "runtime/io/files.h"
 #include "runtime/io/npy.h"
@@ -37,6 +38,10 @@ void add_run_conv2d(CLI::App& run) {
                 "write input.npy (NCHW), weight.npy (OIHW), bias.npy and output.npy (NCHW) "
                 "into this directory");
   cmd->callback([o] {
+    if (o->cpu.is_cuda()) {
+      return run_conv2d_on_gpu(o->cpu, o->layer, o->n, o->ic, o->h, o->w, o->oc, o->k, o->stride,
+                               o->pad, o->dev.seed, o->dev.save);
+    }
     if (o->cpu.is_llvm()) {
       return run_conv2d_on_cpu(o->cpu, o->layer, o->n, o->ic, o->h, o->w, o->oc, o->k, o->stride,
                                o->pad, o->dev.seed, o->dev.save);

@@ -64,11 +64,22 @@ rt::cpu::CpuRunRequest conv_request(const CpuTargetOptions& cpu, const std::stri
 }  // namespace
 
 void CpuTargetOptions::add_to(CLI::App& cmd, bool run) {
-  cmd.add_option("--target", target, "accel (the accelerator) or llvm (the host CPU)")
+  cmd.add_option("--target", target,
+                 "accel (the accelerator), llvm (the host CPU) or cuda (an NVIDIA GPU)")
       ->capture_default_str();
   cmd.add_option("--dtype", dtype,
-                 "element type: int8 (accel; on llvm int8 inputs, int32 outputs) or float32 "
-                 "(llvm, its default)");
+                 "element type: int8 (accel; on llvm and cuda int8 inputs, int32 outputs), "
+                 "float32 (llvm and cuda, their default) or float16 (cuda: tensor cores, "
+                 "float32 accumulation and output)");
+  cmd.add_option("--gpu-path", gpu_path,
+                 "cuda: how dense/conv2d run: auto, simt (float32), tensor-core (float16, int8) "
+                 "or dp4a (int8)")
+      ->capture_default_str();
+  if (!run) {
+    cmd.add_option("--arch", arch,
+                   "cuda --emit ptx: the GPU architecture, sm_75 .. sm_90 (default: the GPU's, "
+                   "else sm_75)");
+  }
   if (run) {
     cmd.add_option("--threads", threads, "llvm: threads of the CPU thread pool")
         ->capture_default_str();
@@ -77,13 +88,23 @@ void CpuTargetOptions::add_to(CLI::App& cmd, bool run) {
   }
 }
 
+bool CpuTargetOptions::is_cuda() const {
+  if (target != "cuda") return false;
+  if (!dtype.empty() && dtype != "float32" && dtype != "float16" && dtype != "int8")
+    throw UserError("--dtype: unknown dtype '" + dtype + "' (float32, float16 or int8)");
+  return true;
+}
+
 bool CpuTargetOptions::is_llvm() const {
+  if (target == "cuda") return false;
   if (target == "llvm") {
     if (!dtype.empty() && dtype != "float32" && dtype != "int8")
       throw UserError("--dtype: unknown dtype '" + dtype + "' (float32 or int8)");
     return true;
   }
-  if (target != "accel") throw UserError("--target must be accel or llvm, not '" + target + "'");
+  if (target != "accel") {
+    throw UserError("--target must be accel, llvm or cuda, not '" + target + "'");
+  }
   if (!dtype.empty() && dtype != "int8") {
     throw UserError("--dtype " + dtype +
                     ": the accelerator computes int8 only (use --target llvm)");

@@ -1,4 +1,5 @@
-// The CPU backend in the `weft` CLI: `--target llvm|accel`, `--dtype`, `--threads` and
+// The CPU backend in the `weft` CLI (and the target option the GPU backend shares, see
+// gpu_target.h): `--target llvm|accel|cuda`, `--dtype`, `--threads` and
 // `--repeats` for `weft run dense|conv2d` and `weft compile dense|conv2d`. Without the CPU backend (WEFT_CPU_BACKEND=OFF)
 // `--target llvm` is a user error that says how to build it.
 #pragma once
@@ -11,15 +12,19 @@ namespace weft::cli {
 
 struct CpuTargetOptions {
   std::string target = "accel";
-  std::string dtype;  // empty: int8 on the accelerator, float32 on llvm
+  std::string dtype;  // empty: int8 on the accelerator, float32 on llvm and cuda
   int threads = 1;
   int repeats = 5;
+  std::string gpu_path = "auto";  // cuda: auto, simt, tensor-core, dp4a
+  std::string arch;               // cuda --emit ptx: sm_XX (default: the GPU's, else sm_75)
 
   /// Registers the options on a subcommand (`run` adds --threads and --repeats).
   void add_to(CLI::App& cmd, bool run);
   /// Whether the CPU backend was chosen; UserError for an unknown target, or a dtype the
   /// accelerator does not support.
   bool is_llvm() const;
+  /// Whether the GPU backend (--target cuda) was chosen; UserError for a dtype it lacks.
+  bool is_cuda() const;
 };
 
 /// `weft run dense --target llvm`: runs, prints JSON, UserError when the result is wrong.

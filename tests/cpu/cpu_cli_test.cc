@@ -71,7 +71,7 @@ TEST(CpuCli, CompileEmitsLlvmIr) {
 TEST(CpuCli, BadInputsAreUserErrors) {
   Result r = weft("run dense --target gpu --M 4 --N 4 --K 4");
   EXPECT_EQ(r.code, 1);
-  EXPECT_THAT(r.out, HasSubstr("--target must be accel or llvm, not 'gpu'"));
+  EXPECT_THAT(r.out, HasSubstr("--target must be accel, llvm or cuda, not 'gpu'"));
   r = weft("run dense --target llvm --dtype bfloat16 --M 4 --N 4 --K 4");
   EXPECT_EQ(r.code, 1);
   EXPECT_THAT(r.out, HasSubstr("unknown dtype 'bfloat16'"));

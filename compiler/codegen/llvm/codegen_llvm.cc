@@ -251,6 +251,8 @@ class Gen {
         return i64_;
       case ir::DType::kFloat32:
         return llvm::Type::getFloatTy(ctx_);
+      case ir::DType::kFloat16:
+        throw UserError("llvm codegen: float16 is not supported by the CPU backend");
     }
     throw InternalError("llvm codegen: unknown dtype");
   }
@@ -884,16 +886,6 @@ std::unique_ptr<llvm::Module> build_module(llvm::LLVMContext& ctx,
     gen.function(f);
   }
   return m;
-}
-
-std::vector<ir::Buffer> global_buffers(const ir::Stmt& s) {
-  Uses uses;
-  uses.visit(s);
-  std::vector<ir::Buffer> out;
-  for (const ir::Buffer& b : uses.buffers) {
-    if (b->scope == ir::Scope::kGlobal) out.push_back(b);
-  }
-  return out;
 }
 
 }  // namespace weft::compiler::codegen

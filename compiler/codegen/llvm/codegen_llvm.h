@@ -22,16 +22,10 @@
 #include <string>
 #include <vector>
 
+#include "compiler/codegen/lowered_func.h"
 #include "compiler/ir/ir.h"
 
 namespace weft::compiler::codegen {
-
-/// One function to generate: `args` are the global buffers it accesses, in call order.
-struct LoweredFunc {
-  std::string name;
-  std::vector<ir::Buffer> args;
-  ir::Stmt body;
-};
 
 /// The external the generated code calls for a parallel loop of `n` iterations:
 ///   void weft_parallel_for(int64_t n, void (*task)(int64_t i, void* closure), void* closure)
@@ -62,10 +56,6 @@ std::unique_ptr<JitModule> jit_compile(const std::vector<LoweredFunc>& funcs,
 
 /// The optimized LLVM IR of `funcs` for the host CPU, without compiling it.
 std::string emit_llvm(const std::vector<LoweredFunc>& funcs);
-
-/// The global-scope buffers `s` accesses, in order of first appearance (a convenience for
-/// building LoweredFunc::args).
-std::vector<ir::Buffer> global_buffers(const ir::Stmt& s);
 
 /// The name of the host CPU as LLVM sees it (e.g. "znver3").
 std::string host_cpu_name();

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The GPU backend against cuBLAS/cuBLASLt and cuDNN (docs/gpu-backend.md has the table):
+#   scripts/bench/gpu_bench.sh [build-dir] [reps]
+# SGEMM, HGEMM (fp16 in, fp32 accumulate) and int8 GEMM (cuBLASLt) at 1024^3 and 4096^3, then
+# the ResNet-18 C1-C12 convolutions in float32 and float16 against cuDNN. Weft and the library
+# run side by side in one process on the same buffers; each row gives medians and the ratio
+# Weft time / library time (below 1: Weft is faster). Without a GPU it says so and exits 1.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$root/build}
+reps=${2:-20}
+bench=$build/scripts/bench/bench_gpu
+if [ ! -x "$bench" ]; then
+  echo "gpu_bench: $bench is not built (it needs the CUDA toolkit with cuBLAS and cuDNN;" >&2
+  echo "cmake --build $build --target bench_gpu)" >&2
+  exit 1
+fi
+echo "# Weft GPU backend benchmark, $(date -u +%Y-%m-%dT%H:%MZ)"
+exec "$bench" --reps "$reps" --layers "$root/scripts/bench/cpu_resnet18_conv.csv"

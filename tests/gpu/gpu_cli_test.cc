@@ -1,0 +1,67 @@
+// The GPU backend through the `weft` binary: `weft compile dense|conv2d --target cuda --emit
+// cuda` prints the kernels (no toolkit needed), `--emit ptx` NVRTC's PTX (no GPU needed), and
+// without a GPU `weft run dense --target cuda` exits 1 saying there is no CUDA driver or
+// device; mismatched flags are user errors.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace {
+
+using ::testing::HasSubstr;
+
+struct Result {
+  int code;
+  std::string out;
+};
+
+Result weft(const std::string& args) {
+  const std::string cmd = std::string(WEFT_BIN) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf;
+  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
+  const int status = pclose(p);
+  return {WEXITSTATUS(status), out};
+}
+
+TEST(GpuCli, CompileEmitsCuda) {
+  Result r = weft("compile dense --target cuda --emit cuda --M 129 --N 257 --K 65");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("extern \"C\" __global__ void __launch_bounds__(256) dense_k0("));
+  EXPECT_THAT(r.out, HasSubstr("__syncthreads();"));
+  r = weft("compile conv2d --target cuda --emit cuda --dtype float16 --layer C6");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("nvcuda::wmma::mma_sync("));
+  r = weft("compile dense --target cuda --emit llvm --M 8 --N 8 --K 8");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.out, HasSubstr("--emit cuda|ptx goes with --target cuda"));
+}
+
+#ifdef WEFT_HAVE_CUDA
+TEST(GpuCli, CompileEmitsPtxWithoutAGpu) {
+  Result r = weft("compile dense --target cuda --emit ptx --arch sm_90 --dtype int8 --M 33 "
+                  "--N 47 --K 37");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr(".target sm_90"));
+  EXPECT_THAT(r.out, HasSubstr(".entry dense_k0("));
+  EXPECT_THAT(r.out, HasSubstr("wmma.mma.sync"));  // int8 tensor cores in the PTX
+}
+
+TEST(GpuCli, RunWithoutAGpuSaysSoAndExits1) {
+  Result r = weft("run dense --target cuda --M 64 --N 64 --K 64 --repeats 1");
+  if (r.code == 0) GTEST_SKIP() << "a GPU is present: weft ran the dense on it";
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.out, ::testing::AnyOf(HasSubstr("no CUDA driver: libcuda.so.1 not found"),
+                                      HasSubstr("no CUDA device")));
+  // Shape and dtype errors come first, with or without a GPU.
+  r = weft("run dense --target cuda --dtype float64 --M 4 --N 4 --K 4");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.out, HasSubstr("unknown dtype 'float64'"));
+}
+#endif
+
+}  // namespace
