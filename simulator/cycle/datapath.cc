@@ -71,8 +71,9 @@ void Datapath::read_out_elem(int64_t index, uint8_t* dst) const {
 namespace {
 
 // acc[b][o] += sum_c x[b][c] * wt[c][o] with wrapping int32 accumulation. Fixed sizes let the
-// compiler unroll and vectorize over o; target_clones adds an AVX2 version chosen at load time.
-#if defined(__x86_64__) && defined(__GNUC__)
+// compiler unroll and vectorize over o; target_clones adds an AVX2 version chosen at load time
+// (GCC only: clang does not multiversion function templates, and clang builds the fuzz targets).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define WEFT_CLONES_AVX2 __attribute__((target_clones("avx2", "default")))
 #else
 #define WEFT_CLONES_AVX2
