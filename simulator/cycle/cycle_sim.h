@@ -16,6 +16,7 @@
 #include "hardware/isa/spec.h"
 #include "simulator/cycle/cycle_stats.h"
 #include "simulator/cycle/trace.h"
+#include "simulator/memory/fault_plan.h"
 
 namespace weft::sim::cycle {
 
@@ -26,6 +27,8 @@ struct RunOptions {
   std::function<void(uint64_t, uint64_t, uint64_t)> progress;
   /// Setting `*cancel` from another thread stops the run with RunCancelled.
   const std::atomic<bool>* cancel = nullptr;
+  /// Faults to inject into the memory system (simulator/memory/fault_plan.h); none when null.
+  const FaultPlan* faults = nullptr;
 };
 
 /// The cycle model; on-chip buffers persist between runs, as in hardware.

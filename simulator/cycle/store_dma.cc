@@ -6,7 +6,7 @@
 namespace weft::sim::cycle {
 
 StoreTiming run_store(const isa::Layout& l, AxiMemory& mem, const isa::Insn& insn, uint64_t start,
-                      const Datapath& dp, std::vector<uint8_t>& dram) {
+                      const Datapath& dp, std::vector<uint8_t>& dram, int64_t index) {
   StoreTiming t;
   t.done = start;
   if (insn.x_size == 0 || insn.y_size == 0) return t;
@@ -22,7 +22,7 @@ StoreTiming run_store(const isa::Layout& l, AxiMemory& mem, const isa::Insn& ins
     split_bursts(mem.platform(), addr, static_cast<uint64_t>(insn.x_size * elem), bursts);
     for (const Burst& b : bursts) {
       const uint64_t first = mem.next_write_slot(next_beat);
-      const uint64_t resp = mem.accept_write(first, b.beats);
+      const uint64_t resp = mem.accept_write(first, b.beats, {"store", index, b.aligned_addr});
       next_beat = first + b.beats;
       t.beats += b.beats;
       t.done = std::max(t.done, resp);

@@ -22,8 +22,9 @@ struct StoreTiming {
   uint64_t dram_stall = 0;  // cycles in [start, done] not sending a beat (nor the start cycle)
 };
 
-/// Runs a STORE that starts at `start`: writes the data into `dram` and returns its timing.
+/// Runs a STORE (instruction `index`) that starts at `start`: writes the data into `dram` and
+/// returns its timing.
 StoreTiming run_store(const isa::Layout& l, AxiMemory& mem, const isa::Insn& insn, uint64_t start,
-                      const Datapath& dp, std::vector<uint8_t>& dram);
+                      const Datapath& dp, std::vector<uint8_t>& dram, int64_t index = -1);
 
 }  // namespace weft::sim::cycle
