@@ -1,6 +1,7 @@
 // .npy encoding and decoding; see npy.h.
 #include "runtime/io/npy.h"
 
+#include <cstdint>
 #include <cstring>
 
 #include "hardware/isa/errors.h"
@@ -102,8 +103,23 @@ NpyArray decode_npy(const std::vector<uint8_t>& b, const std::string& what) {
     a.shape.push_back(std::stoll(dims.substr(pos, end - pos)));
     pos = end;
   }
-  const size_t bytes = static_cast<size_t>(count(a.shape)) * npy_elem_bytes(a.type);
-  if (b.size() - 10 - len != bytes) {
+  // The data the shape needs, without overflow: a product that does not fit 64 bits is refused
+  // before it can wrap around to a size that matches the file (found by fuzz_npy).
+  const uint64_t have = b.size() - 10 - len;
+  uint64_t bytes = static_cast<uint64_t>(npy_elem_bytes(a.type));
+  bool empty = false;
+  for (int64_t d : a.shape) empty = empty || d == 0;
+  if (!empty) {
+    for (int64_t d : a.shape) {
+      if (static_cast<uint64_t>(d) > UINT64_MAX / bytes) {
+        throw bad("the shape '" + dims + "' is too large (more than 2^64 bytes)");
+      }
+      bytes *= static_cast<uint64_t>(d);
+    }
+  } else {
+    bytes = 0;
+  }
+  if (have != bytes) {
     throw bad("holds " + std::to_string(b.size() - 10 - len) + " data bytes, the shape needs " +
               std::to_string(bytes));
   }
