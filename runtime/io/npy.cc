@@ -24,9 +24,16 @@ const char* descr(NpyType t) {
   return "?";
 }
 
-int64_t count(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+// Elements of a shape; UINT64_MAX when the product does not fit (a shape such as
+// (2^40, 2^40, 0) is empty, so zero is looked for first; found by fuzz_npy).
+uint64_t count(const std::vector<int64_t>& shape) {
+  for (int64_t d : shape) {
+    if (d == 0) return 0;
+  }
+  uint64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0 || __builtin_mul_overflow(n, static_cast<uint64_t>(d), &n)) return UINT64_MAX;
+  }
   return n;
 }
 
@@ -45,7 +52,8 @@ NpyArray make(NpyType t, std::vector<int64_t> shape, const std::vector<T>& v) {
 int npy_elem_bytes(NpyType t) { return t == NpyType::kInt8 ? 1 : 4; }
 
 std::vector<uint8_t> encode_npy(const NpyArray& a) {
-  if (static_cast<int64_t>(a.data.size()) != count(a.shape) * npy_elem_bytes(a.type)) {
+  const uint64_t n = count(a.shape);
+  if (n > a.data.size() || a.data.size() != n * npy_elem_bytes(a.type)) {
     throw InternalError("encode_npy: data size does not match the shape");
   }
   std::string header = std::string("{'descr': '") + descr(a.type) +

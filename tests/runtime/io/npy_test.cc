@@ -72,9 +72,11 @@ TEST(Npy, RejectsAShapeWhoseSizeOverflows) {
                   HasSubstr("the shape '4294967296, 4294967296' is too large")));
   // The fuzzer's own input: three dimensions whose product overflows.
   EXPECT_THROW(decode_npy(with_shape("922137203685, 92213, 92213, 1", 7), "f.npy"), UserError);
-  // A zero dimension needs no data whatever the others are.
-  EXPECT_EQ(decode_npy(with_shape("4294967296, 0", 0), "z.npy").shape,
-            (std::vector<int64_t>{4294967296, 0}));
+  // A zero dimension needs no data whatever the others are, and such an array encodes again
+  // (its element count was an overflowing product before the zero was reached).
+  const NpyArray empty = decode_npy(with_shape("897423413909, 120000000000, 0", 0), "z.npy");
+  EXPECT_EQ(empty.shape, (std::vector<int64_t>{897423413909, 120000000000, 0}));
+  EXPECT_EQ(decode_npy(encode_npy(empty), "again.npy").shape, empty.shape);
 }
 
 }  // namespace
