@@ -29,9 +29,11 @@ using isa::MemType;
 
 namespace {
 
-constexpr uint64_t kMaxWork = 200000;  // element moves and micro-op executions per input
+// Micro-op executions plus DRAM bytes moved per input: the protocol checker follows every
+// byte, so a mutated LOAD of thousands of rows would only burn time (it timed out the fuzzer).
+constexpr uint64_t kMaxWork = 200000;
 
-// Element moves and micro-op executions of a program (to skip inputs that only burn time).
+// Micro-op executions and DRAM bytes of a program (to skip inputs that only burn time).
 uint64_t work_of(const test::Program& p) {
   uint64_t work = 0;
   for (uint64_t i = 0; i < p.insn_count; ++i) {
@@ -45,8 +47,11 @@ uint64_t work_of(const test::Program& p) {
       work += uint64_t(std::max<int64_t>(0, in.uop_end - in.uop_bgn)) * uint64_t(in.iter_out) *
               uint64_t(in.iter_in);
     } else if (in.op() == isa::Opcode::kLoad || in.op() == isa::Opcode::kStore) {
+      const int64_t elem = in.op() == isa::Opcode::kStore ? p.layout->out_elem_bytes
+                                                            : p.layout->elem_bytes(in.mem());
       work += uint64_t(in.y_size + in.y_pad_0 + in.y_pad_1) *
-              uint64_t(in.x_size + in.x_pad_0 + in.x_pad_1);
+              uint64_t(in.x_size + in.x_pad_0 + in.x_pad_1) * uint64_t(std::max<int64_t>(1, elem));
+      work += uint64_t(in.y_size) * uint64_t(in.x_stride);  // the DRAM span the checker walks
     }
     work += 1;
   }
