@@ -13,6 +13,8 @@
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <random>
 
 #include "fuzz/fuzz_common.h"
@@ -166,6 +168,20 @@ test::Program free_form(FuzzedDataProvider& f, const isa::Layout& l) {
   return b.build();
 }
 
+// WEFT_FUZZ_DIFF_STATS=1: at exit, how many inputs were checked strictly and how they ended
+// (e.g. `build-fuzz/fuzz/fuzz_diff -runs=0 CORPUS`), to see that the strict oracle is reached.
+struct Tally {
+  uint64_t inputs = 0, strict = 0, strict_ok = 0, strict_rejected = 0;
+  ~Tally() {
+    if (std::getenv("WEFT_FUZZ_DIFF_STATS")) {
+      std::fprintf(stderr, "fuzz_diff: %llu programs, %llu checked strictly (%llu ran on both, "
+                           "%llu rejected by both)\n",
+                   (unsigned long long)inputs, (unsigned long long)strict,
+                   (unsigned long long)strict_ok, (unsigned long long)strict_rejected);
+    }
+  }
+} tally;
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -209,7 +225,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     c_err = e.what();
     fuzz::check(!c_err.empty(), "cycle: an error without a message");
   }
+  ++tally.inputs;
   if (!strict) return 0;
+  ++tally.strict;
+  ++(f_err.empty() ? tally.strict_ok : tally.strict_rejected);
   fuzz::check(f_err.empty() == c_err.empty(),
               "a checked program: functional says '" + f_err + "', cycle says '" + c_err + "'");
   if (f_err.empty()) {
