@@ -13,6 +13,9 @@
 #include "hardware/isa/layout.h"
 #include "hardware/isa/spec.h"
 
+namespace weft::sim {
+struct FaultPlan;
+}
 namespace weft::sim::cycle {
 class Trace;
 }
@@ -28,6 +31,9 @@ struct DeviceOptions {
   /// Long runs call this now and then with (cycle, instructions done, instructions total);
   /// the cycle is 0 on engines without timing.
   std::function<void(uint64_t, uint64_t, uint64_t)> progress;
+  /// cycle and rtl backends: faults to inject into the memory system (docs/reliability.md);
+  /// kept by pointer, none when null.
+  const sim::FaultPlan* faults = nullptr;
 };
 
 /// An accelerator behind its memory and AXI4-Lite control registers.
@@ -51,6 +57,10 @@ class Device {
   virtual void write_reg(uint32_t offset, uint32_t value) = 0;
   /// Reads a 32-bit control register.
   virtual uint32_t read_reg(uint32_t offset) = 0;
+
+  /// Stops a run in progress, as the host does to a device that does not finish: returns once
+  /// the device is idle again, its run ended with an error ("cancelled"). No effect when idle.
+  virtual void abort() {}
 
   /// Simulators: the full message of the last run's error (empty when there is none, or on
   /// hardware, where only the error register exists).

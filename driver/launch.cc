@@ -39,8 +39,10 @@ RunCounters wait(Device& dev, std::chrono::milliseconds timeout) {
   auto pause = std::chrono::microseconds(10);
   while ((dev.read_reg(reg::kControl) & reg::kApDone) == 0) {
     if (std::chrono::steady_clock::now() > deadline) {
+      dev.abort();  // a run past its deadline is stopped, not left running behind the error
       throw UserError("device '" + dev.name() + "' did not finish within " +
-                      std::to_string(timeout.count()) + " ms (ap_done never set)");
+                      std::to_string(timeout.count()) + " ms (ap_done never set); the run was "
+                      "stopped");
     }
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::microseconds(10000));

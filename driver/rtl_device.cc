@@ -38,6 +38,7 @@ class RtlDevice : public SimDevice {
     ro.wave_path = wave_;
     ro.cancel = cancel;
     ro.progress = options().progress;
+    ro.faults = options().faults;
     const rtl::RtlRunResult rr = engine_->run(dram, off, count, ro);
     if (rr.error != 0) throw explain(rr, dram, off, count);
     const sim::cycle::CycleStats& s = rr.stats;

@@ -31,6 +31,13 @@ void SimDevice::stop_worker() {
   worker_.join();
 }
 
+void SimDevice::abort() {
+  if (!worker_.joinable()) return;
+  cancel_ = true;  // the engine stops at its next look at the flag (RunCancelled)
+  worker_.join();
+  // ap_done of the cancelled run stays set for `wait` to see, with the error register.
+}
+
 void SimDevice::check_idle(const char* what) const {
   if ((control_.load(std::memory_order_acquire) & reg::kApIdle) == 0) {
     throw UserError("device '" + name() + "': " + what + " while a run is in progress");
@@ -209,6 +216,7 @@ class CycleDevice : public SimDevice {
     ro.trace = options().trace;
     ro.progress = options().progress;
     ro.cancel = cancel;
+    ro.faults = options().faults;
     const sim::cycle::CycleStats s = sim_.run(dram, off, count, ro);
     EngineResult r;
     r.counters = s.counters;

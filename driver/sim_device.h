@@ -31,6 +31,7 @@ class SimDevice : public Device {
   uint32_t read_reg(uint32_t offset) override;
   std::string error_detail() const override { return error_detail_; }
   nlohmann::ordered_json run_details() const override { return details_; }
+  void abort() override;
 
  protected:
   /// What one engine run reports to the registers.

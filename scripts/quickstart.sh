@@ -19,7 +19,9 @@ packages=(build-essential cmake ninja-build ccache pkg-config git
           llvm-16-dev libzstd-dev
           libdnnl-dev ocl-icd-opencl-dev libopenblas-dev
           libsystemc-dev
-          verilator yosys zlib1g-dev)
+          verilator yosys zlib1g-dev
+          # optional: fuzzing: the fuzz preset and scripts/fuzz/run.sh, see docs/reliability.md
+          clang-16 libclang-rt-16-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -15,6 +15,7 @@
 #include "hardware/isa/layout.h"
 #include "hardware/isa/spec.h"
 #include "simulator/cycle/cycle_stats.h"
+#include "simulator/memory/fault_plan.h"
 
 namespace weft::driver::rtl {
 
@@ -28,6 +29,9 @@ struct RtlRunOptions {
   /// memory traffic, no instruction starting or completing, no dispatch, no unit executing an
   /// instruction) end the run as a deadlock.
   uint64_t idle_limit = 100000;
+  /// Faults to inject into the memory model the harness serves the AXI master from
+  /// (simulator/memory/fault_plan.h); none when null. A fault ends the run with sim::BusFault.
+  const sim::FaultPlan* faults = nullptr;
 };
 
 /// What one RTL run reports.

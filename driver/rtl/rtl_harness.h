@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <exception>
 #include <limits>
 #include <memory>
 #include <string>
@@ -71,6 +72,24 @@ class Harness : public RtlEngine {
       }
     }
     mem_ = std::make_unique<sim::AxiMemory>(p_);
+    mem_->set_faults(o.faults);
+    insn_offset_ = insn_offset;
+    for (int m = 0; m < 3; ++m) {
+      current_[m] = -1;
+      next_[m] = routed[m].empty() ? -1 : static_cast<int64_t>(routed[m][0]);
+    }
+    // An exception from inside the run (an injected bus fault, a DMA beyond the image) leaves
+    // the core mid-transaction: reset it, as after a hang, so that the next run starts clean.
+    struct ResetOnThrow {
+      Harness* h;
+      const int pending = std::uncaught_exceptions();
+      ~ResetOnThrow() {
+        if (std::uncaught_exceptions() > pending) {
+          h->reset_after_hang();
+          h->close_wave();
+        }
+      }
+    } reset_on_throw{this};
     beats_.clear();
     resps_.clear();
     in_burst_ = false;
@@ -112,7 +131,12 @@ class Harness : public RtlEngine {
         const uint32_t st = top_->dbg_start_o, dn = top_->dbg_done_o;
         for (int m = 0; m < 3; ++m) {
           if ((st >> m) & 1) {
-            if (started[m] < routed[m].size()) r.start[routed[m][started[m]++]] = t;
+            if (started[m] < routed[m].size()) {
+              current_[m] = static_cast<int64_t>(routed[m][started[m]]);
+              r.start[routed[m][started[m]++]] = t;
+              next_[m] = started[m] < routed[m].size() ? static_cast<int64_t>(routed[m][started[m]])
+                                                       : -1;
+            }
           }
         }
         int ndone[3] = {static_cast<int>(dn & 1), static_cast<int>(dn >> 2),
@@ -388,8 +412,12 @@ class Harness : public RtlEngine {
     }
     if (top_->m_axi_gmem_arvalid && top_->m_axi_gmem_arready) {
       const uint32_t n = static_cast<uint32_t>(top_->m_axi_gmem_arlen) + 1;
-      const uint64_t first = mem_->accept_read(t, n);
       const uint64_t addr = top_->m_axi_gmem_araddr;
+      const int id = static_cast<int>(top_->m_axi_gmem_arid);  // RID_FETCH 0, LOAD 1, COMPUTE 2
+      const sim::BurstSource src =
+          id == 0 ? sim::BurstSource{"fetch", static_cast<int64_t>((addr - insn_offset_) / 16), addr}
+                  : sim::BurstSource{id == 1 ? "load" : "compute", insn_of(id == 1 ? 0 : 1), addr};
+      const uint64_t first = mem_->accept_read(t, n, src);
       if (addr + uint64_t{n} * kBus > dram_->size()) {
         throw sim::ProgramError(isa::reg::kErrDramRange, sim::ProgramError::kNoInsn,
                                 "rtl: read burst at " + std::to_string(addr) +
@@ -402,7 +430,7 @@ class Harness : public RtlEngine {
     }
     if (top_->m_axi_gmem_awvalid && top_->m_axi_gmem_awready) {
       const uint32_t n = static_cast<uint32_t>(top_->m_axi_gmem_awlen) + 1;
-      resps_.push_back(mem_->accept_write(t, n));
+      resps_.push_back(mem_->accept_write(t, n, {"store", insn_of(2), top_->m_axi_gmem_awaddr}));
       w_addr_ = top_->m_axi_gmem_awaddr;
       in_burst_ = true;
       active = true;
@@ -527,6 +555,11 @@ class Harness : public RtlEngine {
   std::deque<uint64_t> resps_;
   bool in_burst_ = false;
   uint64_t w_addr_ = 0;
+  uint64_t insn_offset_ = 0;
+  // For fault messages: the instruction each module started last and the one it starts next.
+  int64_t current_[3] = {-1, -1, -1}, next_[3] = {-1, -1, -1};
+  // The instruction module m runs this cycle (one starting now counts: its DMA may begin at once).
+  int64_t insn_of(int m) const { return (top_->dbg_start_o >> m) & 1 ? next_[m] : current_[m]; }
   uint64_t cycle_ = 0;
 };
 

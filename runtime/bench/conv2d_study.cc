@@ -24,14 +24,23 @@ using compiler::ops::Conv2dShape;
 
 using compiler::ops::ceil_div;
 
+// Only integers are knobs: nlohmann converts a float such as 2e127 to int64_t by a cast whose
+// result is undefined when out of range (found by fuzz_json), so a non-integer is refused.
+bool knob_field(const nlohmann::json& j, const char* name, int64_t& out) {
+  const nlohmann::json& v = j.at(name);
+  if (!v.is_number_integer()) return false;
+  out = v.get<int64_t>();
+  return true;
+}
+
 std::optional<Conv2dKnobs> knobs_from_json(const nlohmann::json& j) {
   try {
     Conv2dKnobs k;
-    k.tile_h = j.at("tile_h").get<int64_t>();
-    k.tile_w = j.at("tile_w").get<int64_t>();
-    k.tile_ic = j.at("tile_ic").get<int64_t>();
-    k.tile_oc = j.at("tile_oc").get<int64_t>();
-    k.vthreads = j.at("vthreads").get<int64_t>();
+    if (!knob_field(j, "tile_h", k.tile_h) || !knob_field(j, "tile_w", k.tile_w) ||
+        !knob_field(j, "tile_ic", k.tile_ic) || !knob_field(j, "tile_oc", k.tile_oc) ||
+        !knob_field(j, "vthreads", k.vthreads)) {
+      return std::nullopt;
+    }
     const std::string axis = j.at("vthread_axis").get<std::string>();
     if (axis.size() != 1) return std::nullopt;
     k.vthread_axis = axis[0];

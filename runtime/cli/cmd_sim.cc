@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "driver/device.h"
+#include "driver/faults.h"
 #include "driver/launch.h"
 #include "driver/rtl_device.h"
 #include "driver/timeline.h"
@@ -22,7 +23,7 @@ namespace weft::cli {
 void add_sim_command(CLI::App& app) {
   struct Opts {
     std::string config = isa::kDefaultConfig, platform = "sim", engine = "functional";
-    std::string mem, out, stats, trace, wave, insn_offset, insn_count;
+    std::string mem, out, stats, trace, wave, insn_offset, insn_count, inject_fault;
     double timeout_s = 3600;
     bool json = false, progress = false;
   };
@@ -55,6 +56,9 @@ void add_sim_command(CLI::App& app) {
                   "ui.perfetto.dev or chrome://tracing)");
   cmd->add_option("--wave", o->wave,
                   "rtl engine: write an FST waveform of the run (open in GTKWave or Surfer)");
+  cmd->add_option("--inject-fault", o->inject_fault,
+                  "cycle and rtl engines, for testing error handling: AXI faults to inject, "
+                  "e.g. read:slverr@0x1000, write:decerr#0, read:noresp#2 (docs/reliability.md)");
   cmd->add_option("--timeout", o->timeout_s, "seconds to wait for the device")
       ->capture_default_str();
   cmd->add_flag("--json", o->json, "print statistics as JSON instead of a summary");
@@ -80,6 +84,14 @@ void add_sim_command(CLI::App& app) {
     if ((o->out == "-") + (o->stats == "-") + (o->trace == "-") > 1) {
       throw UserError("only one of --out, --stats and --trace can be - (standard output)");
     }
+    driver::FaultPlan faults;
+    if (!o->inject_fault.empty()) {
+      if (o->engine != "cycle" && o->engine != "rtl") {
+        throw UserError("--inject-fault needs --engine cycle or rtl (the " + o->engine +
+                        " engine has no memory system)");
+      }
+      faults = driver::parse_fault_plan(o->inject_fault);
+    }
     std::vector<uint8_t> image = rt::read_file(o->mem);
     if (image.empty()) throw UserError("'" + o->mem + "' is empty: no DRAM image to run");
 
@@ -91,6 +103,7 @@ void add_sim_command(CLI::App& app) {
     opts.memory_bytes = image.size();
     opts.trace = o->trace.empty() ? nullptr : &trace;
     opts.progress = [&progress](uint64_t c, uint64_t d, uint64_t t) { progress(c, d, t); };
+    opts.faults = &faults;
     std::unique_ptr<driver::Device> dev = o->wave.empty()
                                               ? driver::open_device(o->engine, opts)
                                               : driver::make_rtl_device(opts, o->wave);

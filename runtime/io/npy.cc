@@ -1,6 +1,7 @@
 // .npy encoding and decoding; see npy.h.
 #include "runtime/io/npy.h"
 
+#include <cstdint>
 #include <cstring>
 
 #include "hardware/isa/errors.h"
@@ -23,9 +24,16 @@ const char* descr(NpyType t) {
   return "?";
 }
 
-int64_t count(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+// Elements of a shape; UINT64_MAX when the product does not fit (a shape such as
+// (2^40, 2^40, 0) is empty, so zero is looked for first; found by fuzz_npy).
+uint64_t count(const std::vector<int64_t>& shape) {
+  for (int64_t d : shape) {
+    if (d == 0) return 0;
+  }
+  uint64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0 || __builtin_mul_overflow(n, static_cast<uint64_t>(d), &n)) return UINT64_MAX;
+  }
   return n;
 }
 
@@ -44,7 +52,8 @@ NpyArray make(NpyType t, std::vector<int64_t> shape, const std::vector<T>& v) {
 int npy_elem_bytes(NpyType t) { return t == NpyType::kInt8 ? 1 : 4; }
 
 std::vector<uint8_t> encode_npy(const NpyArray& a) {
-  if (static_cast<int64_t>(a.data.size()) != count(a.shape) * npy_elem_bytes(a.type)) {
+  const uint64_t n = count(a.shape);
+  if (n > a.data.size() || a.data.size() != n * npy_elem_bytes(a.type)) {
     throw InternalError("encode_npy: data size does not match the shape");
   }
   std::string header = std::string("{'descr': '") + descr(a.type) +
@@ -102,8 +111,23 @@ NpyArray decode_npy(const std::vector<uint8_t>& b, const std::string& what) {
     a.shape.push_back(std::stoll(dims.substr(pos, end - pos)));
     pos = end;
   }
-  const size_t bytes = static_cast<size_t>(count(a.shape)) * npy_elem_bytes(a.type);
-  if (b.size() - 10 - len != bytes) {
+  // The data the shape needs, without overflow: a product that does not fit 64 bits is refused
+  // before it can wrap around to a size that matches the file (found by fuzz_npy).
+  const uint64_t have = b.size() - 10 - len;
+  uint64_t bytes = static_cast<uint64_t>(npy_elem_bytes(a.type));
+  bool empty = false;
+  for (int64_t d : a.shape) empty = empty || d == 0;
+  if (!empty) {
+    for (int64_t d : a.shape) {
+      if (static_cast<uint64_t>(d) > UINT64_MAX / bytes) {
+        throw bad("the shape '" + dims + "' is too large (more than 2^64 bytes)");
+      }
+      bytes *= static_cast<uint64_t>(d);
+    }
+  } else {
+    bytes = 0;
+  }
+  if (have != bytes) {
     throw bad("holds " + std::to_string(b.size() - 10 - len) + " data bytes, the shape needs " +
               std::to_string(bytes));
   }

@@ -111,6 +111,7 @@ CycleStats CycleSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset, uint6
   const isa::HwConfig& cfg = l_.config;
   Datapath& dp = state_->dp;
   AxiMemory mem(p_);
+  mem.set_faults(opts.faults);
   ComputePipe pipe(l_, model_.shortcuts);
   FetchUnit fetch(l_, p_, insn_offset, insn_count);
   Trace* trace = opts.trace;
@@ -260,7 +261,8 @@ CycleStats CycleSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset, uint6
         return;
       }
       case Opcode::kStore: {
-        const StoreTiming s = run_store(l_, mem, insn, t, dp, dram, opts.port);
+        const StoreTiming s =
+            run_store(l_, mem, insn, t, dp, dram, opts.port, static_cast<int64_t>(index));
         if (insn.x_size > 0) {
           st.counters.out_store_nbytes +=
               static_cast<uint64_t>(insn.y_size * insn.x_size * l_.out_elem_bytes);
@@ -320,7 +322,10 @@ CycleStats CycleSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset, uint6
           u->dma->retry_at(slot > t ? slot : t + 1);
           continue;
         }
-        u->dma->accepted(t, mem.accept_read(t, u->dma->next_beats()));
+        u->dma->accepted(t, mem.accept_read(t, u->dma->next_beats(),
+                                            {isa::module_name(u->id),
+                                             static_cast<int64_t>(u->dma_index),
+                                             u->dma->next_addr()}));
         granted = true;
         if (!u->dma->requesting()) finish_dma(*u);
       }
@@ -330,7 +335,10 @@ CycleStats CycleSim::run(std::vector<uint8_t>& dram, uint64_t insn_offset, uint6
         } else {
           const uint64_t first_insn = fetch.fetched_bytes() / 16;
           const uint32_t beats = fetch.next_beats();
-          const uint64_t first_beat = mem.accept_read(t, beats);
+          const uint64_t first_beat =
+              mem.accept_read(t, beats,
+                              {"fetch", static_cast<int64_t>(first_insn),
+                               insn_offset + fetch.fetched_bytes()});
           fetch.accepted(t, first_beat);
           if (trace) {
             const uint64_t last_insn = fetch.fetched_bytes() / 16 - 1;

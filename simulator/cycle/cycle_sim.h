@@ -18,6 +18,7 @@
 #include "simulator/cycle/gemm_kernel.h"
 #include "simulator/cycle/trace.h"
 #include "simulator/memory/dram_port.h"
+#include "simulator/memory/fault_plan.h"
 
 namespace weft::sim::cycle {
 
@@ -31,6 +32,8 @@ struct RunOptions {
   /// Told of every DMA burst (the instruction stream at cycle 0, then each LOAD and STORE
   /// burst at the cycle the model moves its data) and, now and then, of the current cycle.
   DramPort* port = nullptr;
+  /// Faults to inject into the memory system (simulator/memory/fault_plan.h); none when null.
+  const FaultPlan* faults = nullptr;
 };
 
 /// Defined since ModelOptions exists, for tools that also build against older models.

@@ -30,6 +30,8 @@ class ReadDma {
   uint64_t want() const { return want_; }
   /// Beats of the next burst.
   uint32_t next_beats() const { return bursts_[next_burst_].burst.beats; }
+  /// Bus-aligned address of the next burst.
+  uint64_t next_addr() const { return bursts_[next_burst_].burst.aligned_addr; }
   /// The next burst was accepted at `cycle`; its first beat arrives at `first_beat`.
   void accepted(uint64_t cycle, uint64_t first_beat);
   /// The request lost arbitration or found no slot; try again at `cycle`.

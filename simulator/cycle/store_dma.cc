@@ -6,7 +6,8 @@
 namespace weft::sim::cycle {
 
 StoreTiming run_store(const isa::Layout& l, AxiMemory& mem, const isa::Insn& insn, uint64_t start,
-                      const Datapath& dp, std::vector<uint8_t>& dram, DramPort* port) {
+                      const Datapath& dp, std::vector<uint8_t>& dram, DramPort* port,
+                      int64_t index) {
   StoreTiming t;
   t.done = start;
   if (insn.x_size == 0 || insn.y_size == 0) return t;
@@ -23,7 +24,7 @@ StoreTiming run_store(const isa::Layout& l, AxiMemory& mem, const isa::Insn& ins
     for (const Burst& b : bursts) {
       if (port) port->after_write(start, b.first_byte, b.nbytes);
       const uint64_t first = mem.next_write_slot(next_beat);
-      const uint64_t resp = mem.accept_write(first, b.beats);
+      const uint64_t resp = mem.accept_write(first, b.beats, {"store", index, b.aligned_addr});
       next_beat = first + b.beats;
       t.beats += b.beats;
       t.done = std::max(t.done, resp);

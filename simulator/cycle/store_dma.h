@@ -23,10 +23,11 @@ struct StoreTiming {
   uint64_t dram_stall = 0;  // cycles in [start, done] not sending a beat (nor the start cycle)
 };
 
-/// Runs a STORE that starts at `start`: writes the data into `dram` and returns its timing.
-/// `port`, when set, is told of each burst's bytes once they are in `dram` (at `start`, the
-/// cycle the model moves the data).
+/// Runs a STORE (instruction `index`) that starts at `start`: writes the data into `dram` and
+/// returns its timing. `port`, when set, is told of each burst's bytes once they are in `dram`
+/// (at `start`, the cycle the model moves the data).
 StoreTiming run_store(const isa::Layout& l, AxiMemory& mem, const isa::Insn& insn, uint64_t start,
-                      const Datapath& dp, std::vector<uint8_t>& dram, DramPort* port = nullptr);
+                      const Datapath& dp, std::vector<uint8_t>& dram, DramPort* port = nullptr,
+                      int64_t index = -1);
 
 }  // namespace weft::sim::cycle

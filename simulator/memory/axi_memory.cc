@@ -2,6 +2,8 @@
 #include "simulator/memory/axi_memory.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <string>
 
 #include "hardware/isa/errors.h"
 
@@ -48,9 +50,10 @@ uint64_t AxiMemory::next_read_slot(uint64_t cycle) {
   return read_last_beat_[read_last_beat_.size() - p_.max_outstanding_reads] + 1;
 }
 
-uint64_t AxiMemory::accept_read(uint64_t cycle, uint32_t beats) {
+uint64_t AxiMemory::accept_read(uint64_t cycle, uint32_t beats, const BurstSource& source) {
   if (next_read_slot(cycle) != cycle) throw InternalError("read burst accepted without a slot");
   const uint64_t first = std::max(cycle + static_cast<uint64_t>(p_.read_latency), r_free_);
+  if (faults_) inject(AxiChannel::kRead, cycle, first, beats, read_bursts_, source);
   r_free_ = first + beats;
   read_last_beat_.push_back(first + beats - 1);
   ++read_bursts_;
@@ -64,13 +67,51 @@ uint64_t AxiMemory::next_write_slot(uint64_t cycle) {
   return write_resp_[write_resp_.size() - p_.max_outstanding_writes] + 1;
 }
 
-uint64_t AxiMemory::accept_write(uint64_t cycle, uint32_t beats) {
+uint64_t AxiMemory::accept_write(uint64_t cycle, uint32_t beats, const BurstSource& source) {
   if (next_write_slot(cycle) != cycle) throw InternalError("write burst accepted without a slot");
   const uint64_t resp = cycle + beats - 1 + static_cast<uint64_t>(p_.write_latency);
+  if (faults_) inject(AxiChannel::kWrite, cycle, resp, beats, write_bursts_, source);
   write_resp_.push_back(resp);
   ++write_bursts_;
   write_beats_ += beats;
   return resp;
+}
+
+void AxiMemory::inject(AxiChannel ch, uint64_t cycle, uint64_t answer, uint32_t beats,
+                       uint64_t index, const BurstSource& source) const {
+  const uint64_t bus = static_cast<uint64_t>(p_.axi_data_bits / 8);
+  const uint64_t lo = source.addr, hi = source.addr / bus * bus + uint64_t{beats} * bus;
+  for (const AxiFault& f : faults_->faults) {
+    if (f.channel != ch || hi <= f.addr_lo || lo >= f.addr_hi) continue;
+    if (f.burst >= 0 && static_cast<uint64_t>(f.burst) != index) continue;
+    const bool read = ch == AxiChannel::kRead;
+    char addr[32];
+    std::snprintf(addr, sizeof addr, "0x%llx", static_cast<unsigned long long>(lo));
+    std::string who = source.module ? std::string("the ") + source.module +
+                                          (std::string(source.module) == "fetch" ? " unit" : " module")
+                                    : std::string("an unknown requester");
+    if (source.insn >= 0) who += " (instruction " + std::to_string(source.insn) + ")";
+    std::string msg = std::string("AXI ") + (read ? "read" : "write") + " burst " +
+                      std::to_string(index) + " of " + who + " at address " + addr + " (" +
+                      std::to_string(beats) + " beats, accepted at cycle " +
+                      std::to_string(cycle) + ") ";
+    switch (f.kind) {
+      case AxiFaultKind::kSlvErr:
+        msg += std::string("was answered SLVERR (slave error) on ") + (read ? "RRESP" : "BRESP") +
+               " at cycle " + std::to_string(answer);
+        break;
+      case AxiFaultKind::kDecErr:
+        msg += std::string("was answered DECERR (decode error: no slave at that address) on ") +
+               (read ? "RRESP" : "BRESP") + " at cycle " + std::to_string(answer);
+        break;
+      case AxiFaultKind::kNoResponse:
+        msg += "got no response within " + std::to_string(faults_->response_timeout) +
+               " cycles (the memory system gave up at cycle " +
+               std::to_string(cycle + faults_->response_timeout) + ")";
+        break;
+    }
+    throw BusFault(source.insn, msg + "; the run stopped (injected fault)");
+  }
 }
 
 }  // namespace weft::sim

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hardware/isa/spec.h"
+#include "simulator/memory/fault_plan.h"
 
 namespace weft::sim {
 
@@ -39,13 +40,18 @@ class AxiMemory {
   /// Accepts a read burst of `beats` at `cycle` (which must be a free slot) and returns the
   /// cycle of its first data beat; the others follow on consecutive cycles, after every beat
   /// of earlier bursts (in-order return, one beat per cycle).
-  uint64_t accept_read(uint64_t cycle, uint32_t beats);
+  /// `source` names the requester for the message of an injected fault.
+  uint64_t accept_read(uint64_t cycle, uint32_t beats, const BurstSource& source = {});
 
   /// The earliest cycle >= `cycle` at which a write burst can start.
   uint64_t next_write_slot(uint64_t cycle);
   /// Accepts a write burst whose address and first data beat are at `cycle` and whose beats
   /// follow on consecutive cycles; returns the cycle of its write response.
-  uint64_t accept_write(uint64_t cycle, uint32_t beats);
+  uint64_t accept_write(uint64_t cycle, uint32_t beats, const BurstSource& source = {});
+
+  /// Injects the faults of `plan` (kept by pointer; nullptr or empty: none) into the bursts
+  /// accepted from now on: a burst a fault hits throws BusFault from accept_read/accept_write.
+  void set_faults(const FaultPlan* plan) { faults_ = plan && !plan->empty() ? plan : nullptr; }
 
   /// Traffic so far: bursts and beats on each channel.
   uint64_t read_bursts() const { return read_bursts_; }
@@ -54,7 +60,12 @@ class AxiMemory {
   uint64_t write_beats() const { return write_beats_; }
 
  private:
+  // Throws BusFault when a fault of the plan hits this burst (the index-th on its channel).
+  void inject(AxiChannel ch, uint64_t cycle, uint64_t answer, uint32_t beats, uint64_t index,
+              const BurstSource& source) const;
+
   isa::Platform p_;
+  const FaultPlan* faults_ = nullptr;
   uint64_t r_free_ = 0;                  // first cycle the read data channel is free
   std::deque<uint64_t> read_last_beat_;  // per outstanding read burst, non-decreasing
   std::deque<uint64_t> write_resp_;      // per outstanding write burst, non-decreasing

@@ -19,6 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::AllOf;
 
 struct Result {
   int code;
@@ -330,6 +331,35 @@ std::set<std::string> files_in(const fs::path& dir) {
   std::set<std::string> names;
   for (const auto& e : fs::directory_iterator(dir)) names.insert(e.path().filename().string());
   return names;
+}
+
+// An injected memory fault (docs/reliability.md): exit code 1, a message naming the module,
+// the burst and the fault, and no output file at all (nor a staged one).
+TEST_F(Cli, SimWithAnInjectedFaultWritesNothing) {
+  build_demo(
+      *this, [this](const std::string& a) { return weft(a); },
+      [this](const std::string& n) { return path(n); });
+  const std::string run = "sim --config gemm8x8 --engine cycle --mem " + path("img.bin") +
+                          " --insn-offset 0 --insn-count 10 --out " + path("o.bin") +
+                          " --stats " + path("s.json") + " --trace " + path("t.json");
+  const std::set<std::string> before = files_in(dir_);
+  const std::pair<std::string, std::string> faults[] = {
+      {"read:slverr@0x2000", "of the load module (instruction 1) at address 0x2000"},
+      {"write:decerr#0", "AXI write burst 0 of the store module"},
+      {"read:noresp#0", "AXI read burst 0 of the fetch unit (instruction 0)"}};
+  for (const auto& [fault, message] : faults) {
+    const Result r = weft(run + " --inject-fault " + fault);
+    EXPECT_EQ(r.code, 1) << fault;
+    EXPECT_THAT(r.err, AllOf(HasSubstr(message), HasSubstr("injected fault"))) << fault;
+    EXPECT_EQ(files_in(dir_), before) << fault;
+  }
+  const Result r = weft("sim --config gemm8x8 --engine functional --mem " + path("img.bin") +
+                        " --insn-offset 0 --insn-count 10 --out " + path("o.bin") +
+                        " --inject-fault read:slverr");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("--inject-fault needs --engine cycle or rtl"));
+  EXPECT_EQ(weft(run + " --inject-fault read:bogus").code, 1);
+  EXPECT_EQ(files_in(dir_), before);
 }
 
 TEST_F(Cli, SimWritesAllOutputsOrNone) {

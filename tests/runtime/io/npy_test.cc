@@ -52,5 +52,32 @@ TEST(Npy, RejectsWhatItCannotRead) {
   EXPECT_THAT(msg(f8), HasSubstr("element type"));
 }
 
+// Found by fuzz_npy (docs/reliability.md): a shape whose element count overflows int64. Two
+// dimensions of 2^32 multiply to 2^64, which wrapped to 0 and matched an empty data section,
+// so the reader accepted an "array" of 2^64 elements holding no bytes.
+TEST(Npy, RejectsAShapeWhoseSizeOverflows) {
+  auto with_shape = [](const std::string& shape, size_t data_bytes) {
+    std::string h = "{'descr': '|i1', 'fortran_order': False, 'shape': (" + shape + "), }";
+    h.append((64 - (10 + h.size() + 1) % 64) % 64, ' ');
+    h += '\n';
+    std::vector<uint8_t> b = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+                              static_cast<uint8_t>(h.size() & 0xff),
+                              static_cast<uint8_t>(h.size() >> 8)};
+    b.insert(b.end(), h.begin(), h.end());
+    b.resize(b.size() + data_bytes, 0);
+    return b;
+  };
+  EXPECT_THAT([&] { decode_npy(with_shape("4294967296, 4294967296", 0), "big.npy"); },
+              ::testing::ThrowsMessage<UserError>(
+                  HasSubstr("the shape '4294967296, 4294967296' is too large")));
+  // The fuzzer's own input: three dimensions whose product overflows.
+  EXPECT_THROW(decode_npy(with_shape("922137203685, 92213, 92213, 1", 7), "f.npy"), UserError);
+  // A zero dimension needs no data whatever the others are, and such an array encodes again
+  // (its element count was an overflowing product before the zero was reached).
+  const NpyArray empty = decode_npy(with_shape("897423413909, 120000000000, 0", 0), "z.npy");
+  EXPECT_EQ(empty.shape, (std::vector<int64_t>{897423413909, 120000000000, 0}));
+  EXPECT_EQ(decode_npy(encode_npy(empty), "again.npy").shape, empty.shape);
+}
+
 }  // namespace
 }  // namespace weft::rt
