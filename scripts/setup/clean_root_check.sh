@@ -6,7 +6,8 @@
 #   scripts/setup/clean_root_check.sh [--keep] [--mode demo|test|both] [ROOT_DIR]
 #
 # Needs root, debootstrap (apt-get install debootstrap) and about 6 GB of disk. Takes about
-# 35-45 minutes on 2 cores (most of it the cold build and the test suite); see docs/setup.md.
+# 14-19 minutes on 2 cores (most of it the package download and the cold build); see
+# docs/setup.md.
 # The log of each command is ROOT_DIR/weft-setup-<mode>.log; the script exits non-zero if a
 # command fails and prints which.
 set -euo pipefail
