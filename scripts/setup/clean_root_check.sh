@@ -11,7 +11,7 @@
 # The log of each command is ROOT_DIR/weft-setup-<mode>.log; the script exits non-zero if a
 # command fails and prints which.
 set -euo pipefail
-usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
 keep=0
 mode=both
 root_dir=
