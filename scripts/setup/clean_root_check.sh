@@ -5,7 +5,7 @@
 #
 #   scripts/setup/clean_root_check.sh [--keep] [--mode demo|test|both] [ROOT_DIR]
 #
-# Needs root, debootstrap (apt-get install debootstrap) and about 6 GB of disk. Takes about
+# Needs root (it installs debootstrap with apt-get if missing) and about 6 GB of disk. Takes about
 # 14-19 minutes on 2 cores (most of it the package download and the cold build); see
 # docs/setup.md.
 # The log of each command is ROOT_DIR/weft-setup-<mode>.log; the script exits non-zero if a
@@ -27,7 +27,11 @@ while [ $# -gt 0 ]; do
 done
 case "$mode" in demo|test|both) ;; *) echo "clean_root_check: --mode must be demo, test or both" >&2; exit 2 ;; esac
 [ "$(id -u)" -eq 0 ] || { echo "clean_root_check: must run as root (debootstrap, chroot, mount)" >&2; exit 1; }
-command -v debootstrap >/dev/null || { echo "clean_root_check: debootstrap is missing: apt-get install debootstrap" >&2; exit 1; }
+if ! command -v debootstrap >/dev/null; then
+  echo "clean_root_check: installing debootstrap (apt-get)"
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap; } >/dev/null ||
+    { echo "clean_root_check: could not install debootstrap with apt-get" >&2; exit 1; }
+fi
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 root_dir=${root_dir:-$(mktemp -d /tmp/weft-clean-root.XXXXXX)}
 
