@@ -9,6 +9,13 @@
 
 namespace weft::cli {
 
+compiler::ops::Conv2dShape resnet18_shape(const std::string& layer) {
+  const auto& all = rt::resnet18_layers();
+  auto it = std::find_if(all.begin(), all.end(), [&](const auto& x) { return x.name == layer; });
+  if (it == all.end()) throw UserError("--layer: no ResNet-18 layer '" + layer + "' (C1 to C12)");
+  return it->shape;
+}
+
 void Conv2dOptions::add_to(CLI::App& cmd) {
   cmd.add_option("--layer", layer, "a ResNet-18 layer, C1..C12 (instead of the shape)");
   cmd.add_option("--N,--batch", n, "batch")->capture_default_str();
@@ -40,10 +47,7 @@ void Conv2dOptions::add_to(CLI::App& cmd) {
 
 compiler::ops::Conv2dShape Conv2dOptions::shape() const {
   if (!layer.empty()) {
-    const auto& all = rt::resnet18_layers();
-    auto it = std::find_if(all.begin(), all.end(), [&](const auto& x) { return x.name == layer; });
-    if (it == all.end()) throw UserError("--layer: no ResNet-18 layer '" + layer + "' (C1 to C12)");
-    compiler::ops::Conv2dShape s = it->shape;
+    compiler::ops::Conv2dShape s = resnet18_shape(layer);
     s.n = n;
     return s;
   }

@@ -15,6 +15,9 @@ struct KnobSearch;
 
 namespace weft::cli {
 
+/// A ResNet-18 layer's shape (batch 1); UserError naming the layer when there is none.
+compiler::ops::Conv2dShape resnet18_shape(const std::string& layer);
+
 struct Conv2dOptions {
   std::string layer;
   int64_t n = 1, h = 0, w = 0, ic = 0, oc = 0, k = 0, stride = 1, pad = 0;

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "hardware/isa/errors.h"
+#include "runtime/cli/conv2d_options.h"
 #ifdef WEFT_HAVE_CPU_BACKEND
 #include "runtime/cpu/run_op.h"
 #include "runtime/io/files.h"
@@ -50,8 +51,8 @@ rt::cpu::CpuRunRequest conv_request(const CpuTargetOptions& cpu, const std::stri
                                     int64_t k, int64_t stride, int64_t pad) {
   rt::cpu::CpuRunRequest r = request(cpu, "conv2d");
   if (!layer.empty()) {
-    r.conv = rt::cpu::resnet18_layer(layer);
-    r.conv.n = n;
+    const compiler::ops::Conv2dShape l = resnet18_shape(layer);
+    r.conv = rt::cpu::Conv2dShape{n, l.ic, l.h, l.w, l.oc, l.k, l.k, l.stride, l.pad};
   } else {
     if (c == 0 || h == 0 || w == 0 || o == 0 || k == 0)
       throw UserError("conv2d needs --layer, or all of --C --H --W --O --kernel");

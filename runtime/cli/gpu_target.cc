@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "hardware/isa/errors.h"
+#include "runtime/cli/conv2d_options.h"
 #include "runtime/gpu/run_op.h"
 #ifdef WEFT_HAVE_CUDA
 #include "runtime/gpu/cuda_driver.h"
@@ -28,8 +29,8 @@ rt::gpu::GpuRunRequest conv_request(const CpuTargetOptions& o, const std::string
                                     int64_t k, int64_t stride, int64_t pad) {
   rt::gpu::GpuRunRequest r = request(o, "conv2d");
   if (!layer.empty()) {
-    r.conv = rt::gpu::resnet18_layer(layer);
-    r.conv.n = n;
+    const compiler::ops::Conv2dShape l = resnet18_shape(layer);
+    r.conv = rt::gpu::Conv2dShape{n, l.ic, l.h, l.w, l.oc, l.k, l.k, l.stride, l.pad};
   } else {
     if (c == 0 || h == 0 || w == 0 || oc == 0 || k == 0)
       throw UserError("conv2d needs --layer, or all of --C --H --W --O --kernel");

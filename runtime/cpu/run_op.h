@@ -26,9 +26,6 @@ struct CpuRunRequest {
   std::string save_dir;  // empty: save nothing
 };
 
-/// The ResNet-18 layer `name` (C1..C12, scripts/bench/cpu_resnet18_conv.csv) at batch 1;
-/// UserError for another name.
-Conv2dShape resnet18_layer(const std::string& name);
 
 /// Runs the request; the .npy files go to `outputs` (the caller commits). The JSON's
 /// "correct" is false when the result differs from the reference (the caller decides the

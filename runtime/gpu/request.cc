@@ -5,23 +5,6 @@
 
 namespace weft::rt::gpu {
 
-Conv2dShape resnet18_layer(const std::string& name) {
-  // name, H, W, IC, OC, K, stride, pad (scripts/bench/cpu_resnet18_conv.csv)
-  static const struct {
-    const char* name;
-    int64_t h, w, c, o, k, s, p;
-  } kLayers[] = {{"C1", 224, 224, 3, 64, 7, 2, 3},   {"C2", 56, 56, 64, 64, 3, 1, 1},
-                 {"C3", 56, 56, 64, 64, 1, 1, 0},    {"C4", 56, 56, 64, 128, 3, 2, 1},
-                 {"C5", 56, 56, 64, 128, 1, 2, 0},   {"C6", 28, 28, 128, 128, 3, 1, 1},
-                 {"C7", 28, 28, 128, 256, 3, 2, 1},  {"C8", 28, 28, 128, 256, 1, 2, 0},
-                 {"C9", 14, 14, 256, 256, 3, 1, 1},  {"C10", 14, 14, 256, 512, 3, 2, 1},
-                 {"C11", 14, 14, 256, 512, 1, 2, 0}, {"C12", 7, 7, 512, 512, 3, 1, 1}};
-  for (const auto& l : kLayers) {
-    if (name == l.name) return Conv2dShape{1, l.c, l.h, l.w, l.o, l.k, l.k, l.s, l.p};
-  }
-  throw UserError("unknown ResNet-18 layer '" + name + "' (C1 .. C12)");
-}
-
 GpuOp build_request_op(const GpuRunRequest& r) {
   const DType dt = parse_dtype(r.dtype, "--dtype");
   GemmSchedule s;

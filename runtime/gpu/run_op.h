@@ -27,9 +27,6 @@ struct GpuRunRequest {
   std::string save_dir;  // empty: save nothing
 };
 
-/// The ResNet-18 layer `name` (C1..C12, scripts/bench/cpu_resnet18_conv.csv) at batch 1;
-/// UserError for another name.
-Conv2dShape resnet18_layer(const std::string& name);
 
 /// The request's operator (UserError for a bad op, shape, dtype or path).
 GpuOp build_request_op(const GpuRunRequest& r);
