@@ -1,4 +1,4 @@
-// The buffers of a lowered function; see lowered_func.h.
+// What a statement uses, and the buffers of a lowered function; see lowered_func.h.
 #include "compiler/codegen/lowered_func.h"
 
 #include <set>
@@ -9,11 +9,14 @@ namespace weft::compiler::codegen {
 
 namespace {
 
-class BufferUses : public ir::Visitor {
+class UsesVisitor : public ir::Visitor {
  public:
-  std::vector<ir::Buffer> buffers;
+  StmtUses uses;
 
  protected:
+  void visit_VarRef(const ir::VarRef& n) override {
+    if (seen_vars_.insert(n.var.get()).second) uses.vars.push_back(n.var.get());
+  }
   void visit_Load(const ir::Load& n) override {
     use(n.buffer);
     ir::Visitor::visit_Load(n);
@@ -33,18 +36,23 @@ class BufferUses : public ir::Visitor {
 
  private:
   void use(const ir::Buffer& b) {
-    if (seen_.insert(b.get()).second) buffers.push_back(b);
+    if (seen_bufs_.insert(b.get()).second) uses.buffers.push_back(b);
   }
-  std::set<const ir::BufferObj*> seen_;
+  std::set<const ir::VarObj*> seen_vars_;
+  std::set<const ir::BufferObj*> seen_bufs_;
 };
 
 }  // namespace
 
+StmtUses uses_of(const ir::Stmt& s) {
+  UsesVisitor v;
+  v.visit(s);
+  return std::move(v.uses);
+}
+
 std::vector<ir::Buffer> global_buffers(const ir::Stmt& s) {
-  BufferUses uses;
-  uses.visit(s);
   std::vector<ir::Buffer> out;
-  for (const ir::Buffer& b : uses.buffers) {
+  for (const ir::Buffer& b : uses_of(s).buffers) {
     if (b->scope == ir::Scope::kGlobal) out.push_back(b);
   }
   return out;

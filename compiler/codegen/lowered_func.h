@@ -17,6 +17,13 @@ struct LoweredFunc {
   ir::Stmt body;
 };
 
+/// The variables and buffers a statement refers to, each in order of first appearance.
+struct StmtUses {
+  std::vector<const ir::VarObj*> vars;
+  std::vector<ir::Buffer> buffers;
+};
+StmtUses uses_of(const ir::Stmt& s);
+
 /// The global-scope buffers `s` accesses, in order of first appearance (a convenience for
 /// building LoweredFunc::args).
 std::vector<ir::Buffer> global_buffers(const ir::Stmt& s);

@@ -9,11 +9,21 @@
 
 namespace weft::cli {
 
-compiler::ops::Conv2dShape resnet18_shape(const std::string& layer) {
-  const auto& all = rt::resnet18_layers();
-  auto it = std::find_if(all.begin(), all.end(), [&](const auto& x) { return x.name == layer; });
-  if (it == all.end()) throw UserError("--layer: no ResNet-18 layer '" + layer + "' (C1 to C12)");
-  return it->shape;
+compiler::ops::Conv2dShape conv2d_shape(const std::string& layer, int64_t n, int64_t h, int64_t w,
+                                        int64_t ic, int64_t oc, int64_t k, int64_t stride,
+                                        int64_t pad) {
+  if (!layer.empty()) {
+    const auto& all = rt::resnet18_layers();
+    auto it = std::find_if(all.begin(), all.end(), [&](const auto& x) { return x.name == layer; });
+    if (it == all.end()) throw UserError("--layer: no ResNet-18 layer '" + layer + "' (C1 to C12)");
+    compiler::ops::Conv2dShape s = it->shape;
+    s.n = n;
+    return s;
+  }
+  if (h == 0 || w == 0 || ic == 0 || oc == 0 || k == 0) {
+    throw UserError("conv2d needs --layer, or all of --H --W --IC --OC --K");
+  }
+  return {n, h, w, ic, oc, k, stride, pad};
 }
 
 void Conv2dOptions::add_to(CLI::App& cmd) {
@@ -46,15 +56,7 @@ void Conv2dOptions::add_to(CLI::App& cmd) {
 }
 
 compiler::ops::Conv2dShape Conv2dOptions::shape() const {
-  if (!layer.empty()) {
-    compiler::ops::Conv2dShape s = resnet18_shape(layer);
-    s.n = n;
-    return s;
-  }
-  if (h == 0 || w == 0 || ic == 0 || oc == 0 || k == 0) {
-    throw UserError("conv2d needs --layer, or all of --H --W --IC --OC --K");
-  }
-  return {n, h, w, ic, oc, k, stride, pad};
+  return conv2d_shape(layer, n, h, w, ic, oc, k, stride, pad);
 }
 
 compiler::ops::Conv2dKnobs Conv2dOptions::knobs(const isa::Layout& layout,

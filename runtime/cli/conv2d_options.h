@@ -15,8 +15,11 @@ struct KnobSearch;
 
 namespace weft::cli {
 
-/// A ResNet-18 layer's shape (batch 1); UserError naming the layer when there is none.
-compiler::ops::Conv2dShape resnet18_shape(const std::string& layer);
+/// The shape every target's conv2d takes: ResNet-18 layer `layer` with batch `n` when it is not
+/// empty, else the given one; UserError naming the layer, or the options missing.
+compiler::ops::Conv2dShape conv2d_shape(const std::string& layer, int64_t n, int64_t h, int64_t w,
+                                        int64_t ic, int64_t oc, int64_t k, int64_t stride,
+                                        int64_t pad);
 
 struct Conv2dOptions {
   std::string layer;

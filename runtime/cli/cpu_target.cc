@@ -50,14 +50,8 @@ rt::cpu::CpuRunRequest conv_request(const CpuTargetOptions& cpu, const std::stri
                                     int64_t n, int64_t c, int64_t h, int64_t w, int64_t o,
                                     int64_t k, int64_t stride, int64_t pad) {
   rt::cpu::CpuRunRequest r = request(cpu, "conv2d");
-  if (!layer.empty()) {
-    const compiler::ops::Conv2dShape l = resnet18_shape(layer);
-    r.conv = rt::cpu::Conv2dShape{n, l.ic, l.h, l.w, l.oc, l.k, l.k, l.stride, l.pad};
-  } else {
-    if (c == 0 || h == 0 || w == 0 || o == 0 || k == 0)
-      throw UserError("conv2d needs --layer, or all of --C --H --W --O --kernel");
-    r.conv = rt::cpu::Conv2dShape{n, c, h, w, o, k, k, stride, pad};
-  }
+  const compiler::ops::Conv2dShape s = conv2d_shape(layer, n, h, w, c, o, k, stride, pad);
+  r.conv = rt::cpu::Conv2dShape{s.n, s.ic, s.h, s.w, s.oc, s.k, s.k, s.stride, s.pad};
   return r;
 }
 #endif

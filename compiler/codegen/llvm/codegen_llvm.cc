@@ -16,6 +16,7 @@
 #include <unordered_map>
 
 #include "compiler/codegen/llvm/llvm_module.h"
+#include "compiler/codegen/lowered_func.h"
 #include "compiler/codegen/llvm/simplify_index.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/visitor.h"
@@ -47,41 +48,6 @@ bool mentions(const T& node, const ir::VarObj* v) {
   m.visit(node);
   return m.found;
 }
-
-// Every variable and buffer a statement refers to, in order of first appearance.
-class Uses : public ir::Visitor {
- public:
-  std::vector<const ir::VarObj*> vars;
-  std::vector<ir::Buffer> buffers;
-
- protected:
-  void visit_VarRef(const ir::VarRef& n) override {
-    if (seen_vars_.insert(n.var.get()).second) vars.push_back(n.var.get());
-  }
-  void visit_Load(const ir::Load& n) override {
-    use(n.buffer);
-    ir::Visitor::visit_Load(n);
-  }
-  void visit_Store(const ir::Store& n) override {
-    use(n.buffer);
-    ir::Visitor::visit_Store(n);
-  }
-  void visit_Call(const ir::Call& n) override {
-    for (const ir::Buffer& b : n.buffers) use(b);
-    ir::Visitor::visit_Call(n);
-  }
-  void visit_Allocate(const ir::Allocate& n) override {
-    use(n.buffer);
-    ir::Visitor::visit_Allocate(n);
-  }
-
- private:
-  void use(const ir::Buffer& b) {
-    if (seen_bufs_.insert(b.get()).second) buffers.push_back(b);
-  }
-  std::set<const ir::VarObj*> seen_vars_;
-  std::set<const ir::BufferObj*> seen_bufs_;
-};
 
 // d(e)/d(v) when `e` is affine in `v` (other subterms may be anything not mentioning `v`).
 std::optional<int64_t> coef_of(const ir::Expr& e, const ir::VarObj* v) {
@@ -771,8 +737,7 @@ class Gen {
 
   // Outlines the body into `void task(i64 i, ptr closure)` and calls the host's parallel-for.
   void parallel(const ir::For& n) {
-    Uses uses;
-    uses.visit(n.body);
+    const StmtUses uses = uses_of(n.body);
     std::vector<const ir::VarObj*> free_vars;
     for (const ir::VarObj* v : uses.vars) {
       if (vars_.count(v)) free_vars.push_back(v);
