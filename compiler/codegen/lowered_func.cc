@@ -4,6 +4,7 @@
 #include <set>
 
 #include "compiler/ir/visitor.h"
+#include "compiler/te/lower.h"
 
 namespace weft::compiler::codegen {
 
@@ -56,6 +57,21 @@ std::vector<ir::Buffer> global_buffers(const ir::Stmt& s) {
     if (b->scope == ir::Scope::kGlobal) out.push_back(b);
   }
   return out;
+}
+
+LoweredFunc lower_func(const std::string& name, te::Schedule& s,
+                       const std::vector<te::Tensor>& inputs, const std::vector<te::Tensor>& outputs) {
+  LoweredFunc f;
+  f.name = name;
+  f.body = te::lower(s);
+  for (const te::Tensor& t : inputs) f.args.push_back(t->buffer);
+  for (const te::Tensor& t : outputs) f.args.push_back(t->buffer);
+  for (const ir::Buffer& b : global_buffers(f.body)) {
+    bool known = false;
+    for (const ir::Buffer& a : f.args) known |= a == b;
+    if (!known) f.args.push_back(b);
+  }
+  return f;
 }
 
 }  // namespace weft::compiler::codegen

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compiler/ir/ir.h"
+#include "compiler/te/schedule.h"
 
 namespace weft::compiler::codegen {
 
@@ -23,6 +24,11 @@ struct StmtUses {
   std::vector<ir::Buffer> buffers;
 };
 StmtUses uses_of(const ir::Stmt& s);
+
+/// Lowers a schedule into a function whose arguments are `inputs`, then `outputs`, then every
+/// other global buffer the body accesses.
+LoweredFunc lower_func(const std::string& name, te::Schedule& s,
+                       const std::vector<te::Tensor>& inputs, const std::vector<te::Tensor>& outputs);
 
 /// The global-scope buffers `s` accesses, in order of first appearance (a convenience for
 /// building LoweredFunc::args).

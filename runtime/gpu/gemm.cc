@@ -303,15 +303,7 @@ GpuOp gemm(const GemmSpec& spec, const GemmSchedule& s) {
 GpuOp finish(const std::string& name, te::Schedule& s, const std::vector<te::Tensor>& inputs,
              const std::vector<te::Tensor>& outputs, double ops, const std::string& path) {
   GpuOp op;
-  op.func.name = name;
-  op.func.body = te::lower(s);
-  for (const te::Tensor& t : inputs) op.func.args.push_back(t->buffer);
-  for (const te::Tensor& t : outputs) op.func.args.push_back(t->buffer);
-  for (const ir::Buffer& b : compiler::codegen::global_buffers(op.func.body)) {
-    bool known = false;
-    for (const ir::Buffer& a : op.func.args) known |= a == b;
-    if (!known) op.func.args.push_back(b);
-  }
+  op.func = compiler::codegen::lower_func(name, s, inputs, outputs);
   op.num_inputs = inputs.size();
   op.num_outputs = outputs.size();
   op.ops = ops;
