@@ -13,13 +13,22 @@ esac
 
 # Optional parts are found when present and skipped with one line when not; they are listed
 # here so that a new user gets all of them: the benchmark baselines (oneDNN, whose CMake config
-# needs the OpenCL headers that Debian only recommends, and OpenBLAS) and the SystemC model.
+# needs the OpenCL headers that Debian only recommends, and OpenBLAS), the SystemC model, ONNX
+# import, the XRT engine, the XGBoost cost model and MPI.
 packages=(build-essential cmake ninja-build ccache pkg-config git
           libgtest-dev libgmock-dev nlohmann-json3-dev libcli11-dev
           llvm-16-dev libzstd-dev
           libdnnl-dev ocl-icd-opencl-dev libopenblas-dev
           libsystemc-dev
           verilator yosys zlib1g-dev
+          # whole networks: ONNX import (compiler/graph), test models written with python3-onnx,
+          # and the operator node test cases (docs/graph.md)
+          libonnx-dev libprotobuf-dev protobuf-compiler python3-onnx python3-numpy libonnx-testdata
+          # FPGA deployment through XRT: the native C++ API and its noop device; tclsh checks
+          # the packaging Tcl (docs/fpga.md)
+          libxrt-dev tcl
+          # schedule search: the XGBoost cost model and MPI distribution (docs/tuning.md)
+          libxgboost-dev libopenmpi-dev openmpi-bin
           # optional: fuzzing: the fuzz preset and scripts/fuzz/run.sh, see docs/reliability.md
           clang-16 libclang-rt-16-dev)
 missing=()
