@@ -158,6 +158,7 @@ void add_compile_command(CLI::App& app) {
   compile->require_subcommand(1);
   add_compile_dense(*compile);
   add_compile_conv2d(*compile);
+  add_compile_resnet18(*compile);
 }
 
 }  // namespace weft::cli

@@ -179,6 +179,7 @@ void add_run_command(CLI::App& app) {
   run->require_subcommand(1);
   add_run_dense(*run);
   add_run_conv2d(*run);
+  add_run_resnet18(*run);
 }
 
 }  // namespace weft::cli

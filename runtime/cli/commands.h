@@ -16,6 +16,10 @@ void add_run_command(CLI::App& app);
 /// `weft run conv2d` (runtime/cli/cmd_run_conv2d.cc), registered by add_run_command.
 void add_run_conv2d(CLI::App& run);
 void add_compile_command(CLI::App& app);
+/// `weft run resnet18` and `weft compile resnet18` (runtime/cli/cmd_run_graph.cc), registered
+/// by add_run_command and add_compile_command.
+void add_run_resnet18(CLI::App& run);
+void add_compile_resnet18(CLI::App& compile);
 void add_bench_command(CLI::App& app);
 
 }  // namespace weft::cli
