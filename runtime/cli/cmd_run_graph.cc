@@ -93,6 +93,8 @@ void add_run_resnet18(CLI::App& run) {
     rt::graph::RunResult r = exe.run(*dev, {x});
     auto j = r.report.to_json();
     j["compile_seconds"] = compile_s;
+    j["kernel_compile_seconds"] = exe.kernel_compile_seconds();
+    for (const auto& [p, sec] : c.pass_seconds) j["pass_seconds"][p] = sec;
     const auto& logits = r.outputs[0];
     const int64_t classes = o->net.net.classes;
     std::vector<int64_t> top1;

@@ -46,6 +46,11 @@ compiler::ops::Conv2dShape conv_shape(const Graph& g, const Node& n) {
 compiler::ops::Conv2dKnobs exact_knobs(const isa::Layout& l, const isa::Platform& pf,
                                        const compiler::ops::Conv2dShape& s, bool residual,
                                        const std::string& node) {
+  // Schedules are cached per configuration, platform, shape and epilogue for the process
+  // (ResNet-18 repeats most of its layers).
+  static std::map<std::string, compiler::ops::Conv2dKnobs> cache;
+  const std::string key = l.config.name + "/" + pf.name + "/" + s.describe() + (residual ? "/r" : "");
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
   const auto& c = l.config;
   const int64_t icb = (s.ic + c.block_in() - 1) / c.block_in(),
                 ocb = (s.oc + c.block_out() - 1) / c.block_out();
@@ -61,7 +66,7 @@ compiler::ops::Conv2dKnobs exact_knobs(const isa::Layout& l, const isa::Platform
       if (icb % k.tile_ic || ocb % (k.tile_oc * vo) || s.out_h() % (k.tile_h * vh) ||
           s.out_w() % k.tile_w)
         continue;
-      return k;
+      return cache[key] = k;
     }
   }
   throw UserError("graph executor: no tiling of node '" + node + "' (" + s.describe() +
