@@ -29,6 +29,8 @@ struct NetOptions {
   cg::models::ResNetOptions net;
   bool per_channel = false;
   int calibration = 1;
+  size_t tune = 6;
+  std::string knob_cache = rt::graph::default_graph_knob_cache();
 
   void add_to(CLI::App& cmd) {
     cmd.add_option("--config", config, "hardware configuration (gemm8x8, vta, tiny)")->capture_default_str();
@@ -42,7 +44,13 @@ struct NetOptions {
                  "quantize weights per output channel (runs those layers on the CPU: the "
                  "accelerator's epilogue has one shift per kernel)");
     cmd.add_option("--calibrate", calibration, "synthetic calibration samples")->capture_default_str();
+    cmd.add_option("--tune", tune,
+                   "exact tilings measured on the cycle model per layer shape (1: the analytic "
+                   "choice, nothing measured)")->capture_default_str();
+    cmd.add_option("--knob-cache", knob_cache,
+                   "file remembering the measured choices (\"\" for none)")->capture_default_str();
   }
+  rt::graph::ExecutorOptions executor_options() const { return {tune, knob_cache}; }
   cg::GraphCompileOptions compile_options() const {
     cg::GraphCompileOptions o;
     o.quantize.per_channel = per_channel;
@@ -84,7 +92,7 @@ void add_run_resnet18(CLI::App& run) {
     cg::Graph g = cg::models::resnet18(o->net.net);
     const auto tc = std::chrono::steady_clock::now();
     cg::CompiledGraph c = cg::compile_graph(g, layout, pf, o->net.compile_options());
-    rt::graph::GraphExecutor exe(c, layout, pf);
+    rt::graph::GraphExecutor exe(c, layout, pf, o->net.executor_options());
     const double compile_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - tc).count();
     if (o->listing) std::cout << exe.listing();
@@ -189,7 +197,7 @@ void add_compile_resnet18(CLI::App& compile) {
     if (o->emit == "json") {
       std::cout << passes.dump(1) << "\n";
     } else if (o->emit == "steps") {
-      rt::graph::GraphExecutor exe(c, layout, pf);
+      rt::graph::GraphExecutor exe(c, layout, pf, o->net.executor_options());
       std::cout << exe.listing();
     } else if (o->pass.empty() || o->pass == "plan_memory") {
       std::cout << cg::passes::describe(c.plan);

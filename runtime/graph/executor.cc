@@ -12,6 +12,7 @@
 #include "compiler/pipeline.h"
 #include "driver/launch.h"
 #include "hardware/isa/errors.h"
+#include "runtime/bench/conv2d_study.h"
 #include "runtime/graph/cpu_kernels.h"
 #include "runtime/stream/compiled_program.h"
 #include "runtime/stream/stream_builder.h"
@@ -42,18 +43,23 @@ compiler::ops::Conv2dShape conv_shape(const Graph& g, const Node& n) {
 }
 
 // Knobs whose tiling covers the output, input and output channels exactly (a packed value
-// passes from one kernel to the next with no padding rows or blocks in between), best first.
+// passes from one kernel to the next with no padding rows or blocks in between): the analytic
+// chooser's first, or the fastest of its first `tune` measured on the cycle model (remembered in
+// `cache`). Cached per configuration, platform, shape and epilogue for the process too (ResNet-18
+// repeats most of its layers).
 compiler::ops::Conv2dKnobs exact_knobs(const isa::Layout& l, const isa::Platform& pf,
                                        const compiler::ops::Conv2dShape& s, bool residual,
-                                       const std::string& node) {
-  // Schedules are cached per configuration, platform, shape and epilogue for the process
-  // (ResNet-18 repeats most of its layers).
-  static std::map<std::string, compiler::ops::Conv2dKnobs> cache;
-  const std::string key = l.config.name + "/" + pf.name + "/" + s.describe() + (residual ? "/r" : "");
-  if (auto it = cache.find(key); it != cache.end()) return it->second;
+                                       const std::string& node, size_t tune, KnobCache* cache) {
+  static std::map<std::string, compiler::ops::Conv2dKnobs> memo;
+  const std::string key = l.config.name + "/" + pf.name + "/" + s.describe() +
+                          (residual ? "/r" : "") + "/exact/t" + std::to_string(tune);
+  if (auto it = memo.find(key); it != memo.end()) return it->second;
+  if (cache && tune > 1)
+    if (auto k = cache->find(key)) return memo[key] = *k;
   const auto& c = l.config;
   const int64_t icb = (s.ic + c.block_in() - 1) / c.block_in(),
                 ocb = (s.oc + c.block_out() - 1) / c.block_out();
+  std::vector<compiler::ops::Conv2dKnobs> exact;
   for (int64_t vt : {2, 1}) {
     std::vector<compiler::ops::Conv2dKnobs> cand;
     try {
@@ -66,12 +72,33 @@ compiler::ops::Conv2dKnobs exact_knobs(const isa::Layout& l, const isa::Platform
       if (icb % k.tile_ic || ocb % (k.tile_oc * vo) || s.out_h() % (k.tile_h * vh) ||
           s.out_w() % k.tile_w)
         continue;
-      return cache[key] = k;
+      if (exact.size() < std::max<size_t>(tune, 1)) exact.push_back(k);
+    }
+    if (exact.size() >= std::max<size_t>(tune, 1)) break;
+  }
+  if (exact.empty())
+    throw UserError("graph executor: no tiling of node '" + node + "' (" + s.describe() +
+                    ") covers it exactly on " + c.name);
+  compiler::ops::Conv2dKnobs best = exact[0];
+  if (tune > 1 && exact.size() > 1) {
+    best = measure_knobs(l, pf, s, exact).best;
+    if (cache) {
+      cache->put(key, best);
+      cache->save();
     }
   }
-  throw UserError("graph executor: no tiling of node '" + node + "' (" + s.describe() +
-                  ") covers it exactly on " + c.name);
+  return memo[key] = best;
 }
+
+}  // namespace
+
+std::string default_graph_knob_cache() {
+  std::string p = default_knob_cache_path();
+  const auto slash = p.rfind('/');
+  return slash == std::string::npos ? "" : p.substr(0, slash) + "/graph_conv2d_knobs.json";
+}
+
+namespace {
 
 struct Kernel {
   NodeId node = kNone;
@@ -111,9 +138,13 @@ struct GraphExecutor::Impl {
   }
 };
 
-GraphExecutor::GraphExecutor(const CompiledGraph& c, const isa::Layout& l, const isa::Platform& pf)
+GraphExecutor::GraphExecutor(const CompiledGraph& c, const isa::Layout& l, const isa::Platform& pf,
+                             const ExecutorOptions& opts)
     : impl_(std::make_unique<Impl>(c, l, pf)) {
   Impl& m = *impl_;
+  std::unique_ptr<KnobCache> cache;
+  if (opts.tune_candidates > 1 && !opts.knob_cache.empty())
+    cache = std::make_unique<KnobCache>(opts.knob_cache);
   const auto t0 = std::chrono::steady_clock::now();
   const Graph& g = m.g;
   const int64_t B = l.config.batch(), BO = l.config.block_out();
@@ -135,7 +166,7 @@ GraphExecutor::GraphExecutor(const CompiledGraph& c, const isa::Layout& l, const
       e.relu = n.get_int("relu", 0) != 0;
       e.bias_first = true;
       e.residual = residual;
-      k.op = compiler::ops::make_conv2d(l, s, exact_knobs(l, pf, s, residual, n.name), e);
+      k.op = compiler::ops::make_conv2d(l, s, exact_knobs(l, pf, s, residual, n.name, opts.tune_candidates, cache.get()), e);
       k.program = compiler::compile_accel(*k.op.schedule, l);
       k.macs = passes::node_macs(g, n);
       // The bias packed once: [ocb][B][BO] int32, each channel's value over the batch rows.

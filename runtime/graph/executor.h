@@ -78,13 +78,26 @@ struct RunResult {
   RunReport report;
 };
 
+/// How kernels are scheduled.
+struct ExecutorOptions {
+  /// Exact tilings measured on the cycle model per layer shape, the fastest kept; 1 takes the
+  /// analytic chooser's first (no measuring).
+  size_t tune_candidates = 1;
+  /// With tune_candidates > 1: a JSON file remembering the measured choices across runs
+  /// ("" for none); default_graph_knob_cache() is the usual place.
+  std::string knob_cache;
+};
+
+/// $XDG_CACHE_HOME/weft/graph_conv2d_knobs.json (or ~/.cache/...); "" without a home.
+std::string default_graph_knob_cache();
+
 /// A compiled network ready to run on devices of one configuration.
 class GraphExecutor {
  public:
   /// Compiles every accelerator kernel and packs the constants (once). UserError when a kernel
   /// cannot be scheduled on the configuration.
   GraphExecutor(const compiler::graph::CompiledGraph& compiled, const isa::Layout& layout,
-                const isa::Platform& platform);
+                const isa::Platform& platform, const ExecutorOptions& options = {});
   ~GraphExecutor();
   GraphExecutor(const GraphExecutor&) = delete;
   GraphExecutor& operator=(const GraphExecutor&) = delete;

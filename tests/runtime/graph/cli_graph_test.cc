@@ -49,7 +49,7 @@ class CliGraph : public ::testing::Test {
   fs::path dir_;
 };
 
-const char* kSmall = "--image 32 --width 16 --stages 2 --classes 10";
+const char* kSmall = "--image 32 --width 16 --stages 2 --classes 10 --knob-cache ''";
 
 TEST_F(CliGraph, RunSmallResNetChecksAndSaves) {
   const Result r = weft(std::string("run resnet18 ") + kSmall + " --engine cycle --check --json --save " +
