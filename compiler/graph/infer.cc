@@ -1,0 +1,280 @@
+// Type inference, one case per operator kind.
+#include "compiler/graph/infer.h"
+
+#include <sstream>
+
+#include "hardware/isa/errors.h"
+
+namespace weft::compiler::graph {
+
+namespace {
+
+[[noreturn]] void fail(const Node& n, const std::string& what) {
+  throw UserError(std::string("node '") + n.name + "' (" + op_name(n.kind) + "): " + what);
+}
+
+const TensorType& in_type(const Graph& g, const Node& n, size_t i) {
+  if (i >= n.inputs.size() || n.inputs[i] == kNone) fail(n, "input " + std::to_string(i) + " is missing");
+  return g.value(n.inputs[i]).type;
+}
+
+bool has_input(const Node& n, size_t i) { return i < n.inputs.size() && n.inputs[i] != kNone; }
+
+void want_rank(const Node& n, const TensorType& t, int64_t r, const char* what) {
+  if (t.rank() != r)
+    fail(n, std::string(what) + " must have rank " + std::to_string(r) + ", not " +
+                shape_str(t.shape));
+}
+
+QuantParams out_quant(const Node& n) {
+  QuantParams q;
+  if (n.has("out_scale")) q.scale = {static_cast<float>(n.get_float("out_scale", 1.0))};
+  return q;
+}
+
+// Conv-like spatial output: X [N,C,H,W], kernel kh x kw.
+std::vector<int64_t> conv_shape(const Node& n, const std::vector<int64_t>& x, int64_t oc,
+                                int64_t kh, int64_t kw) {
+  auto strides = n.get_ints("strides", {1, 1});
+  auto pads = n.get_ints("pads", {0, 0, 0, 0});
+  auto dil = n.get_ints("dilations", {1, 1});
+  if (strides.size() != 2 || pads.size() != 4 || dil.size() != 2)
+    fail(n, "only 2D windows are supported (strides, dilations of 2 and pads of 4 values)");
+  std::string ap = n.get_string("auto_pad", "NOTSET");
+  if (ap != "NOTSET" && ap != "VALID")
+    fail(n, "auto_pad '" + ap + "' is not supported (give explicit pads)");
+  bool ceil_mode = n.get_int("ceil_mode", 0) != 0;
+  int64_t oh = window_out(x[2], kh, strides[0], pads[0], pads[2], dil[0], ceil_mode);
+  int64_t ow = window_out(x[3], kw, strides[1], pads[1], pads[3], dil[1], ceil_mode);
+  if (oh <= 0 || ow <= 0) fail(n, "the window is larger than the padded input " + shape_str(x));
+  return {x[0], oc, oh, ow};
+}
+
+std::vector<int64_t> broadcast(const Node& n, const std::vector<int64_t>& a,
+                               const std::vector<int64_t>& b) {
+  size_t r = std::max(a.size(), b.size());
+  std::vector<int64_t> out(r);
+  for (size_t i = 0; i < r; ++i) {
+    int64_t da = i < r - a.size() ? 1 : a[i - (r - a.size())];
+    int64_t db = i < r - b.size() ? 1 : b[i - (r - b.size())];
+    if (da != db && da != 1 && db != 1)
+      fail(n, "shapes " + shape_str(a) + " and " + shape_str(b) + " do not broadcast");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+}  // namespace
+
+int64_t window_out(int64_t in, int64_t k, int64_t stride, int64_t pad_a, int64_t pad_b,
+                   int64_t dilation, bool ceil_mode) {
+  int64_t span = in + pad_a + pad_b - dilation * (k - 1) - 1;
+  if (span < 0 || stride <= 0) return 0;
+  return (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
+}
+
+std::vector<TensorType> infer_output_types(const Graph& g, const Node& n) {
+  int nin = static_cast<int>(n.inputs.size());
+  if (nin < op_min_inputs(n.kind) || (op_max_inputs(n.kind) >= 0 && nin > op_max_inputs(n.kind)))
+    fail(n, "has " + std::to_string(nin) + " inputs, the operator takes " +
+                std::to_string(op_min_inputs(n.kind)) +
+                (op_max_inputs(n.kind) < 0 ? " or more" : " to " + std::to_string(op_max_inputs(n.kind))));
+  const TensorType& x = in_type(g, n, 0);
+  TensorType out = x;
+  switch (n.kind) {
+    case OpKind::Conv:
+    case OpKind::QConv:
+    case OpKind::AccelConv:
+    case OpKind::QLinearConv: {
+      const TensorType& w = in_type(g, n, n.kind == OpKind::QLinearConv ? 3 : 1);
+      want_rank(n, x, 4, "the input");
+      want_rank(n, w, 4, "the weight");
+      int64_t group = n.get_int("group", 1);
+      if (group < 1 || x.shape[1] != w.shape[1] * group)
+        fail(n, "input channels " + std::to_string(x.shape[1]) + " do not match weight " +
+                    shape_str(w.shape) + " with group " + std::to_string(group));
+      if (n.has("kernel_shape")) {
+        auto ks = n.get_ints("kernel_shape");
+        if (ks.size() != 2 || ks[0] != w.shape[2] || ks[1] != w.shape[3])
+          fail(n, "kernel_shape " + shape_str(ks) + " does not match the weight " + shape_str(w.shape));
+      }
+      out.shape = conv_shape(n, x.shape, w.shape[0], w.shape[2], w.shape[3]);
+      if (n.kind == OpKind::Conv) {
+        out.quant = {};
+        if (has_input(n, 2) && in_type(g, n, 2).elements() != w.shape[0])
+          fail(n, "the bias has " + std::to_string(in_type(g, n, 2).elements()) +
+                      " elements for " + std::to_string(w.shape[0]) + " output channels");
+      } else if (n.kind == OpKind::QLinearConv) {
+        out.dtype = in_type(g, n, 7).dtype == DType::I32 ? DType::I8 : DType::I8;
+        out.quant = {};
+      } else {
+        out.dtype = DType::I8;
+        out.quant = out_quant(n);
+        if (n.kind == OpKind::AccelConv && n.has("layout_c"))
+          out.layout = Layout::blocked(n.get_int("layout_n", 1), n.get_int("layout_c", 1));
+      }
+      break;
+    }
+    case OpKind::BatchNormalization:
+      if (x.rank() < 2) fail(n, "the input must have rank 2 or more");
+      for (int i = 1; i < 5; ++i)
+        if (in_type(g, n, i).elements() != x.shape[1])
+          fail(n, "parameter " + std::to_string(i) + " has " +
+                      std::to_string(in_type(g, n, i).elements()) + " elements for " +
+                      std::to_string(x.shape[1]) + " channels");
+      break;
+    case OpKind::Relu:
+    case OpKind::Clip:
+      break;
+    case OpKind::MaxPool:
+    case OpKind::AveragePool: {
+      want_rank(n, x, 4, "the input");
+      auto k = n.get_ints("kernel_shape");
+      if (k.size() != 2) fail(n, "kernel_shape must have 2 values");
+      if (n.get_ints("dilations", {1, 1}) != std::vector<int64_t>{1, 1} && n.kind == OpKind::AveragePool)
+        fail(n, "dilations are not supported");
+      out.shape = conv_shape(n, x.shape, x.shape[1], k[0], k[1]);
+      if (x.dtype == DType::I8 && n.kind == OpKind::AveragePool && n.has("out_scale"))
+        out.quant = out_quant(n);
+      break;
+    }
+    case OpKind::GlobalAveragePool:
+      if (x.rank() < 3) fail(n, "the input must have rank 3 or more");
+      for (size_t i = 2; i < out.shape.size(); ++i) out.shape[i] = 1;
+      if (x.dtype == DType::I8 && n.has("out_scale")) out.quant = out_quant(n);
+      break;
+    case OpKind::Add: {
+      const TensorType& y = in_type(g, n, 1);
+      if (x.dtype != y.dtype)
+        fail(n, std::string("inputs are ") + dtype_name(x.dtype) + " and " + dtype_name(y.dtype));
+      out.shape = broadcast(n, x.shape, y.shape);
+      if (x.dtype == DType::I8) out.quant = out_quant(n);
+      break;
+    }
+    case OpKind::Flatten: {
+      int64_t axis = n.get_int("axis", 1);
+      if (axis < 0) axis += x.rank();
+      if (axis < 0 || axis > x.rank()) fail(n, "axis " + std::to_string(axis) + " is out of range");
+      int64_t a = 1, b = 1;
+      for (int64_t i = 0; i < x.rank(); ++i) (i < axis ? a : b) *= x.shape[i];
+      out.shape = {a, b};
+      out.layout = Layout::plain();
+      break;
+    }
+    case OpKind::Reshape: {
+      const Value& sv = g.value(n.inputs.at(1));
+      if (!sv.is_constant() || sv.type.dtype != DType::I32)
+        fail(n, "the shape must be a constant (int64 in ONNX, stored as i32)");
+      std::vector<int64_t> shape(sv.data->i32(), sv.data->i32() + sv.type.elements());
+      int64_t known = 1, infer_at = -1;
+      for (size_t i = 0; i < shape.size(); ++i) {
+        if (shape[i] == 0 && !n.get_int("allowzero", 0)) shape[i] = i < x.shape.size() ? x.shape[i] : 0;
+        if (shape[i] == -1) {
+          if (infer_at >= 0) fail(n, "more than one -1 in the shape");
+          infer_at = static_cast<int64_t>(i);
+        } else {
+          known *= shape[i];
+        }
+      }
+      if (infer_at >= 0) shape[infer_at] = known ? x.elements() / known : 0;
+      int64_t total = 1;
+      for (int64_t d : shape) total *= d;
+      if (total != x.elements())
+        fail(n, "cannot reshape " + shape_str(x.shape) + " to " + shape_str(shape));
+      out.shape = shape;
+      out.layout = Layout::plain();
+      break;
+    }
+    case OpKind::Gemm: {
+      const TensorType& b = in_type(g, n, 1);
+      want_rank(n, x, 2, "A");
+      want_rank(n, b, 2, "B");
+      bool ta = n.get_int("transA", 0), tb = n.get_int("transB", 0);
+      int64_t m = ta ? x.shape[1] : x.shape[0], k = ta ? x.shape[0] : x.shape[1];
+      int64_t kb = tb ? b.shape[1] : b.shape[0], nn = tb ? b.shape[0] : b.shape[1];
+      if (k != kb) fail(n, "A " + shape_str(x.shape) + " and B " + shape_str(b.shape) + " do not multiply");
+      out.shape = {m, nn};
+      break;
+    }
+    case OpKind::MatMul: {
+      const TensorType& b = in_type(g, n, 1);
+      if (x.rank() < 1 || b.rank() < 1) fail(n, "inputs must have rank 1 or more");
+      auto a = x.shape, bs = b.shape;
+      bool a1 = a.size() == 1, b1 = bs.size() == 1;
+      if (a1) a.insert(a.begin(), 1);
+      if (b1) bs.push_back(1);
+      if (a.back() != bs[bs.size() - 2])
+        fail(n, "A " + shape_str(x.shape) + " and B " + shape_str(b.shape) + " do not multiply");
+      std::vector<int64_t> ab(a.begin(), a.end() - 2), bb(bs.begin(), bs.end() - 2);
+      out.shape = broadcast(n, ab, bb);
+      if (!a1) out.shape.push_back(a[a.size() - 2]);
+      if (!b1) out.shape.push_back(bs.back());
+      out.layout = Layout::plain();
+      break;
+    }
+    case OpKind::Concat: {
+      int64_t axis = n.get_int("axis", 0);
+      if (axis < 0) axis += x.rank();
+      if (axis < 0 || axis >= x.rank()) fail(n, "axis is out of range");
+      for (size_t i = 1; i < n.inputs.size(); ++i) {
+        const TensorType& y = in_type(g, n, i);
+        if (y.rank() != x.rank() || y.dtype != x.dtype) fail(n, "inputs differ in rank or type");
+        for (int64_t d = 0; d < x.rank(); ++d)
+          if (d != axis && y.shape[d] != x.shape[d])
+            fail(n, "input " + std::to_string(i) + " " + shape_str(y.shape) + " does not match " +
+                        shape_str(x.shape) + " off axis " + std::to_string(axis));
+        out.shape[axis] += y.shape[axis];
+      }
+      break;
+    }
+    case OpKind::QuantizeLinear: {
+      out.dtype = has_input(n, 2) ? in_type(g, n, 2).dtype : DType::I8;
+      if (out.dtype == DType::F32) fail(n, "the zero point must be an integer type");
+      out.quant = {};
+      break;
+    }
+    case OpKind::DequantizeLinear:
+      out.dtype = DType::F32;
+      out.quant = {};
+      break;
+    case OpKind::Quantize:
+      if (x.dtype != DType::F32) fail(n, "the input must be f32");
+      out.dtype = DType::I8;
+      out.quant = out_quant(n);
+      break;
+    case OpKind::Dequantize:
+      if (!x.quant.present()) fail(n, "the input has no quantization parameters");
+      out.dtype = DType::F32;
+      out.quant = {};
+      break;
+    case OpKind::Requantize:
+      if (x.dtype != DType::I8) fail(n, "the input must be i8");
+      out.quant = out_quant(n);
+      break;
+    case OpKind::QDense:
+    case OpKind::AccelDense: {
+      const TensorType& w = in_type(g, n, 1);
+      want_rank(n, x, 2, "the input");
+      want_rank(n, w, 2, "the weight");
+      if (x.shape[1] != w.shape[1])
+        fail(n, "input " + shape_str(x.shape) + " and weight " + shape_str(w.shape) +
+                    " differ in K");
+      out.shape = {x.shape[0], w.shape[0]};
+      out.dtype = DType::I8;
+      out.quant = out_quant(n);
+      if (n.kind == OpKind::AccelDense && n.has("layout_c"))
+        out.layout = Layout::blocked(n.get_int("layout_n", 1), n.get_int("layout_c", 1));
+      break;
+    }
+    case OpKind::Pack:
+      if (x.rank() != 4 && x.rank() != 2) fail(n, "only rank 2 and 4 tensors can be packed");
+      out.layout = Layout::blocked(n.get_int("n", 1), n.get_int("c", 1));
+      break;
+    case OpKind::Unpack:
+      out.layout = Layout::plain();
+      break;
+  }
+  return {out};
+}
+
+}  // namespace weft::compiler::graph
