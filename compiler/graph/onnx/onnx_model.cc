@@ -305,6 +305,17 @@ Model parse_model(const std::vector<uint8_t>& bytes, const std::string& what,
     }
   }
   if (!have_opset) throw UserError(what + " imports no opset of the default ONNX domain");
+  if (options.lift_old_opset && m.opset < options.min_opset) {
+    bool same = true;
+    for (const auto& n : proto.graph().node())
+      same = same && op_since_version(n.op_type(), m.opset) != 0 &&
+             op_since_version(n.op_type(), m.opset) == op_since_version(n.op_type(), options.min_opset);
+    if (same) {
+      m.opset = options.min_opset;
+      for (auto& o : *proto.mutable_opset_import())
+        if (o.domain().empty() || o.domain() == "ai.onnx") o.set_version(m.opset);
+    }
+  }
   if (m.opset < options.min_opset || m.opset > options.max_opset) {
     throw UserError(what + " uses opset " + std::to_string(m.opset) + "; Weft imports opsets " +
                     std::to_string(options.min_opset) + " to " +

@@ -85,6 +85,10 @@ struct LoadOptions {
   /// Graph inputs turned into initializers with these values (ONNX node tests feed weights
   /// as graph inputs; Weft's graphs take them as constants).
   std::map<std::string, TensorData> bind;
+  /// Accept a model below min_opset when every operator it uses is defined identically at
+  /// min_opset (no newer version in between), reading it as min_opset (ONNX's node tests of
+  /// GlobalAveragePool and QLinearConv are at opsets 1 and 10).
+  bool lift_old_opset = false;
 };
 
 /// Reads, checks, shape-infers and converts the model in `path`. UserError naming the file
