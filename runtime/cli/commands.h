@@ -15,6 +15,8 @@ void add_trace_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 /// `weft run conv2d` (runtime/cli/cmd_run_conv2d.cc), registered by add_run_command.
 void add_run_conv2d(CLI::App& run);
+/// `weft run MODEL.onnx` (runtime/cli/cmd_run_model.cc), registered by add_run_command.
+void add_run_model(CLI::App& run);
 void add_compile_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 

@@ -146,6 +146,7 @@ class Interpreter {
       rec.op = compiler::graph::op_name(n.kind);
       rec.engine = "host";
       const auto t0 = Clock::now();
+      rec.start = std::chrono::duration<double>(t0 - t_all).count();
       exec(n, rec);
       rec.seconds = since(t0);
       r.nodes.push_back(rec);

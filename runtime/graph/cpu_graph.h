@@ -21,6 +21,7 @@ namespace weft::rt::graph {
 struct NodeRecord {
   std::string name, op;
   std::string engine;   // "llvm" (a JIT-compiled kernel) or "host" (a plain kernel)
+  double start = 0;     // seconds from the start of the run
   double seconds = 0;   // host time
   double macs = 0;      // multiply-accumulates (conv, gemm, matmul)
 };

@@ -1,0 +1,195 @@
+// `weft run MODEL.onnx --target llvm`; see onnx_run.h.
+#include "runtime/graph/onnx_run.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+
+#include "compiler/codegen/llvm/codegen_llvm.h"
+#include "hardware/isa/errors.h"
+#include "runtime/graph/cpu_graph.h"
+#include "runtime/io/npy.h"
+
+namespace weft::rt::graph {
+
+using compiler::graph::DType;
+
+HostArray read_input_npy(const std::string& path, const compiler::onnx_import::Imported& model,
+                         size_t k) {
+  const auto ins = model.graph.inputs();
+  if (k >= ins.size()) throw InternalError("the model has no input " + std::to_string(k));
+  const auto& v = model.graph.value(ins[k]);
+  if (model.uint8_values.count(ins[k]))
+    throw UserError("--input '" + path + "': the model's input '" + v.name +
+                    "' is uint8, which weft run does not read from .npy files");
+  const NpyArray a = decode_npy(read_file(path), "--input '" + path + "'");
+  HostArray h;
+  h.shape = a.shape;
+  const char* got = "";
+  switch (a.type) {
+    case NpyType::kFloat32: h.dtype = DType::F32; got = "float32"; break;
+    case NpyType::kInt8: h.dtype = DType::I8; got = "int8"; break;
+    case NpyType::kInt32: h.dtype = DType::I32; got = "int32"; break;
+  }
+  const char* want = v.type.dtype == DType::F32 ? "float32" : v.type.dtype == DType::I8 ? "int8" : "int32";
+  if (h.dtype != v.type.dtype)
+    throw UserError("--input '" + path + "' holds " + got + " values; the model's input '" +
+                    v.name + "' is " + want + " " + compiler::graph::shape_str(v.type.shape));
+  if (h.shape != v.type.shape)
+    throw UserError("--input '" + path + "' has shape " + compiler::graph::shape_str(h.shape) +
+                    "; the model's input '" + v.name + "' is " + want + " " +
+                    compiler::graph::shape_str(v.type.shape));
+  const int64_t n = h.elements();
+  h.data.resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    switch (a.type) {
+      case NpyType::kFloat32: {
+        float f;
+        std::memcpy(&f, a.data.data() + 4 * i, 4);
+        if (!std::isfinite(f))
+          throw UserError("--input '" + path + "' holds a non-finite value at element " +
+                          std::to_string(i));
+        h.data[i] = f;
+        break;
+      }
+      case NpyType::kInt8: h.data[i] = static_cast<int8_t>(a.data[i]); break;
+      case NpyType::kInt32: {
+        int32_t x;
+        std::memcpy(&x, a.data.data() + 4 * i, 4);
+        h.data[i] = x;
+        break;
+      }
+    }
+  }
+  return h;
+}
+
+OutputError output_error(const HostArray& a, const HostArray& ref) {
+  OutputError e;
+  double scale = 0, diff = 0;
+  for (double v : ref.data) scale = std::max(scale, std::fabs(v));
+  for (size_t i = 0; i < a.data.size() && i < ref.data.size(); ++i) {
+    const double d = std::fabs(a.data[i] - ref.data[i]);
+    diff = std::max(diff, d);
+    e.elementwise = std::max(e.elementwise, d / std::max(std::fabs(ref.data[i]), 1e-30));
+  }
+  e.relative_to_max = scale > 0 ? diff / scale : diff;
+  return e;
+}
+
+std::vector<uint8_t> output_npy(const HostArray& a) {
+  NpyArray n;
+  n.type = NpyType::kFloat32;
+  n.shape = a.shape;
+  n.data.resize(a.data.size() * 4);
+  for (size_t i = 0; i < a.data.size(); ++i) {
+    const float f = static_cast<float>(a.data[i]);
+    std::memcpy(n.data.data() + 4 * i, &f, 4);
+  }
+  return encode_npy(n);
+}
+
+nlohmann::json node_trace(const std::string& process, const nlohmann::json& nodes) {
+  nlohmann::json ev = nlohmann::json::array();
+  std::map<std::string, int> tid;
+  for (const auto& n : nodes) {
+    const std::string engine = n.value("engine", "host");
+    if (!tid.count(engine)) {
+      const int t = static_cast<int>(tid.size()) + 1;
+      tid[engine] = t;
+      ev.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", t},
+                    {"args", {{"name", engine}}}});
+    }
+    ev.push_back({{"name", n.value("name", "")},
+                  {"cat", n.value("op", "")},
+                  {"ph", "X"},
+                  {"pid", 1},
+                  {"tid", tid[engine]},
+                  {"ts", n.value("start_us", 0.0)},
+                  {"dur", n.value("us", 0.0)},
+                  {"args", {{"op", n.value("op", "")}}}});
+  }
+  ev.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"args", {{"name", process}}}});
+  return {{"traceEvents", ev}, {"displayTimeUnit", "ms"}};
+}
+
+nlohmann::ordered_json run_onnx_llvm(const OnnxRunRequest& r, OutputSet& outputs) {
+  if (r.threads < 1 || r.threads > 1024)
+    throw UserError("--threads " + std::to_string(r.threads) + " is outside [1, 1024]");
+  if (r.input.empty()) throw UserError("weft run MODEL.onnx needs --input X.npy");
+  const auto imported = compiler::onnx_import::import_onnx(r.model);
+  const auto& g = imported.graph;
+  if (g.inputs().size() != 1)
+    throw UserError("'" + r.model + "' takes " + std::to_string(g.inputs().size()) +
+                    " inputs; weft run feeds one (--input)");
+  const HostArray x = read_input_npy(r.input, imported);
+
+  LlvmGraphRunner runner(g, r.threads);
+  const GraphRun first = runner.run({x});  // compiles the kernels
+  const GraphRun run = runner.run({x});
+  const HostArray& y = run.outputs.at(0);
+  const auto& yv = g.value(g.outputs().at(0));
+  const auto& xv = g.value(g.inputs().at(0));
+
+  nlohmann::ordered_json j;
+  j["model"] = r.model;
+  j["graph"] = g.name();
+  j["opset"] = imported.opset;
+  j["target"] = "llvm";
+  j["threads"] = r.threads;
+  j["host_cpu"] = compiler::codegen::host_cpu_name();
+  j["input"] = {{"name", xv.name}, {"shape", x.shape}, {"dtype", "float32"}};
+  j["output"] = {{"name", yv.name}, {"shape", y.shape},
+                 {"dtype", y.dtype == DType::F32 ? "float32" : y.dtype == DType::I8 ? "int8" : "int32"}};
+  double macs = 0, llvm_s = 0, host_s = 0;
+  nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
+  for (const NodeRecord& n : run.nodes) {
+    macs += n.macs;
+    (n.engine == "llvm" ? llvm_s : host_s) += n.seconds;
+    nodes.push_back({{"name", n.name},
+                     {"op", n.op},
+                     {"engine", n.engine},
+                     {"us", n.seconds * 1e6},
+                     {"start_us", n.start * 1e6},
+                     {"share", run.seconds > 0 ? n.seconds / run.seconds : 0.0},
+                     {"macs", n.macs}});
+  }
+  j["nodes"] = run.nodes.size();
+  j["macs"] = macs;
+  j["compile_seconds"] = runner.compile_seconds();
+  j["kernels_compiled"] = runner.kernels_compiled();
+  j["first_run_seconds"] = first.seconds;
+  j["run_seconds"] = run.seconds;
+  j["seconds_by_engine"] = {{"llvm", llvm_s}, {"host", host_s}};
+  j["gflops"] = run.seconds > 0 ? 2 * macs / run.seconds * 1e-9 : 0.0;
+  if (y.shape.size() == 2 && y.shape[0] == 1 && !y.data.empty()) {
+    const auto best = std::max_element(y.data.begin(), y.data.end()) - y.data.begin();
+    j["argmax"] = best;
+  }
+  if (r.check) {
+    const GraphRun ref = run_reference_f64(g, {x});
+    // Relative to the output's largest magnitude (the tolerance the tests assert: 1e-4), and
+    // element by element (for information; near-zero elements make it large).
+    const OutputError e = output_error(y, ref.outputs.at(0));
+    j["reference"] = {{"max_error_relative_to_max", e.relative_to_max},
+                      {"within_1e-4", e.relative_to_max <= 1e-4},
+                      {"max_elementwise_relative_error", e.elementwise},
+                      {"seconds", ref.seconds}};
+  }
+  j["per_node"] = nodes;
+  if (!r.save.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(r.save, ec);
+    if (ec) throw UserError("--save: cannot create directory '" + r.save + "': " + ec.message());
+    const std::filesystem::path dir(r.save);
+    j["saved"] = r.save;
+    outputs.add((dir / "output.npy").string(), output_npy(y));
+    outputs.add_text((dir / "report.json").string(), j.dump(2) + "\n");
+  }
+  if (!r.trace.empty())
+    outputs.add_text(r.trace, node_trace("weft run " + g.name() + " (llvm)", nodes).dump() + "\n");
+  return j;
+}
+
+}  // namespace weft::rt::graph
