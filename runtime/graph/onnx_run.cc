@@ -23,7 +23,7 @@ HostArray read_input_npy(const std::string& path, const compiler::onnx_import::I
   if (model.uint8_values.count(ins[k]))
     throw UserError("--input '" + path + "': the model's input '" + v.name +
                     "' is uint8, which weft run does not read from .npy files");
-  const NpyArray a = decode_npy(read_file(path), "--input '" + path + "'");
+  const NpyArray a = decode_npy(read_file(path), path);
   HostArray h;
   h.shape = a.shape;
   const char* got = "";
