@@ -85,7 +85,8 @@ void check_conv2d_shape(const Conv2dShape& s) {
   }
 }
 
-void check_conv2d_knobs(const isa::Layout& l, const Conv2dShape& s, const Conv2dKnobs& k) {
+void check_conv2d_knobs(const isa::Layout& l, const Conv2dShape& s, const Conv2dKnobs& k,
+                        bool residual) {
   check_conv2d_shape(s);
   if (k.tile_h < 1 || k.tile_w < 1 || k.tile_ic < 1 || k.tile_oc < 1) {
     throw UserError("conv2d knobs: tiles must be at least 1 (" + k.describe() + ")");
@@ -128,7 +129,8 @@ void check_conv2d_knobs(const isa::Layout& l, const Conv2dShape& s, const Conv2d
     const char* buffer;
     int64_t blocks, depth;
   };
-  const int64_t acc = k.tile_oc * k.tile_h * k.tile_w + k.tile_oc;  // output tile and bias
+  // output tile and bias (and the residual tile)
+  const int64_t acc = k.tile_oc * k.tile_h * k.tile_w * (residual ? 2 : 1) + k.tile_oc;
   for (const Need& n : {Need{"ACC", acc, l.acc_depth},
                         Need{"INP", k.tile_ic * p.rows * p.cols, l.inp_depth},
                         Need{"WGT", k.tile_oc * k.tile_ic * s.k * s.k, l.wgt_depth}}) {
@@ -155,7 +157,7 @@ void check_conv2d_knobs(const isa::Layout& l, const Conv2dShape& s, const Conv2d
 
 std::vector<Conv2dKnobs> conv2d_candidates(const isa::Layout& l, const isa::Platform& pf,
                                            const Conv2dShape& s, int64_t vthreads,
-                                           size_t limit) {
+                                           size_t limit, bool residual) {
   check_conv2d_shape(s);
   const auto& c = l.config;
   const double bus = pf.axi_data_bits / 8.0;
@@ -183,7 +185,7 @@ std::vector<Conv2dKnobs> conv2d_candidates(const isa::Layout& l, const isa::Plat
           for (int64_t toc : pow2(ocb)) {
             const Conv2dKnobs k{th, tw, tic, toc, vthreads, axis};
             try {
-              check_conv2d_knobs(l, s, k);
+              check_conv2d_knobs(l, s, k, residual);
             } catch (const UserError&) {
               continue;
             }
@@ -196,7 +198,8 @@ std::vector<Conv2dKnobs> conv2d_candidates(const isa::Layout& l, const isa::Plat
                                  toc * tic * s.k * s.k * l.wgt_elem_bytes) /
                                     bus +
                                 double(tic + 1) * pf.read_latency;
-            const double tail = double(toc * th * tw) * 5.0;  // reset, shift, bias, max, min
+            // reset, shift, bias, max, min (and the residual's load and add)
+            const double tail = double(toc * th * tw) * (residual ? 7.0 : 5.0);
             const double store = toc * th * tw * l.out_elem_bytes / bus + pf.write_latency;
             const double tile_time =
                 vthreads > 1 ? std::max(steps * std::max(compute, 1.25 * load) + tail, store)
@@ -220,7 +223,7 @@ std::vector<Conv2dKnobs> conv2d_candidates(const isa::Layout& l, const isa::Plat
 
 Conv2d make_conv2d(const isa::Layout& l, const Conv2dShape& shape, const Conv2dKnobs& knobs,
                    const Conv2dEpilogue& epilogue) {
-  check_conv2d_knobs(l, shape, knobs);
+  check_conv2d_knobs(l, shape, knobs, epilogue.residual);
   if (epilogue.shift < 0 || epilogue.shift > 31) {
     throw UserError("conv2d: shift = " + std::to_string(epilogue.shift) +
                     " is out of range (0 to 31)");
@@ -274,12 +277,23 @@ Conv2d make_conv2d(const isa::Layout& l, const Conv2dShape& shape, const Conv2dK
       "C");
   cv.bias = te::placeholder({p.ocb, g.batch, g.block_out}, DType::kInt32, "B");
   const te::Tensor c = cv.c, bias = cv.bias;
+  te::Tensor r32;
+  if (epilogue.residual) {
+    cv.residual = te::placeholder({p.nb, p.ocb, p.oh, p.ow, g.batch, g.block_out}, DType::kInt8, "R");
+    const te::Tensor r = cv.residual;
+    // The residual widened into the accumulator: one ACC_8BIT load per tile.
+    r32 = te::compute({p.nb, p.ocb, p.oh, p.ow, g.batch, g.block_out}, DType::kInt32,
+                      [&](const std::vector<ir::Expr>& i) { return ir::cast(DType::kInt32, r(i)); },
+                      "R.acc");
+  }
   cv.d = te::compute(
       {p.nb, p.ocb, p.oh, p.ow, g.batch, g.block_out}, DType::kInt8,
       [&](const std::vector<ir::Expr>& i) {
         ir::Expr v = c(i);
+        if (epilogue.bias && epilogue.bias_first) v = ir::add(v, bias({i[1], i[4], i[5]}));
         if (epilogue.shift > 0) v = ir::shr(v, ir::imm(epilogue.shift, DType::kInt32));
-        if (epilogue.bias) v = ir::add(v, bias({i[1], i[4], i[5]}));
+        if (epilogue.bias && !epilogue.bias_first) v = ir::add(v, bias({i[1], i[4], i[5]}));
+        if (epilogue.residual) v = ir::add(v, r32(i));
         v = ir::max(v, ir::imm(epilogue.relu ? 0 : -128, DType::kInt32));
         v = ir::min(v, ir::imm(127, DType::kInt32));
         return ir::cast(DType::kInt8, v);
@@ -321,6 +335,11 @@ Conv2d make_conv2d(const isa::Layout& l, const Conv2dShape& shape, const Conv2dK
   if (epilogue.bias) {
     sc[b_acc].compute_at(out, owo);
     sc[b_acc].pragma(sc[b_acc].axes()[0], "dma_copy");
+  }
+  if (epilogue.residual) {
+    sc.set_scope(r32, ir::Scope::kAcc);
+    sc[r32].compute_at(out, owo);
+    sc[r32].pragma(sc[r32].axes()[0], "dma_copy");
   }
   out.pragma(oci, "dma_copy");
   return cv;

@@ -37,11 +37,17 @@ struct Conv2dShape {
   std::string describe() const;
 };
 
-/// The epilogue: clip((sum >> shift) + bias, relu ? 0 : -128, 127).
+/// The epilogue: clip((sum >> shift) + bias, relu ? 0 : -128, 127); with `bias_first`
+/// clip(((sum + bias) >> shift) + residual, ...) instead: the bias at the accumulator's scale
+/// (it can carry the rounding term of the shift), and with `residual` an int8 tensor R of the
+/// output's packed layout added after the shift (loaded into the accumulator as ACC_8BIT), so
+/// that a ResNet block's skip connection stays on the accelerator.
 struct Conv2dEpilogue {
   int shift = 8;
   bool bias = true;
   bool relu = true;
+  bool bias_first = false;
+  bool residual = false;
 };
 
 /// Schedule knobs: tiles (channels in blocks, pixels in output rows/columns), virtual
@@ -62,6 +68,7 @@ struct Conv2d {
   int64_t oh = 0, ow = 0;            // output size rounded up to whole tiles
   int64_t batch = 1, block_in = 1, block_out = 1;
   te::Tensor a, w, bias, c, d;
+  te::Tensor residual;  // R[nb][ocb][OH'][OW'][BATCH][BLOCK_OUT] int8 when epilogue.residual
   std::unique_ptr<te::Schedule> schedule;
 };
 
@@ -69,15 +76,16 @@ struct Conv2d {
 void check_conv2d_shape(const Conv2dShape& s);
 /// Checks knobs against the shape and the on-chip buffers (every virtual thread holds its own
 /// tiles) and the micro-op buffer; UserError naming the buffer, the need and the capacity.
+/// `residual`: the epilogue also holds a residual tile in the accumulator.
 void check_conv2d_knobs(const isa::Layout& layout, const Conv2dShape& shape,
-                        const Conv2dKnobs& k);
+                        const Conv2dKnobs& k, bool residual = false);
 
 /// Candidate knobs for `vthreads` threads that pass check_conv2d_knobs, best first by an
 /// analytic estimate of the run time on `platform` (at most `limit` of them).
 std::vector<Conv2dKnobs> conv2d_candidates(const isa::Layout& layout,
                                            const isa::Platform& platform,
                                            const Conv2dShape& shape, int64_t vthreads,
-                                           size_t limit);
+                                           size_t limit, bool residual = false);
 
 /// Defines and schedules the operator; UserError for a bad shape or knobs.
 Conv2d make_conv2d(const isa::Layout& layout, const Conv2dShape& shape, const Conv2dKnobs& knobs,

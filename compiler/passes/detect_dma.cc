@@ -115,6 +115,12 @@ Stmt lower_copy(const Stmt& body) {
         static_cast<const ir::Load&>(*inner).buffer->scope == ir::Scope::kAcc) {
       value = inner;
     }
+    // A load of int8 DRAM data widened into the accumulator (LOAD ACC_8BIT sign-extends).
+    if (inner->kind == ir::NodeKind::kLoad && dst->scope == ir::Scope::kAcc &&
+        static_cast<const ir::Load&>(*inner).buffer->scope == ir::Scope::kGlobal &&
+        ir::dtype_bits(static_cast<const ir::Load&>(*inner).buffer->dtype) == 8) {
+      value = inner;
+    }
   }
   const ir::Load* padded = padded_load(value);
   if (padded) {

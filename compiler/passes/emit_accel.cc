@@ -155,6 +155,7 @@ class Emitter {
       op.kind = load ? Op::Kind::kLoad : Op::Kind::kStore;
       op.mem = chip->scope == ir::Scope::kInp   ? isa::MemType::kInp
                : chip->scope == ir::Scope::kWgt ? isa::MemType::kWgt
+               : load && ir::dtype_bits(dram->dtype) == 8 ? isa::MemType::kAcc8Bit
                : load                           ? isa::MemType::kAcc
                                                 : isa::MemType::kOut;
       op.tensor = dram;

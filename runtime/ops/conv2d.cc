@@ -30,6 +30,8 @@ Conv2dBuild build_conv2d(const isa::Layout& l, const Conv2dShape& shape,
                                    {op.w->buffer, bytes(op.w), l.wgt_elem_bytes},
                                    {op.d->buffer, bytes(op.d), l.out_elem_bytes}};
   if (epilogue.bias) slots.push_back({op.bias->buffer, bytes(op.bias), l.acc_elem_bytes});
+  if (epilogue.residual)
+    slots.push_back({op.residual->buffer, bytes(op.residual), l.acc8_elem_bytes});
   b.placed = place_program(l, b.program, slots);
   return b;
 }
@@ -43,6 +45,8 @@ Conv2dData random_conv2d_data(const Conv2dShape& s, uint32_t seed) {
   for (int8_t& v : d.input) v = static_cast<int8_t>(rng());
   for (int8_t& v : d.weight) v = static_cast<int8_t>(rng());
   for (int32_t& v : d.bias) v = static_cast<int32_t>(rng() % 256) - 128;
+  d.residual.resize(static_cast<size_t>(s.n * s.oc * s.out_h() * s.out_w()));
+  for (int8_t& v : d.residual) v = static_cast<int8_t>(rng());
   return d;
 }
 
@@ -86,6 +90,19 @@ std::vector<uint8_t> conv2d_image(const Conv2dBuild& b, const Conv2dData& d) {
     for (int64_t o = 0; o < s.oc; ++o) {
       for (int64_t r = 0; r < B; ++r) bias[((o / BO) * B + r) * BO + o % BO] = d.bias[o];
     }
+  }
+  // R[nb][ocb][OH'][OW'][B][BO], like the output.
+  if (op.epilogue.residual) {
+    const int64_t oh = s.out_h(), ow = s.out_w();
+    if (d.residual.size() != static_cast<size_t>(s.n * s.oc * oh * ow))
+      throw UserError("conv2d: the residual does not match the output of " + s.describe());
+    auto* r = reinterpret_cast<int8_t*>(image.data() + b.placed.address(op.residual->buffer));
+    for (int64_t n = 0; n < s.n; ++n)
+      for (int64_t o = 0; o < s.oc; ++o)
+        for (int64_t y = 0; y < oh; ++y)
+          for (int64_t x = 0; x < ow; ++x)
+            r[((((n / B) * op.ocb + o / BO) * op.oh + y) * op.ow + x) * B * BO + (n % B) * BO +
+              o % BO] = d.residual[((n * s.oc + o) * oh + y) * ow + x];
   }
   return image;
 }
@@ -132,8 +149,13 @@ std::vector<int8_t> conv2d_reference(const Conv2dShape& s, const Conv2dData& d,
             }
           }
           // The ALU's ADD wraps at 32 bits.
+          auto wrap_add = [](int32_t a, int32_t b) {
+            return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
+          };
+          if (e.bias && e.bias_first) sum = wrap_add(sum, d.bias[o]);
           int32_t v = sum >> e.shift;
-          if (e.bias) v = static_cast<int32_t>(static_cast<uint32_t>(v) + static_cast<uint32_t>(d.bias[o]));
+          if (e.bias && !e.bias_first) v = wrap_add(v, d.bias[o]);
+          if (e.residual) v = wrap_add(v, d.residual[((n * s.oc + o) * oh + y) * ow + x]);
           out[((n * s.oc + o) * oh + y) * ow + x] =
               static_cast<int8_t>(std::clamp(v, e.relu ? 0 : -128, 127));
         }

@@ -32,6 +32,7 @@ Conv2dBuild build_conv2d(const isa::Layout& layout, const compiler::ops::Conv2dS
 struct Conv2dData {
   std::vector<int8_t> input, weight;
   std::vector<int32_t> bias;
+  std::vector<int8_t> residual;  // N x OC x OH x OW, with epilogue.residual
 };
 
 /// Random data for a shape (bias small enough to matter after the shift).
@@ -42,7 +43,8 @@ std::vector<uint8_t> conv2d_image(const Conv2dBuild& b, const Conv2dData& data);
 /// The N x OC x OH x OW output held in a final image.
 std::vector<int8_t> conv2d_output(const Conv2dBuild& b, const std::vector<uint8_t>& image);
 
-/// The CPU reference: clip(((sum >> shift) + bias), relu ? 0 : -128, 127) as int8, NCHW.
+/// The CPU reference: clip(((sum >> shift) + bias), relu ? 0 : -128, 127) as int8, NCHW
+/// (or the bias_first/residual form of Conv2dEpilogue).
 std::vector<int8_t> conv2d_reference(const compiler::ops::Conv2dShape& s, const Conv2dData& d,
                                      const compiler::ops::Conv2dEpilogue& e);
 

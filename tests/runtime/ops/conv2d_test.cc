@@ -179,3 +179,30 @@ TEST(Conv2dKnobSearch, ARejectedCandidateIsRecordedAndSkipped) {
 
 }  // namespace
 }  // namespace weft::rt
+
+namespace weft::rt {
+namespace {
+
+// The graph layer's fused epilogue: bias before the shift (at the accumulator's scale) and an
+// int8 residual added after it, loaded into the accumulator with ACC_8BIT; with and without
+// ReLU, 1 and 2 virtual threads, every configuration, both engines.
+TEST(Conv2dResidual, BiasFirstAndResidualMatchTheReference) {
+  const Conv2dShape shapes[] = {{1, 8, 8, 16, 16, 3, 1, 1}, {2, 9, 7, 5, 20, 3, 2, 1},
+                                {1, 6, 6, 16, 32, 1, 2, 0}};
+  for (const char* config : {"gemm8x8", "vta", "tiny"}) {
+    const isa::Layout& l = isa::layout_for(config);
+    int t = 0;
+    for (const Conv2dShape& s : shapes) {
+      Conv2dEpilogue e{5, true, (t % 2) == 0, true, true};
+      const int64_t vt = 1 + (t++ % 2);
+      const Conv2dKnobs k = compiler::ops::conv2d_candidates(l, isa::find_platform("sim"), s, vt,
+                                                             1, true)
+                                .at(0);
+      const Conv2dBuild b = build_conv2d(l, s, k, e);
+      for (const char* engine : {"functional", "cycle"}) run_and_check(l, b, engine, e);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace weft::rt

@@ -1,0 +1,74 @@
+// Pass partition; see partition.h.
+#include "compiler/graph/passes/partition.h"
+
+#include "compiler/ops/conv2d.h"
+#include "hardware/isa/errors.h"
+
+namespace weft::compiler::graph::passes {
+
+int64_t node_macs(const Graph& g, const Node& n) {
+  if (n.kind != OpKind::QConv && n.kind != OpKind::AccelConv && n.kind != OpKind::Conv &&
+      n.kind != OpKind::QDense && n.kind != OpKind::AccelDense)
+    return 0;
+  const TensorType& x = g.value(n.inputs[0]).type;
+  const TensorType& w = g.value(n.inputs[1]).type;
+  const TensorType& o = g.value(n.outputs[0]).type;
+  switch (n.kind) {
+    case OpKind::QConv:
+    case OpKind::AccelConv:
+    case OpKind::Conv:
+      return o.elements() * x.shape[1] * w.shape[2] * w.shape[3];
+    case OpKind::QDense:
+    case OpKind::AccelDense:
+      return o.elements() * x.shape[1];
+    default:
+      return 0;
+  }
+}
+
+int partition(Graph& g, const isa::Layout& l, const isa::Platform& pf, double cpu_gmacs) {
+  int accel = 0;
+  const auto& c = l.config;
+  for (NodeId id : g.topo_order()) {
+    Node& n = g.node(id);
+    std::string device = "cpu", why;
+    if (n.kind == OpKind::QConv || n.kind == OpKind::QDense) {
+      const TensorType& x = g.value(n.inputs[0]).type;
+      const TensorType& w = g.value(n.inputs[1]).type;
+      const int64_t macs = node_macs(g, n);
+      // Padded MACs: batch, input and output channels to whole blocks.
+      auto up = [](int64_t v, int64_t b) { return (v + b - 1) / b * b; };
+      const int64_t spatial = n.kind == OpKind::QConv ? g.value(n.outputs[0]).type.shape[2] *
+                                                            g.value(n.outputs[0]).type.shape[3] *
+                                                            w.shape[2] * w.shape[3]
+                                                      : 1;
+      const int64_t padded = up(x.shape[0], c.batch()) * up(x.shape[1], c.block_in()) *
+                             up(w.shape[0], c.block_out()) * spatial;
+      const double mac_per_cycle = double(c.batch()) * c.block_in() * c.block_out();
+      const double accel_us = padded / mac_per_cycle / pf.clock_mhz + 2.0;
+      const double cpu_us = macs / (cpu_gmacs * 1e3);
+      n.attrs["est_accel_us"] = accel_us;
+      n.attrs["est_cpu_us"] = cpu_us;
+      bool ok = !n.has("shifts") && n.get_ints("dilations", {1, 1}) == std::vector<int64_t>{1, 1};
+      if (n.kind == OpKind::QConv) {
+        const auto st = n.get_ints("strides", {1, 1}), pd = n.get_ints("pads", {0, 0, 0, 0});
+        ok = ok && st[0] == st[1] && pd[0] == pd[1] && pd[1] == pd[2] && pd[2] == pd[3] &&
+             w.shape[2] == w.shape[3];
+        if (ok) {
+          try {
+            compiler::ops::check_conv2d_shape({x.shape[0], x.shape[2], x.shape[3], x.shape[1],
+                                               w.shape[0], w.shape[2], st[0], pd[0]});
+          } catch (const UserError&) {
+            ok = false;
+          }
+        }
+      }
+      if (ok && accel_us < cpu_us) device = "accel";
+    }
+    n.attrs["device"] = device;
+    if (device == "accel") ++accel;
+  }
+  return accel;
+}
+
+}  // namespace weft::compiler::graph::passes

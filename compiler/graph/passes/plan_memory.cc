@@ -1,0 +1,109 @@
+// Pass plan_memory; see plan_memory.h.
+#include "compiler/graph/passes/plan_memory.h"
+
+#include <algorithm>
+#include <sstream>
+#include <vector>
+
+#include "hardware/isa/errors.h"
+
+namespace weft::compiler::graph::passes {
+
+namespace {
+
+int64_t align_up(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
+
+bool is_accel(const Node& n) {
+  return n.kind == OpKind::AccelConv || n.kind == OpKind::AccelDense;
+}
+
+}  // namespace
+
+MemoryPlan plan_memory(Graph& g) {
+  MemoryPlan p;
+  const std::vector<NodeId> order = g.topo_order();
+  std::map<NodeId, int> pos;
+  for (size_t i = 0; i < order.size(); ++i) pos[order[i]] = static_cast<int>(i);
+  const int end = static_cast<int>(order.size());
+  // Lifetimes.
+  for (NodeId id : order) {
+    const Node& n = g.node(id);
+    for (ValueId o : n.outputs) {
+      Placement pl;
+      pl.device = g.value(o).type.layout.kind == Layout::Blocked;
+      pl.bytes = g.value(o).type.stored_bytes();
+      pl.first = pl.last = pos[id];
+      p.values[o] = pl;
+    }
+    for (ValueId in : n.inputs) {
+      if (in == kNone) continue;
+      auto it = p.values.find(in);
+      if (it != p.values.end()) it->second.last = std::max(it->second.last, pos[id]);
+      if (g.value(in).is_constant() && is_accel(n) && !p.weights.count(in)) {
+        p.weights[in] = p.weight_bytes;
+        p.weight_bytes = align_up(p.weight_bytes + g.value(in).type.stored_bytes(), 4096);
+      }
+    }
+  }
+  for (ValueId o : g.outputs())
+    if (p.values.count(o)) p.values[o].last = end;
+  // Greedy placement, largest first.
+  std::vector<ValueId> ids;
+  for (auto& [v, pl] : p.values) ids.push_back(v);
+  std::stable_sort(ids.begin(), ids.end(),
+                   [&](ValueId a, ValueId b) { return p.values[a].bytes > p.values[b].bytes; });
+  std::vector<ValueId> placed;
+  for (ValueId v : ids) {
+    Placement& pl = p.values[v];
+    const int64_t al = pl.device ? p.device_alignment : p.host_alignment;
+    (pl.device ? p.unshared_device : p.unshared_host) += pl.bytes;
+    // Busy intervals of overlapping lifetimes in the same arena, by offset.
+    std::vector<std::pair<int64_t, int64_t>> busy;
+    for (ValueId u : placed) {
+      const Placement& q = p.values[u];
+      if (q.device != pl.device || q.last < pl.first || pl.last < q.first) continue;
+      busy.push_back({q.offset, q.offset + q.bytes});
+    }
+    std::sort(busy.begin(), busy.end());
+    int64_t at = 0;
+    for (auto [b, e] : busy) {
+      if (at + pl.bytes <= b) break;
+      at = std::max(at, align_up(e, al));
+    }
+    pl.offset = at;
+    int64_t& arena = pl.device ? p.device_arena : p.host_arena;
+    arena = std::max(arena, align_up(at + pl.bytes, al));
+    placed.push_back(v);
+  }
+  for (auto& [v, pl] : p.values) {
+    Node& n = g.node(g.value(v).producer);
+    n.attrs["mem"] = std::string(pl.device ? "device" : "host");
+    n.attrs["offset"] = pl.offset;
+    n.attrs["bytes"] = pl.bytes;
+  }
+  check_memory_plan(p);
+  return p;
+}
+
+void check_memory_plan(const MemoryPlan& p) {
+  std::vector<std::pair<ValueId, Placement>> all(p.values.begin(), p.values.end());
+  for (size_t i = 0; i < all.size(); ++i)
+    for (size_t j = i + 1; j < all.size(); ++j) {
+      const Placement &a = all[i].second, &b = all[j].second;
+      if (a.device != b.device || a.last < b.first || b.last < a.first) continue;
+      if (a.offset < b.offset + b.bytes && b.offset < a.offset + a.bytes)
+        throw InternalError("memory plan: values " + std::to_string(all[i].first) + " and " +
+                            std::to_string(all[j].first) + " overlap while both live");
+    }
+}
+
+std::string describe(const MemoryPlan& p) {
+  std::ostringstream o;
+  o << "memory plan: device arena " << p.device_arena << " B (without reuse "
+    << p.unshared_device << " B), host arena " << p.host_arena << " B (without reuse "
+    << p.unshared_host << " B), accelerator weights " << p.weight_bytes << " B ("
+    << p.weights.size() << " constants, packed once)\n";
+  return o.str();
+}
+
+}  // namespace weft::compiler::graph::passes

@@ -1,0 +1,64 @@
+// The graph pipeline; see pipeline.h.
+#include "compiler/graph/pipeline.h"
+
+#include <chrono>
+
+#include "compiler/graph/passes/fold_batch_norm.h"
+#include "compiler/graph/passes/fuse_epilogues.h"
+#include "compiler/graph/passes/pack_layouts.h"
+#include "compiler/graph/passes/partition.h"
+#include "compiler/graph/verify.h"
+
+namespace weft::compiler::graph {
+
+const std::vector<std::string>& graph_pass_names() {
+  static const std::vector<std::string> names = {"import",         "fold_batch_norm", "quantize",
+                                                 "fuse_epilogues", "partition",       "pack_layouts",
+                                                 "plan_memory"};
+  return names;
+}
+
+bool is_quantized(const Graph& g) {
+  for (const Node& n : g.nodes())
+    if (!n.dead && (n.kind == OpKind::Quantize || n.kind == OpKind::QConv || n.kind == OpKind::QDense))
+      return true;
+  return false;
+}
+
+CompiledGraph compile_graph(const Graph& input, const isa::Layout& layout,
+                            const isa::Platform& platform, const GraphCompileOptions& o,
+                            const GraphObserver& after_pass) {
+  CompiledGraph c;
+  Graph g = input;
+  auto t = std::chrono::steady_clock::now();
+  auto done = [&](const std::string& pass) {
+    verify(g, pass);
+    const auto now = std::chrono::steady_clock::now();
+    c.pass_seconds.push_back({pass, std::chrono::duration<double>(now - t).count()});
+    if (after_pass) after_pass(pass, g);
+    t = std::chrono::steady_clock::now();
+  };
+  done("import");
+  if (!is_quantized(g)) {
+    // Folding first: calibration then sees the convolutions the accelerator will run.
+    passes::fold_batch_norm(g);
+    done("fold_batch_norm");
+    c.folded_f32 = g;
+    g = quantize(g, o.quantize);
+    done("quantize");
+  }
+  // Fusion before partitioning: the partition weighs whole kernels.
+  passes::fuse_epilogues(g);
+  done("fuse_epilogues");
+  passes::partition(g, layout, platform, o.accelerator ? o.cpu_gmacs : 1e30);
+  done("partition");
+  // Packing after partitioning: region edges are known only then.
+  passes::pack_layouts(g, layout);
+  done("pack_layouts");
+  c.plan = passes::plan_memory(g);
+  done("plan_memory");
+  c.graph = std::move(g);
+  return c;
+}
+
+}  // namespace weft::compiler::graph

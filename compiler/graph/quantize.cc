@@ -1,0 +1,279 @@
+// Power-of-two int8 quantization; see quantize.h.
+#include "compiler/graph/quantize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+#include "compiler/graph/eval_f32.h"
+#include "compiler/graph/models/resnet.h"
+#include "compiler/graph/passes/fold_batch_norm.h"
+#include "compiler/graph/verify.h"
+#include "hardware/isa/errors.h"
+
+namespace weft::compiler::graph {
+
+int pow2_exponent(double max_abs) {
+  if (!(max_abs > 0)) return -20;
+  return static_cast<int>(std::ceil(std::log2(max_abs / 127.0)));
+}
+
+namespace {
+
+[[noreturn]] void unsupported(const Node& n, const std::string& what) {
+  throw UserError("quantize: node '" + n.name + "' (" + op_name(n.kind) + "): " + what);
+}
+
+struct UnionFind {
+  std::vector<int> p;
+  explicit UnionFind(size_t n) : p(n) { std::iota(p.begin(), p.end(), 0); }
+  int find(int x) { return p[x] == x ? x : p[x] = find(p[x]); }
+  void unite(int a, int b) { p[find(a)] = find(b); }
+};
+
+// The Add input that becomes the fused residual: the other one is a Conv read only by the Add.
+int residual_input(const Graph& g, const Node& add) {
+  auto fusable = [&](ValueId v) {
+    const Node* p = g.producer(v);
+    return p && p->kind == OpKind::Conv && g.consumers(v).size() == 1;
+  };
+  if (fusable(add.inputs[0])) return 1;
+  if (fusable(add.inputs[1])) return 0;
+  return -1;
+}
+
+int8_t q8(double v) { return static_cast<int8_t>(std::clamp(std::nearbyint(v), -127.0, 127.0)); }
+
+}  // namespace
+
+Graph quantize(const Graph& fp32, const QuantizeOptions& opt) {
+  Graph g = fp32;
+  passes::fold_batch_norm(g);
+  verify(g, "fold_batch_norm");
+  // --- calibration ---
+  std::vector<std::vector<std::vector<float>>> samples = opt.calibration;
+  if (samples.empty())
+    for (int s = 0; s < std::max(1, opt.synthetic_samples); ++s) {
+      std::vector<std::vector<float>> one;
+      for (ValueId in : g.inputs())
+        one.push_back(models::synthetic_input(g.value(in).type, opt.seed + 101 * s));
+      samples.push_back(one);
+    }
+  std::vector<double> maxabs(g.num_values(), 0.0);
+  for (const auto& sample : samples)
+    eval_f32(g, sample, [&](ValueId v, const std::vector<float>& data) {
+      double m = maxabs[v];
+      for (float x : data) m = std::max(m, static_cast<double>(std::fabs(x)));
+      maxabs[v] = m;
+    });
+  // --- scale groups ---
+  UnionFind uf(g.num_values());
+  const std::vector<NodeId> order = g.topo_order();
+  for (NodeId id : order) {
+    const Node& n = g.node(id);
+    switch (n.kind) {
+      case OpKind::Relu:
+      case OpKind::MaxPool:
+      case OpKind::Flatten:
+      case OpKind::Reshape:
+      case OpKind::GlobalAveragePool:
+        uf.unite(n.outputs[0], n.inputs[0]);
+        break;
+      case OpKind::Concat:
+        for (ValueId in : n.inputs) uf.unite(n.outputs[0], in);
+        break;
+      case OpKind::Add: {
+        int r = residual_input(g, n);
+        if (r >= 0) uf.unite(n.outputs[0], n.inputs[r]);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  std::map<int, double> group_max;
+  for (size_t v = 0; v < g.num_values(); ++v) {
+    if (g.value(static_cast<ValueId>(v)).is_constant()) continue;
+    double& m = group_max[uf.find(static_cast<int>(v))];
+    m = std::max(m, maxabs[v]);
+  }
+  std::map<int, int> group_exp;
+  for (auto& [grp, m] : group_max) group_exp[grp] = pow2_exponent(m);
+  auto expo = [&](ValueId v) { return group_exp.at(uf.find(v)); };
+
+  // --- weights ---
+  auto weight_exps = [&](const Value& w, int64_t rows) {
+    const int64_t per = w.type.elements() / rows;
+    std::vector<int> e;
+    double all = 0;
+    std::vector<double> row_max(rows, 0.0);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t i = 0; i < per; ++i)
+        row_max[r] = std::max(row_max[r], static_cast<double>(std::fabs(w.data->f32()[r * per + i])));
+    for (double m : row_max) all = std::max(all, m);
+    for (int64_t r = 0; r < rows; ++r) e.push_back(pow2_exponent(opt.per_channel ? row_max[r] : all));
+    return e;
+  };
+
+  // Raise output exponents where a layer's shift would be negative (rare; a left shift is not
+  // an epilogue operation).
+  for (int iter = 0; iter < 4; ++iter)
+    for (NodeId id : order) {
+      const Node& n = g.node(id);
+      if (n.kind != OpKind::Conv && n.kind != OpKind::Gemm && n.kind != OpKind::MatMul) continue;
+      const Value& w = g.value(n.inputs[1]);
+      if (!w.is_constant()) continue;
+      const int64_t rows = n.kind == OpKind::Conv ? w.type.shape[0]
+                           : (n.kind == OpKind::Gemm && n.get_int("transB", 0)) ? w.type.shape[0]
+                                                                                : w.type.shape[1];
+      const auto ew = weight_exps(w, rows);
+      const int lo = expo(n.inputs[0]) + *std::max_element(ew.begin(), ew.end());
+      int& eo = group_exp[uf.find(n.outputs[0])];
+      eo = std::max(eo, lo);
+    }
+
+  // --- rewrite ---
+  Graph q(g.name());
+  std::map<ValueId, ValueId> map;
+  for (ValueId in : g.inputs()) {
+    const Value& v = g.value(in);
+    if (v.type.dtype != DType::F32) throw UserError("quantize: input '" + v.name + "' is not f32");
+    ValueId nv = q.add_input(v.name, v.type);
+    map[in] = q.add_op(OpKind::Quantize, v.name + ".q", {nv},
+                       {{"out_scale", std::ldexp(1.0, expo(in))}});
+  }
+  auto m = [&](const Node& n, size_t i) {
+    auto it = map.find(n.inputs.at(i));
+    if (it == map.end()) unsupported(n, "input " + std::to_string(i) + " is not a computed tensor");
+    return it->second;
+  };
+  auto scale_attr = [&](ValueId v) -> Attr { return std::ldexp(1.0, expo(v)); };
+  for (NodeId id : order) {
+    const Node& n = g.node(id);
+    const std::string& name = g.value(n.outputs[0]).name;
+    ValueId out = kNone;
+    switch (n.kind) {
+      case OpKind::Conv:
+      case OpKind::Gemm:
+      case OpKind::MatMul: {
+        const Value& w = g.value(n.inputs[1]);
+        if (!w.is_constant()) unsupported(n, "the weight is not a constant");
+        if (n.kind == OpKind::Conv && n.get_int("group", 1) != 1) unsupported(n, "grouped convolution");
+        if (n.kind == OpKind::Gemm &&
+            (n.get_float("alpha", 1.0) != 1.0 || n.get_float("beta", 1.0) != 1.0 || n.get_int("transA", 0)))
+          unsupported(n, "alpha, beta or transA other than the defaults");
+        if (n.kind == OpKind::MatMul && g.value(n.inputs[0]).type.rank() != 2)
+          unsupported(n, "only 2D MatMul is quantized");
+        // Weights as [rows=out channels][per] in the QConv/QDense order.
+        std::vector<int64_t> wshape = w.type.shape;
+        std::vector<float> wf(w.data->f32(), w.data->f32() + w.type.elements());
+        const bool transpose = n.kind != OpKind::Conv && !(n.kind == OpKind::Gemm && n.get_int("transB", 0));
+        if (transpose) {  // [K,N] -> [N,K]
+          const int64_t K = wshape[0], N = wshape[1];
+          std::vector<float> t(wf.size());
+          for (int64_t k = 0; k < K; ++k)
+            for (int64_t j = 0; j < N; ++j) t[j * K + k] = wf[k * N + j];
+          wf = t;
+          wshape = {N, K};
+        }
+        const int64_t rows = wshape[0], per = static_cast<int64_t>(wf.size()) / rows;
+        // weight_exps on the (possibly transposed) data
+        std::vector<double> row_max(rows, 0.0);
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t i = 0; i < per; ++i) row_max[r] = std::max(row_max[r], static_cast<double>(std::fabs(wf[r * per + i])));
+        const double all = *std::max_element(row_max.begin(), row_max.end());
+        std::vector<int> ew;
+        for (int64_t r = 0; r < rows; ++r) ew.push_back(pow2_exponent(opt.per_channel ? row_max[r] : all));
+        std::vector<int8_t> wq(wf.size());
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t i = 0; i < per; ++i) wq[r * per + i] = q8(std::ldexp(wf[r * per + i], -ew[r]));
+        TensorType wt(DType::I8, wshape);
+        wt.quant = opt.per_channel ? QuantParams::pow2_per_channel(ew, 0) : QuantParams::pow2(ew[0]);
+        ValueId wv = q.add_constant(w.name, wt, ConstData::from_i8(wq));
+        const int ex = expo(n.inputs[0]), eo = expo(n.outputs[0]);
+        std::vector<int64_t> shifts;
+        for (int64_t r = 0; r < rows; ++r) shifts.push_back(eo - ex - ew[r]);
+        // Bias at 2^(ex+ew), with the shift's rounding term.
+        const float* bf = nullptr;
+        int64_t bn = 0;
+        if (n.inputs.size() > 2 && n.inputs[2] != kNone) {
+          const Value& b = g.value(n.inputs[2]);
+          if (!b.is_constant()) unsupported(n, "the bias is not a constant");
+          bf = b.data->f32();
+          bn = b.type.elements();
+          if (bn != rows && bn != 1) unsupported(n, "the bias is not per output channel");
+        }
+        std::vector<int32_t> bq(rows);
+        for (int64_t r = 0; r < rows; ++r) {
+          const double b = bf ? bf[bn == 1 ? 0 : r] : 0.0;
+          const double v = std::nearbyint(std::ldexp(b, -(ex + ew[r])));
+          bq[r] = static_cast<int32_t>(std::clamp(v, -1e9, 1e9)) +
+                  (shifts[r] > 0 ? (int32_t{1} << (shifts[r] - 1)) : 0);
+        }
+        TensorType bt(DType::I32, {rows});
+        ValueId bv = q.add_constant(n.name + ".bias", bt, ConstData::from_i32(bq));
+        Attrs a;
+        if (opt.per_channel) a["shifts"] = shifts; else a["shift"] = shifts[0];
+        a["relu"] = int64_t{0};
+        a["out_scale"] = scale_attr(n.outputs[0]);
+        if (n.kind == OpKind::Conv) {
+          for (const char* k : {"strides", "pads", "dilations"})
+            if (n.has(k)) a[k] = n.attrs.at(k);
+          if (n.get_string("auto_pad", "NOTSET") != "NOTSET" && n.get_string("auto_pad", "") != "VALID")
+            unsupported(n, "auto_pad");
+          out = q.add_op(OpKind::QConv, name, {m(n, 0), wv, bv}, a);
+        } else {
+          out = q.add_op(OpKind::QDense, name, {m(n, 0), wv, bv}, a);
+        }
+        break;
+      }
+      case OpKind::Relu:
+      case OpKind::MaxPool:
+      case OpKind::Flatten:
+      case OpKind::Reshape: {
+        std::vector<ValueId> ins = {m(n, 0)};
+        if (n.kind == OpKind::Reshape) {
+          const Value& s = g.value(n.inputs[1]);
+          std::vector<int32_t> sv(s.data->i32(), s.data->i32() + s.type.elements());
+          ins.push_back(q.add_constant(s.name, s.type, ConstData::from_i32(sv)));
+        }
+        out = q.add_op(n.kind, name, ins, n.attrs);
+        break;
+      }
+      case OpKind::Concat: {
+        std::vector<ValueId> ins;
+        for (size_t i = 0; i < n.inputs.size(); ++i) ins.push_back(m(n, i));
+        out = q.add_op(OpKind::Concat, name, ins, n.attrs);
+        break;
+      }
+      case OpKind::Add:
+      case OpKind::AveragePool:
+      case OpKind::GlobalAveragePool: {
+        Attrs a = n.attrs;
+        a["out_scale"] = scale_attr(n.outputs[0]);
+        std::vector<ValueId> ins = {m(n, 0)};
+        if (n.kind == OpKind::Add) {
+          if (g.value(n.inputs[0]).type.shape != g.value(n.inputs[1]).type.shape)
+            unsupported(n, "broadcasting int8 Add");
+          ins.push_back(m(n, 1));
+        }
+        out = q.add_op(n.kind, name, ins, a);
+        break;
+      }
+      default:
+        unsupported(n, "not supported by the int8 quantizer");
+    }
+    map[n.outputs[0]] = out;
+  }
+  std::vector<ValueId> outs;
+  for (ValueId o : g.outputs()) {
+    ValueId d = q.add_op(OpKind::Dequantize, g.value(o).name + ".f32", {map.at(o)});
+    outs.push_back(d);
+  }
+  q.set_outputs(outs);
+  verify(q, "quantize");
+  return q;
+}
+
+}  // namespace weft::compiler::graph

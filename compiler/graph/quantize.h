@@ -1,0 +1,50 @@
+// Quantization of fp32 graphs to int8 with power-of-two scales, so that every requantization is
+// the accelerator's shift/add/clip epilogue.
+//
+//   Graph q = quantize(fp32_graph, options);
+//
+// What it does, in order: folds batch norms (passes/fold_batch_norm), runs the fp32 graph
+// (eval_f32) on the calibration inputs recording each value's largest magnitude, gives values
+// that must share a scale one scale (a ReLU's, max pool's, flatten's and global average
+// pool's input and output; an Add's output and the input that will become the fused residual;
+// a Concat's inputs and output), takes for each group the exponent e = ceil(log2(max/127)),
+// and rewrites the graph:
+//   input             -> weft.Quantize (round half to even, saturate to [-128, 127])
+//   Conv [+bias]      -> weft.QConv(x, w_i8, bias_i32) {shift = e_out - e_x - e_w, relu=0}
+//   Gemm/MatMul (B constant) -> weft.QDense(x, w_i8 [N,K], bias_i32)
+//   Relu, MaxPool, Flatten, Reshape, Concat -> the same kinds on int8
+//   Add, AveragePool, GlobalAveragePool     -> int8 with "out_scale" (requantized, rounding
+//                                              half up)
+//   outputs           -> weft.Dequantize (f32)
+// Weights are symmetric int8 in [-127, 127] (per tensor, or per output channel with
+// per_channel); biases int32 at the scale 2^(e_x + e_w), plus the rounding term 2^(shift-1)
+// of the epilogue's shift (so the accelerator's floor shift rounds half up).
+// QConv/QDense semantics: acc = sum(x*w) + bias (int32, wrapping); v = acc >> shift
+// (arithmetic; per channel "shifts" with per_channel); [v += residual]; v = clip(v, relu ? 0 :
+// -128, 127). An operator the quantizer does not handle is a UserError naming the node.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "compiler/graph/graph.h"
+
+namespace weft::compiler::graph {
+
+/// Quantization options.
+struct QuantizeOptions {
+  bool per_channel = false;  // weights per output channel (else per tensor)
+  /// Calibration samples; each sample holds one plain fp32 tensor per graph input (in
+  /// g.inputs() order). Empty: `synthetic_samples` deterministic uniform [-1, 1) samples.
+  std::vector<std::vector<std::vector<float>>> calibration;
+  int synthetic_samples = 1;
+  uint32_t seed = 7;
+};
+
+/// Calibrates and quantizes; the result verifies. UserError naming an unsupported node.
+Graph quantize(const Graph& fp32, const QuantizeOptions& options = {});
+
+/// ceil(log2(max_abs / 127)) (-20 for zero).
+int pow2_exponent(double max_abs);
+
+}  // namespace weft::compiler::graph

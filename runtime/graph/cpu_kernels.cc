@@ -1,0 +1,232 @@
+// CPU kernels of the graph executor; see cpu_kernels.h.
+#include "runtime/graph/cpu_kernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "hardware/isa/errors.h"
+
+namespace weft::rt::graph {
+
+using compiler::graph::DType;
+using compiler::graph::Graph;
+using compiler::graph::Node;
+using compiler::graph::OpKind;
+using compiler::graph::TensorType;
+
+namespace {
+
+int8_t sat(int64_t v) { return static_cast<int8_t>(v < -128 ? -128 : v > 127 ? 127 : v); }
+
+int exponent(const TensorType& t) { return t.quant.exponent(); }
+
+// (v + 2^(s-1)) >> s for s > 0, v << -s otherwise.
+int64_t shift_round(int64_t v, int s) {
+  return s > 0 ? (v + (int64_t{1} << (s - 1))) >> s : v * (int64_t{1} << -s);
+}
+
+// Division rounding half up (towards +inf), den > 0.
+int64_t round_div(int64_t num, int64_t den) {
+  int64_t q = num / den, r = num % den;
+  if (r < 0) {
+    q -= 1;
+    r += den;
+  }
+  return 2 * r >= den ? q + 1 : q;
+}
+
+void pool(const Graph& g, const Node& n, const int8_t* x, int8_t* y) {
+  const TensorType& xt = g.value(n.inputs[0]).type;
+  const TensorType& yt = g.value(n.outputs[0]).type;
+  const int64_t planes = xt.shape[0] * xt.shape[1], H = xt.shape[2], W = xt.shape[3];
+  const int64_t OH = yt.shape[2], OW = yt.shape[3];
+  const bool global = n.kind == OpKind::GlobalAveragePool, mx = n.kind == OpKind::MaxPool;
+  std::vector<int64_t> k = {H, W}, st = {1, 1}, pd = {0, 0, 0, 0};
+  if (!global) {
+    k = n.get_ints("kernel_shape");
+    st = n.get_ints("strides", {1, 1});
+    pd = n.get_ints("pads", {0, 0, 0, 0});
+  }
+  const bool incl = n.get_int("count_include_pad", 0) != 0;
+  const int d = mx ? 0 : exponent(xt) - exponent(yt);
+  for (int64_t p = 0; p < planes; ++p) {
+    const int8_t* xp = x + p * H * W;
+    for (int64_t oy = 0; oy < OH; ++oy)
+      for (int64_t ox = 0; ox < OW; ++ox) {
+        const int64_t y0 = oy * st[0] - pd[0], x0 = ox * st[1] - pd[1];
+        const int64_t ya = std::max<int64_t>(y0, 0), yb = std::min(y0 + k[0], H);
+        const int64_t xa = std::max<int64_t>(x0, 0), xb = std::min(x0 + k[1], W);
+        int64_t acc = mx ? -128 : 0;
+        for (int64_t iy = ya; iy < yb; ++iy)
+          for (int64_t ix = xa; ix < xb; ++ix) acc = mx ? std::max<int64_t>(acc, xp[iy * W + ix]) : acc + xp[iy * W + ix];
+        int64_t r = acc;
+        if (!mx) {
+          int64_t cnt = (yb - ya) * (xb - xa);
+          if (incl)
+            cnt = (std::min(y0 + k[0], H + pd[2]) - y0) * (std::min(x0 + k[1], W + pd[3]) - x0);
+          r = d >= 0 ? round_div(acc * (int64_t{1} << d), cnt) : round_div(acc, cnt << -d);
+        }
+        y[(p * OH + oy) * OW + ox] = sat(r);
+      }
+  }
+}
+
+void qconv(const Graph& g, const Node& n, const int8_t* x, const int8_t* res, int8_t* y) {
+  const TensorType& xt = g.value(n.inputs[0]).type;
+  const auto& wv = g.value(n.inputs[1]);
+  const TensorType& yt = g.value(n.outputs[0]).type;
+  if (wv.type.layout.kind != compiler::graph::Layout::Plain)
+    throw UserError("cpu kernel: node '" + n.name + "' has a packed weight");
+  const bool conv = n.kind == OpKind::QConv;
+  const int8_t* w = wv.data->i8();
+  const int32_t* b = n.inputs.size() > 2 && n.inputs[2] != compiler::graph::kNone
+                         ? g.value(n.inputs[2]).data->i32()
+                         : nullptr;
+  const int64_t O = wv.type.shape[0];
+  std::vector<int64_t> sh = n.get_ints("shifts", {});
+  if (sh.empty()) sh.assign(O, n.get_int("shift", 0));
+  const int64_t lo = n.get_int("relu", 0) ? 0 : -128;
+  auto finish = [&](int64_t acc, int64_t oc, int64_t at) {
+    int32_t v = static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(b ? b[oc] : 0));
+    v >>= sh[oc];
+    if (res) v = static_cast<int32_t>(static_cast<uint32_t>(v) + static_cast<uint32_t>(res[at]));
+    y[at] = static_cast<int8_t>(std::clamp<int64_t>(v, lo, 127));
+  };
+  if (!conv) {
+    const int64_t M = xt.shape[0], K = xt.shape[1];
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < O; ++j) {
+        int64_t acc = 0;
+        for (int64_t k = 0; k < K; ++k) acc += int32_t{x[i * K + k]} * w[j * K + k];
+        finish(acc, j, i * O + j);
+      }
+    return;
+  }
+  const auto st = n.get_ints("strides", {1, 1}), pd = n.get_ints("pads", {0, 0, 0, 0}),
+             dl = n.get_ints("dilations", {1, 1});
+  const int64_t C = xt.shape[1], H = xt.shape[2], W = xt.shape[3];
+  const int64_t KH = wv.type.shape[2], KW = wv.type.shape[3], OH = yt.shape[2], OW = yt.shape[3];
+  std::vector<int32_t> acc(static_cast<size_t>(OH * OW));
+  for (int64_t bt = 0; bt < xt.shape[0]; ++bt)
+    for (int64_t oc = 0; oc < O; ++oc) {
+      std::fill(acc.begin(), acc.end(), 0);
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t ky = 0; ky < KH; ++ky)
+          for (int64_t kx = 0; kx < KW; ++kx) {
+            const int32_t wk = w[((oc * C + c) * KH + ky) * KW + kx];
+            const int8_t* xp = x + (bt * C + c) * H * W;
+            for (int64_t oy = 0; oy < OH; ++oy) {
+              const int64_t iy = oy * st[0] + ky * dl[0] - pd[0];
+              if (iy < 0 || iy >= H) continue;
+              for (int64_t ox = 0; ox < OW; ++ox) {
+                const int64_t ix = ox * st[1] + kx * dl[1] - pd[1];
+                if (ix >= 0 && ix < W) acc[oy * OW + ox] += wk * xp[iy * W + ix];
+              }
+            }
+          }
+      for (int64_t i = 0; i < OH * OW; ++i) finish(acc[i], oc, (bt * O + oc) * OH * OW + i);
+    }
+}
+
+}  // namespace
+
+void pack_activation(const TensorType& t, int64_t bn, int64_t bc, const int8_t* plain,
+                     int8_t* blocked) {
+  const int64_t N = t.shape[0], C = t.shape[1], HW = t.elements() / (N * C);
+  const int64_t cb = (C + bc - 1) / bc;
+  std::memset(blocked, 0, static_cast<size_t>(t.stored_bytes()));
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t i = 0; i < HW; ++i)
+        blocked[(((n / bn) * cb + c / bc) * HW + i) * bn * bc + (n % bn) * bc + c % bc] =
+            plain[(n * C + c) * HW + i];
+}
+
+void unpack_activation(const TensorType& t, int64_t bn, int64_t bc, const int8_t* blocked,
+                       int8_t* plain) {
+  const int64_t N = t.shape[0], C = t.shape[1], HW = t.elements() / (N * C);
+  const int64_t cb = (C + bc - 1) / bc;
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t i = 0; i < HW; ++i)
+        plain[(n * C + c) * HW + i] =
+            blocked[(((n / bn) * cb + c / bc) * HW + i) * bn * bc + (n % bn) * bc + c % bc];
+}
+
+void run_cpu_node(const Graph& g, const Node& n, const std::vector<const uint8_t*>& in,
+                  uint8_t* out) {
+  const TensorType& xt = g.value(n.inputs[0]).type;
+  const TensorType& yt = g.value(n.outputs[0]).type;
+  const int64_t count = yt.elements();
+  const auto* x8 = reinterpret_cast<const int8_t*>(in[0]);
+  auto* y8 = reinterpret_cast<int8_t*>(out);
+  switch (n.kind) {
+    case OpKind::Quantize: {
+      const auto* xf = reinterpret_cast<const float*>(in[0]);
+      const int e = exponent(yt);
+      for (int64_t i = 0; i < count; ++i)
+        y8[i] = sat(static_cast<int64_t>(std::nearbyint(std::ldexp(static_cast<double>(xf[i]), -e))));
+      return;
+    }
+    case OpKind::Dequantize: {
+      auto* yf = reinterpret_cast<float*>(out);
+      const int e = exponent(xt);
+      for (int64_t i = 0; i < count; ++i) yf[i] = std::ldexp(static_cast<float>(x8[i]), e);
+      return;
+    }
+    case OpKind::Relu:
+      for (int64_t i = 0; i < count; ++i) y8[i] = std::max<int8_t>(x8[i], 0);
+      return;
+    case OpKind::Flatten:
+    case OpKind::Reshape:
+      std::memcpy(out, in[0], static_cast<size_t>(yt.stored_bytes()));
+      return;
+    case OpKind::Add:
+    case OpKind::Requantize: {
+      const int eo = exponent(yt), sa = eo - exponent(xt);
+      if (n.kind == OpKind::Requantize) {
+        for (int64_t i = 0; i < count; ++i) y8[i] = sat(shift_round(x8[i], sa));
+        return;
+      }
+      const auto* z8 = reinterpret_cast<const int8_t*>(in[1]);
+      const int sb = eo - exponent(g.value(n.inputs[1]).type);
+      for (int64_t i = 0; i < count; ++i) y8[i] = sat(shift_round(x8[i], sa) + shift_round(z8[i], sb));
+      return;
+    }
+    case OpKind::MaxPool:
+    case OpKind::AveragePool:
+    case OpKind::GlobalAveragePool:
+      if (xt.dtype != DType::I8) break;
+      pool(g, n, x8, y8);
+      return;
+    case OpKind::Concat: {
+      int64_t axis = n.get_int("axis", 0);
+      if (axis < 0) axis += xt.rank();
+      int64_t outer = 1;
+      for (int64_t d = 0; d < axis; ++d) outer *= yt.shape[d];
+      uint8_t* o = out;
+      for (int64_t k = 0; k < outer; ++k)
+        for (size_t i = 0; i < n.inputs.size(); ++i) {
+          const int64_t chunk = g.value(n.inputs[i]).type.stored_bytes() / outer;
+          std::memcpy(o, in[i] + k * chunk, static_cast<size_t>(chunk));
+          o += chunk;
+        }
+      return;
+    }
+    case OpKind::QConv:
+    case OpKind::QDense: {
+      const int8_t* res = n.kind == OpKind::QConv && in.size() > 3 && in[3]
+                              ? reinterpret_cast<const int8_t*>(in[3])
+                              : nullptr;
+      qconv(g, n, x8, res, y8);
+      return;
+    }
+    default:
+      break;
+  }
+  throw UserError("graph executor: no CPU kernel for node '" + n.name + "' (" +
+                  compiler::graph::op_name(n.kind) + ", " + xt.str() + ")");
+}
+
+}  // namespace weft::rt::graph

@@ -1,0 +1,467 @@
+// The graph executor; see executor.h.
+#include "runtime/graph/executor.h"
+
+#include <algorithm>
+#include <cstring>
+#include <iomanip>
+#include <map>
+#include <sstream>
+
+#include "compiler/graph/passes/partition.h"
+#include "compiler/ops/conv2d.h"
+#include "compiler/pipeline.h"
+#include "driver/launch.h"
+#include "hardware/isa/errors.h"
+#include "runtime/graph/cpu_kernels.h"
+#include "runtime/stream/compiled_program.h"
+#include "runtime/stream/stream_builder.h"
+
+namespace weft::rt::graph {
+
+using namespace compiler::graph;  // NOLINT: the executor speaks the graph IR throughout
+
+namespace {
+
+uint64_t align(uint64_t v, uint64_t a = 4096) { return (v + a - 1) / a * a; }
+
+// A conv/dense node as the conv2d operator's shape and epilogue.
+compiler::ops::Conv2dShape conv_shape(const Graph& g, const Node& n) {
+  const TensorType& x = g.value(n.inputs[0]).type;
+  const TensorType& w = g.value(n.inputs[1]).type;
+  compiler::ops::Conv2dShape s;
+  s.n = x.shape[0];
+  s.ic = x.shape[1];
+  s.oc = w.shape[0];
+  if (n.kind == OpKind::AccelDense) return s;  // 1x1 on a 1x1 image
+  s.h = x.shape[2];
+  s.w = x.shape[3];
+  s.k = w.shape[2];
+  s.stride = n.get_ints("strides", {1, 1})[0];
+  s.pad = n.get_ints("pads", {0, 0, 0, 0})[0];
+  return s;
+}
+
+// Knobs whose tiling covers the output, input and output channels exactly (a packed value
+// passes from one kernel to the next with no padding rows or blocks in between), best first.
+compiler::ops::Conv2dKnobs exact_knobs(const isa::Layout& l, const isa::Platform& pf,
+                                       const compiler::ops::Conv2dShape& s, bool residual,
+                                       const std::string& node) {
+  const auto& c = l.config;
+  const int64_t icb = (s.ic + c.block_in() - 1) / c.block_in(),
+                ocb = (s.oc + c.block_out() - 1) / c.block_out();
+  for (int64_t vt : {2, 1}) {
+    std::vector<compiler::ops::Conv2dKnobs> cand;
+    try {
+      cand = compiler::ops::conv2d_candidates(l, pf, s, vt, 100000, residual);
+    } catch (const UserError&) {
+      continue;
+    }
+    for (const auto& k : cand) {
+      const int64_t vo = k.vthread_axis == 'o' ? k.vthreads : 1, vh = k.vthread_axis == 'h' ? k.vthreads : 1;
+      if (icb % k.tile_ic || ocb % (k.tile_oc * vo) || s.out_h() % (k.tile_h * vh) ||
+          s.out_w() % k.tile_w)
+        continue;
+      return k;
+    }
+  }
+  throw UserError("graph executor: no tiling of node '" + node + "' (" + s.describe() +
+                  ") covers it exactly on " + c.name);
+}
+
+struct Kernel {
+  NodeId node = kNone;
+  compiler::ops::Conv2d op;
+  compiler::accel::Program program;
+  Program stream;
+  uint64_t insn_addr = 0, insn_count = 0, bias_addr = 0;
+  int64_t macs = 0;
+  std::vector<uint8_t> bias_bytes;
+};
+
+struct Step {
+  enum Kind { kAccel, kCpu, kPack, kUnpack } kind;
+  NodeId node;
+  int kernel = -1;
+};
+
+}  // namespace
+
+struct GraphExecutor::Impl {
+  Graph g;
+  passes::MemoryPlan plan;
+  const isa::Layout& l;
+  const isa::Platform& pf;
+  std::vector<Kernel> kernels;
+  std::vector<Step> steps;
+  uint64_t weights_base = 0, bias_base = 0, arena_base = 0, program_base = 0, total = 0;
+  double compile_seconds = 0;
+  const driver::Device* loaded = nullptr;
+
+  Impl(const CompiledGraph& c, const isa::Layout& layout, const isa::Platform& platform)
+      : g(c.graph), plan(c.plan), l(layout), pf(platform) {}
+
+  uint64_t device_addr(ValueId v) const {
+    if (g.value(v).is_constant()) return weights_base + static_cast<uint64_t>(plan.weights.at(v));
+    return arena_base + static_cast<uint64_t>(plan.values.at(v).offset);
+  }
+};
+
+GraphExecutor::GraphExecutor(const CompiledGraph& c, const isa::Layout& l, const isa::Platform& pf)
+    : impl_(std::make_unique<Impl>(c, l, pf)) {
+  Impl& m = *impl_;
+  const auto t0 = std::chrono::steady_clock::now();
+  const Graph& g = m.g;
+  const int64_t B = l.config.batch(), BO = l.config.block_out();
+  // Kernels: schedule and lower each accelerator node once.
+  for (NodeId id : g.topo_order()) {
+    const Node& n = g.node(id);
+    Step st{Step::kCpu, id};
+    if (n.kind == OpKind::AccelConv || n.kind == OpKind::AccelDense) {
+      if (n.has("shifts"))
+        throw UserError("graph executor: node '" + n.name + "' has per-channel shifts, which the "
+                        "accelerator's epilogue (one immediate shift) cannot apply");
+      Kernel k;
+      k.node = id;
+      const auto s = conv_shape(g, n);
+      const bool residual = n.inputs.size() > 3 && n.inputs[3] != kNone;
+      compiler::ops::Conv2dEpilogue e;
+      e.shift = static_cast<int>(n.get_int("shift", 0));
+      e.bias = true;
+      e.relu = n.get_int("relu", 0) != 0;
+      e.bias_first = true;
+      e.residual = residual;
+      k.op = compiler::ops::make_conv2d(l, s, exact_knobs(l, pf, s, residual, n.name), e);
+      k.program = compiler::compile_accel(*k.op.schedule, l);
+      k.macs = passes::node_macs(g, n);
+      // The bias packed once: [ocb][B][BO] int32, each channel's value over the batch rows.
+      const int32_t* b = g.value(n.inputs[2]).data->i32();
+      std::vector<int32_t> pb(static_cast<size_t>(k.op.ocb * B * BO), 0);
+      for (int64_t o = 0; o < s.oc; ++o)
+        for (int64_t r = 0; r < B; ++r) pb[((o / BO) * B + r) * BO + o % BO] = b[o];
+      k.bias_bytes.resize(pb.size() * 4);
+      std::memcpy(k.bias_bytes.data(), pb.data(), k.bias_bytes.size());
+      st = {Step::kAccel, id, static_cast<int>(m.kernels.size())};
+      m.kernels.push_back(std::move(k));
+    } else if (n.kind == OpKind::Pack) {
+      st.kind = Step::kPack;
+    } else if (n.kind == OpKind::Unpack) {
+      st.kind = Step::kUnpack;
+    }
+    m.steps.push_back(st);
+  }
+  // Device memory: weights, biases, arena, then the programs.
+  m.weights_base = 0;
+  m.bias_base = align(static_cast<uint64_t>(m.plan.weight_bytes));
+  uint64_t at = m.bias_base;
+  for (Kernel& k : m.kernels) {
+    k.bias_addr = at;
+    at = align(at + k.bias_bytes.size());
+  }
+  m.arena_base = at;
+  m.program_base = align(m.arena_base + static_cast<uint64_t>(m.plan.device_arena));
+  at = m.program_base;
+  for (Kernel& k : m.kernels) {
+    const Node& n = g.node(k.node);
+    TensorPlacement place;
+    place[k.op.a->buffer.get()] = static_cast<int64_t>(m.device_addr(n.inputs[0]) / l.inp_elem_bytes);
+    place[k.op.w->buffer.get()] = static_cast<int64_t>(m.device_addr(n.inputs[1]) / l.wgt_elem_bytes);
+    place[k.op.d->buffer.get()] = static_cast<int64_t>(m.device_addr(n.outputs[0]) / l.out_elem_bytes);
+    place[k.op.bias->buffer.get()] = static_cast<int64_t>(k.bias_addr / l.acc_elem_bytes);
+    if (k.op.epilogue.residual)
+      place[k.op.residual->buffer.get()] =
+          static_cast<int64_t>(m.device_addr(n.inputs[3]) / l.acc8_elem_bytes);
+    auto build = [&](uint64_t insn_at, uint64_t uop_at) {
+      StreamBuilder sb(l);
+      append(sb, k.program, place);
+      sb.synchronize();
+      return sb.build(insn_at, uop_at);
+    };
+    const Program probe = build(0, uint64_t{1} << 26);  // lengths only
+    const uint64_t insn_at = at, uop_at = align(at + probe.insn_bytes.size(), 64);
+    k.stream = build(insn_at, uop_at);
+    k.insn_addr = insn_at;
+    k.insn_count = k.stream.insn_count;
+    at = align(uop_at + k.stream.uop_bytes.size());
+  }
+  m.total = at;
+  m.compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+GraphExecutor::~GraphExecutor() = default;
+
+uint64_t GraphExecutor::device_bytes() const { return impl_->total; }
+double GraphExecutor::kernel_compile_seconds() const { return impl_->compile_seconds; }
+const Graph& GraphExecutor::graph() const { return impl_->g; }
+
+std::string GraphExecutor::listing() const {
+  const Impl& m = *impl_;
+  std::ostringstream o;
+  o << "device memory: weights @0x" << std::hex << m.weights_base << ", biases @0x" << m.bias_base
+    << ", arena @0x" << m.arena_base << ", programs @0x" << m.program_base << ", end 0x" << m.total
+    << std::dec << "\n";
+  for (const Step& s : m.steps) {
+    const Node& n = m.g.node(s.node);
+    switch (s.kind) {
+      case Step::kAccel: {
+        const Kernel& k = m.kernels[s.kernel];
+        o << "  launch  " << n.name << ": " << k.insn_count << " instructions @0x" << std::hex
+          << k.insn_addr << std::dec << " (" << k.op.shape.describe() << "; " << k.op.knobs.describe()
+          << ")\n";
+        break;
+      }
+      case Step::kPack:
+        o << "  copy-in " << n.name << " (pack on the host, " << m.g.value(n.outputs[0]).type.stored_bytes()
+          << " B to the device arena)\n";
+        break;
+      case Step::kUnpack:
+        o << "  copy-out " << n.name << " (" << m.g.value(n.inputs[0]).type.stored_bytes()
+          << " B from the device arena, unpack on the host)\n";
+        break;
+      case Step::kCpu:
+        o << "  cpu     " << n.name << " (" << op_name(n.kind) << ")\n";
+        break;
+    }
+  }
+  return o.str();
+}
+
+RunResult GraphExecutor::run(driver::Device& dev, const std::vector<std::vector<float>>& inputs,
+                             std::chrono::milliseconds timeout) {
+  Impl& m = *impl_;
+  const Graph& g = m.g;
+  const auto wall0 = std::chrono::steady_clock::now();
+  const auto ins = g.inputs();
+  if (inputs.size() != ins.size())
+    throw UserError("graph executor: " + std::to_string(inputs.size()) + " inputs given, '" +
+                    g.name() + "' has " + std::to_string(ins.size()));
+  for (size_t i = 0; i < ins.size(); ++i)
+    if (static_cast<int64_t>(inputs[i].size()) != g.value(ins[i]).type.elements())
+      throw UserError("graph executor: input '" + g.value(ins[i]).name + "' has " +
+                      std::to_string(inputs[i].size()) + " elements, its type " +
+                      g.value(ins[i]).type.str() + " needs " +
+                      std::to_string(g.value(ins[i]).type.elements()));
+  if (m.loaded != &dev) {
+    if (m.total > 0 && dev.alloc(m.total) != 0)
+      throw InternalError("graph executor: the device's first allocation is not at 0");
+    for (const auto& [v, off] : m.plan.weights) {
+      const auto& d = g.value(v).data->bytes;
+      dev.copy_to_device(m.weights_base + static_cast<uint64_t>(off), d.data(), d.size());
+    }
+    for (const Kernel& k : m.kernels) {
+      dev.copy_to_device(k.bias_addr, k.bias_bytes.data(), k.bias_bytes.size());
+      dev.copy_to_device(k.stream.insn_byte_offset, k.stream.insn_bytes.data(), k.stream.insn_bytes.size());
+      if (!k.stream.uop_bytes.empty())
+        dev.copy_to_device(k.stream.uop_byte_offset, k.stream.uop_bytes.data(), k.stream.uop_bytes.size());
+    }
+    m.loaded = &dev;
+  }
+  std::vector<uint8_t> host(static_cast<size_t>(m.plan.host_arena) + 64, 0);
+  auto host_ptr = [&](ValueId v) -> uint8_t* {
+    return host.data() + m.plan.values.at(v).offset;
+  };
+  auto in_ptr = [&](ValueId v) -> const uint8_t* {
+    const Value& val = g.value(v);
+    if (val.is_constant()) return val.data->bytes.data();
+    for (size_t i = 0; i < ins.size(); ++i)
+      if (ins[i] == v) return reinterpret_cast<const uint8_t*>(inputs[i].data());
+    return host_ptr(v);
+  };
+  RunResult res;
+  RunReport& r = res.report;
+  r.network = g.name();
+  r.config = m.l.config.name;
+  r.platform = m.pf.name;
+  r.engine = dev.name();
+  r.macs_per_cycle = double(m.l.config.batch()) * m.l.config.block_in() * m.l.config.block_out();
+  r.device_arena = m.plan.device_arena;
+  r.host_arena = m.plan.host_arena;
+  r.weight_bytes = m.plan.weight_bytes;
+  std::vector<uint8_t> tmp;
+  for (const Step& s : m.steps) {
+    const Node& n = g.node(s.node);
+    StepReport sr;
+    sr.node = n.name;
+    sr.op = op_name(n.kind);
+    const auto t0 = std::chrono::steady_clock::now();
+    switch (s.kind) {
+      case Step::kAccel: {
+        const Kernel& k = m.kernels[s.kernel];
+        const driver::RunCounters rc = driver::run(dev, k.insn_addr, k.insn_count, timeout);
+        sr.engine = "accel";
+        sr.cycles = rc.cycles;
+        sr.macs = k.macs;
+        sr.detail = k.op.knobs.describe();
+        break;
+      }
+      case Step::kPack: {
+        const ValueId out = n.outputs[0];
+        const TensorType& t = g.value(out).type;
+        tmp.assign(static_cast<size_t>(t.stored_bytes()), 0);
+        pack_activation(t, t.layout.n, t.layout.c, reinterpret_cast<const int8_t*>(in_ptr(n.inputs[0])),
+                        reinterpret_cast<int8_t*>(tmp.data()));
+        dev.copy_to_device(m.device_addr(out), tmp.data(), tmp.size());
+        sr.engine = "cpu";
+        sr.detail = "pack + copy to the device";
+        break;
+      }
+      case Step::kUnpack: {
+        const TensorType& t = g.value(n.inputs[0]).type;
+        tmp.assign(static_cast<size_t>(t.stored_bytes()), 0);
+        dev.copy_from_device(m.device_addr(n.inputs[0]), tmp.data(), tmp.size());
+        unpack_activation(t, t.layout.n, t.layout.c, reinterpret_cast<const int8_t*>(tmp.data()),
+                          reinterpret_cast<int8_t*>(host_ptr(n.outputs[0])));
+        sr.engine = "cpu";
+        sr.detail = "copy from the device + unpack";
+        break;
+      }
+      case Step::kCpu: {
+        std::vector<const uint8_t*> in;
+        for (ValueId v : n.inputs) in.push_back(v == kNone ? nullptr : in_ptr(v));
+        run_cpu_node(g, n, in, host_ptr(n.outputs[0]));
+        sr.engine = "cpu";
+        sr.macs = passes::node_macs(g, n);
+        break;
+      }
+    }
+    const double host_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (sr.engine == "accel") {
+      sr.seconds = double(sr.cycles) / (m.pf.clock_mhz * 1e6);
+      sr.utilization = sr.cycles ? double(sr.macs) / (double(sr.cycles) * r.macs_per_cycle) : 0;
+      r.accel_cycles += sr.cycles;
+      r.accel_seconds += sr.seconds;
+      r.accel_macs += sr.macs;
+    } else {
+      sr.seconds = host_s;
+      r.cpu_seconds += host_s;
+    }
+    r.macs += sr.macs;
+    sr.start_us = r.total_seconds * 1e6;
+    r.total_seconds += sr.seconds;
+    r.steps.push_back(sr);
+  }
+  for (StepReport& s : r.steps) s.share = r.total_seconds > 0 ? s.seconds / r.total_seconds : 0;
+  for (ValueId o : g.outputs()) {
+    const TensorType& t = g.value(o).type;
+    const uint8_t* p = in_ptr(o);
+    std::vector<float> v(static_cast<size_t>(t.elements()));
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = t.dtype == DType::F32 ? reinterpret_cast<const float*>(p)[i]
+             : t.dtype == DType::I8 ? static_cast<float>(reinterpret_cast<const int8_t*>(p)[i])
+                                    : static_cast<float>(reinterpret_cast<const int32_t*>(p)[i]);
+    res.outputs.push_back(std::move(v));
+  }
+  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return res;
+}
+
+double RunReport::utilization() const {
+  return accel_cycles ? double(accel_macs) / (double(accel_cycles) * macs_per_cycle) : 0;
+}
+
+nlohmann::ordered_json RunReport::to_json() const {
+  nlohmann::ordered_json j;
+  j["network"] = network;
+  j["config"] = config;
+  j["platform"] = platform;
+  j["engine"] = engine;
+  j["accel_cycles"] = accel_cycles;
+  j["accel_seconds"] = accel_seconds;
+  j["cpu_seconds"] = cpu_seconds;
+  j["total_seconds"] = total_seconds;
+  j["wall_seconds"] = wall_seconds;
+  j["macs"] = macs;
+  j["accel_macs"] = accel_macs;
+  j["accel_mac_fraction"] = macs ? double(accel_macs) / double(macs) : 0.0;
+  j["gemm_bound_cycles"] = macs_per_cycle > 0 ? double(accel_macs) / macs_per_cycle : 0.0;
+  j["utilization"] = utilization();
+  j["device_arena_bytes"] = device_arena;
+  j["host_arena_bytes"] = host_arena;
+  j["weight_bytes"] = weight_bytes;
+  j["nodes"] = nlohmann::ordered_json::array();
+  for (const StepReport& s : steps) {
+    nlohmann::ordered_json n;
+    n["node"] = s.node;
+    n["op"] = s.op;
+    n["engine"] = s.engine;
+    if (s.engine == "accel") {
+      n["cycles"] = s.cycles;
+      n["utilization"] = s.utilization;
+      n["schedule"] = s.detail;
+    } else {
+      n["host_seconds"] = s.seconds;
+    }
+    n["macs"] = s.macs;
+    n["seconds"] = s.seconds;
+    n["share"] = s.share;
+    j["nodes"].push_back(n);
+  }
+  return j;
+}
+
+std::string RunReport::table() const {
+  std::ostringstream o;
+  o << network << " on " << config << " (" << engine << " engine, platform " << platform << ")\n";
+  o << std::left << std::setw(28) << "node" << std::setw(18) << "op" << std::setw(7) << "engine"
+    << std::right << std::setw(12) << "cycles" << std::setw(12) << "time us" << std::setw(14)
+    << "MACs" << std::setw(8) << "util" << std::setw(8) << "share" << "\n";
+  for (const StepReport& s : steps) {
+    o << std::left << std::setw(28) << s.node.substr(0, 27) << std::setw(18) << s.op.substr(0, 17)
+      << std::setw(7) << s.engine << std::right << std::setw(12)
+      << (s.engine == "accel" ? std::to_string(s.cycles) : std::string("-")) << std::setw(12)
+      << std::fixed << std::setprecision(1) << s.seconds * 1e6 << std::setw(14) << s.macs
+      << std::setw(7) << std::setprecision(1)
+      << (s.engine == "accel" ? s.utilization * 100 : 0.0) << "%" << std::setw(7)
+      << s.share * 100 << "%\n";
+  }
+  o << std::setprecision(3);
+  o << "accelerator: " << accel_cycles << " cycles (" << accel_seconds * 1e3 << " ms at the clock), "
+    << accel_macs << " of " << macs << " MACs ("
+    << (macs ? 100.0 * double(accel_macs) / double(macs) : 0.0) << "%), utilization "
+    << utilization() * 100 << "% of the GEMM bound " << static_cast<uint64_t>(double(accel_macs) / macs_per_cycle)
+    << " cycles\n";
+  o << "cpu: " << cpu_seconds * 1e3 << " ms; total " << total_seconds * 1e3 << " ms; wall "
+    << wall_seconds << " s; arenas: device " << device_arena << " B, host " << host_arena
+    << " B; weights " << weight_bytes << " B\n";
+  return o.str();
+}
+
+nlohmann::json RunReport::timeline() const {
+  nlohmann::json ev = nlohmann::json::array();
+  ev.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"args", {{"name", network + " on " + config}}}});
+  ev.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 1}, {"args", {{"name", "accelerator (" + engine + ")"}}}});
+  ev.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 2}, {"args", {{"name", "cpu"}}}});
+  for (const StepReport& s : steps) {
+    nlohmann::json args = {{"op", s.op}, {"macs", s.macs}};
+    if (s.engine == "accel") {
+      args["cycles"] = s.cycles;
+      args["utilization"] = s.utilization;
+    }
+    ev.push_back({{"name", s.node}, {"cat", s.op}, {"ph", "X"}, {"pid", 1},
+                  {"tid", s.engine == "accel" ? 1 : 2}, {"ts", s.start_us}, {"dur", s.seconds * 1e6},
+                  {"args", args}});
+  }
+  return {{"traceEvents", ev}, {"displayTimeUnit", "ns"}};
+}
+
+std::unique_ptr<driver::Device> open_graph_device(const std::string& engine, const GraphExecutor& exe,
+                                                  const isa::Layout& layout,
+                                                  const isa::Platform& platform) {
+  driver::DeviceOptions o;
+  o.layout = &layout;
+  o.platform = &platform;
+  o.memory_bytes = std::max<uint64_t>(align(exe.device_bytes(), 1 << 20), 1 << 20);
+  return driver::open_device(engine, o);
+}
+
+RunResult run_network(const Graph& g, const std::string& config, const std::string& engine,
+                      const std::vector<std::vector<float>>& inputs,
+                      const GraphCompileOptions& options, const std::string& platform) {
+  const isa::Layout& l = isa::layout_for(config);
+  const isa::Platform& pf = isa::find_platform(platform);
+  CompiledGraph c = compile_graph(g, l, pf, options);
+  GraphExecutor exe(c, l, pf);
+  auto dev = open_graph_device(engine, exe, l, pf);
+  return exe.run(*dev, inputs);
+}
+
+}  // namespace weft::rt::graph

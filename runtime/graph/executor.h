@@ -1,0 +1,116 @@
+// The graph executor: a compiled network (compiler/graph/pipeline.h) becomes a static list of
+// steps (accelerator kernel launches, CPU kernels, copies into and out of the device arena)
+// that runs unchanged on every engine behind driver::Device (functional, cycle, rtl, and
+// later xrt). Device memory holds, from address 0: every kernel's instructions and micro-ops,
+// the weights and biases packed once, then the activation arena of the memory plan; the host
+// arena holds the CPU's values. One report per run (per node: engine, cycles or host time,
+// MACs, utilization, share of the total) and one Chrome-trace/Perfetto timeline of the whole
+// network (accelerator and CPU on their own tracks).
+//
+// The library API (what `weft run resnet18` and `weft run MODEL.onnx --target accel` call):
+//
+//   isa::Layout layout = isa::layout_for("vta");
+//   const isa::Platform& pf = isa::find_platform("sim");
+//   compiler::graph::CompiledGraph c = compiler::graph::compile_graph(g, layout, pf, {});
+//   rt::graph::GraphExecutor exe(c, layout, pf);           // compiles every kernel once
+//   auto dev = rt::graph::open_graph_device("cycle", exe);   // or driver::open_device(...)
+//   rt::graph::RunResult r = exe.run(*dev, {input_f32});     // plain fp32 inputs
+//   r.outputs[0];            // the first output as float (dequantized)
+//   r.report.to_json();      // the report; r.report.table() for people
+//   r.report.timeline();     // Perfetto JSON
+//
+// or in one call: run_network(graph, "vta", "cycle", inputs).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "compiler/accel/program.h"
+#include "compiler/graph/pipeline.h"
+#include "driver/device.h"
+#include "hardware/isa/layout.h"
+#include "hardware/isa/spec.h"
+
+namespace weft::rt::graph {
+
+/// One executed step.
+struct StepReport {
+  std::string node, op, engine, detail;  // engine: "accel" or "cpu"
+  uint64_t cycles = 0;                   // accelerator steps
+  double seconds = 0;                    // accelerator: cycles at the clock; CPU: host time
+  int64_t macs = 0;
+  double utilization = 0;                // MACs / (cycles x MACs per cycle)
+  double share = 0;                      // of the total time
+  double start_us = 0;                   // on the network's timeline
+};
+
+/// The report of one run.
+struct RunReport {
+  std::string network, config, platform, engine;
+  std::vector<StepReport> steps;
+  uint64_t accel_cycles = 0;
+  double accel_seconds = 0, cpu_seconds = 0, total_seconds = 0, wall_seconds = 0;
+  int64_t macs = 0, accel_macs = 0;
+  double macs_per_cycle = 0;  // the GEMM's peak
+  int64_t device_arena = 0, host_arena = 0, weight_bytes = 0;
+  /// Accelerator utilization over its cycles: accel_macs / (cycles x peak).
+  double utilization() const;
+  nlohmann::ordered_json to_json() const;
+  std::string table() const;
+  /// Chrome trace / Perfetto JSON: one event per step on an accelerator or CPU track.
+  nlohmann::json timeline() const;
+};
+
+/// The outputs (plain, float: int8 outputs as integers, dequantized ones as reals) and report.
+struct RunResult {
+  std::vector<std::vector<float>> outputs;
+  RunReport report;
+};
+
+/// A compiled network ready to run on devices of one configuration.
+class GraphExecutor {
+ public:
+  /// Compiles every accelerator kernel and packs the constants (once). UserError when a kernel
+  /// cannot be scheduled on the configuration.
+  GraphExecutor(const compiler::graph::CompiledGraph& compiled, const isa::Layout& layout,
+                const isa::Platform& platform);
+  ~GraphExecutor();
+  GraphExecutor(const GraphExecutor&) = delete;
+  GraphExecutor& operator=(const GraphExecutor&) = delete;
+
+  /// Device memory the network needs (programs, weights, arena).
+  uint64_t device_bytes() const;
+  /// Runs on `dev` (opened with at least device_bytes()). `inputs`: one plain fp32 tensor per
+  /// graph input. UserError for a wrong input size or a device error.
+  RunResult run(driver::Device& dev, const std::vector<std::vector<float>>& inputs,
+                std::chrono::milliseconds timeout = std::chrono::minutes(10));
+  /// Seconds spent compiling kernels in the constructor.
+  double kernel_compile_seconds() const;
+  const compiler::graph::Graph& graph() const;
+  /// A listing of the static step list (one line per step).
+  std::string listing() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Opens `engine` ("functional", "cycle", "rtl", ...) with the memory `exe` needs;
+/// `trace` (optional) records the cycle engine's own instruction timeline.
+std::unique_ptr<driver::Device> open_graph_device(const std::string& engine,
+                                                  const GraphExecutor& exe,
+                                                  const isa::Layout& layout,
+                                                  const isa::Platform& platform);
+
+/// Everything in one call: compile for `config`, run on `engine` with `inputs`.
+RunResult run_network(const compiler::graph::Graph& g, const std::string& config,
+                      const std::string& engine, const std::vector<std::vector<float>>& inputs,
+                      const compiler::graph::GraphCompileOptions& options = {},
+                      const std::string& platform = "sim");
+
+}  // namespace weft::rt::graph

@@ -1,0 +1,102 @@
+// The graph pipeline on small ResNets: batch norms folded, every conv fused with its bias,
+// residual add and ReLU, packing only at region edges, a memory plan without overlaps, and
+// the int8 network close to the fp32 one (cosine similarity, top-1 agreement).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "compiler/graph/dump.h"
+#include "compiler/graph/eval_f32.h"
+#include "compiler/graph/models/resnet.h"
+#include "compiler/graph/passes/fold_batch_norm.h"
+#include "compiler/graph/pipeline.h"
+#include "compiler/graph/reference_int8.h"
+#include "compiler/graph/verify.h"
+#include "hardware/isa/errors.h"
+
+namespace weft::compiler::graph {
+namespace {
+
+models::ResNetOptions small_net() {
+  models::ResNetOptions o;
+  o.image = 32;
+  o.width = 16;
+  o.classes = 10;
+  o.stages = 2;
+  return o;
+}
+
+double cosine(const std::vector<float>& a, const std::vector<float>& b) {
+  double ab = 0, aa = 0, bb = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    ab += double(a[i]) * b[i];
+    aa += double(a[i]) * a[i];
+    bb += double(b[i]) * b[i];
+  }
+  return ab / std::sqrt(aa * bb);
+}
+
+TEST(GraphPipeline, FoldBatchNormKeepsTheFunction) {
+  Graph g = models::resnet18(small_net());
+  verify(g);
+  auto x = models::synthetic_input(g.value(g.inputs()[0]).type, 3);
+  auto before = eval_f32(g, {x})[0];
+  Graph f = g;
+  EXPECT_EQ(passes::fold_batch_norm(f), 1 + 2 * 2 * 2 + 1);
+  verify(f);
+  EXPECT_EQ(f.count(OpKind::BatchNormalization), 0);
+  auto after = eval_f32(f, {x})[0];
+  for (size_t i = 0; i < before.size(); ++i) EXPECT_NEAR(before[i], after[i], 1e-3 * (1 + std::fabs(before[i])));
+}
+
+TEST(GraphPipeline, ResNet18Structure) {
+  Graph g = models::resnet18();
+  verify(g);
+  EXPECT_EQ(g.count(OpKind::Conv), 20);
+  EXPECT_EQ(g.count(OpKind::BatchNormalization), 20);
+  EXPECT_EQ(g.count(OpKind::Add), 8);
+  EXPECT_EQ(g.value(g.outputs()[0]).type.shape, (std::vector<int64_t>{1, 1000}));
+}
+
+TEST(GraphPipeline, EveryPassOnASmallResNet) {
+  Graph g = models::resnet18(small_net());
+  const isa::Layout& l = isa::layout_for("vta");
+  std::vector<std::string> seen;
+  GraphCompileOptions o;
+  o.cpu_gmacs = 0.01;  // so small that every conv and dense goes to the accelerator
+  CompiledGraph c = compile_graph(g, l, isa::find_platform("sim"), o,
+                                  [&](const std::string& p, const Graph&) { seen.push_back(p); });
+  EXPECT_EQ(seen, graph_pass_names());
+  const Graph& q = c.graph;
+  // 1 stem + 2 stages x 2 blocks x 2 convs + 1 downsample, and the fc.
+  EXPECT_EQ(q.count(OpKind::AccelConv), 1 + 8 + 1);
+  EXPECT_EQ(q.count(OpKind::AccelDense), 1);
+  EXPECT_EQ(q.count(OpKind::Add), 0) << to_text(q);   // every residual add fused
+  EXPECT_EQ(q.count(OpKind::Relu), 0) << to_text(q);
+  // Pack: the stem's input, the max pool's output, the fc's input; Unpack: the stem's output
+  // (for the max pool), the last stage's (for the average pool) and the fc's.
+  EXPECT_EQ(q.count(OpKind::Pack), 3) << to_text(q);
+  EXPECT_EQ(q.count(OpKind::Unpack), 3) << to_text(q);
+  EXPECT_GT(c.plan.device_arena, 0);
+  EXPECT_LT(c.plan.device_arena, c.plan.unshared_device);
+}
+
+TEST(GraphPipeline, QuantizedIsCloseToFp32) {
+  Graph g = models::resnet18(small_net());
+  CompiledGraph c = compile_graph(g, isa::layout_for("vta"), isa::find_platform("sim"), {});
+  int agree = 0;
+  double worst = 1;
+  for (uint32_t s = 0; s < 8; ++s) {
+    auto x = models::synthetic_input(g.value(g.inputs()[0]).type, 100 + s);
+    auto f = eval_f32(g, {x})[0];
+    auto q = reference_int8(c.graph, {x})[0];
+    worst = std::min(worst, cosine(f, q));
+    agree += std::max_element(f.begin(), f.end()) - f.begin() ==
+             std::max_element(q.begin(), q.end()) - q.begin();
+  }
+  EXPECT_GT(worst, 0.95);
+  EXPECT_GE(agree, 6);
+}
+
+}  // namespace
+}  // namespace weft::compiler::graph

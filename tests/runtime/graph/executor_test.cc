@@ -1,0 +1,90 @@
+// The network executor: small ResNets through the whole pipeline, run on the functional and
+// cycle engines (and the rtl engine when built), bit-exact with each other and with the
+// independent int8 reference interpreter; cycle counts equal between cycle and rtl.
+#include <gtest/gtest.h>
+
+#include "compiler/graph/models/resnet.h"
+#include "compiler/graph/pipeline.h"
+#include "compiler/graph/reference_int8.h"
+#include "driver/device.h"
+#include "hardware/isa/errors.h"
+#include "runtime/graph/executor.h"
+
+namespace weft::rt::graph {
+namespace {
+
+namespace cg = compiler::graph;
+
+cg::models::ResNetOptions tiny_net(int64_t batch, int64_t width, int64_t stages) {
+  cg::models::ResNetOptions o;
+  o.batch = batch;
+  o.image = 32;
+  o.width = width;
+  o.classes = 10;
+  o.stages = stages;
+  return o;
+}
+
+bool has_engine(const std::string& e) {
+  for (const auto& n : driver::device_names())
+    if (n == e) return true;
+  return false;
+}
+
+struct Ran {
+  std::vector<float> out;
+  RunReport report;
+};
+
+void check_network(const char* config, const cg::models::ResNetOptions& o,
+                   std::vector<std::string> engines) {
+  cg::Graph g = cg::models::resnet18(o);
+  const isa::Layout& l = isa::layout_for(config);
+  const isa::Platform& pf = isa::find_platform("sim");
+  cg::GraphCompileOptions co;
+  co.cpu_gmacs = 0.01;  // every conv and dense on the accelerator
+  cg::CompiledGraph c = cg::compile_graph(g, l, pf, co);
+  GraphExecutor exe(c, l, pf);
+  auto x = cg::models::synthetic_input(g.value(g.inputs()[0]).type, 11);
+  const auto want = cg::reference_int8(c.graph, {x})[0];
+  std::vector<Ran> runs;
+  for (const std::string& e : engines) {
+    auto dev = open_graph_device(e, exe, l, pf);
+    RunResult r = exe.run(*dev, {x});
+    EXPECT_EQ(r.outputs[0], want) << config << " " << e;
+    // A second run on the same device (weights already there) gives the same.
+    EXPECT_EQ(exe.run(*dev, {x}).outputs[0], want) << config << " " << e << " (again)";
+    runs.push_back({r.outputs[0], r.report});
+    EXPECT_EQ(r.report.accel_macs, r.report.macs) << config;
+  }
+  for (size_t i = 0; i < engines.size(); ++i)
+    for (size_t j = 0; j < engines.size(); ++j)
+      if (engines[i] != "functional" && engines[j] != "functional")
+        EXPECT_EQ(runs[i].report.accel_cycles, runs[j].report.accel_cycles);
+}
+
+TEST(GraphExecutor, SmallResNetBitExactOnVta) { check_network("vta", tiny_net(1, 16, 2), {"functional", "cycle"}); }
+
+TEST(GraphExecutor, SmallResNetBitExactOnGemm8x8Batch8) {
+  check_network("gemm8x8", tiny_net(8, 8, 2), {"functional", "cycle"});
+}
+
+TEST(GraphExecutor, SmallResNetBitExactOnTiny) { check_network("tiny", tiny_net(1, 4, 1), {"functional", "cycle"}); }
+
+TEST(GraphExecutor, RtlMatchesCycleAndReference) {
+  if (!has_engine("rtl")) GTEST_SKIP() << "the rtl engine is not built (no Verilator)";
+  check_network("tiny", tiny_net(1, 4, 1), {"cycle", "rtl"});
+}
+
+TEST(GraphExecutor, WrongInputSizeIsAUserError) {
+  cg::Graph g = cg::models::resnet18(tiny_net(1, 8, 1));
+  const isa::Layout& l = isa::layout_for("vta");
+  const isa::Platform& pf = isa::find_platform("sim");
+  cg::CompiledGraph c = cg::compile_graph(g, l, pf, {});
+  GraphExecutor exe(c, l, pf);
+  auto dev = open_graph_device("functional", exe, l, pf);
+  EXPECT_THROW(exe.run(*dev, {std::vector<float>(7)}), UserError);
+}
+
+}  // namespace
+}  // namespace weft::rt::graph
