@@ -17,9 +17,10 @@ namespace weft::cli {
 namespace {
 
 struct ModelRunOptions {
-  std::string model, input, target = "accel", engine = "cycle", calibrate, save, trace, config;
+  std::string model, input, target = "accel", engine = "cycle", calibrate, save, trace, config,
+      platform = "sim";
   int threads = 1;
-  bool check = false;
+  bool check = false, per_channel = false;
 };
 
 void run_model(const ModelRunOptions& o) {
@@ -43,8 +44,22 @@ void run_model(const ModelRunOptions& o) {
     std::cout << j.dump(2) << "\n";
     return;
   }
-  throw UserError("--target accel is not yet wired for ONNX models in this build (the "
-                  "accelerator's graph compiler comes from the graph layer); use --target llvm");
+  rt::graph::OnnxRunRequest r;
+  r.model = o.model;
+  r.input = o.input;
+  r.save = o.save;
+  r.trace = o.trace;
+  r.threads = o.threads;
+  r.check = o.check;
+  r.engine = o.engine;
+  if (!o.config.empty()) r.config = o.config;
+  r.platform = o.platform;
+  r.calibrate = o.calibrate;
+  r.per_channel = o.per_channel;
+  rt::OutputSet outputs;
+  const nlohmann::ordered_json j = rt::graph::run_onnx_accel(r, outputs);
+  outputs.commit();
+  std::cout << j.dump(2) << "\n";
 #else
   throw UserError("this weft was built without ONNX import (install libonnx-dev and "
                   "libprotobuf-dev, and the CPU backend's LLVM 16, then reconfigure)");
@@ -64,7 +79,12 @@ void add_run_model(CLI::App& run) {
       ->capture_default_str();
   run.add_option("--engine", o->engine, "with --target accel: functional, cycle or rtl")
       ->capture_default_str();
-  run.add_option("--config", o->config, "with --target accel: the hardware configuration");
+  run.add_option("--config", o->config,
+                 "with --target accel: the hardware configuration (default gemm8x8)");
+  run.add_option("--platform", o->platform, "with --target accel: the memory platform")
+      ->capture_default_str();
+  run.add_flag("--per-channel", o->per_channel,
+               "with --target accel: quantize weights per output channel (else per tensor)");
   run.add_option("--calibrate", o->calibrate,
                  "with --target accel: calibration inputs (.npy, a batch of the input's shape "
                  "stacked on a leading axis)");
@@ -73,8 +93,9 @@ void add_run_model(CLI::App& run) {
   run.add_option("--trace", o->trace, "write the run's timeline (Chrome trace JSON, Perfetto)");
   run.add_option("--threads", o->threads, "with --target llvm: CPU threads")->capture_default_str();
   run.add_flag("--check", o->check,
-               "with --target llvm: also run the float64 reference interpreter and report the "
-               "largest relative difference");
+               "--target llvm: also run the float64 reference interpreter and report the "
+               "largest relative difference; --target accel: compare with the fp32 network on "
+               "the LLVM path (cosine similarity, top-1 agreement)");
   run.callback([&run, o] {
     if (!run.get_subcommands().empty()) return;  // an operator subcommand ran
     if (o->model.empty())

@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <chrono>
 #include <filesystem>
 
 #include "compiler/codegen/llvm/codegen_llvm.h"
 #include "hardware/isa/errors.h"
 #include "runtime/graph/cpu_graph.h"
+#include "runtime/graph/executor.h"
 #include "runtime/io/npy.h"
 
 namespace weft::rt::graph {
@@ -189,6 +191,109 @@ nlohmann::ordered_json run_onnx_llvm(const OnnxRunRequest& r, OutputSet& outputs
   }
   if (!r.trace.empty())
     outputs.add_text(r.trace, node_trace("weft run " + g.name() + " (llvm)", nodes).dump() + "\n");
+  return j;
+}
+
+std::vector<std::vector<float>> read_calibration_npy(const std::string& path,
+                                                     const std::vector<int64_t>& input_shape) {
+  const NpyArray a = decode_npy(read_file(path), path);
+  int64_t per = 1;
+  for (int64_t d : input_shape) per *= d;
+  const bool one = a.shape == input_shape;
+  const bool batch = a.shape.size() == input_shape.size() + 1 &&
+                     std::equal(input_shape.begin(), input_shape.end(), a.shape.begin() + 1);
+  if (a.type != NpyType::kFloat32 || !(one || batch))
+    throw UserError("--calibrate '" + path + "' must be float32 of the input's shape " +
+                    compiler::graph::shape_str(input_shape) + " or [S, " +
+                    compiler::graph::shape_str(input_shape).substr(1) + " (S samples), not " +
+                    (a.type == NpyType::kFloat32 ? "float32 " : "another type ") +
+                    compiler::graph::shape_str(a.shape));
+  const int64_t samples = one ? 1 : a.shape[0];
+  if (samples < 1) throw UserError("--calibrate '" + path + "' holds no samples");
+  std::vector<std::vector<float>> out(static_cast<size_t>(samples),
+                                      std::vector<float>(static_cast<size_t>(per)));
+  for (int64_t s = 0; s < samples; ++s)
+    std::memcpy(out[s].data(), a.data.data() + s * per * 4, static_cast<size_t>(per) * 4);
+  return out;
+}
+
+nlohmann::ordered_json run_onnx_accel(const OnnxRunRequest& r, OutputSet& outputs) {
+  if (r.input.empty()) throw UserError("weft run MODEL.onnx needs --input X.npy");
+  const isa::Layout& layout = isa::layout_for(r.config);
+  const isa::Platform& platform = isa::find_platform(r.platform);
+  const auto imported = compiler::onnx_import::import_onnx(r.model);
+  const auto& g = imported.graph;
+  if (g.inputs().size() != 1)
+    throw UserError("'" + r.model + "' takes " + std::to_string(g.inputs().size()) +
+                    " inputs; weft run feeds one (--input)");
+  const HostArray x = read_input_npy(r.input, imported);
+  if (x.dtype != DType::F32)
+    throw UserError("--target accel takes a float32 input (the network is quantized from it)");
+  const auto& xv = g.value(g.inputs().at(0));
+  compiler::graph::GraphCompileOptions opts;
+  opts.quantize.per_channel = r.per_channel;
+  if (!r.calibrate.empty()) {
+    for (auto& s : read_calibration_npy(r.calibrate, xv.type.shape))
+      opts.quantize.calibration.push_back({std::move(s)});
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const compiler::graph::CompiledGraph compiled =
+      compiler::graph::compile_graph(g, layout, platform, opts);
+  GraphExecutor exe(compiled, layout, platform);
+  const double compile_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  auto dev = open_graph_device(r.engine, exe, layout, platform);
+  const std::vector<float> xf(x.data.begin(), x.data.end());
+  RunResult res = exe.run(*dev, {xf});
+
+  HostArray y;
+  y.dtype = DType::F32;
+  y.shape = g.value(g.outputs().at(0)).type.shape;
+  y.data.assign(res.outputs.at(0).begin(), res.outputs.at(0).end());
+  if (y.elements() != static_cast<int64_t>(y.data.size()))
+    throw InternalError("the accelerator's output has " + std::to_string(y.data.size()) +
+                        " values for shape " + compiler::graph::shape_str(y.shape));
+
+  nlohmann::ordered_json j;
+  j["model"] = r.model;
+  j["graph"] = g.name();
+  j["opset"] = imported.opset;
+  j["target"] = "accel";
+  j["calibration"] = r.calibrate.empty() ? std::string("synthetic") : r.calibrate;
+  j["input"] = {{"name", xv.name}, {"shape", x.shape}, {"dtype", "float32"}};
+  j["output"] = {{"name", g.value(g.outputs().at(0)).name}, {"shape", y.shape},
+                 {"dtype", "float32 (dequantized)"}};
+  j["compile_seconds"] = compile_s;
+  if (y.shape.size() == 2 && y.shape[0] == 1 && !y.data.empty())
+    j["argmax"] = std::max_element(y.data.begin(), y.data.end()) - y.data.begin();
+  if (r.check) {
+    // Against the fp32 network on the LLVM path: cosine similarity and top-1 agreement.
+    LlvmGraphRunner runner(g, r.threads);
+    const HostArray f = runner.run({x}).outputs.at(0);
+    double dot = 0, na = 0, nb = 0;
+    for (size_t i = 0; i < f.data.size(); ++i) {
+      dot += f.data[i] * y.data[i];
+      na += f.data[i] * f.data[i];
+      nb += y.data[i] * y.data[i];
+    }
+    nlohmann::ordered_json c;
+    c["cosine_similarity"] = na > 0 && nb > 0 ? dot / std::sqrt(na * nb) : 0.0;
+    if (f.shape.size() == 2 && f.shape[0] == 1)
+      c["top1_agrees"] = std::max_element(f.data.begin(), f.data.end()) - f.data.begin() ==
+                         std::max_element(y.data.begin(), y.data.end()) - y.data.begin();
+    j["fp32_check"] = c;
+  }
+  j["report"] = res.report.to_json();
+  if (!r.save.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(r.save, ec);
+    if (ec) throw UserError("--save: cannot create directory '" + r.save + "': " + ec.message());
+    const std::filesystem::path dir(r.save);
+    j["saved"] = r.save;
+    outputs.add((dir / "output.npy").string(), output_npy(y));
+    outputs.add_text((dir / "report.json").string(), j.dump(2) + "\n");
+  }
+  if (!r.trace.empty()) outputs.add_text(r.trace, res.report.timeline().dump() + "\n");
   return j;
 }
 

@@ -19,7 +19,10 @@ namespace weft::rt::graph {
 struct OnnxRunRequest {
   std::string model, input, save, trace;
   int threads = 1;
-  bool check = false;  // also run the float64 reference and report the largest difference
+  bool check = false;  // llvm: also run the float64 reference; accel: compare with fp32 (llvm)
+  // --target accel
+  std::string config = "gemm8x8", engine = "cycle", platform = "sim", calibrate;
+  bool per_channel = false;
 };
 
 /// Reads `path` (.npy: float32, int8 or int32) as the graph's input `k`; UserError naming the
@@ -36,6 +39,16 @@ OutputError output_error(const HostArray& a, const HostArray& ref);
 
 /// Runs the request on the LLVM path; files go to `outputs` (the caller commits).
 nlohmann::ordered_json run_onnx_llvm(const OnnxRunRequest& request, OutputSet& outputs);
+
+/// Runs the request on the accelerator: import, quantize (calibrated on --calibrate's samples,
+/// else synthetic ones), the graph pipeline, the network executor on the engine; the report
+/// is the executor's plus the model's fields. Same files as run_onnx_llvm.
+nlohmann::ordered_json run_onnx_accel(const OnnxRunRequest& request, OutputSet& outputs);
+
+/// Calibration samples from a .npy: float32 of the input's shape (one sample) or with one
+/// more leading axis (a batch of samples); UserError naming the file otherwise.
+std::vector<std::vector<float>> read_calibration_npy(const std::string& path,
+                                                     const std::vector<int64_t>& input_shape);
 
 /// The output array as float32 .npy bytes.
 std::vector<uint8_t> output_npy(const HostArray& a);
