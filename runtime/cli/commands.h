@@ -18,6 +18,9 @@ void add_run_conv2d(CLI::App& run);
 /// `weft run MODEL.onnx` (runtime/cli/cmd_run_model.cc), registered by add_run_command.
 void add_run_model(CLI::App& run);
 void add_compile_command(CLI::App& app);
+/// `weft compile MODEL.onnx --emit graph` (runtime/cli/cmd_compile_model.cc), registered by
+/// add_compile_command.
+void add_compile_model(CLI::App& compile);
 void add_bench_command(CLI::App& app);
 
 }  // namespace weft::cli

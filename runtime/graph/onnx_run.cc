@@ -6,10 +6,12 @@
 #include <cstring>
 #include <chrono>
 #include <filesystem>
+#include <optional>
 
 #include "compiler/codegen/llvm/codegen_llvm.h"
 #include "hardware/isa/errors.h"
 #include "runtime/graph/cpu_graph.h"
+#include "compiler/graph/onnx/qdq.h"
 #include "runtime/graph/executor.h"
 #include "runtime/io/npy.h"
 
@@ -236,9 +238,15 @@ nlohmann::ordered_json run_onnx_accel(const OnnxRunRequest& r, OutputSet& output
     for (auto& s : read_calibration_npy(r.calibrate, xv.type.shape))
       opts.quantize.calibration.push_back({std::move(s)});
   }
+  // A QDQ model: its scales become fixed exponents of the float network (compiler/graph/onnx/qdq.h).
+  std::optional<compiler::onnx_import::QdqMapping> qdq;
+  if (compiler::onnx_import::has_qdq(g)) {
+    qdq = compiler::onnx_import::map_qdq(g);
+    opts.quantize.fixed_exponents = qdq->exponents;
+  }
   const auto t0 = std::chrono::steady_clock::now();
   const compiler::graph::CompiledGraph compiled =
-      compiler::graph::compile_graph(g, layout, platform, opts);
+      compiler::graph::compile_graph(qdq ? qdq->graph : g, layout, platform, opts);
   GraphExecutor exe(compiled, layout, platform);
   const double compile_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -263,6 +271,13 @@ nlohmann::ordered_json run_onnx_accel(const OnnxRunRequest& r, OutputSet& output
   j["input"] = {{"name", xv.name}, {"shape", x.shape}, {"dtype", "float32"}};
   j["output"] = {{"name", g.value(g.outputs().at(0)).name}, {"shape", y.shape},
                  {"dtype", "float32 (dequantized)"}};
+  if (qdq) {
+    nlohmann::ordered_json changed = nlohmann::ordered_json::array();
+    for (const auto& c : qdq->changed)
+      changed.push_back({{"value", c.value}, {"onnx_scale", c.onnx_scale},
+                         {"power_of_two", "2^" + std::to_string(c.exponent)}});
+    j["qdq"] = {{"scales_kept", qdq->exponents.size()}, {"scales_rounded", changed}};
+  }
   j["compile_seconds"] = compile_s;
   if (y.shape.size() == 2 && y.shape[0] == 1 && !y.data.empty())
     j["argmax"] = std::max_element(y.data.begin(), y.data.end()) - y.data.begin();

@@ -8,6 +8,8 @@ Models (OUT_DIR/NAME.onnx):
   resnet18      ResNet-18 (torchvision's architecture: conv1 7x7/2, max pool, four stages of two
                 basic blocks, global average pool, 1000-way Gemm), batch 1, 3x224x224 input,
                 batch norm kept as BatchNormalization nodes, opset 13.
+  tiny_resnet   a small ResNet (conv, batch norm, ReLU, max pool, one basic block, a strided
+                conv, global average pool, Gemm) that the int8 quantizer takes whole, 1x3x16x16.
   small_cnn     a small network that uses every float operator Weft imports (Conv,
                 BatchNormalization, Relu, Clip, MaxPool, AveragePool, GlobalAveragePool, Add,
                 Concat, Flatten, Reshape, Gemm, MatMul), 1x3x16x16 input.
@@ -164,6 +166,21 @@ def qdq_cnn(seed=5):
     return b.model(x, [1, 3, 8, 8], y, 13, "qdq_cnn")
 
 
+def tiny_resnet(seed=9):
+    b = Builder(seed)
+    y = b.node("Relu", [b.bn(b.conv("input", 3, 64, 3, 1, 1), 64)])              # 64x16x16
+    y = b.node("MaxPool", [y], kernel_shape=[2, 2], strides=[2, 2])              # 64x8x8
+    t = b.node("Relu", [b.bn(b.conv(y, 64, 64, 3, 1, 1), 64)])
+    t = b.bn(b.conv(t, 64, 64, 3, 1, 1), 64)
+    y = b.node("Relu", [b.node("Add", [t, y])])
+    y = b.node("Relu", [b.bn(b.conv(y, 64, 64, 3, 2, 1), 64)])                  # 64x4x4
+    y = b.node("Flatten", [b.node("GlobalAveragePool", [y])], axis=1)
+    w = (b.rng.standard_normal((10, 64)) * 0.15).astype(np.float32)
+    y = b.node("Gemm", [y, b.const("fc_w", w), b.const("fc_b", np.zeros(10, np.float32))],
+               transB=1)
+    return b.model("input", [1, 3, 16, 16], y, 13, "tiny_resnet")
+
+
 def unsupported(seed=1):
     b = Builder(seed)
     y = b.node("Softmax", [b.conv("input", 3, 4, 1)], "softmax", axis=1)
@@ -194,10 +211,12 @@ def old_opset():
     return b.model("input", [1, 4], y, 9, "old_opset")
 
 
-MODELS = {"resnet18": resnet18, "small_cnn": small_cnn, "qdq_cnn": qdq_cnn,
+MODELS = {"resnet18": resnet18, "small_cnn": small_cnn, "tiny_resnet": tiny_resnet,
+          "qdq_cnn": qdq_cnn,
           "unsupported": unsupported, "bad_attr": bad_attr, "cycle": cycle,
           "old_opset": old_opset}
-INPUTS = {"resnet18": [1, 3, 224, 224], "small_cnn": [1, 3, 16, 16], "qdq_cnn": [1, 3, 8, 8],
+INPUTS = {"resnet18": [1, 3, 224, 224], "small_cnn": [1, 3, 16, 16],
+          "tiny_resnet": [1, 3, 16, 16], "qdq_cnn": [1, 3, 8, 8],
           "unsupported": [1, 3, 4, 4], "bad_attr": [1, 4, 6, 6]}
 
 

@@ -56,10 +56,10 @@ class OnnxCli : public ::testing::Test {
 
   // A run that must fail with exit code 1, a message containing `what`, and nothing saved.
   void expect_user_error(const std::string& model, const std::string& input,
-                         const std::string& what) {
+                         const std::string& what, const std::string& target = "llvm") {
     const fs::path save = dir_ / "out";
     const fs::path trace = dir_ / "trace.json";
-    const Result r = weft("run " + model + " --input " + input + " --target llvm --save " +
+    const Result r = weft("run " + model + " --input " + input + " --target " + target + " --save " +
                           save.string() + " --trace " + trace.string());
     EXPECT_EQ(r.code, 1) << r.out;
     EXPECT_THAT(r.out, HasSubstr("weft: error: "));
@@ -138,6 +138,59 @@ TEST_F(OnnxCli, InputOfTheWrongShapeOrDtype) {
                     "holds int8 values; the model's input 'input' is float32");
   write(dir_ / "bad.npy", "not an npy file");
   expect_user_error(models() + "/small_cnn.onnx", (dir_ / "bad.npy").string(), "bad.npy");
+}
+
+double field(const std::string& out, const std::string& name) {
+  const size_t at = out.find("\"" + name + "\": ");
+  return at == std::string::npos ? -1 : std::stod(out.substr(at + name.size() + 4));
+}
+
+TEST_F(OnnxCli, RunsOnTheAccelerator) {
+  const std::string m = models() + "/tiny_resnet.onnx", x = models() + "/tiny_resnet_input.npy";
+  const std::string common = " --input " + x + " --config vta --calibrate " + x + " --check --save ";
+  const Result f = weft("run " + m + common + (dir_ / "f").string() + " --engine functional");
+  ASSERT_EQ(f.code, 0) << f.out;
+  // Calibrated on the input it runs: measured cosine 0.9995 against the fp32 network on the
+  // LLVM path; 0.999 leaves room for a changed quantizer, not for a broken one (a wrong shift or
+  // scale gives well under 0.9).
+  EXPECT_GE(field(f.out, "cosine_similarity"), 0.999) << f.out;
+  EXPECT_THAT(f.out, HasSubstr("\"top1_agrees\": true"));
+  EXPECT_GE(field(f.out, "accel_mac_fraction"), 0.9) << f.out;
+  EXPECT_EQ(fs::file_size(dir_ / "f" / "output.npy"), 128u + 10 * 4);
+  // The cycle model gives the same int8 network bit for bit, with cycles.
+  const Result c = weft("run " + m + common + (dir_ / "c").string() + " --engine cycle");
+  ASSERT_EQ(c.code, 0) << c.out;
+  EXPECT_GT(field(c.out, "accel_cycles"), 0) << c.out;
+  EXPECT_EQ(read(dir_ / "f" / "output.npy"), read(dir_ / "c" / "output.npy"));
+}
+
+TEST_F(OnnxCli, QdqModelKeepsItsScalesOnTheAccelerator) {
+  const Result r = weft("run " + models() + "/qdq_cnn.onnx --input " + models() +
+                        "/qdq_cnn_input.npy --config vta --engine functional --check");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("\"scales_kept\": 3"));
+  EXPECT_THAT(r.out, HasSubstr("\"scales_rounded\": []"));
+  // Against ONNX's own QDQ arithmetic (the LLVM path): only ties round differently.
+  EXPECT_GE(field(r.out, "cosine_similarity"), 0.9999) << r.out;
+}
+
+TEST_F(OnnxCli, CompileEmitsTheGraphAfterEachPass) {
+  Result r = weft("compile " + models() + "/small_cnn.onnx --emit graph --pass import");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("// ---- after import ----"));
+  EXPECT_THAT(r.out, HasSubstr("= Concat("));
+  r = weft("compile " + models() + "/tiny_resnet.onnx --emit graph --config vta");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("// ---- after fold_batch_norm ----"));
+  EXPECT_THAT(r.out, HasSubstr("weft.QConv"));
+  r = weft("compile " + models() + "/tiny_resnet.onnx --emit graph --pass nope");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("--pass 'nope' is not a pass of the graph pipeline"));
+}
+
+TEST_F(OnnxCli, BadCalibrationFile) {
+  expect_user_error(models() + "/tiny_resnet.onnx --calibrate " + models() + "/qdq_cnn_input.npy",
+                    models() + "/tiny_resnet_input.npy", "must be float32 of the input's shape", "accel");
 }
 
 TEST_F(OnnxCli, UsageErrors) {
