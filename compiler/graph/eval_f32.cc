@@ -38,13 +38,20 @@ Vec conv(const Node& n, const TensorType& xt, const Vec& x, const TensorType& wt
           for (int64_t kx = 0; kx < KW; ++kx) {
             const float wv = w[((o * CI + c) * KH + ky) * KW + kx];
             const float* xp = &x[((b * C + g0 + c) * H) * W];
+            // Output columns whose input column lies inside: [x_lo, x_hi).
+            const int64_t off = kx * dl[1] - pd[1];
+            int64_t x_lo = off >= 0 ? 0 : (-off + st[1] - 1) / st[1];
+            int64_t x_hi = W - off <= 0 ? 0 : (W - off + st[1] - 1) / st[1];
+            x_hi = std::min(x_hi, OW);
             for (int64_t y = 0; y < OH; ++y) {
               const int64_t iy = y * st[0] + ky * dl[0] - pd[0];
               if (iy < 0 || iy >= H) continue;
-              for (int64_t xx = 0; xx < OW; ++xx) {
-                const int64_t ix = xx * st[1] + kx * dl[1] - pd[1];
-                if (ix < 0 || ix >= W) continue;
-                op[y * OW + xx] += wv * xp[iy * W + ix];
+              float* orow = op + y * OW;
+              const float* irow = xp + iy * W + off;
+              if (st[1] == 1) {
+                for (int64_t xx = x_lo; xx < x_hi; ++xx) orow[xx] += wv * irow[xx];
+              } else {
+                for (int64_t xx = x_lo; xx < x_hi; ++xx) orow[xx] += wv * irow[xx * st[1]];
               }
             }
           }

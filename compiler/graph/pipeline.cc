@@ -7,13 +7,14 @@
 #include "compiler/graph/passes/fuse_epilogues.h"
 #include "compiler/graph/passes/pack_layouts.h"
 #include "compiler/graph/passes/partition.h"
+#include "compiler/graph/passes/stem_space_to_depth.h"
 #include "compiler/graph/verify.h"
 
 namespace weft::compiler::graph {
 
 const std::vector<std::string>& graph_pass_names() {
   static const std::vector<std::string> names = {"import",         "fold_batch_norm", "quantize",
-                                                 "fuse_epilogues", "partition",       "pack_layouts",
+                                                 "fuse_epilogues", "stem_space_to_depth", "partition", "pack_layouts",
                                                  "plan_memory"};
   return names;
 }
@@ -50,6 +51,9 @@ CompiledGraph compile_graph(const Graph& input, const isa::Layout& layout,
   // Fusion before partitioning: the partition weighs whole kernels.
   passes::fuse_epilogues(g);
   done("fuse_epilogues");
+  // Before partitioning: the rewritten stem is cheap enough for the accelerator.
+  if (o.accelerator) passes::stem_space_to_depth(g, layout);
+  done("stem_space_to_depth");
   passes::partition(g, layout, platform, o.accelerator ? o.cpu_gmacs : 1e30);
   done("partition");
   // Packing after partitioning: region edges are known only then.

@@ -159,6 +159,7 @@ void add_compile_command(CLI::App& app) {
   compile->require_subcommand(0, 1);
   add_compile_dense(*compile);
   add_compile_conv2d(*compile);
+  add_compile_resnet18(*compile);
   add_compile_model(*compile);
 }
 

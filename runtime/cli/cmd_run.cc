@@ -180,6 +180,7 @@ void add_run_command(CLI::App& app) {
   run->require_subcommand(0, 1);
   add_run_dense(*run);
   add_run_conv2d(*run);
+  add_run_resnet18(*run);
   add_run_model(*run);
 }
 

@@ -21,6 +21,10 @@ void add_compile_command(CLI::App& app);
 /// `weft compile MODEL.onnx --emit graph` (runtime/cli/cmd_compile_model.cc), registered by
 /// add_compile_command.
 void add_compile_model(CLI::App& compile);
+/// `weft run resnet18` and `weft compile resnet18` (runtime/cli/cmd_run_graph.cc), registered
+/// by add_run_command and add_compile_command.
+void add_run_resnet18(CLI::App& run);
+void add_compile_resnet18(CLI::App& compile);
 void add_bench_command(CLI::App& app);
 
 }  // namespace weft::cli

@@ -46,6 +46,11 @@ compiler::ops::Conv2dShape conv_shape(const Graph& g, const Node& n) {
 compiler::ops::Conv2dKnobs exact_knobs(const isa::Layout& l, const isa::Platform& pf,
                                        const compiler::ops::Conv2dShape& s, bool residual,
                                        const std::string& node) {
+  // Schedules are cached per configuration, platform, shape and epilogue for the process
+  // (ResNet-18 repeats most of its layers).
+  static std::map<std::string, compiler::ops::Conv2dKnobs> cache;
+  const std::string key = l.config.name + "/" + pf.name + "/" + s.describe() + (residual ? "/r" : "");
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
   const auto& c = l.config;
   const int64_t icb = (s.ic + c.block_in() - 1) / c.block_in(),
                 ocb = (s.oc + c.block_out() - 1) / c.block_out();
@@ -61,7 +66,7 @@ compiler::ops::Conv2dKnobs exact_knobs(const isa::Layout& l, const isa::Platform
       if (icb % k.tile_ic || ocb % (k.tile_oc * vo) || s.out_h() % (k.tile_h * vh) ||
           s.out_w() % k.tile_w)
         continue;
-      return k;
+      return cache[key] = k;
     }
   }
   throw UserError("graph executor: no tiling of node '" + node + "' (" + s.describe() +
@@ -291,6 +296,24 @@ RunResult GraphExecutor::run(driver::Device& dev, const std::vector<std::vector<
         sr.cycles = rc.cycles;
         sr.macs = k.macs;
         sr.detail = k.op.knobs.describe();
+        const auto d = dev.run_details();
+        if (d.contains("gemm_uops") && d.contains("dram")) {
+          sr.gemm_uops = d["gemm_uops"].get<uint64_t>();
+          for (const auto& [kind, b] : d["dram"]["read_nbytes"].items()) sr.dram_bytes += b.get<uint64_t>();
+          sr.dram_bytes += d["dram"]["write_nbytes"]["out"].get<uint64_t>();
+          sr.memory_cycles = double(sr.dram_bytes) / (m.pf.axi_data_bits / 8.0);
+          sr.mac_bound_cycles = double(k.macs) / (double(m.l.config.batch()) * m.l.config.block_in() *
+                                                  m.l.config.block_out());
+          const double top = std::max(double(sr.gemm_uops), sr.memory_cycles);
+          if (sr.memory_cycles >= double(sr.gemm_uops))
+            sr.limit = "memory";
+          else if (double(rc.cycles) > 1.15 * top)
+            sr.limit = "overlap";
+          else if (double(sr.gemm_uops) > 1.15 * sr.mac_bound_cycles)
+            sr.limit = "padding";
+          else
+            sr.limit = "compute";
+        }
         break;
       }
       case Step::kPack: {
@@ -387,6 +410,13 @@ nlohmann::ordered_json RunReport::to_json() const {
       n["cycles"] = s.cycles;
       n["utilization"] = s.utilization;
       n["schedule"] = s.detail;
+      if (!s.limit.empty()) {
+        n["gemm_uops"] = s.gemm_uops;
+        n["dram_bytes"] = s.dram_bytes;
+        n["memory_cycles"] = s.memory_cycles;
+        n["mac_bound_cycles"] = s.mac_bound_cycles;
+        n["limit"] = s.limit;
+      }
     } else {
       n["host_seconds"] = s.seconds;
     }

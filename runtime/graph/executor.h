@@ -47,6 +47,12 @@ struct StepReport {
   double utilization = 0;                // MACs / (cycles x MACs per cycle)
   double share = 0;                      // of the total time
   double start_us = 0;                   // on the network's timeline
+  // Roofline of an accelerator step (engines with timing): GEMM micro-op cycles (padding
+  // included), DRAM bytes and the cycles they take on the bus, the useful-MAC bound, and the
+  // limit that stops the layer short of it ("compute", "padding", "memory", "overlap").
+  uint64_t gemm_uops = 0, dram_bytes = 0;
+  double memory_cycles = 0, mac_bound_cycles = 0;
+  std::string limit;
 };
 
 /// The report of one run.

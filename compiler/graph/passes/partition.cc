@@ -10,6 +10,7 @@ int64_t node_macs(const Graph& g, const Node& n) {
   if (n.kind != OpKind::QConv && n.kind != OpKind::AccelConv && n.kind != OpKind::Conv &&
       n.kind != OpKind::QDense && n.kind != OpKind::AccelDense)
     return 0;
+  if (n.has("macs")) return n.get_int("macs", 0);  // a rewritten layer keeps its useful MACs
   const TensorType& x = g.value(n.inputs[0]).type;
   const TensorType& w = g.value(n.inputs[1]).type;
   const TensorType& o = g.value(n.outputs[0]).type;

@@ -1,0 +1,197 @@
+// `weft run resnet18` and `weft compile resnet18`: the built-in ResNet-18 (synthetic weights)
+// through the graph pipeline (compiler/graph/pipeline.h) and the network executor
+// (runtime/graph/executor.h). run prints the per-node report (or JSON) and can write the
+// Perfetto timeline; compile prints the graph after every pass (or one) or the executor's
+// static step list.
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <iostream>
+
+#include "compiler/graph/dump.h"
+#include "compiler/graph/eval_f32.h"
+#include "compiler/graph/models/resnet.h"
+#include "compiler/graph/pipeline.h"
+#include "compiler/graph/reference_int8.h"
+#include "hardware/isa/errors.h"
+#include "runtime/cli/commands.h"
+#include "runtime/graph/executor.h"
+#include "runtime/io/files.h"
+#include "runtime/io/npy.h"
+
+namespace weft::cli {
+
+namespace {
+
+namespace cg = compiler::graph;
+
+struct NetOptions {
+  std::string config = "vta", platform = "sim";
+  cg::models::ResNetOptions net;
+  bool per_channel = false;
+  int calibration = 1;
+
+  void add_to(CLI::App& cmd) {
+    cmd.add_option("--config", config, "hardware configuration (gemm8x8, vta, tiny)")->capture_default_str();
+    cmd.add_option("--platform", platform, "memory system / clock of the cycle model")->capture_default_str();
+    cmd.add_option("--batch", net.batch, "batch size (1 to 256)")->capture_default_str();
+    cmd.add_option("--image", net.image, "image height and width (multiple of 32)")->capture_default_str();
+    cmd.add_option("--width", net.width, "channels of the first stage (64 for ResNet-18)")->capture_default_str();
+    cmd.add_option("--stages", net.stages, "stages of two basic blocks (1 to 4)")->capture_default_str();
+    cmd.add_option("--classes", net.classes, "classes of the fc layer")->capture_default_str();
+    cmd.add_flag("--per-channel", per_channel,
+                 "quantize weights per output channel (runs those layers on the CPU: the "
+                 "accelerator's epilogue has one shift per kernel)");
+    cmd.add_option("--calibrate", calibration, "synthetic calibration samples")->capture_default_str();
+  }
+  cg::GraphCompileOptions compile_options() const {
+    cg::GraphCompileOptions o;
+    o.quantize.per_channel = per_channel;
+    o.quantize.synthetic_samples = calibration;
+    return o;
+  }
+};
+
+}  // namespace
+
+void add_run_resnet18(CLI::App& run) {
+  struct Opts {
+    NetOptions net;
+    std::string engine = "cycle", trace, save;
+    bool json = false, check = false, listing = false;
+    uint32_t seed = 1;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* cmd = run.add_subcommand(
+      "resnet18",
+      "The built-in ResNet-18 (deterministic synthetic weights, no download) end to end:\n"
+      "batch norms folded, quantized to int8 with power-of-two scales, every conv and the fc\n"
+      "fused with bias, residual add and ReLU into one accelerator kernel, run on --engine\n"
+      "(functional, cycle, rtl) with pooling on the CPU. Prints the per-node report (engine,\n"
+      "cycles or host time, utilization, share of the total); --json prints it as JSON.\n"
+      "--check also runs the int8 reference interpreter (must match bit for bit) and the fp32\n"
+      "network (cosine similarity, top-1 agreement). See docs/graph.md.");
+  o->net.add_to(*cmd);
+  cmd->add_option("--engine", o->engine, "functional, cycle or rtl")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "seed of the synthetic input")->capture_default_str();
+  cmd->add_flag("--json", o->json, "print the report as JSON");
+  cmd->add_flag("--check", o->check, "compare with the int8 reference and the fp32 network");
+  cmd->add_flag("--listing", o->listing, "print the executor's static step list first");
+  cmd->add_option("--trace", o->trace, "write the network's timeline (Perfetto / Chrome JSON)");
+  cmd->add_option("--save", o->save, "write output.npy (float32 logits) and report.json here");
+  cmd->callback([o] {
+    const isa::Layout& layout = isa::layout_for(o->net.config);
+    const isa::Platform& pf = isa::find_platform(o->net.platform);
+    cg::Graph g = cg::models::resnet18(o->net.net);
+    const auto tc = std::chrono::steady_clock::now();
+    cg::CompiledGraph c = cg::compile_graph(g, layout, pf, o->net.compile_options());
+    rt::graph::GraphExecutor exe(c, layout, pf);
+    const double compile_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - tc).count();
+    if (o->listing) std::cout << exe.listing();
+    auto x = cg::models::synthetic_input(g.value(g.inputs()[0]).type, o->seed);
+    auto dev = rt::graph::open_graph_device(o->engine, exe, layout, pf);
+    rt::graph::RunResult r = exe.run(*dev, {x});
+    auto j = r.report.to_json();
+    j["compile_seconds"] = compile_s;
+    j["kernel_compile_seconds"] = exe.kernel_compile_seconds();
+    for (const auto& [p, sec] : c.pass_seconds) j["pass_seconds"][p] = sec;
+    const auto& logits = r.outputs[0];
+    const int64_t classes = o->net.net.classes;
+    std::vector<int64_t> top1;
+    for (int64_t b = 0; b < o->net.net.batch; ++b)
+      top1.push_back(std::max_element(logits.begin() + b * classes, logits.begin() + (b + 1) * classes) -
+                     (logits.begin() + b * classes));
+    j["top1"] = top1;
+    bool ok = true;
+    if (o->check) {
+      const auto want = cg::reference_int8(c.graph, {x})[0];
+      const bool exact = want == logits;
+      ok = exact;
+      const auto f = cg::eval_f32(g, {x})[0];
+      double ab = 0, aa = 0, bb = 0;
+      int agree = 0;
+      for (size_t i = 0; i < f.size(); ++i) {
+        ab += double(f[i]) * logits[i];
+        aa += double(f[i]) * f[i];
+        bb += double(logits[i]) * logits[i];
+      }
+      for (int64_t b = 0; b < o->net.net.batch; ++b)
+        agree += std::max_element(f.begin() + b * classes, f.begin() + (b + 1) * classes) -
+                     (f.begin() + b * classes) == top1[b];
+      j["check"] = {{"bit_exact_with_int8_reference", exact},
+                    {"cosine_vs_fp32", ab / std::sqrt(aa * bb)},
+                    {"top1_agreement_vs_fp32", double(agree) / double(o->net.net.batch)}};
+    }
+    if (!o->trace.empty()) { const std::string t = r.report.timeline().dump() + "\n"; rt::write_file(o->trace, t.data(), t.size()); }
+    if (!o->save.empty()) {
+      std::filesystem::create_directories(o->save);
+      rt::NpyArray a;
+      a.type = rt::NpyType::kFloat32;
+      a.shape = {o->net.net.batch, classes};
+      a.data.resize(logits.size() * 4);
+      std::memcpy(a.data.data(), logits.data(), a.data.size());
+      rt::write_file((std::filesystem::path(o->save) / "output.npy").string(), rt::encode_npy(a));
+      const std::string t = j.dump(2) + "\n";
+      rt::write_file((std::filesystem::path(o->save) / "report.json").string(), t.data(), t.size());
+    }
+    if (o->json) {
+      std::cout << j.dump(2) << "\n";
+    } else {
+      std::cout << r.report.table();
+      std::cout << "compile " << compile_s << " s; top-1 class of image 0: " << top1[0] << "\n";
+      if (j.contains("check")) std::cout << "check: " << j["check"].dump() << "\n";
+    }
+    if (!ok) throw UserError("run resnet18: the result differs from the int8 reference interpreter");
+  });
+}
+
+void add_compile_resnet18(CLI::App& compile) {
+  struct Opts {
+    NetOptions net;
+    std::string emit = "graph", pass;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* cmd = compile.add_subcommand(
+      "resnet18",
+      "The built-in ResNet-18 through the graph pipeline: --emit graph prints the graph after\n"
+      "every pass (--pass P: only after P), --emit json the same as JSON, --emit steps the\n"
+      "executor's static list of launches and copies. Passes: import, fold_batch_norm,\n"
+      "quantize, fuse_epilogues, partition, pack_layouts, plan_memory.");
+  o->net.add_to(*cmd);
+  cmd->add_option("--emit", o->emit, "graph, json or steps")->capture_default_str();
+  cmd->add_option("--pass", o->pass, "only the graph after this pass");
+  cmd->callback([o] {
+    if (o->emit != "graph" && o->emit != "json" && o->emit != "steps")
+      throw UserError("--emit must be graph, json or steps, not '" + o->emit + "'");
+    const auto& names = cg::graph_pass_names();
+    if (!o->pass.empty() && std::find(names.begin(), names.end(), o->pass) == names.end()) {
+      std::string all;
+      for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+      throw UserError("--pass '" + o->pass + "' is not a graph pass (" + all + ")");
+    }
+    const isa::Layout& layout = isa::layout_for(o->net.config);
+    const isa::Platform& pf = isa::find_platform(o->net.platform);
+    cg::Graph g = cg::models::resnet18(o->net.net);
+    nlohmann::json passes = nlohmann::json::array();
+    cg::CompiledGraph c = cg::compile_graph(
+        g, layout, pf, o->net.compile_options(), [&](const std::string& p, const cg::Graph& after) {
+          if (o->emit == "steps" || (!o->pass.empty() && p != o->pass)) return;
+          if (o->emit == "json") {
+            passes.push_back({{"pass", p}, {"graph", cg::to_json(after)}});
+          } else {
+            std::cout << "// after " << p << "\n" << cg::to_text(after);
+          }
+        });
+    if (o->emit == "json") {
+      std::cout << passes.dump(1) << "\n";
+    } else if (o->emit == "steps") {
+      rt::graph::GraphExecutor exe(c, layout, pf);
+      std::cout << exe.listing();
+    } else if (o->pass.empty() || o->pass == "plan_memory") {
+      std::cout << cg::passes::describe(c.plan);
+    }
+  });
+}
+
+
+}  // namespace weft::cli

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Whole-network benchmark: the built-in ResNet-18 through the graph pipeline and executor on
+# the cycle-exact model, batch 1 on `vta` and batch 8 on `gemm8x8`. Prints a markdown table
+# of the totals (accelerator cycles, share of conv+dense MACs on the accelerator, fraction of
+# the GEMM bound, wall and compile time, arenas) and, per configuration, each layer's cycles,
+# utilization and roofline limit. The latest table is in docs/graph.md.
+# Usage: scripts/bench/resnet18_graph.sh [BUILD_DIR] [PLATFORM]   (defaults: build, sim)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$root/build}
+platform=${2:-sim}
+weft=$build/runtime/weft
+out=$build/bench/resnet18_graph
+mkdir -p "$out"
+echo "CPU: $(lscpu | sed -n 's/^Model name: *//p'), one core; platform $platform"
+for run in "vta 1" "gemm8x8 8"; do
+  set -- $run
+  "$weft" run resnet18 --config "$1" --batch "$2" --platform "$platform" --engine cycle --json \
+    > "$out/$1_b$2.json"
+done
+/usr/bin/python3 - "$out" <<'PY'
+import json, sys, os
+out = sys.argv[1]
+runs = [("vta", 1), ("gemm8x8", 8)]
+print()
+print("| config | batch | accel cycles | conv+dense MACs on accel | of GEMM bound | wall s (run) | compile s (calibration) | device arena B | host arena B |")
+print("|---|---|---|---|---|---|---|---|---|")
+for c, b in runs:
+    j = json.load(open(os.path.join(out, f"{c}_b{b}.json")))
+    bound = j["gemm_bound_cycles"] / j["accel_cycles"]
+    calib = j["pass_seconds"].get("quantize", 0)
+    print(f"| {c} | {b} | {j['accel_cycles']:,} | {100*j['accel_mac_fraction']:.1f}% | {100*bound:.1f}% "
+          f"| {j['wall_seconds']:.3f} | {j['compile_seconds']:.2f} ({calib:.2f}) | {j['device_arena_bytes']:,} | {j['host_arena_bytes']:,} |")
+for c, b in runs:
+    j = json.load(open(os.path.join(out, f"{c}_b{b}.json")))
+    print()
+    print(f"**{c}, batch {b}** (cycles; util = useful MACs / (cycles x peak); GEMM uops include padding; memory = DRAM bytes / bus width)")
+    print()
+    print("| layer | cycles | util | MAC bound | GEMM uops | memory cycles | limit | schedule |")
+    print("|---|---|---|---|---|---|---|---|")
+    for n in j["nodes"]:
+        if n["engine"] != "accel":
+            continue
+        print(f"| {n['node']} | {n['cycles']:,} | {100*n['utilization']:.1f}% | {int(n.get('mac_bound_cycles',0)):,} "
+              f"| {n.get('gemm_uops',0):,} | {int(n.get('memory_cycles',0)):,} | {n.get('limit','')} | {n['schedule']} |")
+PY
