@@ -102,12 +102,12 @@ struct LlvmGraphRunner::State {
     cpu::CpuKernel& kern =
         kernel(key, [&] { return cpu::conv2d(cs, compiler::ir::DType::kFloat32); });
     const int64_t cb = cpu::conv_in_block(cs.c);
-    std::vector<float> wv(w, w + o * s.c * s.kh * s.kw);
     std::vector<float> wpacked;
     const std::vector<float>* wb = nullptr;
     if (weights_constant && packed.count(node)) {
       wb = &packed[node];
     } else {
+      const std::vector<float> wv(w, w + o * s.c * s.kh * s.kw);
       wpacked = cpu::pack_conv_weights(wv, o, s.c, s.kh, s.kw, cb, cpu::kConvOutBlock);
       if (weights_constant) {
         wb = &(packed[node] = std::move(wpacked));

@@ -15,6 +15,7 @@ Models (OUT_DIR/NAME.onnx):
                 Concat, Flatten, Reshape, Gemm, MatMul), 1x3x16x16 input.
   qdq_cnn       small_cnn's first layers in QDQ form (QuantizeLinear/DequantizeLinear around
                 activations and weights, int8, power-of-two scales) plus a QLinearConv.
+  qdq_zero_point  a QuantizeLinear/DequantizeLinear pair with zero point 3 (asymmetric int8).
   unsupported   a Conv followed by Softmax (an operator Weft does not import).
   bad_attr      a Conv with group=2 (an attribute value Weft does not import).
   cycle         two Relu nodes that read each other's output (a graph with a cycle).
@@ -181,6 +182,13 @@ def tiny_resnet(seed=9):
     return b.model("input", [1, 3, 16, 16], y, 13, "tiny_resnet")
 
 
+def qdq_zero_point(seed=1):
+    b = Builder(seed)
+    s, z = b.const("s", np.float32(1.0 / 32)), b.const("z", np.int8(3))
+    y = b.node("DequantizeLinear", [b.node("QuantizeLinear", ["input", s, z]), s, z])
+    return b.model("input", [1, 4], b.node("Relu", [y]), 13, "qdq_zero_point")
+
+
 def unsupported(seed=1):
     b = Builder(seed)
     y = b.node("Softmax", [b.conv("input", 3, 4, 1)], "softmax", axis=1)
@@ -212,7 +220,7 @@ def old_opset():
 
 
 MODELS = {"resnet18": resnet18, "small_cnn": small_cnn, "tiny_resnet": tiny_resnet,
-          "qdq_cnn": qdq_cnn,
+          "qdq_cnn": qdq_cnn, "qdq_zero_point": qdq_zero_point,
           "unsupported": unsupported, "bad_attr": bad_attr, "cycle": cycle,
           "old_opset": old_opset}
 INPUTS = {"resnet18": [1, 3, 224, 224], "small_cnn": [1, 3, 16, 16],

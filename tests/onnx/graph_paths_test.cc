@@ -11,6 +11,7 @@
 
 #include "compiler/graph/dump.h"
 #include "compiler/graph/onnx/onnx_import.h"
+#include "compiler/graph/onnx/qdq.h"
 #include "hardware/isa/errors.h"
 #include "runtime/graph/cpu_graph.h"
 #include "runtime/graph/onnx_run.h"
@@ -99,6 +100,42 @@ TEST(OnnxGraph, QdqModelRunsWithOnnxRounding) {
   // exactly up to the final average (float32 vs float64 sums of exact values).
   const auto e = rt::graph::output_error(got.outputs.at(0), want.outputs.at(0));
   EXPECT_LE(e.relative_to_max, 1e-6);
+}
+
+TEST(OnnxGraph, QdqMapsToTheFloatNetworkWithFixedExponents) {
+  const std::string path = model("qdq_cnn");
+  if (path.empty()) GTEST_SKIP() << "qdq_cnn.onnx was not written";
+  const auto imp = compiler::onnx_import::import_onnx(path);
+  ASSERT_TRUE(compiler::onnx_import::has_qdq(imp.graph));
+  const auto m = compiler::onnx_import::map_qdq(imp.graph);
+  EXPECT_FALSE(compiler::onnx_import::has_qdq(m.graph));
+  EXPECT_EQ(m.graph.count(OpKind::Conv), 2);  // the QDQ conv and the QLinearConv
+  // The input (1/32), the ReLU's output (1/32) and the QLinearConv's output (1/32).
+  ASSERT_EQ(m.exponents.size(), 3u);
+  for (const auto& [name, e] : m.exponents) EXPECT_EQ(e, -5) << name;
+  EXPECT_TRUE(m.changed.empty());
+}
+
+TEST(OnnxGraph, QdqWithAZeroPointIsRefusedOnTheAccelerator) {
+  const std::string path = model("qdq_zero_point");
+  if (path.empty()) GTEST_SKIP() << "qdq_zero_point.onnx was not written";
+  const auto imp = compiler::onnx_import::import_onnx(path);
+  try {
+    compiler::onnx_import::map_qdq(imp.graph);
+    FAIL() << "an asymmetric zero point mapped onto the accelerator";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("nonzero zero point"), std::string::npos) << e.what();
+  }
+  // The LLVM path runs it with ONNX's arithmetic: x = 0.1 -> q = round(3.2) + 3 = 6 -> 0.09375.
+  rt::graph::LlvmGraphRunner runner(imp.graph);
+  rt::graph::HostArray x;
+  x.shape = {1, 4};
+  x.data = {0.1, -1.0, 0.5, 5.0};
+  const auto y = runner.run({x}).outputs.at(0).data;
+  EXPECT_DOUBLE_EQ(y[0], 0.09375);
+  EXPECT_DOUBLE_EQ(y[1], 0.0);    // -32 + 3 = -29 -> -1.0 -> ReLU
+  EXPECT_DOUBLE_EQ(y[2], 0.5);
+  EXPECT_DOUBLE_EQ(y[3], 3.875);  // saturates at 127: (127 - 3) / 32
 }
 
 }  // namespace

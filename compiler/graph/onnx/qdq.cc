@@ -50,15 +50,11 @@ class Mapper {
   }
 
   // The float value standing for `v` in the new graph (constants copied on first use).
-  ValueId fp(ValueId v, const Node* user) {
+  ValueId fp(ValueId v, const Node* /*user*/) {
     auto it = map_.find(v);
     if (it != map_.end()) return it->second;
     const auto& val = g_.value(v);
-    if (val.is_constant()) {
-      if (val.type.dtype != DType::F32 && user)
-        fail(*user, "reads the integer constant '" + val.name + "' outside a DequantizeLinear");
-      return map_[v] = out_.graph.add_constant(val.name, val.type, val.data);
-    }
+    if (val.is_constant()) return map_[v] = out_.graph.add_constant(val.name, val.type, val.data);
     throw InternalError("map_qdq: value '" + val.name + "' read before it is mapped");
   }
 
