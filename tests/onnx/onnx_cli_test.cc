@@ -157,11 +157,18 @@ TEST_F(OnnxCli, RunsOnTheAccelerator) {
   EXPECT_THAT(f.out, HasSubstr("\"top1_agrees\": true"));
   EXPECT_GE(field(f.out, "accel_mac_fraction"), 0.9) << f.out;
   EXPECT_EQ(fs::file_size(dir_ / "f" / "output.npy"), 128u + 10 * 4);
-  // The cycle model gives the same int8 network bit for bit, with cycles.
+  // The cycle model (and the RTL) give the same int8 network bit for bit, with cycles.
   const Result c = weft("run " + m + common + (dir_ / "c").string() + " --engine cycle");
   ASSERT_EQ(c.code, 0) << c.out;
   EXPECT_GT(field(c.out, "accel_cycles"), 0) << c.out;
   EXPECT_EQ(read(dir_ / "f" / "output.npy"), read(dir_ / "c" / "output.npy"));
+#if defined(WEFT_TEST_RTL)
+  // And the Verilated RTL, with the cycle model's cycle count.
+  const Result v = weft("run " + m + common + (dir_ / "v").string() + " --engine rtl");
+  ASSERT_EQ(v.code, 0) << v.out;
+  EXPECT_EQ(field(v.out, "accel_cycles"), field(c.out, "accel_cycles"));
+  EXPECT_EQ(read(dir_ / "v" / "output.npy"), read(dir_ / "c" / "output.npy"));
+#endif
 }
 
 TEST_F(OnnxCli, QdqModelKeepsItsScalesOnTheAccelerator) {
