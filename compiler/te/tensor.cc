@@ -14,13 +14,18 @@ namespace {
 // The global buffers a body reads, to record the tensors it depends on.
 class LoadCollector : public ir::Visitor {
  public:
-  std::set<const ir::BufferObj*> buffers;
+  // In the order the body first reads them (not by address, which would make a compute's
+  // inputs, hence its stages' order and the emitted program, depend on the heap).
+  std::vector<const ir::BufferObj*> buffers;
 
  protected:
   void visit_Load(const ir::Load& n) override {
-    buffers.insert(n.buffer.get());
+    if (seen_.insert(n.buffer.get()).second) buffers.push_back(n.buffer.get());
     ir::Visitor::visit_Load(n);
   }
+
+ private:
+  std::set<const ir::BufferObj*> seen_;
 };
 
 // Registry from buffer to tensor, so that compute() can list its inputs.

@@ -122,6 +122,11 @@ void add_run_resnet18(CLI::App& run) {
                     {"cosine_vs_fp32", ab / std::sqrt(aa * bb)},
                     {"top1_agreement_vs_fp32", double(agree) / double(o->net.net.batch)}};
     }
+    if (!ok) {
+      std::cout << j.dump(2) << "\n";
+      throw UserError("run resnet18: the result differs from the int8 reference interpreter "
+                      "(nothing written)");
+    }
     if (!o->trace.empty()) { const std::string t = r.report.timeline().dump() + "\n"; rt::write_file(o->trace, t.data(), t.size()); }
     if (!o->save.empty()) {
       std::filesystem::create_directories(o->save);
@@ -141,7 +146,6 @@ void add_run_resnet18(CLI::App& run) {
       std::cout << "compile " << compile_s << " s; top-1 class of image 0: " << top1[0] << "\n";
       if (j.contains("check")) std::cout << "check: " << j["check"].dump() << "\n";
     }
-    if (!ok) throw UserError("run resnet18: the result differs from the int8 reference interpreter");
   });
 }
 

@@ -94,8 +94,11 @@ TEST(GraphPipeline, QuantizedIsCloseToFp32) {
     agree += std::max_element(f.begin(), f.end()) - f.begin() ==
              std::max_element(q.begin(), q.end()) - q.begin();
   }
-  EXPECT_GT(worst, 0.95);
-  EXPECT_GE(agree, 6);
+  // The floor (docs/graph.md): 8-bit power-of-two scales lose at most ~1 bit of range per
+  // tensor; measured worst cosine ~0.9996 on these inputs, so 0.99 catches a wrong scale or
+  // shift (which drops it below 0.5) without flaking on rounding.
+  EXPECT_GT(worst, 0.99);
+  EXPECT_GE(agree, 7);
 }
 
 }  // namespace

@@ -59,8 +59,9 @@ void check_network(const char* config, const cg::models::ResNetOptions& o,
   }
   for (size_t i = 0; i < engines.size(); ++i)
     for (size_t j = 0; j < engines.size(); ++j)
-      if (engines[i] != "functional" && engines[j] != "functional")
+      if (engines[i] != "functional" && engines[j] != "functional") {
         EXPECT_EQ(runs[i].report.accel_cycles, runs[j].report.accel_cycles);
+      }
 }
 
 TEST(GraphExecutor, SmallResNetBitExactOnVta) { check_network("vta", tiny_net(1, 16, 2), {"functional", "cycle"}); }
