@@ -27,7 +27,13 @@ HostArray read_input_npy(const std::string& path, const compiler::onnx_import::I
   if (model.uint8_values.count(ins[k]))
     throw UserError("--input '" + path + "': the model's input '" + v.name +
                     "' is uint8, which weft run does not read from .npy files");
-  const NpyArray a = decode_npy(read_file(path), path);
+  NpyArray a;
+  try {
+    a = decode_npy(read_file(path), path);
+  } catch (const UserError& e) {
+    throw UserError(std::string("--input ") + e.what() +
+                    "; save a float32 array, e.g. numpy.save(path, x.astype(numpy.float32))");
+  }
   HostArray h;
   h.shape = a.shape;
   const char* got = "";
