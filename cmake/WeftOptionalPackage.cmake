@@ -5,19 +5,26 @@
 # succeeds is it found here. Either way one status line says what was found or what is skipped.
 include_guard(GLOBAL)
 
-# weft_optional_package(<var> <find_package args...> FOR "<what needs it>")
-#   Sets <var> to ON (and imports the package's targets into this directory and below, and its
+# weft_optional_package(<var> <find_package args...> FOR "<what needs it>" [AFTER <pkg>...])
+#   AFTER names packages found first (in the probe too): a config that needs a dependency's
+#   targets without finding it itself (ONNX needs Protobuf's). Sets <var> to ON (and imports
+#   the package's targets into this directory and below, and its
 #   <name>_* variables into the caller's scope) when `find_package(<args>)` works, OFF otherwise.
 function(weft_optional_package var)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "FOR" "")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "FOR" "AFTER")
   set(args ${ARG_UNPARSED_ARGUMENTS})
   list(GET args 0 name)
   set(dir "${CMAKE_BINARY_DIR}/CMakeFiles/weft-probe/${name}")
   file(MAKE_DIRECTORY "${dir}/src")
   list(JOIN args " " args_text)
+  set(before "")
+  foreach(dep IN LISTS ARG_AFTER)
+    string(APPEND before "find_package(${dep} REQUIRED)\n")
+  endforeach()
   file(WRITE "${dir}/src/CMakeLists.txt"
     "cmake_minimum_required(VERSION 3.25)\n"
     "project(weft_probe_${name} C CXX)\n"
+    "${before}"
     "find_package(${args_text} REQUIRED)\n")
   execute_process(
     COMMAND "${CMAKE_COMMAND}" -S "${dir}/src" -B "${dir}/build" -G "${CMAKE_GENERATOR}"
@@ -25,6 +32,9 @@ function(weft_optional_package var)
             "-DCMAKE_PREFIX_PATH=${CMAKE_PREFIX_PATH}"
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(rc EQUAL 0)
+    foreach(dep IN LISTS ARG_AFTER)
+      find_package(${dep} QUIET)
+    endforeach()
     find_package(${args} QUIET)
     # find_package ran in this function's scope: hand its <name>_* results (OpenBLAS gives
     # only variables, no targets) to the caller.

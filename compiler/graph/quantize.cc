@@ -100,6 +100,10 @@ Graph quantize(const Graph& fp32, const QuantizeOptions& opt) {
   }
   std::map<int, int> group_exp;
   for (auto& [grp, m] : group_max) group_exp[grp] = pow2_exponent(m);
+  for (size_t v = 0; v < g.num_values(); ++v) {
+    auto it = opt.fixed_exponents.find(g.value(static_cast<ValueId>(v)).name);
+    if (it != opt.fixed_exponents.end()) group_exp[uf.find(static_cast<int>(v))] = it->second;
+  }
   auto expo = [&](ValueId v) { return group_exp.at(uf.find(v)); };
 
   // --- weights ---

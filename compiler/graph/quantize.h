@@ -25,6 +25,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "compiler/graph/graph.h"
@@ -39,6 +41,10 @@ struct QuantizeOptions {
   std::vector<std::vector<std::vector<float>>> calibration;
   int synthetic_samples = 1;
   uint32_t seed = 7;
+  /// Exponents fixed by the model (by value name; an imported QDQ model's scales, see
+  /// compiler/graph/onnx/qdq.h): the value's scale group takes this exponent instead of the
+  /// calibrated one (still raised where a layer's shift would be negative).
+  std::map<std::string, int> fixed_exponents;
 };
 
 /// Calibrates and quantizes; the result verifies. UserError naming an unsupported node.

@@ -154,11 +154,13 @@ void add_compile_conv2d(CLI::App& compile) {
 
 void add_compile_command(CLI::App& app) {
   CLI::App* compile = app.add_subcommand(
-      "compile", "Compile an operator and print its loop IR, instructions or LLVM IR.");
-  compile->require_subcommand(1);
+      "compile", "Compile an operator and print its loop IR, instructions or LLVM IR;\n"
+                 "or a whole ONNX network: weft compile MODEL.onnx --emit graph [--pass P].");
+  compile->require_subcommand(0, 1);
   add_compile_dense(*compile);
   add_compile_conv2d(*compile);
   add_compile_resnet18(*compile);
+  add_compile_model(*compile);
 }
 
 }  // namespace weft::cli

@@ -175,11 +175,13 @@ void add_run_dense(CLI::App& run) {
 
 void add_run_command(CLI::App& app) {
   CLI::App* run = app.add_subcommand(
-      "run", "Compile an operator for the accelerator, run it and check it against the CPU.");
-  run->require_subcommand(1);
+      "run", "Compile an operator for the accelerator, run it and check it against the CPU;\n"
+             "or run a whole ONNX network: weft run MODEL.onnx --input X.npy [--target llvm].");
+  run->require_subcommand(0, 1);
   add_run_dense(*run);
   add_run_conv2d(*run);
   add_run_resnet18(*run);
+  add_run_model(*run);
 }
 
 }  // namespace weft::cli

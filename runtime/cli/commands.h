@@ -15,7 +15,12 @@ void add_trace_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 /// `weft run conv2d` (runtime/cli/cmd_run_conv2d.cc), registered by add_run_command.
 void add_run_conv2d(CLI::App& run);
+/// `weft run MODEL.onnx` (runtime/cli/cmd_run_model.cc), registered by add_run_command.
+void add_run_model(CLI::App& run);
 void add_compile_command(CLI::App& app);
+/// `weft compile MODEL.onnx --emit graph` (runtime/cli/cmd_compile_model.cc), registered by
+/// add_compile_command.
+void add_compile_model(CLI::App& compile);
 /// `weft run resnet18` and `weft compile resnet18` (runtime/cli/cmd_run_graph.cc), registered
 /// by add_run_command and add_compile_command.
 void add_run_resnet18(CLI::App& run);

@@ -1,0 +1,458 @@
+// ONNX model to graph IR; see onnx_import.h.
+#include "compiler/graph/onnx/onnx_import.h"
+
+#include <cstring>
+#include <limits>
+#include <map>
+
+#include "compiler/graph/infer.h"
+#include "compiler/graph/verify.h"
+#include "hardware/isa/errors.h"
+
+namespace weft::compiler::onnx_import {
+
+using graph::Attr;
+using graph::Attrs;
+using graph::DType;
+using graph::OpKind;
+using graph::TensorType;
+using graph::ValueId;
+
+namespace {
+
+// The attributes each operator may carry (others are rejected by name).
+const std::map<std::string, std::set<std::string>>& allowed_attrs() {
+  static const std::map<std::string, std::set<std::string>> a = {
+      {"Conv", {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}},
+      {"QLinearConv", {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}},
+      {"BatchNormalization", {"epsilon", "momentum", "training_mode"}},
+      {"Relu", {}},
+      {"Clip", {}},
+      {"MaxPool",
+       {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"}},
+      {"AveragePool",
+       {"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"}},
+      {"GlobalAveragePool", {}},
+      {"Add", {}},
+      {"Flatten", {"axis"}},
+      {"Reshape", {"allowzero"}},
+      {"Gemm", {"alpha", "beta", "transA", "transB"}},
+      {"MatMul", {}},
+      {"Concat", {"axis"}},
+      {"QuantizeLinear", {"axis"}},
+      {"DequantizeLinear", {"axis"}},
+  };
+  return a;
+}
+
+class Importer {
+ public:
+  explicit Importer(const Model& m) : m_(m) { out_.graph.set_name(graph_name(m.path)); }
+
+  Imported run() {
+    out_.opset = m_.opset;
+    for (const std::string& name : m_.inputs) add_graph_input(name);
+    for (const Node& n : m_.nodes) import_node(n);
+    for (const std::string& name : m_.outputs) out_.graph.add_output(value_of(name, nullptr));
+    graph::verify(out_.graph, "onnx import");
+    return std::move(out_);
+  }
+
+ private:
+  static std::string graph_name(const std::string& path) {
+    std::string s = path;
+    if (!s.empty() && s.front() == '\'') s = s.substr(1, s.size() - 2);
+    const size_t slash = s.find_last_of('/');
+    if (slash != std::string::npos) s = s.substr(slash + 1);
+    if (s.size() > 5 && s.substr(s.size() - 5) == ".onnx") s.resize(s.size() - 5);
+    return s.empty() ? "model" : s;
+  }
+
+  [[noreturn]] void fail(const Node& n, const std::string& what) const {
+    throw UserError(m_.path + ": " + n.where() + ": " + what);
+  }
+
+  // Element type of an ONNX tensor in the IR (uint8 is held as int8 - 128).
+  DType dtype_of(ElemType t, const std::string& what, bool* is_u8) const {
+    *is_u8 = t == ElemType::kUint8;
+    switch (t) {
+      case ElemType::kFloat32: return DType::F32;
+      case ElemType::kInt8:
+      case ElemType::kUint8: return DType::I8;
+      case ElemType::kInt32:
+      case ElemType::kInt64: return DType::I32;
+    }
+    throw UserError(m_.path + ": " + what + " has an unsupported element type");
+  }
+
+  void add_graph_input(const std::string& name) {
+    auto it = m_.types.find(name);
+    if (it == m_.types.end() || !it->second.has_shape)
+      throw UserError(m_.path + ": graph input '" + name + "' has no shape");
+    for (int64_t d : it->second.shape)
+      if (d < 0)
+        throw UserError(m_.path + ": graph input '" + name + "' has shape " +
+                        shape_string(it->second.shape) +
+                        " with an unknown dimension; Weft compiles fixed shapes (fix the batch "
+                        "size in the model, e.g. with onnx.tools.update_model_dims)");
+    if (it->second.type == ElemType::kInt64)
+      throw UserError(m_.path + ": graph input '" + name +
+                      "' is int64; Weft takes float32, int8, uint8 or int32 inputs");
+    bool u8 = false;
+    const DType dt = dtype_of(it->second.type, "graph input '" + name + "'", &u8);
+    const ValueId v = out_.graph.add_input(name, TensorType(dt, it->second.shape));
+    if (u8) out_.uint8_values.insert(v);
+    values_[name] = v;
+  }
+
+  ValueId add_constant(const std::string& name, const TensorData& t) {
+    bool u8 = false;
+    const DType dt = dtype_of(t.type, "constant '" + name + "'", &u8);
+    TensorType type(dt, t.shape);
+    std::shared_ptr<const graph::ConstData> data;
+    const int64_t n = t.elements();
+    if (t.type == ElemType::kFloat32) {
+      std::vector<float> v(static_cast<size_t>(n));
+      if (n) std::memcpy(v.data(), t.bytes.data(), v.size() * 4);
+      data = graph::ConstData::from_f32(v);
+    } else if (dt == DType::I8) {
+      std::vector<int8_t> v(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i)
+        v[i] = u8 ? static_cast<int8_t>(int(t.bytes[i]) - 128) : static_cast<int8_t>(t.bytes[i]);
+      data = graph::ConstData::from_i8(v);
+    } else {
+      std::vector<int32_t> v(static_cast<size_t>(n));
+      const std::vector<int64_t> wide = t.to_int64();
+      for (int64_t i = 0; i < n; ++i) {
+        if (wide[i] < std::numeric_limits<int32_t>::min() ||
+            wide[i] > std::numeric_limits<int32_t>::max())
+          throw UserError(m_.path + ": constant '" + name + "' holds " +
+                          std::to_string(wide[i]) + ", outside int32 (Weft's integer type)");
+        v[i] = static_cast<int32_t>(wide[i]);
+      }
+      data = graph::ConstData::from_i32(v);
+    }
+    const ValueId id = out_.graph.add_constant(name, type, data);
+    if (u8) out_.uint8_values.insert(id);
+    return id;
+  }
+
+  // The IR value of ONNX value `name` (constants are added on first use).
+  ValueId value_of(const std::string& name, const Node* user) {
+    auto it = values_.find(name);
+    if (it != values_.end()) return it->second;
+    auto c = m_.initializers.find(name);
+    if (c != m_.initializers.end()) return values_[name] = add_constant(name, c->second);
+    throw UserError(m_.path + ": " + (user ? user->where() + " reads" : "graph output") + " '" +
+                    name + "', which nothing defines");
+  }
+
+  bool is_constant(const std::string& name) const {
+    return m_.initializers.count(name) && !values_.count(name);
+  }
+  const TensorData& constant(const Node& n, size_t i, const std::string& what) const {
+    if (i >= n.inputs.size() || n.inputs[i].empty()) fail(n, what + " is missing");
+    auto it = m_.initializers.find(n.inputs[i]);
+    if (it == m_.initializers.end())
+      fail(n, what + " ('" + n.inputs[i] + "') must be a constant (an initializer or a Constant "
+                     "node); Weft compiles it ahead of time");
+    return it->second;
+  }
+
+  static Attr to_attr(const Attribute& a) {
+    switch (a.kind) {
+      case Attribute::Kind::kInt: return a.i;
+      case Attribute::Kind::kFloat: return a.f;
+      case Attribute::Kind::kInts: return a.ints;
+      case Attribute::Kind::kFloats: return a.floats;
+      case Attribute::Kind::kString: return a.s;
+      default: return int64_t(0);
+    }
+  }
+
+  int64_t int_attr(const Node& n, const std::string& name, int64_t dflt) const {
+    auto it = n.attrs.find(name);
+    if (it == n.attrs.end()) return dflt;
+    if (it->second.kind != Attribute::Kind::kInt) fail(n, "attribute '" + name + "' must be an integer");
+    return it->second.i;
+  }
+  std::vector<int64_t> ints_attr(const Node& n, const std::string& name,
+                                 std::vector<int64_t> dflt) const {
+    auto it = n.attrs.find(name);
+    if (it == n.attrs.end()) return dflt;
+    if (it->second.kind != Attribute::Kind::kInts)
+      fail(n, "attribute '" + name + "' must be a list of integers");
+    return it->second.ints;
+  }
+
+  // Conv/QLinearConv/MaxPool/AveragePool: 2D only; auto_pad to explicit pads.
+  void normalise_window(const Node& n, Attrs& attrs, const std::vector<int64_t>& x,
+                        std::vector<int64_t> kernel) {
+    if (x.size() != 4)
+      fail(n, "input of shape " + shape_string(x) +
+                  " is not 2D (N, C, H, W); Weft imports 2D convolutions and pools only");
+    if (kernel.size() != 2) fail(n, "kernel_shape " + shape_string(kernel) + " is not 2D");
+    auto strides = ints_attr(n, "strides", {1, 1});
+    auto dil = ints_attr(n, "dilations", {1, 1});
+    auto pads = ints_attr(n, "pads", {0, 0, 0, 0});
+    if (strides.size() != 2 || dil.size() != 2 || pads.size() != 4)
+      fail(n, "strides, dilations and pads must be 2D (2, 2 and 4 values)");
+    for (int64_t v : strides)
+      if (v < 1) fail(n, "strides " + shape_string(strides) + " must be positive");
+    for (int64_t v : dil)
+      if (v < 1) fail(n, "dilations " + shape_string(dil) + " must be positive");
+    for (int64_t v : pads)
+      if (v < 0) fail(n, "pads " + shape_string(pads) + " must not be negative");
+    std::string ap = "NOTSET";
+    if (auto it = n.attrs.find("auto_pad"); it != n.attrs.end()) ap = it->second.s;
+    if (ap == "VALID") {
+      pads = {0, 0, 0, 0};
+    } else if (ap == "SAME_UPPER" || ap == "SAME_LOWER") {
+      if (int_attr(n, "ceil_mode", 0)) fail(n, "auto_pad " + ap + " with ceil_mode is not supported");
+      for (int d = 0; d < 2; ++d) {
+        const int64_t in = x[2 + d], s = strides[d];
+        const int64_t out = (in + s - 1) / s;
+        const int64_t total =
+            std::max<int64_t>(0, (out - 1) * s + (kernel[d] - 1) * dil[d] + 1 - in);
+        const int64_t small = total / 2, big = total - small;
+        pads[d] = ap == "SAME_UPPER" ? small : big;
+        pads[d + 2] = ap == "SAME_UPPER" ? big : small;
+      }
+    } else if (ap != "NOTSET") {
+      fail(n, "auto_pad '" + ap + "' is not an ONNX value");
+    }
+    attrs["auto_pad"] = std::string("NOTSET");
+    attrs["strides"] = strides;
+    attrs["dilations"] = dil;
+    attrs["pads"] = pads;
+    attrs["kernel_shape"] = kernel;
+  }
+
+  const std::vector<int64_t>& shape_of(ValueId v) const { return out_.graph.value(v).type.shape; }
+
+  void import_node(const Node& n) {
+    if (!n.domain.empty())
+      fail(n, "operator domain '" + n.domain + "' is not supported (only the default ONNX "
+                                               "domain)");
+    const auto& table = allowed_attrs();
+    auto spec = table.find(n.op);
+    if (spec == table.end()) {
+      std::string ops;
+      for (const auto& s : supported_operators()) ops += (ops.empty() ? "" : ", ") + s;
+      fail(n, "operator " + n.op + " is not supported (Weft imports " + ops + ")");
+    }
+    for (const auto& [name, a] : n.attrs) {
+      if (!spec->second.count(name)) fail(n, "attribute '" + name + "' is not supported");
+      if (a.kind == Attribute::Kind::kOther || a.kind == Attribute::Kind::kTensor)
+        fail(n, "attribute '" + name + "' has an unsupported kind");
+    }
+    graph::OpKind kind;
+    if (!graph::op_from_name(n.op, &kind)) fail(n, "operator " + n.op + " has no graph IR kind");
+
+    Attrs attrs;
+    for (const auto& [name, a] : n.attrs) attrs[name] = to_attr(a);
+    std::vector<ValueId> ins;
+    for (const std::string& in : n.inputs) ins.push_back(in.empty() ? graph::kNone : value_of(in, &n));
+    while (!ins.empty() && ins.back() == graph::kNone) ins.pop_back();
+    const int outputs_used = [&] {
+      int k = 0;
+      for (size_t i = 0; i < n.outputs.size(); ++i)
+        if (!n.outputs[i].empty()) k = static_cast<int>(i) + 1;
+      return k;
+    }();
+    if (outputs_used > 1) fail(n, "only the first output is supported (the node has " +
+                                  std::to_string(outputs_used) + ")");
+    if (ins.empty()) fail(n, "has no inputs");
+    const TensorType& x = out_.graph.value(ins[0]).type;
+    auto want_f32 = [&](ValueId v, const std::string& what) {
+      if (out_.graph.value(v).type.dtype != DType::F32)
+        fail(n, what + " is " + graph::dtype_name(out_.graph.value(v).type.dtype) +
+                    "; this operator is imported for float32 only");
+    };
+    bool out_u8 = false;
+
+    switch (kind) {
+      case OpKind::Conv: {
+        for (size_t i = 0; i < ins.size(); ++i) want_f32(ins[i], "input " + std::to_string(i));
+        if (int_attr(n, "group", 1) != 1)
+          fail(n, "attribute group=" + std::to_string(int_attr(n, "group", 1)) +
+                      " is not supported (grouped and depthwise convolutions)");
+        const auto& w = shape_of(ins.at(1));
+        if (w.size() != 4) fail(n, "weight of shape " + shape_string(w) + " is not 2D (OIHW)");
+        normalise_window(n, attrs, x.shape, ints_attr(n, "kernel_shape", {w[2], w[3]}));
+        attrs["group"] = int64_t(1);
+        if (std::get<std::vector<int64_t>>(attrs["dilations"]) != std::vector<int64_t>{1, 1})
+          fail(n, "dilations other than 1 are not supported");
+        break;
+      }
+      case OpKind::QLinearConv: {
+        if (int_attr(n, "group", 1) != 1)
+          fail(n, "attribute group=" + std::to_string(int_attr(n, "group", 1)) +
+                      " is not supported (grouped and depthwise convolutions)");
+        if (ins.size() < 8) fail(n, "needs 8 or 9 inputs");
+        for (size_t i : {1, 2, 4, 5, 6, 7}) constant(n, i, "input " + std::to_string(i));
+        const auto& w = shape_of(ins.at(3));
+        if (w.size() != 4) fail(n, "weight of shape " + shape_string(w) + " is not 2D (OIHW)");
+        normalise_window(n, attrs, x.shape, ints_attr(n, "kernel_shape", {w[2], w[3]}));
+        attrs["group"] = int64_t(1);
+        if (std::get<std::vector<int64_t>>(attrs["dilations"]) != std::vector<int64_t>{1, 1})
+          fail(n, "dilations other than 1 are not supported");
+        out_u8 = constant(n, 7, "y_zero_point").type == ElemType::kUint8;
+        break;
+      }
+      case OpKind::MaxPool:
+      case OpKind::AveragePool: {
+        if (kind == OpKind::AveragePool) want_f32(ins[0], "the input");
+        if (int_attr(n, "storage_order", 0) != 0)
+          fail(n, "storage_order=1 is not supported");
+        auto it = n.attrs.find("kernel_shape");
+        if (it == n.attrs.end()) fail(n, "attribute 'kernel_shape' is missing");
+        normalise_window(n, attrs, x.shape, it->second.ints);
+        attrs["ceil_mode"] = int_attr(n, "ceil_mode", 0);
+        if (kind == OpKind::AveragePool)
+          attrs["count_include_pad"] = int_attr(n, "count_include_pad", 0);
+        out_u8 = out_.uint8_values.count(ins[0]) != 0;
+        break;
+      }
+      case OpKind::BatchNormalization:
+        for (size_t i = 0; i < ins.size(); ++i) want_f32(ins[i], "input " + std::to_string(i));
+        if (int_attr(n, "training_mode", 0) != 0)
+          fail(n, "training_mode=1 is not supported (inference only)");
+        attrs.erase("momentum");
+        attrs.erase("training_mode");
+        if (!attrs.count("epsilon")) attrs["epsilon"] = 1e-5;
+        break;
+      case OpKind::Relu:
+      case OpKind::GlobalAveragePool:
+      case OpKind::Gemm:
+      case OpKind::MatMul:
+        for (size_t i = 0; i < ins.size(); ++i) want_f32(ins[i], "input " + std::to_string(i));
+        if (kind == OpKind::Gemm) {
+          if (!attrs.count("alpha")) attrs["alpha"] = 1.0;
+          if (!attrs.count("beta")) attrs["beta"] = 1.0;
+          if (!attrs.count("transA")) attrs["transA"] = int64_t(0);
+          if (!attrs.count("transB")) attrs["transB"] = int64_t(0);
+        }
+        if (kind == OpKind::GlobalAveragePool && x.rank() != 4)
+          fail(n, "input of shape " + shape_string(x.shape) + " is not 2D (N, C, H, W)");
+        break;
+      case OpKind::Add:
+        for (size_t i = 0; i < ins.size(); ++i) want_f32(ins[i], "input " + std::to_string(i));
+        break;
+      case OpKind::Clip:
+        for (size_t i = 1; i < ins.size(); ++i) {
+          if (ins[i] == graph::kNone) continue;
+          const TensorData& b = constant(n, i, i == 1 ? "min" : "max");
+          if (b.elements() != 1) fail(n, "min and max must be scalars");
+        }
+        if (x.dtype == DType::I32) fail(n, "int32 Clip is not supported");
+        out_u8 = out_.uint8_values.count(ins[0]) != 0;
+        if (out_u8) fail(n, "uint8 Clip is not supported");
+        break;
+      case OpKind::Flatten:
+      case OpKind::Concat:
+        out_u8 = out_.uint8_values.count(ins[0]) != 0;
+        if (kind == OpKind::Concat && !attrs.count("axis")) fail(n, "attribute 'axis' is missing");
+        break;
+      case OpKind::Reshape: {
+        const TensorData& s = constant(n, 1, "the shape");
+        if (s.type != ElemType::kInt64) fail(n, "the shape must be int64");
+        out_u8 = out_.uint8_values.count(ins[0]) != 0;
+        break;
+      }
+      case OpKind::QuantizeLinear:
+      case OpKind::DequantizeLinear: {
+        const TensorData& s = constant(n, 1, "the scale");
+        if (s.type != ElemType::kFloat32) fail(n, "the scale must be float32");
+        for (double v : s.to_double())
+          if (!(v > 0)) fail(n, "scale " + std::to_string(v) + " is not positive");
+        if (ins.size() > 2) {
+          const TensorData& z = constant(n, 2, "the zero point");
+          if (s.elements() != z.elements()) fail(n, "scale and zero point differ in size");
+          if (kind == OpKind::QuantizeLinear && z.type != ElemType::kInt8 &&
+              z.type != ElemType::kUint8)
+            fail(n, std::string("a ") + elem_type_name(z.type) +
+                        " zero point is not supported (int8 or uint8)");
+        }
+        if (s.elements() > 1) {
+          int64_t axis = int_attr(n, "axis", 1);
+          if (axis < 0) axis += x.rank();
+          if (axis < 0 || axis >= x.rank() || x.shape[axis] != s.elements())
+            fail(n, "a per-axis scale of " + std::to_string(s.elements()) +
+                        " values does not match axis " + std::to_string(int_attr(n, "axis", 1)) +
+                        " of " + shape_string(x.shape));
+          attrs["axis"] = axis;
+        }
+        if (kind == OpKind::QuantizeLinear) {
+          want_f32(ins[0], "the input");
+          if (ins.size() < 3) {
+            // ONNX's default output type is uint8 with zero point 0: int8 with zero point -128.
+            TensorData z;
+            z.type = ElemType::kUint8;
+            z.bytes.assign(static_cast<size_t>(s.elements()), 0);
+            if (s.elements() > 1) z.shape = s.shape;
+            ins.push_back(add_constant(n.name + ".zero_point", z));
+            out_u8 = true;
+          } else {
+            out_u8 = constant(n, 2, "the zero point").type == ElemType::kUint8;
+          }
+        } else if (x.dtype == DType::F32) {
+          fail(n, "the input must be an integer tensor");
+        }
+        break;
+      }
+      default:
+        fail(n, "operator " + n.op + " is not an ONNX operator Weft imports");
+    }
+
+    graph::Node probe;
+    probe.kind = kind;
+    probe.name = n.name;
+    probe.inputs = ins;
+    probe.attrs = attrs;
+    std::vector<TensorType> types;
+    try {
+      types = graph::infer_output_types(out_.graph, probe);
+    } catch (const UserError& e) {
+      throw UserError(m_.path + ": " + e.what());
+    }
+    // ONNX's shape inference and Weft's must agree.
+    auto it = m_.types.find(n.outputs[0]);
+    if (it != m_.types.end() && it->second.has_shape) {
+      bool same = it->second.shape.size() == types[0].shape.size();
+      for (size_t d = 0; same && d < types[0].shape.size(); ++d)
+        same = it->second.shape[d] < 0 || it->second.shape[d] == types[0].shape[d];
+      if (!same)
+        fail(n, "Weft infers the output shape " + shape_string(types[0].shape) +
+                    " but ONNX's shape inference gives " + shape_string(it->second.shape));
+    }
+    const graph::NodeId id =
+        out_.graph.add_node(kind, n.name, ins, attrs, types, {n.outputs[0]});
+    const ValueId v = out_.graph.node(id).outputs.at(0);
+    if (out_u8) out_.uint8_values.insert(v);
+    values_[n.outputs[0]] = v;
+  }
+
+  const Model& m_;
+  Imported out_;
+  std::map<std::string, ValueId> values_;
+};
+
+}  // namespace
+
+const std::vector<std::string>& supported_operators() {
+  static const std::vector<std::string> ops = {
+      "Conv",    "BatchNormalization", "Relu",    "Clip",          "MaxPool",
+      "AveragePool", "GlobalAveragePool", "Add", "Flatten",       "Reshape",
+      "Gemm",    "MatMul",             "Concat",  "QuantizeLinear", "DequantizeLinear",
+      "QLinearConv"};
+  return ops;
+}
+
+Imported import_model(const Model& model) { return Importer(model).run(); }
+
+Imported import_onnx(const std::string& path, const LoadOptions& options) {
+  return import_model(load_model(path, options));
+}
+
+}  // namespace weft::compiler::onnx_import

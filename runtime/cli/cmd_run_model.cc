@@ -1,0 +1,107 @@
+// `weft run MODEL.onnx --input X.npy [--target accel|llvm] ...`: a whole ONNX network. The
+// model is the `run` verb's positional argument (any name that is not one of its operator
+// subcommands). --target llvm imports it and runs it in float32 on the LLVM CPU backend
+// (runtime/graph/onnx_run.h); --target accel quantizes and compiles it for the accelerator.
+#include <iostream>
+#include <memory>
+
+#include "hardware/isa/errors.h"
+#include "runtime/cli/commands.h"
+#include "runtime/io/files.h"
+#if defined(WEFT_HAVE_ONNX_RUN)
+#include "runtime/graph/onnx_run.h"
+#endif
+
+namespace weft::cli {
+
+namespace {
+
+struct ModelRunOptions {
+  std::string model, input, target = "accel", engine = "cycle", calibrate, save, trace, config,
+      platform = "sim";
+  int threads = 1;
+  bool check = false, per_channel = false;
+};
+
+void run_model(const ModelRunOptions& o) {
+  if (o.target != "accel" && o.target != "llvm")
+    throw UserError("--target must be accel or llvm, not '" + o.target + "'");
+  if (o.input.empty()) throw UserError("weft run " + o.model + " needs --input X.npy");
+#if defined(WEFT_HAVE_ONNX_RUN)
+  if (o.target == "llvm") {
+    if (!o.calibrate.empty())
+      throw UserError("--calibrate goes with --target accel (the llvm target runs in float32)");
+    rt::graph::OnnxRunRequest r;
+    r.model = o.model;
+    r.input = o.input;
+    r.save = o.save;
+    r.trace = o.trace;
+    r.threads = o.threads;
+    r.check = o.check;
+    rt::OutputSet outputs;
+    const nlohmann::ordered_json j = rt::graph::run_onnx_llvm(r, outputs);
+    outputs.commit();
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  rt::graph::OnnxRunRequest r;
+  r.model = o.model;
+  r.input = o.input;
+  r.save = o.save;
+  r.trace = o.trace;
+  r.threads = o.threads;
+  r.check = o.check;
+  r.engine = o.engine;
+  if (!o.config.empty()) r.config = o.config;
+  r.platform = o.platform;
+  r.calibrate = o.calibrate;
+  r.per_channel = o.per_channel;
+  rt::OutputSet outputs;
+  const nlohmann::ordered_json j = rt::graph::run_onnx_accel(r, outputs);
+  outputs.commit();
+  std::cout << j.dump(2) << "\n";
+#else
+  throw UserError("this weft was built without ONNX import (install libonnx-dev and "
+                  "libprotobuf-dev, and the CPU backend's LLVM 16, then reconfigure)");
+#endif
+}
+
+}  // namespace
+
+void add_run_model(CLI::App& run) {
+  auto o = std::make_shared<ModelRunOptions>();
+  run.add_option("model", o->model,
+                 "an ONNX model to run (MODEL.onnx; opsets 11-17, see docs/onnx.md)");
+  run.add_option("--input", o->input, "the model's input as .npy (float32, NCHW)");
+  run.add_option("--target", o->target,
+                 "accel: quantize to int8 and run on the accelerator engine; llvm: float32 on "
+                 "the host CPU through the LLVM backend")
+      ->capture_default_str();
+  run.add_option("--engine", o->engine, "with --target accel: functional, cycle or rtl")
+      ->capture_default_str();
+  run.add_option("--config", o->config,
+                 "with --target accel: the hardware configuration (default gemm8x8)");
+  run.add_option("--platform", o->platform, "with --target accel: the memory platform")
+      ->capture_default_str();
+  run.add_flag("--per-channel", o->per_channel,
+               "with --target accel: quantize weights per output channel (else per tensor)");
+  run.add_option("--calibrate", o->calibrate,
+                 "with --target accel: calibration inputs (.npy, a batch of the input's shape "
+                 "stacked on a leading axis)");
+  run.add_option("--save", o->save,
+                 "write DIR/output.npy (the first output, float32) and DIR/report.json");
+  run.add_option("--trace", o->trace, "write the run's timeline (Chrome trace JSON, Perfetto)");
+  run.add_option("--threads", o->threads, "with --target llvm: CPU threads")->capture_default_str();
+  run.add_flag("--check", o->check,
+               "--target llvm: also run the float64 reference interpreter and report the "
+               "largest relative difference; --target accel: compare with the fp32 network on "
+               "the LLVM path (cosine similarity, top-1 agreement)");
+  run.callback([&run, o] {
+    if (!run.get_subcommands().empty()) return;  // an operator subcommand ran
+    if (o->model.empty())
+      throw CLI::RequiredError("a subcommand (dense, conv2d) or MODEL.onnx");
+    run_model(*o);
+  });
+}
+
+}  // namespace weft::cli

@@ -1,0 +1,65 @@
+// Running a graph of ONNX operators (as imported, before Weft's quantizer and passes) on the
+// host: on the LLVM CPU backend in float32 (Conv, Gemm and MatMul through JIT-compiled
+// kernels of runtime/cpu, the other operators through the plain kernels of host_kernels.h),
+// and as a float64 reference interpreter (every operator through host_kernels.h in double).
+// Quantized ONNX operators (QuantizeLinear, DequantizeLinear, QLinearConv) run with ONNX's
+// arithmetic (round half to even, saturation) on int8 values. Weft's own operator kinds
+// (after quantization and fusion) are the accelerator executor's, not these.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/graph/graph.h"
+#include "runtime/graph/host_array.h"
+
+namespace weft::rt::graph {
+
+/// What one node did in a run.
+struct NodeRecord {
+  std::string name, op;
+  std::string engine;   // "llvm" (a JIT-compiled kernel) or "host" (a plain kernel)
+  double start = 0;     // seconds from the start of the run
+  double seconds = 0;   // host time
+  double macs = 0;      // multiply-accumulates (conv, gemm, matmul)
+};
+
+/// One run's outputs (in the graph's output order) and per-node records (in run order).
+struct GraphRun {
+  std::vector<HostArray> outputs;
+  std::vector<NodeRecord> nodes;
+  double seconds = 0;
+};
+
+/// Checks `inputs` against the graph's inputs (count, dtype, shape); UserError naming the
+/// input and what differs.
+void check_inputs(const compiler::graph::Graph& g, const std::vector<HostArray>& inputs);
+
+/// The float64 reference interpreter.
+GraphRun run_reference_f64(const compiler::graph::Graph& g, const std::vector<HostArray>& inputs);
+
+/// The fp32 path on the LLVM CPU backend. Kernels are compiled on first use of a shape and
+/// constant weights packed once per node; later runs reuse both.
+class LlvmGraphRunner {
+ public:
+  /// `threads`: the thread pool the JIT kernels' parallel loops use.
+  explicit LlvmGraphRunner(const compiler::graph::Graph& g, int threads = 1);
+  ~LlvmGraphRunner();
+  LlvmGraphRunner(const LlvmGraphRunner&) = delete;
+  LlvmGraphRunner& operator=(const LlvmGraphRunner&) = delete;
+
+  GraphRun run(const std::vector<HostArray>& inputs);
+  /// Seconds spent JIT-compiling so far, and the number of distinct kernels compiled.
+  double compile_seconds() const;
+  int kernels_compiled() const;
+
+  struct State;
+
+ private:
+  const compiler::graph::Graph& g_;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace weft::rt::graph

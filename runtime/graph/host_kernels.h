@@ -1,0 +1,208 @@
+// Plain-loop kernels of the graph operators in ONNX's layouts (NCHW activations, OIHW
+// weights, row-major matrices), templated on the element type: with T = double they are the
+// float64 reference interpreter's kernels; with T = float they run the operators of the fp32
+// LLVM path that are not worth a JIT kernel (pooling, batch norm, element-wise, concat,
+// quantize/dequantize). Shapes are checked by the caller (the importer and the executor).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace weft::rt::graph {
+
+/// A 2D window (convolution or pooling) over NCHW data: pads top, left, bottom, right.
+struct Window2d {
+  int64_t n = 1, c = 0, h = 0, w = 0;    // input
+  int64_t kh = 1, kw = 1;                // kernel
+  int64_t sh = 1, sw = 1;                // strides
+  int64_t dh = 1, dw = 1;                // dilations
+  int64_t pt = 0, pl = 0, pb = 0, pr = 0;
+  int64_t oh = 0, ow = 0;                // output (from ONNX's shape rules, ceil_mode included)
+};
+
+/// y[n, o, oh, ow] = sum x * w (+ bias[o]); group convolution with `group` groups.
+template <typename T>
+void conv2d_kernel(const T* x, const T* w, const T* bias, T* y, const Window2d& s, int64_t o,
+                   int64_t group = 1) {
+  const int64_t cg = s.c / group, og = o / group;
+  for (int64_t n = 0; n < s.n; ++n)
+    for (int64_t oc = 0; oc < o; ++oc) {
+      const int64_t g = oc / og;
+      for (int64_t r = 0; r < s.oh; ++r)
+        for (int64_t q = 0; q < s.ow; ++q) {
+          T acc = bias ? bias[oc] : T(0);
+          for (int64_t ci = 0; ci < cg; ++ci) {
+            const int64_t c = g * cg + ci;
+            for (int64_t dy = 0; dy < s.kh; ++dy) {
+              const int64_t iy = r * s.sh + dy * s.dh - s.pt;
+              if (iy < 0 || iy >= s.h) continue;
+              for (int64_t dx = 0; dx < s.kw; ++dx) {
+                const int64_t ix = q * s.sw + dx * s.dw - s.pl;
+                if (ix < 0 || ix >= s.w) continue;
+                acc += x[((n * s.c + c) * s.h + iy) * s.w + ix] *
+                       w[((oc * cg + ci) * s.kh + dy) * s.kw + dx];
+              }
+            }
+          }
+          y[((n * o + oc) * s.oh + r) * s.ow + q] = acc;
+        }
+    }
+}
+
+/// Max pooling; padded taps never win (ONNX's MaxPool).
+template <typename T>
+void max_pool_kernel(const T* x, T* y, const Window2d& s) {
+  for (int64_t nc = 0; nc < s.n * s.c; ++nc)
+    for (int64_t r = 0; r < s.oh; ++r)
+      for (int64_t q = 0; q < s.ow; ++q) {
+        T m = std::numeric_limits<T>::lowest();
+        for (int64_t dy = 0; dy < s.kh; ++dy) {
+          const int64_t iy = r * s.sh + dy * s.dh - s.pt;
+          if (iy < 0 || iy >= s.h) continue;
+          for (int64_t dx = 0; dx < s.kw; ++dx) {
+            const int64_t ix = q * s.sw + dx * s.dw - s.pl;
+            if (ix < 0 || ix >= s.w) continue;
+            m = std::max(m, x[(nc * s.h + iy) * s.w + ix]);
+          }
+        }
+        y[(nc * s.oh + r) * s.ow + q] = m;
+      }
+}
+
+/// Average pooling. count_include_pad: divide by the window clipped to the padded input
+/// (ONNX's rule: taps past the explicit pads, from ceil_mode, never count); else by the taps
+/// inside the input.
+template <typename T>
+void avg_pool_kernel(const T* x, T* y, const Window2d& s, bool count_include_pad) {
+  for (int64_t nc = 0; nc < s.n * s.c; ++nc)
+    for (int64_t r = 0; r < s.oh; ++r)
+      for (int64_t q = 0; q < s.ow; ++q) {
+        T sum = 0;
+        int64_t inside = 0, padded = 0;
+        for (int64_t dy = 0; dy < s.kh; ++dy) {
+          const int64_t iy = r * s.sh + dy - s.pt;
+          if (iy >= s.h + s.pb) continue;
+          for (int64_t dx = 0; dx < s.kw; ++dx) {
+            const int64_t ix = q * s.sw + dx - s.pl;
+            if (ix >= s.w + s.pr) continue;
+            ++padded;
+            if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) continue;
+            sum += x[(nc * s.h + iy) * s.w + ix];
+            ++inside;
+          }
+        }
+        const int64_t count = count_include_pad ? padded : inside;
+        y[(nc * s.oh + r) * s.ow + q] = count ? sum / T(count) : T(0);
+      }
+}
+
+/// Mean over all positions of each (n, c) plane.
+template <typename T>
+void global_avg_pool_kernel(const T* x, T* y, int64_t nc, int64_t plane) {
+  for (int64_t i = 0; i < nc; ++i) {
+    T sum = 0;
+    for (int64_t k = 0; k < plane; ++k) sum += x[i * plane + k];
+    y[i] = sum / T(plane);
+  }
+}
+
+/// Inference batch norm over NC(spatial) data.
+template <typename T>
+void batch_norm_kernel(const T* x, const T* scale, const T* bias, const T* mean, const T* var,
+                       T eps, T* y, int64_t n, int64_t c, int64_t plane) {
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t k = 0; k < c; ++k) {
+      const T a = scale[k] / std::sqrt(var[k] + eps), b = bias[k] - mean[k] * a;
+      for (int64_t p = 0; p < plane; ++p) {
+        const int64_t at = (i * c + k) * plane + p;
+        y[at] = x[at] * a + b;
+      }
+    }
+}
+
+/// min(max(x, lo), hi) element-wise (ReLU is lo = 0, hi = +inf).
+template <typename T>
+void clip_kernel(const T* x, T* y, int64_t count, T lo, T hi) {
+  for (int64_t i = 0; i < count; ++i) y[i] = std::min(std::max(x[i], lo), hi);
+}
+
+/// Row-major strides of `shape` as seen from an output of rank `rank` (numpy broadcasting:
+/// missing leading and size-1 dimensions get stride 0).
+inline std::vector<int64_t> broadcast_strides(const std::vector<int64_t>& shape, size_t rank) {
+  std::vector<int64_t> st(rank, 0);
+  int64_t s = 1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    const size_t d = shape.size() - 1 - i, o = rank - 1 - i;
+    st[o] = shape[d] == 1 ? 0 : s;
+    s *= shape[d];
+  }
+  return st;
+}
+
+/// y = a + b with numpy broadcasting to `out` (the broadcast shape).
+template <typename T>
+void add_kernel(const T* a, const std::vector<int64_t>& as, const T* b,
+                const std::vector<int64_t>& bs, T* y, const std::vector<int64_t>& out) {
+  const size_t rank = out.size();
+  const auto sa = broadcast_strides(as, rank), sb = broadcast_strides(bs, rank);
+  int64_t total = 1;
+  for (int64_t d : out) total *= d;
+  std::vector<int64_t> idx(rank, 0);
+  int64_t ia = 0, ib = 0;
+  for (int64_t i = 0; i < total; ++i) {
+    y[i] = a[ia] + b[ib];
+    for (size_t d = rank; d-- > 0;) {
+      ++idx[d];
+      ia += sa[d];
+      ib += sb[d];
+      if (idx[d] < out[d]) break;
+      ia -= sa[d] * out[d];
+      ib -= sb[d] * out[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+/// Concatenates `parts` (each `outer` x parts_inner[i] x ... in row-major blocks) along the
+/// axis that splits the shape into outer (dimensions before it) and inner (from it on).
+template <typename T>
+void concat_kernel(const std::vector<const T*>& parts, const std::vector<int64_t>& inner,
+                   int64_t outer, T* y) {
+  int64_t row = 0;
+  for (int64_t v : inner) row += v;
+  for (int64_t o = 0; o < outer; ++o) {
+    int64_t at = o * row;
+    for (size_t p = 0; p < parts.size(); ++p) {
+      std::copy(parts[p] + o * inner[p], parts[p] + (o + 1) * inner[p], y + at);
+      at += inner[p];
+    }
+  }
+}
+
+/// Y[M, N] = alpha * op(A) op(B) + beta * C, op = transpose when asked; C broadcast from
+/// `c_shape` (empty: no C).
+template <typename T>
+void gemm_kernel(const T* a, const T* b, const T* c, const std::vector<int64_t>& c_shape, T* y,
+                 int64_t m, int64_t n, int64_t k, bool ta, bool tb, T alpha, T beta) {
+  std::vector<int64_t> cs;
+  if (c) cs = broadcast_strides(c_shape, 2);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      T acc = 0;
+      for (int64_t q = 0; q < k; ++q)
+        acc += (ta ? a[q * m + i] : a[i * k + q]) * (tb ? b[j * k + q] : b[q * n + j]);
+      y[i * n + j] = alpha * acc + (c ? beta * c[i * cs[0] + j * cs[1]] : T(0));
+    }
+}
+
+/// ONNX QuantizeLinear: saturate(round_half_even(x / scale) + zero_point) into [lo, hi].
+template <typename T>
+double quantize_value(T x, double scale, double zero_point, double lo, double hi) {
+  const double v = std::nearbyint(static_cast<double>(x) / scale) + zero_point;
+  return std::min(std::max(v, lo), hi);
+}
+
+}  // namespace weft::rt::graph

@@ -1,0 +1,321 @@
+// `weft run MODEL.onnx --target llvm`; see onnx_run.h.
+#include "runtime/graph/onnx_run.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <chrono>
+#include <filesystem>
+#include <optional>
+
+#include "compiler/codegen/llvm/codegen_llvm.h"
+#include "hardware/isa/errors.h"
+#include "runtime/graph/cpu_graph.h"
+#include "compiler/graph/onnx/qdq.h"
+#include "runtime/graph/executor.h"
+#include "runtime/io/npy.h"
+
+namespace weft::rt::graph {
+
+using compiler::graph::DType;
+
+HostArray read_input_npy(const std::string& path, const compiler::onnx_import::Imported& model,
+                         size_t k) {
+  const auto ins = model.graph.inputs();
+  if (k >= ins.size()) throw InternalError("the model has no input " + std::to_string(k));
+  const auto& v = model.graph.value(ins[k]);
+  if (model.uint8_values.count(ins[k]))
+    throw UserError("--input '" + path + "': the model's input '" + v.name +
+                    "' is uint8, which weft run does not read from .npy files");
+  NpyArray a;
+  try {
+    a = decode_npy(read_file(path), path);
+  } catch (const UserError& e) {
+    throw UserError(std::string("--input ") + e.what() +
+                    "; save a float32 array, e.g. numpy.save(path, x.astype(numpy.float32))");
+  }
+  HostArray h;
+  h.shape = a.shape;
+  const char* got = "";
+  switch (a.type) {
+    case NpyType::kFloat32: h.dtype = DType::F32; got = "float32"; break;
+    case NpyType::kInt8: h.dtype = DType::I8; got = "int8"; break;
+    case NpyType::kInt32: h.dtype = DType::I32; got = "int32"; break;
+  }
+  const char* want = v.type.dtype == DType::F32 ? "float32" : v.type.dtype == DType::I8 ? "int8" : "int32";
+  if (h.dtype != v.type.dtype)
+    throw UserError("--input '" + path + "' holds " + got + " values; the model's input '" +
+                    v.name + "' is " + want + " " + compiler::graph::shape_str(v.type.shape));
+  if (h.shape != v.type.shape)
+    throw UserError("--input '" + path + "' has shape " + compiler::graph::shape_str(h.shape) +
+                    "; the model's input '" + v.name + "' is " + want + " " +
+                    compiler::graph::shape_str(v.type.shape));
+  const int64_t n = h.elements();
+  h.data.resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    switch (a.type) {
+      case NpyType::kFloat32: {
+        float f;
+        std::memcpy(&f, a.data.data() + 4 * i, 4);
+        if (!std::isfinite(f))
+          throw UserError("--input '" + path + "' holds a non-finite value at element " +
+                          std::to_string(i));
+        h.data[i] = f;
+        break;
+      }
+      case NpyType::kInt8: h.data[i] = static_cast<int8_t>(a.data[i]); break;
+      case NpyType::kInt32: {
+        int32_t x;
+        std::memcpy(&x, a.data.data() + 4 * i, 4);
+        h.data[i] = x;
+        break;
+      }
+    }
+  }
+  return h;
+}
+
+OutputError output_error(const HostArray& a, const HostArray& ref) {
+  OutputError e;
+  double scale = 0, diff = 0;
+  for (double v : ref.data) scale = std::max(scale, std::fabs(v));
+  for (size_t i = 0; i < a.data.size() && i < ref.data.size(); ++i) {
+    const double d = std::fabs(a.data[i] - ref.data[i]);
+    diff = std::max(diff, d);
+    e.elementwise = std::max(e.elementwise, d / std::max(std::fabs(ref.data[i]), 1e-30));
+  }
+  e.relative_to_max = scale > 0 ? diff / scale : diff;
+  return e;
+}
+
+std::vector<uint8_t> output_npy(const HostArray& a) {
+  NpyArray n;
+  n.type = NpyType::kFloat32;
+  n.shape = a.shape;
+  n.data.resize(a.data.size() * 4);
+  for (size_t i = 0; i < a.data.size(); ++i) {
+    const float f = static_cast<float>(a.data[i]);
+    std::memcpy(n.data.data() + 4 * i, &f, 4);
+  }
+  return encode_npy(n);
+}
+
+nlohmann::json node_trace(const std::string& process, const nlohmann::json& nodes) {
+  nlohmann::json ev = nlohmann::json::array();
+  std::map<std::string, int> tid;
+  for (const auto& n : nodes) {
+    const std::string engine = n.value("engine", "host");
+    if (!tid.count(engine)) {
+      const int t = static_cast<int>(tid.size()) + 1;
+      tid[engine] = t;
+      ev.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", t},
+                    {"args", {{"name", engine}}}});
+    }
+    ev.push_back({{"name", n.value("name", "")},
+                  {"cat", n.value("op", "")},
+                  {"ph", "X"},
+                  {"pid", 1},
+                  {"tid", tid[engine]},
+                  {"ts", n.value("start_us", 0.0)},
+                  {"dur", n.value("us", 0.0)},
+                  {"args", {{"op", n.value("op", "")}}}});
+  }
+  ev.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"args", {{"name", process}}}});
+  return {{"traceEvents", ev}, {"displayTimeUnit", "ms"}};
+}
+
+nlohmann::ordered_json run_onnx_llvm(const OnnxRunRequest& r, OutputSet& outputs) {
+  if (r.threads < 1 || r.threads > 1024)
+    throw UserError("--threads " + std::to_string(r.threads) + " is outside [1, 1024]");
+  if (r.input.empty()) throw UserError("weft run MODEL.onnx needs --input X.npy");
+  const auto imported = compiler::onnx_import::import_onnx(r.model);
+  const auto& g = imported.graph;
+  if (g.inputs().size() != 1)
+    throw UserError("'" + r.model + "' takes " + std::to_string(g.inputs().size()) +
+                    " inputs; weft run feeds one (--input)");
+  const HostArray x = read_input_npy(r.input, imported);
+
+  LlvmGraphRunner runner(g, r.threads);
+  const GraphRun first = runner.run({x});  // compiles the kernels
+  const GraphRun run = runner.run({x});
+  const HostArray& y = run.outputs.at(0);
+  const auto& yv = g.value(g.outputs().at(0));
+  const auto& xv = g.value(g.inputs().at(0));
+
+  nlohmann::ordered_json j;
+  j["model"] = r.model;
+  j["graph"] = g.name();
+  j["opset"] = imported.opset;
+  j["target"] = "llvm";
+  j["threads"] = r.threads;
+  j["host_cpu"] = compiler::codegen::host_cpu_name();
+  j["input"] = {{"name", xv.name}, {"shape", x.shape}, {"dtype", "float32"}};
+  j["output"] = {{"name", yv.name}, {"shape", y.shape},
+                 {"dtype", y.dtype == DType::F32 ? "float32" : y.dtype == DType::I8 ? "int8" : "int32"}};
+  double macs = 0, llvm_s = 0, host_s = 0;
+  nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
+  for (const NodeRecord& n : run.nodes) {
+    macs += n.macs;
+    (n.engine == "llvm" ? llvm_s : host_s) += n.seconds;
+    nodes.push_back({{"name", n.name},
+                     {"op", n.op},
+                     {"engine", n.engine},
+                     {"us", n.seconds * 1e6},
+                     {"start_us", n.start * 1e6},
+                     {"share", run.seconds > 0 ? n.seconds / run.seconds : 0.0},
+                     {"macs", n.macs}});
+  }
+  j["nodes"] = run.nodes.size();
+  j["macs"] = macs;
+  j["compile_seconds"] = runner.compile_seconds();
+  j["kernels_compiled"] = runner.kernels_compiled();
+  j["first_run_seconds"] = first.seconds;
+  j["run_seconds"] = run.seconds;
+  j["seconds_by_engine"] = {{"llvm", llvm_s}, {"host", host_s}};
+  j["gflops"] = run.seconds > 0 ? 2 * macs / run.seconds * 1e-9 : 0.0;
+  if (y.shape.size() == 2 && y.shape[0] == 1 && !y.data.empty()) {
+    const auto best = std::max_element(y.data.begin(), y.data.end()) - y.data.begin();
+    j["argmax"] = best;
+  }
+  if (r.check) {
+    const GraphRun ref = run_reference_f64(g, {x});
+    // Relative to the output's largest magnitude (the tolerance the tests assert: 1e-4), and
+    // element by element (for information; near-zero elements make it large).
+    const OutputError e = output_error(y, ref.outputs.at(0));
+    j["reference"] = {{"max_error_relative_to_max", e.relative_to_max},
+                      {"within_1e-4", e.relative_to_max <= 1e-4},
+                      {"max_elementwise_relative_error", e.elementwise},
+                      {"seconds", ref.seconds}};
+  }
+  j["per_node"] = nodes;
+  if (!r.save.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(r.save, ec);
+    if (ec) throw UserError("--save: cannot create directory '" + r.save + "': " + ec.message());
+    const std::filesystem::path dir(r.save);
+    j["saved"] = r.save;
+    outputs.add((dir / "output.npy").string(), output_npy(y));
+    outputs.add_text((dir / "report.json").string(), j.dump(2) + "\n");
+  }
+  if (!r.trace.empty())
+    outputs.add_text(r.trace, node_trace("weft run " + g.name() + " (llvm)", nodes).dump() + "\n");
+  return j;
+}
+
+std::vector<std::vector<float>> read_calibration_npy(const std::string& path,
+                                                     const std::vector<int64_t>& input_shape) {
+  const NpyArray a = decode_npy(read_file(path), path);
+  int64_t per = 1;
+  for (int64_t d : input_shape) per *= d;
+  const bool one = a.shape == input_shape;
+  const bool batch = a.shape.size() == input_shape.size() + 1 &&
+                     std::equal(input_shape.begin(), input_shape.end(), a.shape.begin() + 1);
+  if (a.type != NpyType::kFloat32 || !(one || batch))
+    throw UserError("--calibrate '" + path + "' must be float32 of the input's shape " +
+                    compiler::graph::shape_str(input_shape) + " or [S, " +
+                    compiler::graph::shape_str(input_shape).substr(1) + " (S samples), not " +
+                    (a.type == NpyType::kFloat32 ? "float32 " : "another type ") +
+                    compiler::graph::shape_str(a.shape));
+  const int64_t samples = one ? 1 : a.shape[0];
+  if (samples < 1) throw UserError("--calibrate '" + path + "' holds no samples");
+  std::vector<std::vector<float>> out(static_cast<size_t>(samples),
+                                      std::vector<float>(static_cast<size_t>(per)));
+  for (int64_t s = 0; s < samples; ++s)
+    std::memcpy(out[s].data(), a.data.data() + s * per * 4, static_cast<size_t>(per) * 4);
+  return out;
+}
+
+nlohmann::ordered_json run_onnx_accel(const OnnxRunRequest& r, OutputSet& outputs) {
+  if (r.input.empty()) throw UserError("weft run MODEL.onnx needs --input X.npy");
+  const isa::Layout& layout = isa::layout_for(r.config);
+  const isa::Platform& platform = isa::find_platform(r.platform);
+  const auto imported = compiler::onnx_import::import_onnx(r.model);
+  const auto& g = imported.graph;
+  if (g.inputs().size() != 1)
+    throw UserError("'" + r.model + "' takes " + std::to_string(g.inputs().size()) +
+                    " inputs; weft run feeds one (--input)");
+  const HostArray x = read_input_npy(r.input, imported);
+  if (x.dtype != DType::F32)
+    throw UserError("--target accel takes a float32 input (the network is quantized from it)");
+  const auto& xv = g.value(g.inputs().at(0));
+  compiler::graph::GraphCompileOptions opts;
+  opts.quantize.per_channel = r.per_channel;
+  if (!r.calibrate.empty()) {
+    for (auto& s : read_calibration_npy(r.calibrate, xv.type.shape))
+      opts.quantize.calibration.push_back({std::move(s)});
+  }
+  // A QDQ model: its scales become fixed exponents of the float network (compiler/graph/onnx/qdq.h).
+  std::optional<compiler::onnx_import::QdqMapping> qdq;
+  if (compiler::onnx_import::has_qdq(g)) {
+    qdq = compiler::onnx_import::map_qdq(g);
+    opts.quantize.fixed_exponents = qdq->exponents;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const compiler::graph::CompiledGraph compiled =
+      compiler::graph::compile_graph(qdq ? qdq->graph : g, layout, platform, opts);
+  GraphExecutor exe(compiled, layout, platform);
+  const double compile_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  auto dev = open_graph_device(r.engine, exe, layout, platform);
+  const std::vector<float> xf(x.data.begin(), x.data.end());
+  RunResult res = exe.run(*dev, {xf});
+
+  HostArray y;
+  y.dtype = DType::F32;
+  y.shape = g.value(g.outputs().at(0)).type.shape;
+  y.data.assign(res.outputs.at(0).begin(), res.outputs.at(0).end());
+  if (y.elements() != static_cast<int64_t>(y.data.size()))
+    throw InternalError("the accelerator's output has " + std::to_string(y.data.size()) +
+                        " values for shape " + compiler::graph::shape_str(y.shape));
+
+  nlohmann::ordered_json j;
+  j["model"] = r.model;
+  j["graph"] = g.name();
+  j["opset"] = imported.opset;
+  j["target"] = "accel";
+  j["calibration"] = r.calibrate.empty() ? std::string("synthetic") : r.calibrate;
+  j["input"] = {{"name", xv.name}, {"shape", x.shape}, {"dtype", "float32"}};
+  j["output"] = {{"name", g.value(g.outputs().at(0)).name}, {"shape", y.shape},
+                 {"dtype", "float32 (dequantized)"}};
+  if (qdq) {
+    nlohmann::ordered_json changed = nlohmann::ordered_json::array();
+    for (const auto& c : qdq->changed)
+      changed.push_back({{"value", c.value}, {"onnx_scale", c.onnx_scale},
+                         {"power_of_two", "2^" + std::to_string(c.exponent)}});
+    j["qdq"] = {{"scales_kept", qdq->exponents.size()}, {"scales_rounded", changed}};
+  }
+  j["compile_seconds"] = compile_s;
+  if (y.shape.size() == 2 && y.shape[0] == 1 && !y.data.empty())
+    j["argmax"] = std::max_element(y.data.begin(), y.data.end()) - y.data.begin();
+  if (r.check) {
+    // Against the fp32 network on the LLVM path: cosine similarity and top-1 agreement.
+    LlvmGraphRunner runner(g, r.threads);
+    const HostArray f = runner.run({x}).outputs.at(0);
+    double dot = 0, na = 0, nb = 0;
+    for (size_t i = 0; i < f.data.size(); ++i) {
+      dot += f.data[i] * y.data[i];
+      na += f.data[i] * f.data[i];
+      nb += y.data[i] * y.data[i];
+    }
+    nlohmann::ordered_json c;
+    c["cosine_similarity"] = na > 0 && nb > 0 ? dot / std::sqrt(na * nb) : 0.0;
+    if (f.shape.size() == 2 && f.shape[0] == 1)
+      c["top1_agrees"] = std::max_element(f.data.begin(), f.data.end()) - f.data.begin() ==
+                         std::max_element(y.data.begin(), y.data.end()) - y.data.begin();
+    j["fp32_check"] = c;
+  }
+  j["report"] = res.report.to_json();
+  if (!r.save.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(r.save, ec);
+    if (ec) throw UserError("--save: cannot create directory '" + r.save + "': " + ec.message());
+    const std::filesystem::path dir(r.save);
+    j["saved"] = r.save;
+    outputs.add((dir / "output.npy").string(), output_npy(y));
+    outputs.add_text((dir / "report.json").string(), j.dump(2) + "\n");
+  }
+  if (!r.trace.empty()) outputs.add_text(r.trace, res.report.timeline().dump() + "\n");
+  return j;
+}
+
+}  // namespace weft::rt::graph

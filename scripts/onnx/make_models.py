@@ -1,0 +1,254 @@
+#!/usr/bin/python3
+"""Writes the ONNX models Weft's import tests and examples use, with Debian's python3-onnx
+(onnx.helper) and NumPy; weights are deterministic (fixed seeds), so nothing is downloaded.
+
+  make_models.py OUT_DIR [--only NAME ...]
+
+Models (OUT_DIR/NAME.onnx):
+  resnet18      ResNet-18 (torchvision's architecture: conv1 7x7/2, max pool, four stages of two
+                basic blocks, global average pool, 1000-way Gemm), batch 1, 3x224x224 input,
+                batch norm kept as BatchNormalization nodes, opset 13.
+  tiny_resnet   a small ResNet (conv, batch norm, ReLU, max pool, one basic block, a strided
+                conv, global average pool, Gemm) that the int8 quantizer takes whole, 1x3x16x16.
+  small_cnn     a small network that uses every float operator Weft imports (Conv,
+                BatchNormalization, Relu, Clip, MaxPool, AveragePool, GlobalAveragePool, Add,
+                Concat, Flatten, Reshape, Gemm, MatMul), 1x3x16x16 input.
+  qdq_cnn       small_cnn's first layers in QDQ form (QuantizeLinear/DequantizeLinear around
+                activations and weights, int8, power-of-two scales) plus a QLinearConv.
+  qdq_zero_point  a QuantizeLinear/DequantizeLinear pair with zero point 3 (asymmetric int8).
+  unsupported   a Conv followed by Softmax (an operator Weft does not import).
+  bad_attr      a Conv with group=2 (an attribute value Weft does not import).
+  cycle         two Relu nodes that read each other's output (a graph with a cycle).
+  old_opset     a Relu at opset 9 (below the supported 11 to 17).
+and OUT_DIR/NAME_input.npy, a float32 input for each runnable model (seed 7).
+"""
+import os
+import sys
+
+try:
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+except ImportError as e:  # tests that need the models skip themselves
+    print("make_models.py: %s (install python3-onnx and python3-numpy)" % e, file=sys.stderr)
+    sys.exit(77)
+
+
+def conv_w(rng, o, c, k):
+    # He initialisation, so activations keep their scale through the network.
+    return (rng.standard_normal((o, c, k, k)) * np.sqrt(2.0 / (c * k * k))).astype(np.float32)
+
+
+class Builder:
+    """Collects nodes and initializers; each helper returns its output's name."""
+
+    def __init__(self, seed):
+        self.rng = np.random.default_rng(seed)
+        self.nodes, self.inits, self.count = [], [], 0
+
+    def name(self, base):
+        self.count += 1
+        return "%s_%d" % (base, self.count)
+
+    def const(self, base, array):
+        n = self.name(base)
+        self.inits.append(numpy_helper.from_array(np.asarray(array), n))
+        return n
+
+    def node(self, op, inputs, base=None, **attrs):
+        out = self.name(base or op.lower())
+        self.nodes.append(helper.make_node(op, inputs, [out], name=out, **attrs))
+        return out
+
+    def conv(self, x, c, o, k, stride=1, pad=0, bias=False):
+        ins = [x, self.const("w", conv_w(self.rng, o, c, k))]
+        if bias:
+            ins.append(self.const("b", (self.rng.standard_normal(o) * 0.1).astype(np.float32)))
+        return self.node("Conv", ins, "conv", kernel_shape=[k, k], strides=[stride, stride],
+                         pads=[pad] * 4)
+
+    def bn(self, x, c):
+        r = self.rng
+        scale = (1.0 + 0.1 * r.standard_normal(c)).astype(np.float32)
+        shift = (0.1 * r.standard_normal(c)).astype(np.float32)
+        mean = (0.1 * r.standard_normal(c)).astype(np.float32)
+        var = (1.0 + 0.1 * np.abs(r.standard_normal(c))).astype(np.float32)
+        return self.node("BatchNormalization",
+                         [x, self.const("gamma", scale), self.const("beta", shift),
+                          self.const("mean", mean), self.const("var", var)], "bn", epsilon=1e-5)
+
+    def model(self, inp, in_shape, out, opset, name):
+        graph = helper.make_graph(
+            self.nodes, name,
+            [helper.make_tensor_value_info(inp, TensorProto.FLOAT, in_shape)],
+            [helper.make_tensor_value_info(out, TensorProto.FLOAT, None)], self.inits)
+        m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                              producer_name="weft scripts/onnx/make_models.py")
+        m.ir_version = 8
+        # The output's shape from ONNX's own shape inference (the checker wants one).
+        inferred = onnx.shape_inference.infer_shapes(m)
+        m.graph.output[0].CopyFrom(inferred.graph.output[0])
+        return m
+
+
+def resnet18(seed=18, classes=1000):
+    b = Builder(seed)
+    x = "input"
+    y = b.node("Relu", [b.bn(b.conv(x, 3, 64, 7, 2, 3), 64)])
+    y = b.node("MaxPool", [y], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    c = 64
+    for stage, o in enumerate([64, 128, 256, 512]):
+        for block in range(2):
+            stride = 2 if stage > 0 and block == 0 else 1
+            t = b.node("Relu", [b.bn(b.conv(y, c, o, 3, stride, 1), o)])
+            t = b.bn(b.conv(t, o, o, 3, 1, 1), o)
+            short = y if stride == 1 and c == o else b.bn(b.conv(y, c, o, 1, stride, 0), o)
+            y = b.node("Relu", [b.node("Add", [t, short])])
+            c = o
+    y = b.node("GlobalAveragePool", [y])
+    y = b.node("Flatten", [y], axis=1)
+    w = (b.rng.standard_normal((classes, 512)) * np.sqrt(1.0 / 512)).astype(np.float32)
+    bias = (0.01 * b.rng.standard_normal(classes)).astype(np.float32)
+    y = b.node("Gemm", [y, b.const("fc_w", w), b.const("fc_b", bias)], "fc", transB=1)
+    return b.model(x, [1, 3, 224, 224], y, 13, "resnet18")
+
+
+def small_cnn(seed=3):
+    b = Builder(seed)
+    x = "input"
+    y = b.node("Relu", [b.bn(b.conv(x, 3, 8, 3, 1, 1), 8)])                     # 8x16x16
+    y = b.node("MaxPool", [y], kernel_shape=[2, 2], strides=[2, 2])              # 8x8x8
+    t = b.bn(b.conv(y, 8, 8, 3, 1, 1, bias=True), 8)
+    y = b.node("Relu", [b.node("Add", [t, y])])                                  # residual
+    a = b.node("AveragePool", [y], kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1],
+               count_include_pad=0)
+    c6 = b.node("Clip", [b.conv(y, 8, 8, 1), b.const("lo", np.float32(0)),
+                         b.const("hi", np.float32(6))])
+    y = b.node("Concat", [a, c6], axis=1)                                        # 16x8x8
+    y = b.conv(y, 16, 16, 3, 2, 1)                                               # 16x4x4
+    g = b.node("Flatten", [b.node("GlobalAveragePool", [y])], axis=1)            # 1x16
+    r = b.node("Reshape", [y, b.const("shape", np.array([1, -1], np.int64))])    # 1x256
+    m = b.node("MatMul", [r, b.const("mm_w", (b.rng.standard_normal((256, 16)) * 0.06)
+                                       .astype(np.float32))])                   # 1x16
+    y = b.node("Add", [g, m])
+    w = (b.rng.standard_normal((10, 16)) * 0.25).astype(np.float32)
+    y = b.node("Gemm", [y, b.const("fc_w", w), b.const("fc_b", np.zeros(10, np.float32))],
+               transB=1, alpha=1.0, beta=1.0)
+    return b.model(x, [1, 3, 16, 16], y, 13, "small_cnn")
+
+
+def qdq_cnn(seed=5):
+    b = Builder(seed)
+    x = "input"
+    s_act, s_w = np.float32(1.0 / 32), np.float32(1.0 / 128)
+
+    def q(v, s):
+        return b.node("QuantizeLinear", [v, b.const("s", s), b.const("z", np.int8(0))])
+
+    def dq(v, s):
+        return b.node("DequantizeLinear", [v, b.const("s", s), b.const("z", np.int8(0))])
+
+    def qconst_w(o, c, k):
+        w = np.clip(np.round(conv_w(b.rng, o, c, k) / s_w), -127, 127).astype(np.int8)
+        return dq(b.const("wq", w), s_w)
+
+    y = dq(q(x, s_act), s_act)
+    y = b.node("Conv", [y, qconst_w(8, 3, 3)], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    y = b.node("Relu", [y])
+    yq = q(y, s_act)
+    # QLinearConv on the int8 activation: int8 weights, per-tensor scales.
+    wq = np.clip(np.round(conv_w(b.rng, 8, 8, 3) / s_w), -127, 127).astype(np.int8)
+    y = b.node("QLinearConv", [yq, b.const("xs", s_act), b.const("xz", np.int8(0)),
+                               b.const("wq", wq), b.const("ws", s_w), b.const("wz", np.int8(0)),
+                               b.const("ys", s_act), b.const("yz", np.int8(0))],
+               kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    y = dq(y, s_act)
+    y = b.node("GlobalAveragePool", [y])
+    return b.model(x, [1, 3, 8, 8], y, 13, "qdq_cnn")
+
+
+def tiny_resnet(seed=9):
+    b = Builder(seed)
+    y = b.node("Relu", [b.bn(b.conv("input", 3, 64, 3, 1, 1), 64)])              # 64x16x16
+    y = b.node("MaxPool", [y], kernel_shape=[2, 2], strides=[2, 2])              # 64x8x8
+    t = b.node("Relu", [b.bn(b.conv(y, 64, 64, 3, 1, 1), 64)])
+    t = b.bn(b.conv(t, 64, 64, 3, 1, 1), 64)
+    y = b.node("Relu", [b.node("Add", [t, y])])
+    y = b.node("Relu", [b.bn(b.conv(y, 64, 64, 3, 2, 1), 64)])                  # 64x4x4
+    y = b.node("Flatten", [b.node("GlobalAveragePool", [y])], axis=1)
+    w = (b.rng.standard_normal((10, 64)) * 0.15).astype(np.float32)
+    y = b.node("Gemm", [y, b.const("fc_w", w), b.const("fc_b", np.zeros(10, np.float32))],
+               transB=1)
+    return b.model("input", [1, 3, 16, 16], y, 13, "tiny_resnet")
+
+
+def qdq_zero_point(seed=1):
+    b = Builder(seed)
+    s, z = b.const("s", np.float32(1.0 / 32)), b.const("z", np.int8(3))
+    y = b.node("DequantizeLinear", [b.node("QuantizeLinear", ["input", s, z]), s, z])
+    return b.model("input", [1, 4], b.node("Relu", [y]), 13, "qdq_zero_point")
+
+
+def unsupported(seed=1):
+    b = Builder(seed)
+    y = b.node("Softmax", [b.conv("input", 3, 4, 1)], "softmax", axis=1)
+    return b.model("input", [1, 3, 4, 4], y, 13, "unsupported")
+
+
+def bad_attr(seed=1):
+    b = Builder(seed)
+    w = b.const("w", conv_w(b.rng, 4, 2, 3))
+    y = b.node("Conv", ["input", w], "grouped_conv", kernel_shape=[3, 3], group=2)
+    return b.model("input", [1, 4, 6, 6], y, 13, "bad_attr")
+
+
+def cycle():
+    nodes = [helper.make_node("Add", ["input", "b"], ["a"], name="add_a"),
+             helper.make_node("Relu", ["a"], ["b"], name="relu_b")]
+    graph = helper.make_graph(nodes, "cycle",
+                              [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 4])],
+                              [helper.make_tensor_value_info("b", TensorProto.FLOAT, [1, 4])])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    return m
+
+
+def old_opset():
+    b = Builder(1)
+    y = b.node("Relu", ["input"])
+    return b.model("input", [1, 4], y, 9, "old_opset")
+
+
+MODELS = {"resnet18": resnet18, "small_cnn": small_cnn, "tiny_resnet": tiny_resnet,
+          "qdq_cnn": qdq_cnn, "qdq_zero_point": qdq_zero_point,
+          "unsupported": unsupported, "bad_attr": bad_attr, "cycle": cycle,
+          "old_opset": old_opset}
+INPUTS = {"resnet18": [1, 3, 224, 224], "small_cnn": [1, 3, 16, 16],
+          "tiny_resnet": [1, 3, 16, 16], "qdq_cnn": [1, 3, 8, 8],
+          "unsupported": [1, 3, 4, 4], "bad_attr": [1, 4, 6, 6]}
+
+
+def main(argv):
+    if len(argv) < 2 or argv[1] in ("-h", "--help"):
+        print(__doc__)
+        return 0 if len(argv) >= 2 else 2
+    out = argv[1]
+    names = argv[3:] if len(argv) > 2 and argv[2] == "--only" else list(MODELS)
+    os.makedirs(out, exist_ok=True)
+    for name in names:
+        if name not in MODELS:
+            print("make_models.py: no model '%s' (%s)" % (name, ", ".join(MODELS)),
+                  file=sys.stderr)
+            return 1
+        model = MODELS[name]()
+        if name != "cycle":
+            onnx.checker.check_model(model)
+        onnx.save(model, os.path.join(out, name + ".onnx"))
+        if name in INPUTS:
+            x = np.random.default_rng(7).standard_normal(INPUTS[name]).astype(np.float32)
+            np.save(os.path.join(out, name + "_input.npy"), x)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

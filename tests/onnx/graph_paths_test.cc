@@ -1,0 +1,142 @@
+// The host graph paths on whole networks written by scripts/onnx/make_models.py (the CTest
+// fixture onnx.make_models writes them into the build tree): the fp32 LLVM path matches the
+// float64 reference within 1e-4 relative (to the output's largest magnitude) on a network with
+// every float operator and on ResNet-18; the import's structure; QDQ models run with ONNX's
+// rounding. Skipped when the models could not be written (no python3-onnx).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <random>
+
+#include "compiler/graph/dump.h"
+#include "compiler/graph/onnx/onnx_import.h"
+#include "compiler/graph/onnx/qdq.h"
+#include "hardware/isa/errors.h"
+#include "runtime/graph/cpu_graph.h"
+#include "runtime/graph/onnx_run.h"
+
+namespace weft {
+namespace {
+
+using compiler::graph::DType;
+using compiler::graph::OpKind;
+
+std::string model(const std::string& name) {
+  const std::string p = std::string(WEFT_ONNX_MODELS) + "/" + name + ".onnx";
+  return std::filesystem::exists(p) ? p : "";
+}
+
+rt::graph::HostArray random_input(const compiler::graph::Graph& g, uint32_t seed) {
+  rt::graph::HostArray x;
+  x.dtype = DType::F32;
+  x.shape = g.value(g.inputs().at(0)).type.shape;
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> d(0.0f, 1.0f);
+  x.data.resize(static_cast<size_t>(x.elements()));
+  for (double& v : x.data) v = d(rng);
+  return x;
+}
+
+void expect_matches_reference(const std::string& name, int runs) {
+  const std::string path = model(name);
+  if (path.empty()) GTEST_SKIP() << name << ".onnx was not written (python3-onnx missing?)";
+  const auto imp = compiler::onnx_import::import_onnx(path);
+  rt::graph::LlvmGraphRunner runner(imp.graph, 2);
+  for (int r = 0; r < runs; ++r) {
+    const auto x = random_input(imp.graph, 11 + r);
+    const auto got = runner.run({x});
+    const auto want = rt::graph::run_reference_f64(imp.graph, {x});
+    const auto e = rt::graph::output_error(got.outputs.at(0), want.outputs.at(0));
+    EXPECT_LE(e.relative_to_max, 1e-4) << name << " run " << r;
+    EXPECT_GT(e.relative_to_max, 0.0) << "float32 and float64 should differ a little";
+    for (const auto& rec : got.nodes)
+      if (rec.op == "Conv" || rec.op == "Gemm" || rec.op == "MatMul") EXPECT_EQ(rec.engine, "llvm");
+  }
+}
+
+TEST(OnnxGraph, SmallCnnOnLlvmMatchesFloat64) { expect_matches_reference("small_cnn", 3); }
+
+TEST(OnnxGraph, ResNet18OnLlvmMatchesFloat64) { expect_matches_reference("resnet18", 1); }
+
+TEST(OnnxGraph, ResNet18ImportsAsTheArchitecture) {
+  const std::string path = model("resnet18");
+  if (path.empty()) GTEST_SKIP() << "resnet18.onnx was not written";
+  const auto imp = compiler::onnx_import::import_onnx(path);
+  const auto& g = imp.graph;
+  EXPECT_EQ(g.count(OpKind::Conv), 20);  // conv1, 16 in the blocks, 3 downsamples
+  EXPECT_EQ(g.count(OpKind::BatchNormalization), 20);
+  EXPECT_EQ(g.count(OpKind::Add), 8);
+  EXPECT_EQ(g.count(OpKind::Relu), 17);
+  EXPECT_EQ(g.count(OpKind::MaxPool), 1);
+  EXPECT_EQ(g.count(OpKind::Gemm), 1);
+  EXPECT_EQ(g.value(g.outputs().at(0)).type.shape, (std::vector<int64_t>{1, 1000}));
+  // The first lines of the dump: the input and conv1 with its explicit window.
+  const std::string text = compiler::graph::to_text(g);
+  EXPECT_NE(text.find("input %input: f32[1,3,224,224]"), std::string::npos) << text.substr(0, 400);
+  EXPECT_NE(text.find("pads=[3,3,3,3]"), std::string::npos);
+}
+
+TEST(OnnxGraph, QdqModelRunsWithOnnxRounding) {
+  const std::string path = model("qdq_cnn");
+  if (path.empty()) GTEST_SKIP() << "qdq_cnn.onnx was not written";
+  const auto imp = compiler::onnx_import::import_onnx(path);
+  const auto& g = imp.graph;
+  EXPECT_EQ(g.count(OpKind::QuantizeLinear), 2);
+  EXPECT_EQ(g.count(OpKind::QLinearConv), 1);
+  // Scales are kept: every QuantizeLinear/DequantizeLinear reads a power-of-two constant.
+  for (const auto& n : g.nodes()) {
+    if (n.kind != OpKind::QuantizeLinear && n.kind != OpKind::DequantizeLinear) continue;
+    const auto& s = g.value(n.inputs.at(1));
+    ASSERT_TRUE(s.is_constant());
+    const float v = s.data->f32()[0];
+    EXPECT_EQ(std::exp2(std::round(std::log2(v))), v) << n.name;
+  }
+  rt::graph::LlvmGraphRunner runner(g);
+  const auto x = random_input(g, 3);
+  const auto got = runner.run({x});
+  const auto want = rt::graph::run_reference_f64(g, {x});
+  // After the first QuantizeLinear every value is on a power-of-two grid: the two paths agree
+  // exactly up to the final average (float32 vs float64 sums of exact values).
+  const auto e = rt::graph::output_error(got.outputs.at(0), want.outputs.at(0));
+  EXPECT_LE(e.relative_to_max, 1e-6);
+}
+
+TEST(OnnxGraph, QdqMapsToTheFloatNetworkWithFixedExponents) {
+  const std::string path = model("qdq_cnn");
+  if (path.empty()) GTEST_SKIP() << "qdq_cnn.onnx was not written";
+  const auto imp = compiler::onnx_import::import_onnx(path);
+  ASSERT_TRUE(compiler::onnx_import::has_qdq(imp.graph));
+  const auto m = compiler::onnx_import::map_qdq(imp.graph);
+  EXPECT_FALSE(compiler::onnx_import::has_qdq(m.graph));
+  EXPECT_EQ(m.graph.count(OpKind::Conv), 2);  // the QDQ conv and the QLinearConv
+  // The input (1/32), the ReLU's output (1/32) and the QLinearConv's output (1/32).
+  ASSERT_EQ(m.exponents.size(), 3u);
+  for (const auto& [name, e] : m.exponents) EXPECT_EQ(e, -5) << name;
+  EXPECT_TRUE(m.changed.empty());
+}
+
+TEST(OnnxGraph, QdqWithAZeroPointIsRefusedOnTheAccelerator) {
+  const std::string path = model("qdq_zero_point");
+  if (path.empty()) GTEST_SKIP() << "qdq_zero_point.onnx was not written";
+  const auto imp = compiler::onnx_import::import_onnx(path);
+  try {
+    compiler::onnx_import::map_qdq(imp.graph);
+    FAIL() << "an asymmetric zero point mapped onto the accelerator";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("nonzero zero point"), std::string::npos) << e.what();
+  }
+  // The LLVM path runs it with ONNX's arithmetic: x = 0.1 -> q = round(3.2) + 3 = 6 -> 0.09375.
+  rt::graph::LlvmGraphRunner runner(imp.graph);
+  rt::graph::HostArray x;
+  x.shape = {1, 4};
+  x.data = {0.1, -1.0, 0.5, 5.0};
+  const auto y = runner.run({x}).outputs.at(0).data;
+  EXPECT_DOUBLE_EQ(y[0], 0.09375);
+  EXPECT_DOUBLE_EQ(y[1], 0.0);    // -32 + 3 = -29 -> -1.0 -> ReLU
+  EXPECT_DOUBLE_EQ(y[2], 0.5);
+  EXPECT_DOUBLE_EQ(y[3], 3.875);  // saturates at 127: (127 - 3) / 32
+}
+
+}  // namespace
+}  // namespace weft

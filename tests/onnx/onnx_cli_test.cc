@@ -1,0 +1,214 @@
+// `weft run MODEL.onnx` through the binary: a run on the LLVM path saves output.npy and
+// report.json; every bad input (a truncated or corrupt file, an unsupported operator or
+// attribute, a cycle, an old opset, an input .npy of the wrong shape or dtype) is a message
+// naming what is wrong, exit code 1, and no output written.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+struct Result {
+  int code;
+  std::string out;
+};
+
+Result weft(const std::string& args) {
+  const std::string cmd = std::string(WEFT_BIN) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf;
+  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
+  const int status = pclose(p);
+  return {WEXITSTATUS(status), out};
+}
+
+std::string models() { return WEFT_ONNX_MODELS; }
+bool have_models() { return fs::exists(models() + "/small_cnn.onnx"); }
+
+std::string read(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+void write(const fs::path& p, const std::string& bytes) {
+  std::ofstream f(p, std::ios::binary);
+  f << bytes;
+}
+
+class OnnxCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!have_models()) GTEST_SKIP() << "the test models were not written (python3-onnx?)";
+    dir_ = fs::temp_directory_path() / ("weft_onnx_cli_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // A run that must fail with exit code 1, a message containing `what`, and nothing saved.
+  void expect_user_error(const std::string& model, const std::string& input,
+                         const std::string& what, const std::string& target = "llvm") {
+    const fs::path save = dir_ / "out";
+    const fs::path trace = dir_ / "trace.json";
+    const Result r = weft("run " + model + " --input " + input + " --target " + target + " --save " +
+                          save.string() + " --trace " + trace.string());
+    EXPECT_EQ(r.code, 1) << r.out;
+    EXPECT_THAT(r.out, HasSubstr("weft: error: "));
+    EXPECT_THAT(r.out, HasSubstr(what));
+    EXPECT_FALSE(fs::exists(save / "output.npy")) << r.out;
+    EXPECT_FALSE(fs::exists(save / "report.json")) << r.out;
+    EXPECT_FALSE(fs::exists(trace)) << r.out;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(OnnxCli, RunsOnLlvmAndSaves) {
+  const fs::path save = dir_ / "out";
+  const Result r = weft("run " + models() + "/small_cnn.onnx --input " + models() +
+                        "/small_cnn_input.npy --target llvm --check --save " + save.string() +
+                        " --trace " + (dir_ / "t.json").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("\"within_1e-4\": true"));
+  EXPECT_THAT(r.out, HasSubstr("\"engine\": \"llvm\""));
+  // float32 [1, 10]: a 128-byte header and 40 bytes.
+  EXPECT_EQ(fs::file_size(save / "output.npy"), 128u + 10 * 4);
+  EXPECT_THAT(read(save / "report.json"), HasSubstr("\"per_node\""));
+  EXPECT_THAT(read(dir_ / "t.json"), HasSubstr("\"traceEvents\""));
+}
+
+TEST_F(OnnxCli, TruncatedFile) {
+  const std::string bytes = read(models() + "/small_cnn.onnx");
+  write(dir_ / "truncated.onnx", bytes.substr(0, bytes.size() / 2));
+  expect_user_error((dir_ / "truncated.onnx").string(), models() + "/small_cnn_input.npy",
+                    "truncated or corrupt");
+}
+
+TEST_F(OnnxCli, CorruptFile) {
+  write(dir_ / "corrupt.onnx", std::string("\x08\x07\x12\xff\xff\xff\xff\x0fjunk", 12));
+  expect_user_error((dir_ / "corrupt.onnx").string(), models() + "/small_cnn_input.npy",
+                    "not a valid ONNX model");
+  write(dir_ / "empty.onnx", "");
+  expect_user_error((dir_ / "empty.onnx").string(), models() + "/small_cnn_input.npy", "is empty");
+  expect_user_error((dir_ / "missing.onnx").string(), models() + "/small_cnn_input.npy",
+                    "cannot open ONNX model");
+}
+
+TEST_F(OnnxCli, UnsupportedOperator) {
+  expect_user_error(models() + "/unsupported.onnx", models() + "/unsupported_input.npy",
+                    "node 'softmax_3' (Softmax): operator Softmax is not supported");
+}
+
+TEST_F(OnnxCli, UnsupportedAttribute) {
+  expect_user_error(models() + "/bad_attr.onnx", models() + "/bad_attr_input.npy",
+                    "node 'grouped_conv_2' (Conv): attribute group=2 is not supported");
+}
+
+TEST_F(OnnxCli, GraphWithACycle) {
+  expect_user_error(models() + "/cycle.onnx", models() + "/small_cnn_input.npy",
+                    "the graph has a cycle: ");
+}
+
+TEST_F(OnnxCli, OpsetOutsideTheRange) {
+  expect_user_error(models() + "/old_opset.onnx", models() + "/small_cnn_input.npy",
+                    "uses opset 9; Weft imports opsets 11 to 17");
+}
+
+TEST_F(OnnxCli, InputOfTheWrongShapeOrDtype) {
+  expect_user_error(models() + "/small_cnn.onnx", models() + "/qdq_cnn_input.npy",
+                    "has shape [1,3,8,8]; the model's input 'input' is float32 [1,3,16,16]");
+  // An int8 .npy of the right shape: 128-byte header, 768 bytes.
+  std::string header("\x93NUMPY\x01\x00", 8);
+  std::string dict = "{'descr': '|i1', 'fortran_order': False, 'shape': (1, 3, 16, 16), }";
+  dict.resize(128 - 10 - 1, ' ');
+  dict += '\n';
+  header += static_cast<char>(dict.size() & 0xff);
+  header += static_cast<char>(dict.size() >> 8);
+  write(dir_ / "int8.npy", header + dict + std::string(768, '\x01'));
+  expect_user_error(models() + "/small_cnn.onnx", (dir_ / "int8.npy").string(),
+                    "holds int8 values; the model's input 'input' is float32");
+  write(dir_ / "bad.npy", "not an npy file");
+  expect_user_error(models() + "/small_cnn.onnx", (dir_ / "bad.npy").string(), "bad.npy");
+}
+
+double field(const std::string& out, const std::string& name) {
+  const size_t at = out.find("\"" + name + "\": ");
+  return at == std::string::npos ? -1 : std::stod(out.substr(at + name.size() + 4));
+}
+
+TEST_F(OnnxCli, RunsOnTheAccelerator) {
+  const std::string m = models() + "/tiny_resnet.onnx", x = models() + "/tiny_resnet_input.npy";
+  const std::string common = " --input " + x + " --config vta --calibrate " + x + " --check --save ";
+  const Result f = weft("run " + m + common + (dir_ / "f").string() + " --engine functional");
+  ASSERT_EQ(f.code, 0) << f.out;
+  // Calibrated on the input it runs: measured cosine 0.9995 against the fp32 network on the
+  // LLVM path; 0.999 leaves room for a changed quantizer, not for a broken one (a wrong shift or
+  // scale gives well under 0.9).
+  EXPECT_GE(field(f.out, "cosine_similarity"), 0.999) << f.out;
+  EXPECT_THAT(f.out, HasSubstr("\"top1_agrees\": true"));
+  EXPECT_GE(field(f.out, "accel_mac_fraction"), 0.9) << f.out;
+  EXPECT_EQ(fs::file_size(dir_ / "f" / "output.npy"), 128u + 10 * 4);
+  // The cycle model (and the RTL) give the same int8 network bit for bit, with cycles.
+  const Result c = weft("run " + m + common + (dir_ / "c").string() + " --engine cycle");
+  ASSERT_EQ(c.code, 0) << c.out;
+  EXPECT_GT(field(c.out, "accel_cycles"), 0) << c.out;
+  EXPECT_EQ(read(dir_ / "f" / "output.npy"), read(dir_ / "c" / "output.npy"));
+#if defined(WEFT_TEST_RTL)
+  // And the Verilated RTL, with the cycle model's cycle count.
+  const Result v = weft("run " + m + common + (dir_ / "v").string() + " --engine rtl");
+  ASSERT_EQ(v.code, 0) << v.out;
+  EXPECT_EQ(field(v.out, "accel_cycles"), field(c.out, "accel_cycles"));
+  EXPECT_EQ(read(dir_ / "v" / "output.npy"), read(dir_ / "c" / "output.npy"));
+#endif
+}
+
+TEST_F(OnnxCli, QdqModelKeepsItsScalesOnTheAccelerator) {
+  const Result r = weft("run " + models() + "/qdq_cnn.onnx --input " + models() +
+                        "/qdq_cnn_input.npy --config vta --engine functional --check");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("\"scales_kept\": 3"));
+  EXPECT_THAT(r.out, HasSubstr("\"scales_rounded\": []"));
+  // Against ONNX's own QDQ arithmetic (the LLVM path): only ties round differently.
+  EXPECT_GE(field(r.out, "cosine_similarity"), 0.9999) << r.out;
+}
+
+TEST_F(OnnxCli, CompileEmitsTheGraphAfterEachPass) {
+  Result r = weft("compile " + models() + "/small_cnn.onnx --emit graph --pass import");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("// ---- after import ----"));
+  EXPECT_THAT(r.out, HasSubstr("= Concat("));
+  r = weft("compile " + models() + "/tiny_resnet.onnx --emit graph --config vta");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("// ---- after fold_batch_norm ----"));
+  EXPECT_THAT(r.out, HasSubstr("weft.QConv"));
+  r = weft("compile " + models() + "/tiny_resnet.onnx --emit graph --pass nope");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("--pass 'nope' is not a pass of the graph pipeline"));
+}
+
+TEST_F(OnnxCli, BadCalibrationFile) {
+  expect_user_error(models() + "/tiny_resnet.onnx --calibrate " + models() + "/qdq_cnn_input.npy",
+                    models() + "/tiny_resnet_input.npy", "must be float32 of the input's shape", "accel");
+}
+
+TEST_F(OnnxCli, UsageErrors) {
+  Result r = weft("run " + models() + "/small_cnn.onnx --target llvm");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("needs --input X.npy"));
+  r = weft("run " + models() + "/small_cnn.onnx --input x.npy --target gpu");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("--target must be accel or llvm"));
+  r = weft("run");
+  EXPECT_EQ(r.code, 2) << r.out;
+}
+
+}  // namespace
