@@ -1,5 +1,5 @@
 // The axlf reader and writer; see xclbin.h. Offsets follow XRT's public xclbin.h (axlf 496
-// bytes with its first section header, axlf_header 152 at 312, section headers 40 bytes).
+// bytes with its first section header, axlf_header 152 at 304, section headers 40 bytes).
 #include "hardware/fpga/xclbin.h"
 
 #include <cstring>
@@ -17,10 +17,10 @@ namespace reg = isa::reg;
 namespace {
 
 // axlf layout (byte offsets)
-constexpr size_t kMagic = 0, kSigLen = 8, kUniqueId = 304, kHeader = 312;
+constexpr size_t kMagic = 0, kSigLen = 8, kUniqueId = 296, kHeader = 304;
 constexpr size_t kHdrLength = kHeader + 0, kHdrTime = kHeader + 8, kHdrVersionPatch = kHeader + 24;
 constexpr size_t kHdrVersionMajor = kHeader + 26, kHdrVbnv = kHeader + 48, kHdrUuid = kHeader + 112;
-constexpr size_t kHdrNumSections = kHeader + 144, kSections = 464, kSectionHeader = 40;
+constexpr size_t kHdrNumSections = kHeader + 144, kSections = 456, kSectionHeader = 40;
 constexpr uint32_t kEmbeddedMetadata = 2, kMemTopology = 6, kConnectivity = 7, kIpLayout = 8;
 constexpr size_t kMemData = 40, kIpData = 80, kConnection = 12;
 
@@ -223,8 +223,35 @@ std::vector<std::string> check_against_register_map(const XclbinInfo& info) {
   return p;
 }
 
+namespace {
+// What v++ embeds after linking: kernel.xml's <kernel> inside project/platform/device/core,
+// with the compute unit as an <instance> whose control slave is remapped to its base address.
+std::string embedded_metadata(uint64_t cu_base) {
+  const std::string k = kernel_xml();
+  const size_t from = k.find("<kernel "), to = k.find("</kernel>");
+  char base[32];
+  std::snprintf(base, sizeof base, "0x%llX", static_cast<unsigned long long>(cu_base));
+  std::string s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  s += "<project name=\"weft_synthetic\">\n <platform vendor=\"weft\" boardid=\"synthetic\" "
+       "name=\"noop\">\n  <device name=\"fpga0\" fpgaDevice=\"synthetic\">\n   <core name=\"OCL_REGION_0\" "
+       "target=\"hw\" type=\"clc_region\">\n";
+  // the linked form lists ports and args directly inside <kernel>
+  std::string body = k.substr(from, to - from);
+  for (const char* wrap : {"    <ports>\n", "    </ports>\n", "    <args>\n", "    </args>\n"}) {
+    const size_t at = body.find(wrap);
+    if (at != std::string::npos) body.erase(at, std::strlen(wrap));
+  }
+  s += body;
+  s += std::string("      <instance name=\"") + reg::kKernelName + "_1\">\n        <addrRemap base=\"" +
+       base + "\" range=\"0x1000\" port=\"s_axi_control\"/>\n      </instance>\n";
+  s += "    </kernel>\n   </core>\n  </device>\n </platform>\n</project>\n";
+  return s;
+}
+constexpr uint64_t kCuBase = 0x1800000;
+}  // namespace
+
 std::vector<uint8_t> synthetic_xclbin(uint64_t bank_mb) {
-  const std::string xml = kernel_xml();
+  const std::string xml = embedded_metadata(kCuBase);
   struct Sec {
     uint32_t kind;
     std::string name;
@@ -247,7 +274,7 @@ std::vector<uint8_t> synthetic_xclbin(uint64_t bank_mb) {
     put<int32_t>(d, 0, 1);
     put<uint32_t>(d, 8, 1);                  // IP_KERNEL
     put<uint32_t>(d, 12, (0u << 8) | 1u);    // ap_ctrl_hs, interrupt enabled
-    put<uint64_t>(d, 16, 0x1800000);
+    put<uint64_t>(d, 16, kCuBase);
     put_str(d, 24, std::string(reg::kKernelName) + ":" + reg::kKernelName + "_1", 64);
     secs.push_back({kIpLayout, "", d});
   }
