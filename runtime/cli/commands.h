@@ -17,5 +17,7 @@ void add_run_command(CLI::App& app);
 void add_run_conv2d(CLI::App& run);
 void add_compile_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
+/// `weft xclbin-info FILE` (runtime/cli/cmd_xclbin_info.cc).
+void add_xclbin_info_command(CLI::App& app);
 
 }  // namespace weft::cli
