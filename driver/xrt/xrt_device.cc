@@ -172,6 +172,12 @@ class XrtDevice : public Device {
     }
     if (err != 0) detail_ = board_->kernel().error_detail();
     details_ = board_->kernel().run_details();
+    if (details_.empty()) {
+      // a board: what its status buffer says (the engine-side details exist only emulated)
+      const char* names[] = {"cycles", "load_busy", "load_stall", "compute_busy",
+                             "compute_stall", "store_busy", "store_stall"};
+      for (int i = 0; i < 7; ++i) details_["kernel_counters"][names[i]] = get64(reg::kCycles + 8 * i);
+    }
   }
 
   std::unique_ptr<xrt::Board> board_;
