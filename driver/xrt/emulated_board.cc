@@ -86,7 +86,8 @@ class EmuKernel : public Kernel {
     return reg::kKernelArgs[index].offset;
   }
   int arg_bank(int) const override { return 0; }
-  void start(uint64_t count, uint64_t insn_addr, Buffer& dram, Buffer& status) override {
+  void start(uint64_t count, uint64_t insn_addr, Buffer& dram, Buffer& status,
+             uint64_t dram_offset) override {
     for (Buffer* b : {&dram, &status}) {
       if (static_cast<EmuBuffer*>(b)->unsynced()) {
         throw UserError("xrt (emulated): a buffer of " + std::to_string(b->size()) +
@@ -106,7 +107,7 @@ class EmuKernel : public Kernel {
     };
     put(reg::kInsnCount, count);
     put(reg::kInsnAddr, insn_addr);
-    put(reg::kDramBase, dram.device_address());
+    put(reg::kDramBase, dram.device_address() + dram_offset);
     put(reg::kStatusAddr, status.device_address());
     image_[0] = reg::kApStart;
     dram_ = static_cast<EmuBuffer*>(&dram);

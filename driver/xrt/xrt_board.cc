@@ -74,11 +74,15 @@ class XrtKernel : public Kernel {
     return static_cast<uint32_t>(kernel_.offset(index));
   }
   int arg_bank(int index) const override { return kernel_.group_id(index); }
-  void start(uint64_t count, uint64_t insn_addr, Buffer& dram, Buffer& status) override {
+  void start(uint64_t count, uint64_t insn_addr, Buffer& dram, Buffer& status,
+             uint64_t dram_offset) override {
     run_ = ::xrt::run(kernel_);
     run_.set_arg(0, count);
     run_.set_arg(1, insn_addr);
-    run_.set_arg(2, static_cast<XrtBuffer&>(dram).bo());
+    ::xrt::bo& arena = static_cast<XrtBuffer&>(dram).bo();
+    // a DRAM base inside the arena is a sub-buffer starting there
+    window_ = dram_offset == 0 ? arena : ::xrt::bo(arena, arena.size() - dram_offset, dram_offset);
+    run_.set_arg(2, window_);
     run_.set_arg(3, static_cast<XrtBuffer&>(status).bo());
     image_.clear();
     if (const auto* pkt = reinterpret_cast<const ert_start_kernel_cmd*>(run_.get_ert_packet())) {
@@ -127,6 +131,7 @@ class XrtKernel : public Kernel {
   }
   ::xrt::kernel kernel_;
   ::xrt::run run_;
+  ::xrt::bo window_;
   bool started_ = false;
   std::vector<uint32_t> image_;
 };

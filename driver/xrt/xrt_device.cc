@@ -41,7 +41,7 @@ class XrtDevice : public Device {
   ~XrtDevice() override {
     if (running_) board_->kernel().abort();
   }
-  std::string name() const override { return "xrt (" + board_->name() + ")"; }
+  std::string name() const override { return "xrt"; }
 
   uint64_t alloc(uint64_t bytes) override {
     if (bytes == 0) bytes = 1;
@@ -132,18 +132,25 @@ class XrtDevice : public Device {
   }
   void start() {
     idle("ap_start");
-    if (get64(reg::kDramBase) != 0) {
-      throw UserError("device '" + name() + "': the xrt engine runs on its own arena "
-                      "(dram_base is its buffer object); a nonzero DRAM base is not supported");
-    }
     for (uint32_t o = reg::kCycles; o < reg::kMapEnd; o += 4) regs_[o / 4] = 0;
+    const uint64_t base = get64(reg::kDramBase);
+    if (base >= bytes_) {
+      // the kernel's window would start past the arena: refused before it reaches the board
+      regs_[reg::kError / 4] = reg::kErrDramRange;
+      detail_ = "device '" + name() + "' (" + board_->name() + "): DRAM base " +
+                std::to_string(base) + " is beyond the " + std::to_string(bytes_) +
+                "-byte device memory";
+      details_ = nlohmann::ordered_json::object();
+      done_ = true;
+      return;
+    }
     // The status buffer is filled with a pattern the kernel overwrites: a status the kernel
     // never wrote is then an error, not zeros.
     std::memset(status_->host(), 0xA5, reg::kStatusBytes);
     status_->sync_to_device(0, reg::kStatusBytes);
     detail_.clear();
     details_ = nlohmann::ordered_json::object();
-    board_->kernel().start(get64(reg::kInsnCount), get64(reg::kInsnAddr), *arena_, *status_);
+    board_->kernel().start(get64(reg::kInsnCount), get64(reg::kInsnAddr), *arena_, *status_, base);
     running_ = true;
     done_ = false;
   }

@@ -48,7 +48,9 @@ class Kernel {
   virtual int arg_bank(int index) const = 0;
   /// Starts a run: scalars by value, pointer arguments as buffers (hardware/isa/registers.h
   /// kKernelArgs order: insn_count, insn_addr, dram_base, status).
-  virtual void start(uint64_t insn_count, uint64_t insn_addr, Buffer& dram, Buffer& status) = 0;
+  /// `dram_offset` bytes into `dram` is where the kernel's DMA addresses start (dram_base).
+  virtual void start(uint64_t insn_count, uint64_t insn_addr, Buffer& dram, Buffer& status,
+                     uint64_t dram_offset = 0) = 0;
   /// Waits up to `timeout` for the run; kRunning is never returned.
   virtual RunState wait(std::chrono::milliseconds timeout) = 0;
   /// Stops the run in progress (after a timeout); returns when the kernel is idle.

@@ -91,7 +91,7 @@ TEST(XrtNoop, AKernelThatWritesNoStatusIsAnError) {
   o.memory_bytes = 1 << 20;
   o.xclbin = WEFT_SYNTHETIC_XCLBIN;
   auto dev = driver::open_device("xrt", o);
-  EXPECT_THAT(dev->name(), HasSubstr("xrt device 0"));
+  EXPECT_EQ(dev->name(), "xrt");
   const uint64_t a = dev->alloc(4096);
   std::vector<uint8_t> zeros(4096, 0);
   dev->copy_to_device(a, zeros.data(), zeros.size());
