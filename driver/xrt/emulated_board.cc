@@ -48,19 +48,21 @@ class EmuBuffer : public Buffer {
   void sync_to_device(uint64_t off, uint64_t n) override {
     check(off, n, "sync to device");
     dev_.copy_to_device(addr_ + off, host_.data() + off, n);
-    if (off == 0 && n == host_.size()) synced_ = fingerprint(host_);
+    if (off == 0 && n == host_.size()) synced_ = fingerprint(host_), partial_ = false;
     else partial_ = true;
   }
   void sync_from_device(uint64_t off, uint64_t n) override {
     check(off, n, "sync from device");
     dev_.copy_from_device(addr_ + off, host_.data() + off, n);
-    if (off == 0 && n == host_.size()) synced_ = fingerprint(host_);
+    if (off == 0 && n == host_.size()) synced_ = fingerprint(host_), partial_ = false;
     else partial_ = true;
   }
   /// Whether the host copy changed since the last whole-buffer sync (partial syncs are
   /// trusted: the caller synced what it wrote).
+  /// Once a partial sync was made, the caller is trusted to sync what it writes (the xrt
+  /// Device syncs exactly the bytes it copies), until the next whole-buffer sync. A run
+  /// leaves the host copy alone, so the fingerprint of the last sync stays valid across it.
   bool unsynced() const { return !partial_ && fingerprint(host_) != synced_; }
-  void after_run() { partial_ = false, synced_ = fingerprint(host_); }
 
  private:
   void check(uint64_t off, uint64_t n, const char* what) const {
@@ -147,8 +149,6 @@ class EmuKernel : public Kernel {
     detail_ = dev_.error_detail();
     details_ = dev_.run_details();
     dev_.copy_to_device(status_->device_address(), words.data(), reg::kStatusBytes);
-    dram_->after_run();
-    status_->after_run();
   }
   Device& dev_;
   std::vector<uint32_t> image_;
