@@ -1,6 +1,6 @@
 // The driver's one Device interface (DESIGN.md §1, §4): device memory, control registers and
 // nothing else, so that the same launch code (launch.h) drives every backend. Backends are
-// chosen by name at run time: `functional` and `cycle` today; `rtl` and `xrt` later.
+// chosen by name at run time: `functional`, `cycle`, `rtl` and `xrt`.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +34,13 @@ struct DeviceOptions {
   /// cycle and rtl backends: faults to inject into the memory system (docs/reliability.md);
   /// kept by pointer, none when null.
   const sim::FaultPlan* faults = nullptr;
+  /// xrt backend (driver/xrt): the .xclbin to load and the device index, or, with
+  /// `xrt_emulate` set to `rtl` or `cycle`, the emulated board (no .xclbin needed); the memory
+  /// bank buffers go to (-1: the bank the kernel's m_axi_gmem is connected to).
+  std::string xclbin;
+  int xrt_device = 0;
+  std::string xrt_emulate;
+  int xrt_bank = -1;
 };
 
 /// An accelerator behind its memory and AXI4-Lite control registers.

@@ -27,7 +27,40 @@ inline constexpr uint32_t kStoreStall = 0x58;
 // Sticky error register (bits below) and the index of the instruction that raised it.
 inline constexpr uint32_t kError = 0x60;
 inline constexpr uint32_t kErrorInsn = 0x64;
-inline constexpr uint32_t kMapEnd = 0x68;
+inline constexpr uint32_t kMapEnd = 0x68;  // end of weft_top's map
+// The Vitis kernel top (hardware/fpga/weft_kernel.sv) adds one argument: the device address of
+// a 64-byte status buffer that receives the register image kCycles..kMapEnd before ap_done.
+inline constexpr uint32_t kStatusAddr = 0x68;
+inline constexpr uint32_t kKernelMapEnd = 0x70;
+inline constexpr uint32_t kStatusBytes = kMapEnd - kCycles;
+/// The kernel's name in kernel.xml, the .xclbin and xrt::kernel.
+inline constexpr const char* kKernelName = "weft_kernel";
+/// The AXI4-Lite range of s_axi_control in kernel.xml (the kernel decodes 12 address bits).
+inline constexpr uint32_t kControlRange = 0x1000;
+
+/// One argument of the kernel as XRT sees it: its index, name, register offset and size, and
+/// whether it is a device-memory pointer (on m_axi_gmem) or a scalar. THE register description
+/// that kernel.xml, the packaging Tcl, the synthetic .xclbin, `weft xclbin-info` and the xrt
+/// engine are generated from or checked against.
+struct KernelArg {
+  int index;
+  const char* name;
+  uint32_t offset;
+  uint32_t size;
+  bool pointer;
+  const char* type;  // the C type in kernel.xml
+  const char* doc;
+};
+inline constexpr KernelArg kKernelArgs[] = {
+    {0, "insn_count", kInsnCount, 8, false, "ulong", "instructions in the stream"},
+    {1, "insn_addr", kInsnAddr, 8, false, "ulong",
+     "byte offset of the instruction stream from dram_base (16-byte aligned)"},
+    {2, "dram_base", kDramBase, 8, true, "void*",
+     "the device-memory arena every DMA address is relative to"},
+    {3, "status", kStatusAddr, 8, true, "void*",
+     "64-byte status buffer: the register image 0x28..0x67 written before ap_done"},
+};
+inline constexpr int kNumKernelArgs = sizeof(kKernelArgs) / sizeof(kKernelArgs[0]);
 
 inline constexpr uint32_t kApStart = 1u << 0;
 inline constexpr uint32_t kApDone = 1u << 1;
@@ -42,6 +75,7 @@ enum ErrorBit : uint32_t {
   kErrDramRange = 1u << 3,      // a DMA beyond device memory
   kErrDeadlock = 1u << 4,       // no module can proceed and FINISH has not run
   kErrLeftover = 1u << 5,       // FINISH ran with work or tokens left
+  kErrBusResp = 1u << 6,        // kernel top: an AXI read or write error response
   kErrInternal = 1u << 31,      // simulators only: the run stopped for another reason
 };
 
@@ -60,6 +94,8 @@ inline const char* error_bit_name(uint32_t bit) {
       return "deadlock";
     case kErrLeftover:
       return "work or tokens left at FINISH";
+    case kErrBusResp:
+      return "AXI error response (SLVERR/DECERR) from device memory";
     case kErrInternal:
       return "run stopped (cancelled or internal error)";
     default:

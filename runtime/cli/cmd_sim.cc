@@ -14,6 +14,7 @@
 #include "driver/timeline.h"
 #include "hardware/isa/errors.h"
 #include "runtime/cli/commands.h"
+#include "runtime/cli/device_run.h"
 #include "runtime/cli/progress.h"
 #include "runtime/io/files.h"
 
@@ -26,6 +27,8 @@ void add_sim_command(CLI::App& app) {
     std::string mem, out, stats, trace, wave, insn_offset, insn_count, inject_fault;
     double timeout_s = 3600;
     bool json = false, progress = false;
+    std::string xclbin, xrt_emulate;
+    int xrt_device = 0, xrt_bank = -1;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = app.add_subcommand(
@@ -37,14 +40,16 @@ void add_sim_command(CLI::App& app) {
       "output); the summary (or --json) then goes to standard error instead.\n"
       "Engines: functional (the golden model), cycle (cycle-exact; adds cycles, per-module\n"
       "busy/stall cycles, DRAM traffic and utilization, and --trace), rtl (the Verilated\n"
-      "RTL: the same statistics from the hardware's own counters, and --wave).");
+      "RTL: the same statistics from the hardware's own counters, and --wave), xrt (a board\n"
+      "through XRT with --xclbin, or the emulated board with --xrt-emulate rtl|cycle).");
   cmd->add_option("--config", o->config, "hardware configuration (gemm8x8, vta, tiny)")
       ->capture_default_str();
   cmd->add_option("--platform", o->platform,
                   "memory platform of the cycle and rtl engines (sim, pynq, zcu104)")
       ->capture_default_str();
-  cmd->add_option("--engine", o->engine, "simulation engine (functional, cycle, rtl)")
+  cmd->add_option("--engine", o->engine, "simulation engine (functional, cycle, rtl, xrt)")
       ->capture_default_str();
+  add_xrt_options(*cmd, o->xclbin, o->xrt_device, o->xrt_emulate, o->xrt_bank);
   cmd->add_option("--mem", o->mem, "input DRAM image")->required();
   cmd->add_option("--insn-offset", o->insn_offset, "byte offset of the first instruction")
       ->required();
@@ -104,6 +109,10 @@ void add_sim_command(CLI::App& app) {
     opts.trace = o->trace.empty() ? nullptr : &trace;
     opts.progress = [&progress](uint64_t c, uint64_t d, uint64_t t) { progress(c, d, t); };
     opts.faults = &faults;
+    opts.xclbin = o->xclbin;
+    opts.xrt_device = o->xrt_device;
+    opts.xrt_emulate = o->xrt_emulate;
+    opts.xrt_bank = o->xrt_bank;
     std::unique_ptr<driver::Device> dev = o->wave.empty()
                                               ? driver::open_device(o->engine, opts)
                                               : driver::make_rtl_device(opts, o->wave);

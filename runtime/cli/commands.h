@@ -26,5 +26,7 @@ void add_compile_model(CLI::App& compile);
 void add_run_resnet18(CLI::App& run);
 void add_compile_resnet18(CLI::App& compile);
 void add_bench_command(CLI::App& app);
+/// `weft xclbin-info FILE` (runtime/cli/cmd_xclbin_info.cc).
+void add_xclbin_info_command(CLI::App& app);
 
 }  // namespace weft::cli

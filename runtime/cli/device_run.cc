@@ -7,12 +7,27 @@
 namespace weft::cli {
 
 void DeviceRunOptions::add_to(CLI::App& cmd, const std::string& save_help) {
-  cmd.add_option("--engine", engine, "functional or cycle")->capture_default_str();
+  cmd.add_option("--engine", engine,
+                 "functional, cycle, rtl, or xrt (a board, or --xrt-emulate; docs/fpga.md)")
+      ->capture_default_str();
+  add_xrt_options(cmd, xclbin, xrt_device, xrt_emulate, xrt_bank);
   cmd.add_option("--save", save, save_help);
   cmd.add_option("--trace", trace, "cycle engine: write a Perfetto timeline (JSON) here");
   cmd.add_option("--seed", seed, "random data seed")->capture_default_str();
   cmd.add_option("--timeout", timeout_s, "seconds to wait for the device")->capture_default_str();
   cmd.add_flag("--progress", progress, "show progress on stderr even when not a terminal");
+}
+
+void add_xrt_options(CLI::App& cmd, std::string& xclbin, int& device, std::string& emulate,
+                     int& bank) {
+  cmd.add_option("--xclbin", xclbin, "xrt engine: the .xclbin to load onto the board");
+  cmd.add_option("--device", device, "xrt engine: the XRT device index")->capture_default_str();
+  cmd.add_option("--xrt-emulate", emulate,
+                 "xrt engine without a board: run the same host code on the emulated board, "
+                 "backed by 'rtl' (the Verilated RTL) or 'cycle' (the cycle model)");
+  cmd.add_option("--xrt-bank", bank,
+                 "xrt engine: the memory bank (XRT group id) for buffers; default: the bank "
+                 "the kernel's m_axi_gmem is connected to");
 }
 
 void DeviceRunOptions::check() const {
@@ -32,6 +47,10 @@ DeviceRunResult run_on_device(
   opts.memory_bytes = bytes;
   opts.trace = o.trace.empty() ? nullptr : trace;
   opts.progress = [&progress](uint64_t c, uint64_t d, uint64_t t) { progress(c, d, t); };
+  opts.xclbin = o.xclbin;
+  opts.xrt_device = o.xrt_device;
+  opts.xrt_emulate = o.xrt_emulate;
+  opts.xrt_bank = o.xrt_bank;
   auto dev = driver::open_device(o.engine, opts);
   const auto t0 = std::chrono::steady_clock::now();
   try {

@@ -23,12 +23,19 @@ struct DeviceRunOptions {
   uint32_t seed = 1;
   double timeout_s = 3600;
   bool progress = false;
+  std::string xclbin, xrt_emulate;  // --engine xrt: a board's .xclbin, or the emulated board
+  int xrt_device = 0, xrt_bank = -1;
 
-  /// Registers --engine, --save (with `save_help`), --trace, --seed, --timeout, --progress.
+  /// Registers --engine, --save (with `save_help`), --trace, --seed, --timeout, --progress,
+  /// and the xrt engine's --xclbin, --device, --xrt-emulate, --xrt-bank.
   void add_to(CLI::App& cmd, const std::string& save_help);
   /// UserError for a timeline without timing.
   void check() const;
 };
+
+/// Registers the xrt engine's options (--xclbin, --device, --xrt-emulate, --xrt-bank).
+void add_xrt_options(CLI::App& cmd, std::string& xclbin, int& device, std::string& emulate,
+                     int& bank);
 
 /// What a device run left: the device's name and details, and the wall time.
 struct DeviceRunResult {

@@ -1,0 +1,1 @@
+hardware/fpga/weft_kernel.sv
