@@ -54,6 +54,7 @@ struct TaskResult {
   double best = 0;        // 0 when nothing valid was measured
   compiler::tune::Trace best_trace;
   nlohmann::json best_describe;
+  nlohmann::json info;  // the task's info
   std::vector<double> best_after_trial;  // convergence: best so far after each trial
   std::vector<double> value_of_trial;    // each trial's measured value
   nlohmann::json to_json() const;
