@@ -28,7 +28,7 @@ struct SearchOptions {
   int64_t trials = 64;        // measured trials over all tasks (invalid candidates not counted)
   uint64_t seed = 1;
   int batch = 8;              // candidates measured per round
-  int population = 128;       // evolutionary population per round
+  int population = 48;        // model: candidates scored per round
   double early_stop = 2.0;    // stop a measurement at early_stop x the task's best
   int max_invalid = 4096;     // invalid candidates tolerated per task before giving up
 };

@@ -22,7 +22,10 @@ STRATS = ["random", "evolutionary", "model"]
 COLORS = {"random": "#999999", "evolutionary": "#1f77b4", "model": "#d62728"}
 
 
-def tune(weft, config, layer, strategy, trials, seed, workers, extra=()):
+def tune(weft, config, layer, strategy, trials, seed, workers, db):
+    if os.path.exists(db):
+        os.remove(db)
+    extra = ["--db", db]
     cmd = [weft, "tune", "conv2d", "--layer", layer, "--config", config, "--trials",
            str(trials), "--strategy", strategy, "--seed", str(seed), "--workers", str(workers),
            "--quiet", *extra]
@@ -87,8 +90,12 @@ def main():
     for config in a.configs.split(","):
         layers = {}
         for layer in a.layers.split(","):
-            runs = {s: tune(a.weft, config, layer, s, a.trials, a.seed, a.workers) for s in STRATS}
-            long = tune(a.weft, config, layer, "random", a.long, a.seed + 1000, a.workers)
+            dbs = os.path.join(a.out, "db")
+            os.makedirs(dbs, exist_ok=True)
+            runs = {s: tune(a.weft, config, layer, s, a.trials, a.seed, a.workers,
+                            os.path.join(dbs, f"{config}_{layer}_{s}.jsonl")) for s in STRATS}
+            long = tune(a.weft, config, layer, "random", a.long, a.seed + 1000, a.workers,
+                        os.path.join(dbs, f"{config}_{layer}_long.jsonl"))
             known = min([long["best"]] + [r["best"] for r in runs.values()])
             roof = runs["model"]["info"]["roofline"]["bound_cycles"]
             entry = {"best_known": known, "bound_cycles": roof, "strategies": {}}
