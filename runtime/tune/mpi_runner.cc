@@ -4,7 +4,9 @@
 
 #include <mpi.h>
 
+#include <chrono>
 #include <cmath>
+#include <thread>
 #include <cstdlib>
 #include <limits>
 #include <string>
@@ -28,8 +30,14 @@ void send_text(const std::string& s, int to, int tag) {
 }
 
 std::string recv_text(int from, int* tag, int* source) {
+  // OpenMPI's blocking probe spins; on a machine with as many ranks as cores the spinning
+  // ranks would take the CPU from the one doing work, so poll and sleep instead.
   MPI_Status st;
-  MPI_Probe(from, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+  for (int flag = 0;;) {
+    MPI_Iprobe(from, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+    if (flag) break;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
   int n = 0;
   MPI_Get_count(&st, MPI_CHAR, &n);
   std::string s(static_cast<size_t>(n), '\0');
