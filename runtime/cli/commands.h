@@ -28,5 +28,7 @@ void add_compile_resnet18(CLI::App& compile);
 void add_bench_command(CLI::App& app);
 /// `weft xclbin-info FILE` (runtime/cli/cmd_xclbin_info.cc).
 void add_xclbin_info_command(CLI::App& app);
+/// `weft tune` (runtime/cli/cmd_tune.cc).
+void add_tune_command(CLI::App& app);
 
 }  // namespace weft::cli
