@@ -107,12 +107,15 @@ void print_rows(const std::vector<Row>& rows, int threads) {
   std::fflush(stdout);
 }
 
+DenseSchedule g_dense;
+ConvSchedule g_conv;
+
 Row sgemm(int64_t n, int threads, int reps, ThreadPool& pool) {
   std::mt19937 rng(1);
   auto a = random_vector<float>(static_cast<size_t>(n * n), rng);
   auto w = random_vector<float>(static_cast<size_t>(n * n), rng);
   std::vector<float> c1(static_cast<size_t>(n * n)), c2(c1.size()), c3(c1.size());
-  CpuKernel k(dense(n, n, n, DType::kFloat32));
+  CpuKernel k(dense(n, n, n, DType::kFloat32, g_dense));
   std::vector<std::function<void()>> fs{[&] { k.run({a.data(), w.data(), c1.data()}, &pool); }};
   std::vector<std::string> names;
 #ifdef WEFT_HAVE_OPENBLAS
@@ -153,7 +156,7 @@ Row igemm(int64_t n, int threads, int reps, ThreadPool& pool) {
   auto a = random_vector<int8_t>(static_cast<size_t>(n * n), rng);
   auto w = random_vector<int8_t>(static_cast<size_t>(n * n), rng);
   std::vector<int32_t> c1(static_cast<size_t>(n * n)), c3(c1.size());
-  CpuKernel k(dense(n, n, n, DType::kInt8));
+  CpuKernel k(dense(n, n, n, DType::kInt8, g_dense));
   std::vector<std::function<void()>> fs{[&] { k.run({a.data(), w.data(), c1.data()}, &pool); }};
   std::vector<std::string> names;
 #ifdef WEFT_HAVE_DNNL
@@ -216,7 +219,7 @@ Row conv(const Layer& l, int threads, int reps, ThreadPool& pool) {
   auto wb = pack_conv_weights(w, s.o, s.c, s.kh, s.kw, cb, kConvOutBlock);
   const int64_t nob = (s.o + kConvOutBlock - 1) / kConvOutBlock;
   std::vector<float> yb(static_cast<size_t>(s.n * nob * s.oh() * s.ow() * kConvOutBlock));
-  CpuKernel k(conv2d(s, DType::kFloat32));
+  CpuKernel k(conv2d(s, DType::kFloat32, g_conv));
   std::vector<std::function<void()>> fs{[&] { k.run({xb.data(), wb.data(), yb.data()}, &pool); }};
   std::vector<std::string> names;
 #ifdef WEFT_HAVE_DNNL
@@ -287,6 +290,17 @@ int main(int argc, char** argv) {
   app.add_option("--what", what, "sgemm | igemm | conv | all");
   app.add_option("--sizes", sizes, "GEMM sizes");
   app.add_option("--layers", layers_csv, "ResNet-18 layer table (scripts/bench/resnet18_conv.csv)");
+  app.add_option("--mr", g_dense.rows, "dense register tile rows");
+  app.add_option("--nr", g_dense.cols, "dense register tile columns");
+  app.add_option("--lanes", g_dense.lanes, "dense vector lanes per op");
+  app.add_option("--kun", g_dense.k_unroll, "dense k unroll");
+  app.add_option("--pack-a", g_dense.pack_a, "dense pack A");
+  app.add_option("--mb", g_dense.row_block, "dense row block");
+  app.add_option("--conv-ow", g_conv.ow, "conv register tile columns");
+  app.add_option("--conv-ocb", g_conv.oc_blocks, "conv oc blocks per tile");
+  app.add_option("--conv-order", g_conv.reduce_order, "conv reduce order");
+  app.add_option("--conv-ciu", g_conv.ci_unroll, "conv ci unroll");
+  app.add_option("--conv-rows-outer", g_conv.rows_outer, "conv rows outer");
   CLI11_PARSE(app, argc, argv);
   try {
     ThreadPool pool(threads);
