@@ -18,6 +18,7 @@ function(weft_optional_package var)
   file(WRITE "${dir}/src/CMakeLists.txt"
     "cmake_minimum_required(VERSION 3.25)\n"
     "project(weft_probe_${name} C CXX)\n"
+    "set(CMAKE_MODULE_PATH \"${CMAKE_MODULE_PATH}\")\n"
     "find_package(${args_text} REQUIRED)\n")
   execute_process(
     COMMAND "${CMAKE_COMMAND}" -S "${dir}/src" -B "${dir}/build" -G "${CMAKE_GENERATOR}"

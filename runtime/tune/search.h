@@ -1,0 +1,71 @@
+// The search drivers: random sampling, evolutionary search (seeded with the space's seeds,
+// measured elites and random samples), and model-guided search (an XGBoost ranker picks what
+// to measure from a mutated population, retrained after every batch). A task scheduler
+// spreads a trial budget over several tasks by their weights (a network's layers by their
+// share of its time). Measuring goes through a Runner (a thread pool here, MPI workers in
+// runtime/tune/mpi_runner), and every decision depends only on the seed and on measured
+// values, so the same seed finds the same best at any number of workers.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "runtime/tune/database.h"
+#include "runtime/tune/task.h"
+
+namespace weft::rt::tune {
+
+enum class Strategy { kRandom, kEvolutionary, kModel };
+/// "random" / "evolutionary" / "model"; UserError otherwise.
+Strategy parse_strategy(const std::string& s);
+std::string strategy_name(Strategy s);
+
+struct SearchOptions {
+  Strategy strategy = Strategy::kEvolutionary;
+  int64_t trials = 64;        // measured trials over all tasks (invalid candidates not counted)
+  uint64_t seed = 1;
+  int batch = 8;              // candidates measured per round
+  int population = 128;       // evolutionary population per round
+  double early_stop = 2.0;    // stop a measurement at early_stop x the task's best
+  int max_invalid = 4096;     // invalid candidates tolerated per task before giving up
+};
+
+/// Measures candidates of one task, possibly in parallel. The results come back in order.
+class Runner {
+ public:
+  virtual ~Runner() = default;
+  virtual std::vector<MeasureResult> run(const Task& task,
+                                         const std::vector<compiler::tune::Candidate>& cands,
+                                         double stop_above) = 0;
+  virtual int workers() const = 0;
+};
+
+/// One task's outcome.
+struct TaskResult {
+  std::string name;
+  compiler::tune::Workload workload;
+  compiler::tune::Target target;
+  std::string unit;
+  int64_t trials = 0;     // measured
+  int64_t invalid = 0;    // rejected by post-processing or failed to run
+  double best = 0;        // 0 when nothing valid was measured
+  compiler::tune::Trace best_trace;
+  nlohmann::json best_describe;
+  std::vector<double> best_after_trial;  // convergence: best so far after each trial
+  std::vector<double> value_of_trial;    // each trial's measured value
+  nlohmann::json to_json() const;
+};
+
+/// Progress: task index, its result so far, and a line to print.
+using Progress = std::function<void(size_t task, const TaskResult&, const std::string& line)>;
+
+/// Tunes the tasks with `opts.trials` measured trials in all; records every trial in `db`
+/// (when given; the caller commits). Resumes: records already in `db` for a task count as
+/// measured (their best seeds the search) but not toward this run's trials.
+std::vector<TaskResult> tune(const std::vector<Task>& tasks, const SearchOptions& opts,
+                             Runner& runner, Database* db, const Progress& progress = {});
+
+}  // namespace weft::rt::tune
