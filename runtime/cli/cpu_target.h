@@ -17,6 +17,8 @@ struct CpuTargetOptions {
   int repeats = 5;
   std::string gpu_path = "auto";  // cuda: auto, simt, tensor-core, dp4a
   std::string arch;               // cuda --emit ptx: sm_XX (default: the GPU's, else sm_75)
+  std::string tune_db;            // llvm: tuning records to take schedules from
+  bool no_tuned = false;          // llvm: the default schedules, ignoring any records
 
   /// Registers the options on a subcommand (`run` adds --threads and --repeats).
   void add_to(CLI::App& cmd, bool run);
