@@ -435,7 +435,9 @@ class Gen {
           llvm::Value* yc = lanes == chunk ? ys : b_.CreateShuffleVector(ys, ys, m);
           parts.push_back(b_.CreateIntrinsic(id, {}, {xc, yc}));
         }
-        while (parts.size() > 1) {  // concatenate pairwise
+        while (parts.size() > 1) {  // concatenate pairwise (an odd count padded with undef)
+          if (parts.size() % 2 != 0)
+            parts.push_back(llvm::UndefValue::get(parts.back()->getType()));
           std::vector<llvm::Value*> next;
           for (size_t i = 0; i + 1 < parts.size(); i += 2) {
             const unsigned w =
@@ -447,6 +449,12 @@ class Gen {
           parts = std::move(next);
         }
         r = parts[0];
+        const unsigned got = llvm::cast<llvm::FixedVectorType>(r->getType())->getNumElements();
+        if (got != lanes) {  // drop the padding
+          std::vector<int> m;
+          for (unsigned q = 0; q < lanes; ++q) m.push_back(static_cast<int>(q));
+          r = b_.CreateShuffleVector(r, r, m);
+        }
       } else {
         std::vector<int> even, odd;
         for (unsigned i = 0; i < lanes; ++i) {
