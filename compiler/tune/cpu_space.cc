@@ -40,6 +40,8 @@ CpuSpace::CpuSpace(std::string op, Workload w, CpuSpaceHost host, CpuBuilder bui
                   {"pack_a", {0, 1}},
                   {"row_block_tiles", {0, 4, 8, 16, 32}},
                   {"parallel_axis", {0, 1}}};
+    if (workload_.shape.value("dtype", std::string("float32")) == "int8")
+      decisions_.push_back({"k_pack", {2, 4}});
   } else if (op_ == "conv2d") {
     decisions_ = {{"ow", {2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16}},
                   {"oc_blocks", {1, 2, 4}},

@@ -104,6 +104,8 @@ void validate(const DenseSchedule& s) {
   if (s.row_block < 0 || (s.row_block > 0 && s.row_block % s.rows != 0))
     bad("row_block " + std::to_string(s.row_block) + " is not a multiple of the tile's " +
         std::to_string(s.rows) + " rows");
+  if (s.k_pack != 2 && s.k_pack != 4)
+    bad("k_pack " + std::to_string(s.k_pack) + " (2: int16 pairs, 4: bytes)");
   if (s.parallel_axis != 0 && s.parallel_axis != 1)
     bad("parallel_axis " + std::to_string(s.parallel_axis) + " (0: column panels, 1: rows)");
 }
@@ -120,7 +122,8 @@ CpuOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedule& s
   const int64_t mb = sch.row_block > 0 ? std::min(sch.row_block, round_up(m, mr)) : 0;
   const int64_t mp = round_up(m, mb > 0 ? mb : mr), np = round_up(n, nr);
   const bool exact = mp == m && np == n;
-  const int64_t kq = dtype == DType::kInt8 ? (k + 1) / 2 : k;  // reduction steps
+  const bool quads = dtype == DType::kInt8 && sch.k_pack == 4;
+  const int64_t kq = dtype == DType::kInt8 ? (k + sch.k_pack - 1) / sch.k_pack : k;  // steps
 
   te::Tensor a = te::placeholder({m, k}, dtype, "A");
   te::Tensor w = te::placeholder({n, k}, dtype, "W");
@@ -137,8 +140,30 @@ CpuOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedule& s
   const bool odd = k % 2 != 0;
   // A's reduction step q of (clamped) row `row`: the element (fp32), or a pair of int8 as two
   // int16 halves (int8, for dot2_i16).
+  const DType i32 = DType::kInt32;
+  // Byte b of a quad: A's offset by +128 (unsigned; the top byte as a signed value so that the
+  // int32 does not overflow), W's as they are; zero past K.
+  auto quad = [&](const std::function<Expr(const Expr&)>& at, const Expr& q, bool a_side) {
+    Expr sum;
+    for (int64_t b = 0; b < 4; ++b) {
+      Expr idx = ir::add(ir::mul(q, ir::imm(4)), ir::imm(b));
+      const bool guard = k % 4 != 0;
+      Expr v = ir::cast(i32, at(guard ? ir::min(idx, ir::imm(k - 1)) : idx));
+      Expr byte;
+      if (b < 3) {
+        byte = ir::floormod(a_side ? ir::add(v, ir::imm(128, i32)) : v, ir::imm(256, i32));
+      } else {
+        byte = a_side ? ir::sub(ir::floormod(v, ir::imm(256, i32)), ir::imm(128, i32)) : v;
+      }
+      if (guard) byte = ir::select(ir::lt(idx, ir::imm(k)), byte, ir::imm(0, i32));
+      if (b > 0) byte = ir::mul(byte, ir::imm(int64_t{1} << (8 * b), i32));
+      sum = sum ? ir::add(sum, byte) : byte;
+    }
+    return sum;
+  };
   auto a_step = [&](const Expr& row, const Expr& q) -> Expr {
     if (dtype == DType::kFloat32) return a({row, q});
+    if (quads) return quad([&](const Expr& c) { return a({row, c}); }, q, true);
     Expr q0 = ir::mul(q, ir::imm(2)), q1 = ir::add(q0, ir::imm(1));
     Expr hi = a({row, odd ? ir::min(q1, ir::imm(k - 1)) : q1});
     if (odd) hi = ir::select(ir::lt(q1, ir::imm(k)), hi, ir::imm(0, dtype));
@@ -153,10 +178,11 @@ CpuOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedule& s
       [&](const std::vector<Expr>& i) {
         Expr j = ir::add(ir::mul(i[0], ir::imm(nr)), i[2]);
         if (dtype == DType::kFloat32) return w_at(j, i[1], false);
+        if (quads) return quad([&](const Expr& c) { return w_at(j, c, false); }, i[1], false);
         Expr q0 = ir::mul(i[1], ir::imm(2));
         return pair16(w_at(j, q0, false), w_at(j, ir::add(q0, ir::imm(1)), odd));
       },
-      dtype == DType::kFloat32 ? "W.packed" : "W.pairs");
+      dtype == DType::kFloat32 ? "W.packed" : (quads ? "W.quads" : "W.pairs"));
   // A as the kernel reads it: the placeholder (fp32), pairs [M, K/2] (int8), or row panels
   // [Mp/mr, K', mr] with rows past M clamped (pack_a).
   te::Tensor ap;
@@ -170,7 +196,7 @@ CpuOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedule& s
   } else if (dtype == DType::kInt8) {
     ap = te::compute(
         {m, kq}, step_t, [&](const std::vector<Expr>& i) { return a_step(i[0], i[1]); },
-        "A.pairs");
+        quads ? "A.quads" : "A.pairs");
   }
   auto a_read = [&](const Expr& row, const Expr& q) -> Expr {
     if (sch.pack_a)
@@ -178,19 +204,44 @@ CpuOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedule& s
     if (dtype == DType::kInt8) return ap({clamp_row(row), q});
     return a({clamp_row(row), q});
   };
-  te::Tensor cf = te::compute_reduce(
+  te::Tensor cacc = te::compute_reduce(
       {mp, np}, acc,
       [&](const std::vector<Expr>& i) {
         const Expr q = ir::ref(kk->var);
         Expr wv = wp({ir::floordiv(i[1], ir::imm(nr)), q, ir::floormod(i[1], ir::imm(nr))});
         Expr av = a_read(i[0], q);
-        return te::sum(dtype == DType::kFloat32 ? ir::mul(av, wv) : ir::dot2_i16(av, wv), {kk});
+        if (dtype == DType::kFloat32) return te::sum(ir::mul(av, wv), {kk});
+        return te::sum(quads ? ir::dot4_u8s8(av, wv) : ir::dot2_i16(av, wv), {kk});
       },
-      exact ? "C" : "C.padded");
+      quads ? "C.acc" : (exact ? "C" : "C.padded"));
+  // quads: the +128 offset of A comes back out per column, comp[j] = 128 * sum_k W[j, k]
+  // (dot4 of 128 in every byte with W's packed quads).
+  te::Tensor comp, cf = cacc;
+  const te::IterVar kc = te::reduce_axis(kq, "kc");
+  if (quads) {
+    comp = te::compute_reduce(
+        {np}, i32,
+        [&](const std::vector<Expr>& i) {
+          Expr wv = wp({ir::floordiv(i[0], ir::imm(nr)), ir::ref(kc->var),
+                        ir::floormod(i[0], ir::imm(nr))});
+          return te::sum(ir::dot4_u8s8(ir::imm(int64_t{-2139062144}, i32), wv), {kc});
+        },
+        "W.comp");
+    cf = te::compute(
+        {mp, np}, i32,
+        [&](const std::vector<Expr>& i) { return ir::sub(cacc(i), comp({i[1]})); },
+        exact ? "C" : "C.padded");
+  }
   te::Tensor c = exact ? cf : crop(cf, {m, n}, "C");
 
   te::Schedule s({c});
-  const te::Tensor local = s.cache_write(cf, ir::Scope::kLocal);
+  te::Tensor local;
+  if (quads) {
+    s.set_scope(cacc, ir::Scope::kLocal);
+    local = cacc;
+  } else {
+    local = s.cache_write(cf, ir::Scope::kLocal);
+  }
   te::Stage& sc = s[cf];
   te::IterVar rows_axis = sc.axes()[0], ib;
   if (mb > 0) std::tie(ib, rows_axis) = sc.split(rows_axis, mb);
@@ -241,6 +292,13 @@ CpuOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedule& s
     te::Stage& sa = s[ap];
     if (sch.parallel) sa.set_kind(sa.axes()[0], ForKind::kParallel);
     if (sch.pack_a && mr > 1) sa.set_kind(sa.axes()[2], ForKind::kVectorized);
+  }
+  if (quads) {
+    te::Stage& sk = s[comp];
+    const int64_t v = nr % 16 == 0 ? 16 : nr;
+    auto [o, i] = sk.split(sk.axes()[0], v);
+    sk.reorder({o, sk.reduce_axes()[0], i});
+    sk.set_kind(i, ForKind::kVectorized);
   }
   if (!exact) schedule_elementwise(s[c], 16);
   std::vector<te::Tensor> inputs{a, w};

@@ -47,10 +47,14 @@ struct DenseSchedule {
   bool pack_a = false;
   int64_t row_block = 0;
   int parallel_axis = 0;
+  // int8 only: reduction steps per 32-bit lane, 2 (int16 pairs, dot2_i16: vpmaddwd/vpdpwssd)
+  // or 4 (bytes, dot4_u8s8: vpdpbusd; A is offset by +128 to unsigned and a compensation
+  // 128 * sum_k W[j, k] is subtracted from each column).
+  int64_t k_pack = 2;
   bool operator==(const DenseSchedule& o) const {
     return rows == o.rows && cols == o.cols && parallel == o.parallel && lanes == o.lanes &&
            k_unroll == o.k_unroll && pack_a == o.pack_a && row_block == o.row_block &&
-           parallel_axis == o.parallel_axis;
+           parallel_axis == o.parallel_axis && k_pack == o.k_pack;
   }
 };
 /// UserError when `s` is not a schedule dense can build (tile limits, divisibility).

@@ -27,6 +27,7 @@ cpu::DenseSchedule dense_schedule_of(const CpuKnobs& k) {
   s.pack_a = knob(k, "pack_a") != 0;
   s.row_block = knob(k, "row_block_tiles") * s.rows;
   s.parallel_axis = static_cast<int>(knob(k, "parallel_axis"));
+  if (k.contains("k_pack")) s.k_pack = knob(k, "k_pack");
   return s;
 }
 
@@ -47,7 +48,8 @@ CpuKnobs knobs_of(const cpu::DenseSchedule& s) {
           {"k_unroll", s.k_unroll},
           {"pack_a", s.pack_a ? 1 : 0},
           {"row_block_tiles", s.rows > 0 ? s.row_block / s.rows : 0},
-          {"parallel_axis", s.parallel_axis}};
+          {"parallel_axis", s.parallel_axis},
+          {"k_pack", s.k_pack}};
 }
 
 CpuKnobs knobs_of(const cpu::ConvSchedule& s) {

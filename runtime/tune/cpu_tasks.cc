@@ -42,6 +42,11 @@ Task make_cpu_task(const Workload& w, const std::string& name) {
     const int64_t vl = isa.lanes32();
     seeds.push_back(knobs_of(cpu::DenseSchedule{8, 2 * vl}));
     seeds.push_back(knobs_of(cpu::DenseSchedule{6, 4 * vl}));
+    if (dt == cpu::DType::kInt8) {
+      cpu::DenseSchedule q{8, 2 * vl};
+      q.k_pack = 4;
+      seeds.push_back(knobs_of(q));
+    }
     build = [=](const CpuKnobs& kn) {
       auto b = std::make_shared<CpuOpCandidate>();
       b->op = cpu::dense(m, n, k, dt, dense_schedule_of(kn));

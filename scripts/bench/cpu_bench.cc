@@ -374,6 +374,7 @@ int main(int argc, char** argv) {
                  "schedules against the default ones and oneDNN");
   app.add_option("--lanes", g_dense.lanes, "dense vector lanes per op");
   app.add_option("--kun", g_dense.k_unroll, "dense k unroll");
+  app.add_option("--kpack", g_dense.k_pack, "int8 dense: 2 (pairs) or 4 (quads)");
   app.add_option("--pack-a", g_dense.pack_a, "dense pack A");
   app.add_option("--mb", g_dense.row_block, "dense row block");
   app.add_option("--conv-ow", g_conv.ow, "conv register tile columns");

@@ -54,8 +54,15 @@ TEST(CpuTune, EveryDenseKnobComputesTheReference) {
              {{"rows", 3}, {"cols", vl}, {"lanes", 0}, {"k_unroll", 4}, {"pack_a", 0},
               {"row_block_tiles", 0}, {"parallel_axis", 1}},
              {{"rows", 5}, {"cols", vl}, {"lanes", 0}, {"k_unroll", 2}, {"pack_a", 1},
-              {"row_block_tiles", 0}, {"parallel_axis", 0}}}) {
-      MeasureResult m = run_knobs(t, k);
+              {"row_block_tiles", 0}, {"parallel_axis", 0}},
+             {{"rows", 3}, {"cols", 2 * vl}, {"lanes", 0}, {"k_unroll", 1}, {"pack_a", 0},
+              {"row_block_tiles", 0}, {"parallel_axis", 0}, {"k_pack", 4}},
+             {{"rows", 2}, {"cols", vl}, {"lanes", 0}, {"k_unroll", 1}, {"pack_a", 1},
+              {"row_block_tiles", 2}, {"parallel_axis", 1}, {"k_pack", 4}}}) {
+      if (std::string(dtype) == "float32" && k.contains("k_pack")) continue;
+      CpuKnobs kk = k;
+      if (std::string(dtype) == "int8" && !kk.contains("k_pack")) kk["k_pack"] = 2;
+      MeasureResult m = run_knobs(t, kk);
       EXPECT_TRUE(m.ok()) << dtype << " " << k.dump() << ": " << m.error;
       EXPECT_GT(m.value, 0);
     }
@@ -104,7 +111,7 @@ TEST(CpuTune, SpacesSampleReplayAndRecordInvalidCandidates) {
   EXPECT_EQ(sp.name(), "llvm.dense");
   // Today's default schedule is the first seed.
   ASSERT_FALSE(sp.seeds().empty());
-  EXPECT_EQ(sp.knobs_of(sp.seeds()[0]), knobs_of(cpu::DenseSchedule{}));
+  EXPECT_EQ(dense_schedule_of(sp.knobs_of(sp.seeds()[0])), cpu::DenseSchedule{});
   compiler::tune::Rng rng(3);
   int valid = 0, invalid = 0;
   for (int i = 0; i < 60; ++i) {
