@@ -295,8 +295,7 @@ CpuOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedule& s
   }
   if (quads) {
     te::Stage& sk = s[comp];
-    const int64_t v = nr % 16 == 0 ? 16 : nr;
-    auto [o, i] = sk.split(sk.axes()[0], v);
+    auto [o, i] = sk.split(sk.axes()[0], nr);  // i: one panel's columns, contiguous
     sk.reorder({o, sk.reduce_axes()[0], i});
     sk.set_kind(i, ForKind::kVectorized);
   }
