@@ -73,6 +73,9 @@ class SearchSpace {
   /// Replays `t` and validates the result; never throws for an invalid schedule (the
   /// candidate carries the error), only for a broken invariant.
   virtual Candidate apply(const Trace& t) const = 0;
+  /// "" when `t` was made for this space (same steps and arguments), else why not: a
+  /// database whose records do not fit the space is a user error, not an invalid candidate.
+  virtual std::string check_trace(const Trace& t) const { return ""; }
   /// Traces worth measuring first: the analytic chooser's picks, hand schedules.
   virtual std::vector<Trace> seeds() const { return {}; }
   /// A relative estimate of this workload's run time (a network's task scheduler shares the

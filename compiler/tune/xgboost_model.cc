@@ -66,7 +66,7 @@ class XGBoostRanker : public CostModel {
     }
     DMatrixHandle d = matrix(x, rows);
     check(XGDMatrixSetFloatInfo(d, "label", label.data(), label.size()), "labels");
-    check(XGDMatrixSetGroup(d, sizes.data(), sizes.size()), "groups");
+    check(XGDMatrixSetUIntInfo(d, "group", sizes.data(), sizes.size()), "groups");
     if (booster_) XGBoosterFree(booster_);
     booster_ = nullptr;
     check(XGBoosterCreate(&d, 1, &booster_), "booster");

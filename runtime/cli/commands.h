@@ -17,5 +17,7 @@ void add_run_command(CLI::App& app);
 void add_run_conv2d(CLI::App& run);
 void add_compile_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
+/// `weft tune` (runtime/cli/cmd_tune.cc).
+void add_tune_command(CLI::App& app);
 
 }  // namespace weft::cli

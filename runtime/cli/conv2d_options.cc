@@ -6,6 +6,7 @@
 
 #include "hardware/isa/errors.h"
 #include "runtime/bench/conv2d_study.h"
+#include "runtime/tune/accel_tasks.h"
 
 namespace weft::cli {
 
@@ -40,8 +41,12 @@ void Conv2dOptions::add_to(CLI::App& cmd) {
       ->capture_default_str();
   cmd.add_option("--platform", platform, "memory platform (sim, pynq, zcu104)")
       ->capture_default_str();
-  cmd.add_option("--vthreads", vthreads, "virtual threads (1 = no latency hiding)")
+  vthreads_opt = cmd.add_option("--vthreads", vthreads, "virtual threads (1 = no latency hiding)")
       ->capture_default_str();
+  cmd.add_option("--tune-db", tune_db,
+                 "tuning records (weft tune --db) whose best knobs to use; by default the "
+                 "shipped records are used when they have the shape");
+  cmd.add_flag("--no-records", no_records, "ignore the tuning records (use the chooser)");
   cmd.add_option("--vthread-axis", vthread_axis, "o (output channels) or h (output rows)");
   cmd.add_option("--tile-h", tile_h, "output rows per tile (default: chosen)");
   cmd.add_option("--tile-w", tile_w, "output columns per tile (default: chosen)");
@@ -71,6 +76,22 @@ compiler::ops::Conv2dKnobs Conv2dOptions::knobs(const isa::Layout& layout,
     throw UserError("--vthreads " + std::to_string(vthreads) + " is out of range (1 to 64)");
   }
   compiler::ops::Conv2dKnobs k;
+  const bool all_default = !tile_h && !tile_w && !tile_ic && !tile_oc && vthread_axis.empty() &&
+                           (!vthreads_opt || vthreads_opt->count() == 0);
+  if (!no_records && search <= 1 && all_default) {
+    if (auto r = rt::tune::recorded_conv2d_knobs(layout.config.name, platform.name, s, tune_db)) {
+      try {
+        compiler::ops::check_conv2d_knobs(layout, s, *r);
+        std::cerr << "weft: knobs from the tuning records: " << r->describe() << "\n";
+        knobs_source = "records";
+        return *r;
+      } catch (const UserError& e) {
+        std::cerr << "weft: the tuning records' knobs do not fit (" << e.what()
+                  << "); using the chooser\n";
+      }
+    }
+  }
+  knobs_source = search > 1 ? "search" : "chooser";
   if (search > 1) {
     std::cerr << "weft: searching " << search << " knob candidates on the cycle model\n";
     const rt::KnobSearch found = rt::search_knobs(

@@ -27,6 +27,10 @@ struct Conv2dOptions {
   std::string config = "gemm8x8", platform = "sim", vthread_axis;
   int64_t vthreads = 2, tile_h = 0, tile_w = 0, tile_ic = 0, tile_oc = 0;
   size_t search = 1;
+  std::string tune_db;                   // tuning records to prefer (else the shipped ones)
+  bool no_records = false;               // ignore the tuning records
+  CLI::Option* vthreads_opt = nullptr;   // given explicitly: the records do not override it
+  mutable std::string knobs_source;      // "records", "search", "chooser" (set by knobs())
   int shift = 8;
   bool no_bias = false, no_relu = false;
 

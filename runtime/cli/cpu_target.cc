@@ -30,7 +30,7 @@ rt::cpu::CpuRunRequest request(const CpuTargetOptions& o, const std::string& op)
 // one, else from the shipped default records; none: the default schedule.
 void use_tuned(const CpuTargetOptions& o, rt::cpu::CpuRunRequest& r) {
   if (o.no_tuned) {
-    r.schedule_info = {{"source", "default schedule (--no-tuned)"}};
+    r.schedule_info = {{"source", "default schedule (--no-records)"}};
     return;
   }
   if (r.op == "dense") {
@@ -101,12 +101,6 @@ void CpuTargetOptions::add_to(CLI::App& cmd, bool run) {
                    "cuda --emit ptx: the GPU architecture, sm_75 .. sm_90 (default: the GPU's, "
                    "else sm_75)");
   }
-  cmd.add_option("--tune-db", tune_db,
-                 "llvm: tuning records (weft tune --target llvm --db FILE) to take the dense or "
-                 "conv2d schedule from; without it (or without a record for the shape) the "
-                 "shipped default records of this host's vector extensions, else the default "
-                 "schedule");
-  cmd.add_flag("--no-tuned", no_tuned, "llvm: use the default schedule, ignoring tuning records");
   if (run) {
     cmd.add_option("--threads", threads, "llvm: threads of the CPU thread pool")
         ->capture_default_str();

@@ -1,7 +1,10 @@
 // Shared dense options; see dense_options.h.
 #include "runtime/cli/dense_options.h"
 
+#include <iostream>
+
 #include "hardware/isa/errors.h"
+#include "runtime/tune/accel_tasks.h"
 
 namespace weft::cli {
 
@@ -13,7 +16,11 @@ void DenseOptions::add_to(CLI::App& cmd) {
       ->capture_default_str();
   cmd.add_option("--platform", platform, "memory platform (sim, pynq, zcu104)")
       ->capture_default_str();
-  cmd.add_option("--vthreads", vthreads,
+  cmd.add_option("--tune-db", tune_db,
+                 "tuning records (weft tune --db) whose best knobs to use; by default the "
+                 "shipped records are used when they have the shape");
+  cmd.add_flag("--no-records", no_records, "ignore the tuning records (use the chooser)");
+  vthreads_opt = cmd.add_option("--vthreads", vthreads,
                  "virtual threads: output tiles dealt to threads whose loads, compute and "
                  "stores overlap (1 = no latency hiding)")
       ->capture_default_str();
@@ -32,6 +39,20 @@ compiler::ops::DenseKnobs DenseOptions::knobs(const isa::Layout& layout) const {
   }
   if (vthreads < 1 || vthreads > 64) {
     throw UserError("--vthreads " + std::to_string(vthreads) + " is out of range (1 to 64)");
+  }
+  const bool all_default = !tile_m && !tile_n && !tile_k && vthread_axis.empty() &&
+                           (!vthreads_opt || vthreads_opt->count() == 0);
+  if (!no_records && all_default) {
+    if (auto r = rt::tune::recorded_dense_knobs(layout.config.name, platform, shape(), tune_db)) {
+      try {
+        compiler::ops::check_dense_knobs(layout, shape(), *r);
+        std::cerr << "weft: knobs from the tuning records: " << r->describe() << "\n";
+        return *r;
+      } catch (const UserError& e) {
+        std::cerr << "weft: the tuning records' knobs do not fit (" << e.what()
+                  << "); using the chooser\n";
+      }
+    }
   }
   compiler::ops::DenseKnobs k =
       compiler::ops::choose_dense_knobs(layout, isa::find_platform(platform), shape(), vthreads);

@@ -20,6 +20,9 @@ struct DenseOptions {
   int64_t tile_m = 0, tile_n = 0, tile_k = 0;  // 0: chosen
   int shift = 8;
   bool relu = false;
+  std::string tune_db;                  // tuning records to prefer (else the shipped ones)
+  bool no_records = false;              // ignore the tuning records
+  CLI::Option* vthreads_opt = nullptr;  // given explicitly: the records do not override it
 
   /// Registers the options on a subcommand.
   void add_to(CLI::App& cmd);

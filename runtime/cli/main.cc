@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   weft::cli::add_run_command(app);
   weft::cli::add_compile_command(app);
   weft::cli::add_bench_command(app);
+  weft::cli::add_tune_command(app);
   // Ctrl-C stops any verb at once with exit code 130, never in the middle of writing output.
   weft::rt::install_interrupt_handler();
   try {

@@ -23,6 +23,7 @@ json TuningRecord::to_json() const {
   json j = {{"workload", workload.to_json()}, {"target", target.to_json()},
             {"trace", trace.to_json()}, {"value", value}, {"unit", unit}, {"error", error},
             {"trial", trial}, {"strategy", strategy}, {"seed", seed}};
+  if (stopped_early) j["stopped_early"] = true;
   return j;
 }
 
@@ -42,6 +43,7 @@ TuningRecord TuningRecord::from_json(const json& j) {
   r.trial = j.value("trial", int64_t{0});
   r.strategy = j.value("strategy", "");
   r.seed = j.value("seed", uint64_t{0});
+  r.stopped_early = j.value("stopped_early", false);
   return r;
 }
 
@@ -96,7 +98,7 @@ void Database::commit() const {
 std::optional<TuningRecord> Database::best(const std::string& wk, const std::string& tk) const {
   const TuningRecord* best = nullptr;
   for (const TuningRecord& r : records_)
-    if (r.ok() && r.workload.key() == wk && r.target.key() == tk && (!best || r.value < best->value))
+    if (r.ok() && !r.stopped_early && r.workload.key() == wk && r.target.key() == tk && (!best || r.value < best->value))
       best = &r;
   if (!best) return std::nullopt;
   return *best;

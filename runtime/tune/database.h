@@ -28,6 +28,7 @@ struct TuningRecord {
   int64_t trial = 0;     // index within its search
   std::string strategy;  // how it was found
   uint64_t seed = 0;
+  bool stopped_early = false;  // value is only a lower bound (the measurer gave up early)
   bool ok() const { return error.empty(); }
   nlohmann::json to_json() const;
   /// UserError naming the missing or malformed field.
@@ -47,7 +48,7 @@ class Database {
   /// file cannot be written (the old file stays as it was).
   void commit() const;
 
-  /// The best valid record of a workload on a target (fewest cycles / seconds).
+  /// The best valid record (not stopped early) of a workload on a target (fewest cycles / seconds).
   std::optional<TuningRecord> best(const std::string& workload_key,
                                    const std::string& target_key) const;
   /// Every record of a workload on a target, in the order added.

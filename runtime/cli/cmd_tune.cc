@@ -1,0 +1,222 @@
+// `weft tune dense|conv2d|resnet18`: automatic schedule search (docs/tuning.md). Builds the
+// tasks for the target, runs the chosen strategy with a trial budget, records every trial in a
+// JSON-lines database (rewritten atomically after every batch, so an interrupted run loses at
+// most one batch and a bad run never damages an existing file) and prints a JSON summary: per
+// task the trials, the best value and trace, and the measured value after each trial.
+// Progress goes to stderr. Under `mpirun` (a build with MPI) rank 0 coordinates and the other
+// ranks measure.
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "hardware/isa/errors.h"
+#include "compiler/tune/cost_model.h"
+#include "runtime/bench/conv2d_study.h"
+#include "runtime/cli/commands.h"
+#include "runtime/io/files.h"
+#include "runtime/tune/accel_tasks.h"
+#include "runtime/tune/cpu_tasks.h"
+#include "runtime/tune/database.h"
+#include "runtime/tune/mpi_runner.h"
+#include "runtime/tune/search.h"
+#include "runtime/tune/thread_runner.h"
+
+namespace weft::cli {
+
+namespace {
+
+struct TuneOpts {
+  std::string what, target = "accel", config = "gemm8x8", platform = "sim";
+  std::string strategy = "evolutionary", db, summary, layers, layer;
+  std::string dtype = "float32";  // llvm: float32 or int8
+  int64_t trials = 64, m = 64, n = 64, k = 64;
+  int64_t cn = 1, h = 56, w = 56, ic = 64, oc = 64, kernel = 3, stride = 1, pad = 1;
+  uint64_t seed = 1;
+  int batch = 8, workers = 1, population = 128;
+  double early_stop = 2.0;
+  bool quiet = false;
+};
+
+// A CPU workload carries its element type (the records of float32 and int8 differ).
+compiler::tune::Workload cpu_workload(compiler::tune::Workload w, const TuneOpts& o) {
+  if (o.dtype != "float32" && o.dtype != "int8")
+    throw UserError("--dtype: '" + o.dtype + "' is not float32 or int8");
+  w.shape["dtype"] = o.dtype;
+  return w;
+}
+
+std::vector<rt::tune::Task> make_tasks(const TuneOpts& o, CLI::App* cmd) {
+  namespace tn = rt::tune;
+  std::vector<tn::Task> tasks;
+  if (o.target != "accel" && o.target != "llvm")
+    throw UserError("--target: '" + o.target + "' is not accel or llvm");
+  if (o.what == "dense") {
+    compiler::ops::DenseShape s{o.m, o.n, o.k};
+    if (o.target == "llvm") {
+      tasks.push_back(tn::make_cpu_task(cpu_workload(tn::dense_workload(s), o), "dense"));
+    } else {
+      tasks.push_back(tn::make_accel_dense_task("dense", o.config, o.platform, s));
+    }
+  } else if (o.what == "conv2d") {
+    compiler::ops::Conv2dShape s{o.cn, o.h, o.w, o.ic, o.oc, o.kernel, o.stride, o.pad};
+    std::string name = "conv2d";
+    if (!o.layer.empty()) {
+      bool found = false;
+      for (const auto& l : rt::resnet18_layers())
+        if (l.name == o.layer) {
+          s = l.shape;
+          s.n = o.cn;
+          name = l.name;
+          found = true;
+        }
+      if (!found) throw UserError("--layer: '" + o.layer + "' is not a ResNet-18 layer C1..C12");
+      if (o.target == "accel" && cmd->count("--batch-size") == 0)
+        s.n = isa::layout_for(o.config).config.batch();
+    }
+    if (o.target == "llvm") {
+      tasks.push_back(tn::make_cpu_task(cpu_workload(tn::conv2d_workload(s), o), name));
+    } else {
+      tasks.push_back(tn::make_accel_conv2d_task(name, o.config, o.platform, s));
+    }
+  } else if (o.what == "resnet18") {
+    if (o.target == "llvm") {
+      for (const auto& l : rt::resnet18_layers())
+        tasks.push_back(tn::make_cpu_task(cpu_workload(tn::conv2d_workload(l.shape), o), l.name));
+    } else {
+      tasks = tn::make_accel_resnet18_tasks(o.config, o.platform);
+    }
+    if (!o.layers.empty()) {
+      std::vector<tn::Task> keep;
+      std::stringstream in(o.layers);
+      std::string item;
+      while (std::getline(in, item, ',')) {
+        bool found = false;
+        for (const auto& t : tasks)
+          if (t.name == item) {
+            keep.push_back(t);
+            found = true;
+          }
+        if (!found) throw UserError("--layers: '" + item + "' is not a ResNet-18 layer C1..C12");
+      }
+      tasks = std::move(keep);
+    }
+  } else if (o.what.size() > 5 && o.what.substr(o.what.size() - 5) == ".onnx") {
+    throw UserError("tune " + o.what + ": tuning an ONNX model needs the network graph "
+                    "(issue #12), which this build does not have yet; tune its layers with "
+                    "`weft tune dense|conv2d` meanwhile");
+  } else {
+    throw UserError("tune: '" + o.what + "' is not dense, conv2d or resnet18");
+  }
+  return tasks;
+}
+
+}  // namespace
+
+void add_tune_command(CLI::App& app) {
+  auto o = std::make_shared<TuneOpts>();
+  CLI::App* cmd = app.add_subcommand(
+      "tune",
+      "Search schedules automatically (docs/tuning.md): sample schedules as traces of random\n"
+      "decisions, measure them (the cycle model on the accelerator), keep every trial in a\n"
+      "JSON-lines database that `weft run` reads, and print a JSON summary per task (trials,\n"
+      "best, the best trace and the best value after each trial). Strategies: random,\n"
+      "evolutionary (seeded with the analytic chooser's picks), model (an XGBoost ranker picks\n"
+      "what to measure). The same --seed gives the same trials and best at any --workers or MPI\n"
+      "rank count. Run `mpirun -np N weft tune ...` (as root add --allow-run-as-root) to\n"
+      "measure on N-1 worker ranks.");
+  cmd->add_option("what", o->what, "dense, conv2d or resnet18 (MODEL.onnx comes with #12)")
+      ->required();
+  cmd->add_option("--dtype", o->dtype, "llvm: float32 or int8 (int8 inputs, int32 outputs)")
+      ->capture_default_str();
+  cmd->add_option("--target", o->target, "accel (the cycle model) or llvm (the host CPU)")
+      ->capture_default_str();
+  cmd->add_option("--config", o->config, "accel: hardware configuration (gemm8x8, vta, tiny)")
+      ->capture_default_str();
+  cmd->add_option("--platform", o->platform, "accel: memory platform")->capture_default_str();
+  cmd->add_option("--trials", o->trials, "measured trials over all tasks")->capture_default_str();
+  cmd->add_option("--strategy", o->strategy, "random, evolutionary or model")
+      ->capture_default_str();
+  cmd->add_option("--db", o->db, "tuning database (JSON lines; created, or resumed)");
+  cmd->add_option("--seed", o->seed, "random seed")->capture_default_str();
+  cmd->add_option("--batch", o->batch, "candidates measured per round")->capture_default_str();
+  cmd->add_option("--population", o->population, "model: candidates scored per round")
+      ->capture_default_str();
+  cmd->add_option("--workers", o->workers, "measuring threads (without MPI)")
+      ->capture_default_str();
+  cmd->add_option("--early-stop", o->early_stop,
+                  "skip a candidate whose lower bound exceeds this times the best")
+      ->capture_default_str();
+  cmd->add_option("--summary", o->summary, "write the JSON summary here instead of stdout");
+  cmd->add_option("--layers", o->layers, "resnet18: only these layers (C1,C5,...)");
+  cmd->add_option("--layer", o->layer, "conv2d: a ResNet-18 layer's shape (C1..C12)");
+  cmd->add_option("--M", o->m, "dense: rows")->capture_default_str();
+  cmd->add_option("--N", o->n, "dense: output columns")->capture_default_str();
+  cmd->add_option("--batch-size", o->cn,
+                  "conv2d: batch (default with --layer on accel: the GEMM batch)")
+      ->capture_default_str();
+  cmd->add_option("--K", o->k, "dense: reduction")->capture_default_str();
+  cmd->add_option("--H", o->h, "conv2d: input height")->capture_default_str();
+  cmd->add_option("--W", o->w, "conv2d: input width")->capture_default_str();
+  cmd->add_option("--IC", o->ic, "conv2d: input channels")->capture_default_str();
+  cmd->add_option("--OC", o->oc, "conv2d: output channels")->capture_default_str();
+  cmd->add_option("--kernel", o->kernel, "conv2d: kernel size")->capture_default_str();
+  cmd->add_option("--stride", o->stride, "conv2d: stride")->capture_default_str();
+  cmd->add_option("--pad", o->pad, "conv2d: padding")->capture_default_str();
+  cmd->add_flag("--quiet", o->quiet, "no progress lines");
+  cmd->callback([o, cmd] {
+    namespace tn = rt::tune;
+    if (o->trials < 1)
+      throw UserError("--trials must be at least 1 (got " + std::to_string(o->trials) + ")");
+    if (o->batch < 1) throw UserError("--batch must be at least 1");
+    if (o->workers < 1) throw UserError("--workers must be at least 1");
+    if (o->early_stop < 1) throw UserError("--early-stop must be at least 1");
+    tn::SearchOptions so;
+    so.strategy = tn::parse_strategy(o->strategy);
+    so.trials = o->trials;
+    so.seed = o->seed;
+    so.batch = o->batch;
+    so.population = o->population;
+    so.early_stop = o->early_stop;
+    if (so.strategy == tn::Strategy::kModel && !compiler::tune::xgboost_available())
+      throw UserError("--strategy model needs the XGBoost cost model, and this build has no "
+                      "XGBoost (install libxgboost-dev and reconfigure)");
+    // MPI: every rank builds the same tasks; workers measure, rank 0 searches.
+    tn::MpiSession mpi;
+    const std::vector<tn::Task> tasks = make_tasks(*o, cmd);
+    if (mpi.active() && !mpi.coordinator()) {
+      tn::mpi_worker_loop(mpi, tasks);
+      return;
+    }
+    tn::Database db(o->db);  // a corrupt file stops here, untouched
+    std::unique_ptr<tn::Runner> runner;
+    if (mpi.active())
+      runner = tn::make_mpi_runner(mpi, tasks);
+    else
+      runner = std::make_unique<tn::ThreadRunner>(o->workers);
+    auto progress = [&](size_t, const tn::TaskResult&, const std::string& line) {
+      if (!o->quiet) std::cerr << line << std::endl;
+      db.commit();
+    };
+    std::vector<tn::TaskResult> results;
+    try {
+      results = tn::tune(tasks, so, *runner, o->db.empty() ? nullptr : &db, progress);
+    } catch (...) {
+      if (mpi.active()) tn::mpi_stop_workers(mpi);
+      throw;
+    }
+    if (mpi.active()) tn::mpi_stop_workers(mpi);
+    db.commit();
+    nlohmann::json j = {{"strategy", o->strategy}, {"seed", o->seed}, {"trials", o->trials},
+                        {"workers", runner->workers()}, {"db", o->db},
+                        {"tasks", nlohmann::json::array()}};
+    for (const auto& r : results) j["tasks"].push_back(r.to_json());
+    const std::string text = j.dump(2) + "\n";
+    if (o->summary.empty())
+      std::cout << text;
+    else
+      rt::write_text_file(o->summary, text);
+  });
+}
+
+}  // namespace weft::cli

@@ -1,0 +1,116 @@
+// Accelerator tuning tasks and the records' knobs for `weft run` (see accel_tasks.h).
+#include "runtime/tune/accel_tasks.h"
+
+#include "compiler/tune/accel_features.h"
+#include "compiler/tune/accel_space.h"
+#include "hardware/isa/errors.h"
+#include "runtime/bench/conv2d_study.h"
+#include "runtime/ops/placement.h"
+#include "runtime/tune/cycle_measurer.h"
+#include "runtime/tune/database.h"
+
+namespace weft::rt::tune {
+
+using namespace compiler::tune;
+namespace ops = compiler::ops;
+
+namespace {
+
+// The runtime's post-processing of a compiled candidate: build and place its instruction
+// stream, which runs the static token verifier; any UserError becomes the candidate's error.
+AccelPostProcess verify_stream(const isa::Layout& l) {
+  return [&l](const compiler::accel::Program& p) -> std::string {
+    std::vector<TensorSlot> slots;
+    for (const auto& b : p.tensors) {
+      const int eb = std::max(1, compiler::ir::dtype_bits(b->dtype) / 8);
+      slots.push_back({b, static_cast<uint64_t>(b->elements()) * eb, eb});
+    }
+    try {
+      place_program(l, p, slots);
+    } catch (const UserError& e) {
+      return std::string("instruction stream: ") + e.what();
+    }
+    return "";
+  };
+}
+
+}  // namespace
+
+Target accel_target(const std::string& config, const std::string& platform) {
+  return {"accel", config, platform};
+}
+
+Workload conv2d_workload(const ops::Conv2dShape& s) {
+  return {"conv2d", {{"n", s.n}, {"h", s.h}, {"w", s.w}, {"ic", s.ic}, {"oc", s.oc}, {"k", s.k},
+                     {"stride", s.stride}, {"pad", s.pad}}};
+}
+
+Workload dense_workload(const ops::DenseShape& s) {
+  return {"dense", {{"m", s.m}, {"n", s.n}, {"k", s.k}}};
+}
+
+Task make_accel_conv2d_task(const std::string& name, const std::string& config,
+                            const std::string& platform, const ops::Conv2dShape& s) {
+  const isa::Layout& l = isa::layout_for(config);
+  const isa::Platform& p = isa::find_platform(platform);
+  Task t;
+  t.name = name;
+  t.workload = conv2d_workload(s);
+  t.target = accel_target(config, platform);
+  t.space = std::make_shared<AccelConv2dSpace>(l, p, s, ops::Conv2dEpilogue{}, verify_stream(l));
+  t.measurer = std::make_shared<CycleMeasurer>(l, p);
+  t.features = std::make_shared<AccelFeatures>(l, p);
+  t.weight = t.space->weight();
+  return t;
+}
+
+Task make_accel_dense_task(const std::string& name, const std::string& config,
+                           const std::string& platform, const ops::DenseShape& s) {
+  const isa::Layout& l = isa::layout_for(config);
+  const isa::Platform& p = isa::find_platform(platform);
+  Task t;
+  t.name = name;
+  t.workload = dense_workload(s);
+  t.target = accel_target(config, platform);
+  t.space = std::make_shared<AccelDenseSpace>(l, p, s, ops::DenseEpilogue{}, verify_stream(l));
+  t.measurer = std::make_shared<CycleMeasurer>(l, p);
+  t.features = std::make_shared<AccelFeatures>(l, p);
+  t.weight = t.space->weight();
+  return t;
+}
+
+std::vector<Task> make_accel_resnet18_tasks(const std::string& config,
+                                            const std::string& platform) {
+  const isa::Layout& l = isa::layout_for(config);
+  std::vector<Task> tasks;
+  for (const LayerSpec& layer : resnet18_layers()) {
+    ops::Conv2dShape s = layer.shape;
+    s.n = l.config.batch();
+    tasks.push_back(make_accel_conv2d_task(layer.name, config, platform, s));
+  }
+  return tasks;
+}
+
+std::optional<ops::Conv2dKnobs> recorded_conv2d_knobs(const std::string& config,
+                                                      const std::string& platform,
+                                                      const ops::Conv2dShape& s,
+                                                      const std::string& db_path) {
+  auto r = lookup_best(conv2d_workload(s), accel_target(config, platform), db_path);
+  if (!r) return std::nullopt;
+  const isa::Layout& l = isa::layout_for(config);
+  AccelConv2dSpace space(l, isa::find_platform(platform), s, {});
+  return space.knobs_of(r->trace);
+}
+
+std::optional<ops::DenseKnobs> recorded_dense_knobs(const std::string& config,
+                                                    const std::string& platform,
+                                                    const ops::DenseShape& s,
+                                                    const std::string& db_path) {
+  auto r = lookup_best(dense_workload(s), accel_target(config, platform), db_path);
+  if (!r) return std::nullopt;
+  const isa::Layout& l = isa::layout_for(config);
+  AccelDenseSpace space(l, isa::find_platform(platform), s, {});
+  return space.knobs_of(r->trace);
+}
+
+}  // namespace weft::rt::tune

@@ -1,0 +1,43 @@
+// Distribution over MPI: `mpirun -np N weft tune ...` runs the same command on N ranks; each
+// builds the same tasks, rank 0 searches and the other ranks measure. The coordinator sends a
+// candidate as (task index, trace JSON, early-stop threshold); a worker replays the trace in
+// its own copy of the space, measures it and sends the result back. Results are kept in
+// candidate order, so the search (and its best) is the same at any rank count.
+// In a build without MPI, MpiSession is inactive, and a run started by mpirun with more than
+// one rank is refused (each rank would otherwise tune alone and race on the database).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "runtime/tune/search.h"
+
+namespace weft::rt::tune {
+
+/// MPI_Init/MPI_Finalize when the process was started by mpirun; inactive otherwise.
+class MpiSession {
+ public:
+  MpiSession();
+  ~MpiSession();
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+  bool active() const { return size_ > 1; }
+  bool coordinator() const { return rank_ == 0; }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+
+ private:
+  int rank_ = 0, size_ = 1;
+  bool initialized_ = false;
+};
+
+/// True when this build has MPI.
+bool mpi_available();
+/// A worker rank's loop: measure what the coordinator sends until it says stop.
+void mpi_worker_loop(MpiSession& s, const std::vector<Task>& tasks);
+/// The coordinator's Runner over the worker ranks.
+std::unique_ptr<Runner> make_mpi_runner(MpiSession& s, const std::vector<Task>& tasks);
+/// Tells every worker to leave its loop.
+void mpi_stop_workers(MpiSession& s);
+
+}  // namespace weft::rt::tune
