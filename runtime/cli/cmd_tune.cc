@@ -33,7 +33,7 @@ struct TuneOpts {
   int64_t trials = 64, m = 64, n = 64, k = 64;
   int64_t cn = 1, h = 56, w = 56, ic = 64, oc = 64, kernel = 3, stride = 1, pad = 1;
   uint64_t seed = 1;
-  int batch = 8, workers = 1, population = 128;
+  int batch = 8, workers = 1, population = 48;
   double early_stop = 2.0;
   bool quiet = false;
 };

@@ -58,6 +58,7 @@ Task make_accel_conv2d_task(const std::string& name, const std::string& config,
   t.workload = conv2d_workload(s);
   t.target = accel_target(config, platform);
   t.space = std::make_shared<AccelConv2dSpace>(l, p, s, ops::Conv2dEpilogue{}, verify_stream(l));
+  t.info["roofline"] = conv2d_roofline(l, p, s).to_json();
   t.measurer = std::make_shared<CycleMeasurer>(l, p);
   t.features = std::make_shared<AccelFeatures>(l, p);
   t.weight = t.space->weight();

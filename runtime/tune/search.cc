@@ -5,7 +5,7 @@
 // seed by task index) and on the measured values, never on timing or on which worker measured
 // what, so any number of workers gives the same trials and the same best.
 //   random:        fresh samples of the space.
-//   evolutionary:  the space's seeds first (the analytic chooser's picks), then children of
+//   evolutionary:  the space's seeds first (the analytic chooser's picks, always measured), then children of
 //                  the measured elites (one or two mutations of a parent drawn from the best
 //                  eight) mixed with a quarter of fresh samples; the first valid ones win.
 //   model:         as evolutionary, but a larger population is scored by the XGBoost ranker
@@ -52,7 +52,8 @@ json TaskResult::to_json() const {
   return {{"task", name}, {"workload", workload.to_json()}, {"target", target.to_json()},
           {"unit", unit}, {"trials", trials}, {"invalid", invalid},
           {"best", best}, {"best_trace", best_trace.to_json()}, {"best_schedule", best_describe},
-          {"best_after_trial", best_after_trial}, {"value_of_trial", value_of_trial}};
+          {"best_after_trial", best_after_trial}, {"value_of_trial", value_of_trial},
+          {"info", info}};
 }
 
 namespace {
@@ -98,6 +99,17 @@ std::vector<Candidate> propose(TaskState& st, Strategy strategy, int n, const Co
                                const SearchOptions& opts, int workers, Database* db) {
   const auto& space = *st.task->space;
   std::vector<Candidate> chosen;
+  // The space's seeds (the analytic chooser's picks) are measured as they come, never ranked
+  // away by a model trained on other tasks.
+  if (strategy != Strategy::kRandom) {
+    while (st.next_seed < st.seeds.size() && static_cast<int>(chosen.size()) < n) {
+      const Trace& t = st.seeds[st.next_seed++];
+      if (st.seen.count(t.key())) continue;
+      st.seen.insert(t.key());
+      Candidate c = space.apply(t);
+      if (c.ok()) chosen.push_back(std::move(c));
+    }
+  }
   for (int attempt = 0; attempt < 64 && static_cast<int>(chosen.size()) < n; ++attempt) {
     const bool ranked = strategy == Strategy::kModel && model && model->trained();
     const int want = n - static_cast<int>(chosen.size());
@@ -110,9 +122,6 @@ std::vector<Candidate> propose(TaskState& st, Strategy strategy, int n, const Co
       keys.insert(k);
       pool.push_back(std::move(t));
     };
-    if (strategy != Strategy::kRandom)
-      while (st.next_seed < st.seeds.size() && static_cast<int>(pool.size()) < want)
-        offer(st.seeds[st.next_seed++]);
     for (int j = 0; j < 4 * pool_size && static_cast<int>(pool.size()) < pool_size; ++j) {
       if (strategy == Strategy::kRandom || st.elites.empty() || st.rng.real() < 0.25)
         offer(space.sample(st.rng));
@@ -229,6 +238,7 @@ std::vector<TaskResult> tune(const std::vector<Task>& tasks, const SearchOptions
     st.result.workload = tasks[i].workload;
     st.result.target = tasks[i].target;
     st.result.unit = tasks[i].measurer->unit();
+    st.result.info = tasks[i].info;
     st.result.best = 0;
     if (!db) continue;
     // Resume: earlier records count as measured; their best seeds the search.

@@ -28,7 +28,7 @@ struct SearchOptions {
   int64_t trials = 64;        // measured trials over all tasks (invalid candidates not counted)
   uint64_t seed = 1;
   int batch = 8;              // candidates measured per round
-  int population = 128;       // evolutionary population per round
+  int population = 48;        // model: candidates scored per round
   double early_stop = 2.0;    // stop a measurement at early_stop x the task's best
   int max_invalid = 4096;     // invalid candidates tolerated per task before giving up
 };
@@ -54,6 +54,7 @@ struct TaskResult {
   double best = 0;        // 0 when nothing valid was measured
   compiler::tune::Trace best_trace;
   nlohmann::json best_describe;
+  nlohmann::json info;  // the task's info
   std::vector<double> best_after_trial;  // convergence: best so far after each trial
   std::vector<double> value_of_trial;    // each trial's measured value
   nlohmann::json to_json() const;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "compiler/tune/features.h"
@@ -21,6 +22,7 @@ struct Task {
   std::shared_ptr<const Measurer> measurer;
   std::shared_ptr<const compiler::tune::FeatureExtractor> features;
   double weight = 1.0;  // share of the network's time (any scale)
+  nlohmann::json info = nlohmann::json::object();  // copied to the summary (e.g. the roofline)
 };
 
 }  // namespace weft::rt::tune
