@@ -91,6 +91,16 @@ class Interpreter {
           const int64_t c = eval(n.args[0]), a = eval(n.args[1]), b = eval(n.args[2]);
           return c ? a : b;
         }
+        if (n.name == kDot4U8S8 && n.args.size() == 2 && !intr_.count(n.name)) {
+          const int64_t x = eval(n.args[0]), y = eval(n.args[1]);
+          int64_t sum = 0;
+          for (int b = 0; b < 4; ++b) {
+            const int64_t u = (x >> (8 * b)) & 0xff;
+            const int64_t s = static_cast<int8_t>((y >> (8 * b)) & 0xff);
+            sum += u * s;
+          }
+          return wrap(sum, DType::kInt32);
+        }
         if (n.name == kDot2I16 && n.args.size() == 2 && !intr_.count(n.name)) {
           const int64_t x = eval(n.args[0]), y = eval(n.args[1]);
           auto lo = [](int64_t v) {

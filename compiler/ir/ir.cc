@@ -176,6 +176,9 @@ Expr fimm(double v, DType t) { return std::make_shared<FloatImm>(t, v); }
 Expr dot2_i16(Expr x, Expr y) {
   return call(DType::kInt32, kDot2I16, {std::move(x), std::move(y)});
 }
+Expr dot4_u8s8(Expr x, Expr y) {
+  return call(DType::kInt32, kDot4U8S8, {std::move(x), std::move(y)});
+}
 Expr dot4_i8(Expr x, Expr y) {
   return call(DType::kInt32, kDot4I8, {std::move(x), std::move(y)});
 }

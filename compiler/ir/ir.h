@@ -244,6 +244,12 @@ Expr select(Expr cond, Expr a, Expr b);
 /// reduction steps with it.
 inline constexpr const char* kDot2I16 = "weft.dot2_i16";
 Expr dot2_i16(Expr x, Expr y);
+/// dot4_u8s8(x, y): x holds four unsigned bytes, y four signed bytes (byte 0 lowest); the sum
+/// of the four byte-wise products as int32 (x86's vpdpbusd lane with a zero addend; the LLVM
+/// backend folds `acc + dot4_u8s8(x, y)` into one vpdpbusd where AVX512-VNNI or AVX-VNNI
+/// exists). CPU int8 GEMMs group their reduction steps in fours with it (A offset by +128).
+inline constexpr const char* kDot4U8S8 = "weft.dot4_u8s8";
+Expr dot4_u8s8(Expr x, Expr y);
 /// dot4_i8(x, y) of two int32 values each holding four int8 bytes: the sum of the four
 /// byte-wise products as int32 (CUDA's __dp4a with a zero addend). GPU int8 GEMMs without
 /// tensor cores group their reduction steps in fours with it.

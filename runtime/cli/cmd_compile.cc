@@ -102,7 +102,7 @@ void add_compile_dense(CLI::App& compile) {
   o->EmitOptions::add_to(*cmd);
   cmd->callback([o] {
     if (o->cuda()) return print_dense_gpu(o->cpu, o->emit, o->d.m, o->d.n, o->d.k);
-    if (o->llvm()) return print_dense_llvm(o->cpu, o->d.m, o->d.n, o->d.k);
+    if (o->llvm()) return print_dense_llvm(o->cpu.with_records(o->d.tune_db, o->d.no_records), o->d.m, o->d.n, o->d.k);
     const isa::Layout& layout = isa::layout_for(o->d.config);
     const auto knobs = o->d.knobs(layout);
     std::optional<rt::DenseBuild> b;
@@ -133,7 +133,7 @@ void add_compile_conv2d(CLI::App& compile) {
                               c.pad);
     }
     if (o->llvm()) {
-      return print_conv2d_llvm(o->cpu, c.layer, c.n, c.ic, c.h, c.w, c.oc, c.k, c.stride, c.pad);
+      return print_conv2d_llvm(o->cpu.with_records(c.tune_db, c.no_records), c.layer, c.n, c.ic, c.h, c.w, c.oc, c.k, c.stride, c.pad);
     }
     const isa::Layout& layout = isa::layout_for(c.config);
     const isa::Platform& platform = isa::find_platform(c.platform);

@@ -75,7 +75,7 @@ void add_run_dense(CLI::App& run) {
       return run_dense_on_gpu(o->cpu, o->d.m, o->d.n, o->d.k, o->dev.seed, o->dev.save);
     }
     if (o->cpu.is_llvm()) {
-      return run_dense_on_cpu(o->cpu, o->d.m, o->d.n, o->d.k, o->dev.seed, o->dev.save);
+      return run_dense_on_cpu(o->cpu.with_records(o->d.tune_db, o->d.no_records), o->d.m, o->d.n, o->d.k, o->dev.seed, o->dev.save);
     }
     const isa::Layout& layout = isa::layout_for(o->d.config);
     const isa::Platform& platform = isa::find_platform(o->d.platform);

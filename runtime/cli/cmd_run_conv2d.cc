@@ -43,7 +43,7 @@ void add_run_conv2d(CLI::App& run) {
                                o->pad, o->dev.seed, o->dev.save);
     }
     if (o->cpu.is_llvm()) {
-      return run_conv2d_on_cpu(o->cpu, o->layer, o->n, o->ic, o->h, o->w, o->oc, o->k, o->stride,
+      return run_conv2d_on_cpu(o->cpu.with_records(o->tune_db, o->no_records), o->layer, o->n, o->ic, o->h, o->w, o->oc, o->k, o->stride,
                                o->pad, o->dev.seed, o->dev.save);
     }
     const isa::Layout& layout = isa::layout_for(o->config);

@@ -29,6 +29,7 @@ namespace {
 struct TuneOpts {
   std::string what, target = "accel", config = "gemm8x8", platform = "sim";
   std::string strategy = "evolutionary", db, summary, layers, layer;
+  std::string dtype = "float32";  // llvm: float32 or int8
   int64_t trials = 64, m = 64, n = 64, k = 64;
   int64_t cn = 1, h = 56, w = 56, ic = 64, oc = 64, kernel = 3, stride = 1, pad = 1;
   uint64_t seed = 1;
@@ -36,6 +37,14 @@ struct TuneOpts {
   double early_stop = 2.0;
   bool quiet = false;
 };
+
+// A CPU workload carries its element type (the records of float32 and int8 differ).
+compiler::tune::Workload cpu_workload(compiler::tune::Workload w, const TuneOpts& o) {
+  if (o.dtype != "float32" && o.dtype != "int8")
+    throw UserError("--dtype: '" + o.dtype + "' is not float32 or int8");
+  w.shape["dtype"] = o.dtype;
+  return w;
+}
 
 std::vector<rt::tune::Task> make_tasks(const TuneOpts& o, CLI::App* cmd) {
   namespace tn = rt::tune;
@@ -45,7 +54,7 @@ std::vector<rt::tune::Task> make_tasks(const TuneOpts& o, CLI::App* cmd) {
   if (o.what == "dense") {
     compiler::ops::DenseShape s{o.m, o.n, o.k};
     if (o.target == "llvm") {
-      tasks.push_back(tn::make_cpu_task(tn::dense_workload(s), "dense"));
+      tasks.push_back(tn::make_cpu_task(cpu_workload(tn::dense_workload(s), o), "dense"));
     } else {
       tasks.push_back(tn::make_accel_dense_task("dense", o.config, o.platform, s));
     }
@@ -66,14 +75,14 @@ std::vector<rt::tune::Task> make_tasks(const TuneOpts& o, CLI::App* cmd) {
         s.n = isa::layout_for(o.config).config.batch();
     }
     if (o.target == "llvm") {
-      tasks.push_back(tn::make_cpu_task(tn::conv2d_workload(s), name));
+      tasks.push_back(tn::make_cpu_task(cpu_workload(tn::conv2d_workload(s), o), name));
     } else {
       tasks.push_back(tn::make_accel_conv2d_task(name, o.config, o.platform, s));
     }
   } else if (o.what == "resnet18") {
     if (o.target == "llvm") {
       for (const auto& l : rt::resnet18_layers())
-        tasks.push_back(tn::make_cpu_task(tn::conv2d_workload(l.shape), l.name));
+        tasks.push_back(tn::make_cpu_task(cpu_workload(tn::conv2d_workload(l.shape), o), l.name));
     } else {
       tasks = tn::make_accel_resnet18_tasks(o.config, o.platform);
     }
@@ -118,6 +127,8 @@ void add_tune_command(CLI::App& app) {
       "measure on N-1 worker ranks.");
   cmd->add_option("what", o->what, "dense, conv2d or resnet18 (MODEL.onnx comes with #12)")
       ->required();
+  cmd->add_option("--dtype", o->dtype, "llvm: float32 or int8 (int8 inputs, int32 outputs)")
+      ->capture_default_str();
   cmd->add_option("--target", o->target, "accel (the cycle model) or llvm (the host CPU)")
       ->capture_default_str();
   cmd->add_option("--config", o->config, "accel: hardware configuration (gemm8x8, vta, tiny)")

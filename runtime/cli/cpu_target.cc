@@ -9,6 +9,7 @@
 #ifdef WEFT_HAVE_CPU_BACKEND
 #include "runtime/cpu/run_op.h"
 #include "runtime/io/files.h"
+#include "runtime/tune/cpu_schedules.h"
 #endif
 
 namespace weft::cli {
@@ -23,6 +24,31 @@ rt::cpu::CpuRunRequest request(const CpuTargetOptions& o, const std::string& op)
   r.threads = o.threads;
   r.repeats = o.repeats;
   return r;
+}
+
+// The best tuned schedule for the request's operator on this host: from --tune-db when it has
+// one, else from the shipped default records; none: the default schedule.
+void use_tuned(const CpuTargetOptions& o, rt::cpu::CpuRunRequest& r) {
+  if (o.no_tuned) {
+    r.schedule_info = {{"source", "default schedule (--no-records)"}};
+    return;
+  }
+  if (r.op == "dense") {
+    if (auto t = rt::tune::tuned_dense(r.m, r.n, r.k, r.dtype, o.tune_db)) {
+      r.dense_schedule = t->schedule;
+      r.schedule_info = rt::tune::knobs_of(t->schedule);
+      r.schedule_info["source"] = t->source;
+      return;
+    }
+  } else if (r.op == "conv2d") {
+    if (auto t = rt::tune::tuned_conv2d(r.conv, r.dtype, o.tune_db)) {
+      r.conv_schedule = t->schedule;
+      r.schedule_info = rt::tune::knobs_of(t->schedule);
+      r.schedule_info["source"] = t->source;
+      return;
+    }
+  }
+  r.schedule_info = {{"source", "default schedule (no tuning record for this shape and host)"}};
 }
 
 void run_and_print(const rt::cpu::CpuRunRequest& r) {
@@ -116,6 +142,7 @@ void run_dense_on_cpu(const CpuTargetOptions& o, int64_t m, int64_t n, int64_t k
   r.k = k;
   r.seed = seed;
   r.save_dir = save;
+  use_tuned(o, r);
   run_and_print(r);
 #else
   not_built();
@@ -128,6 +155,7 @@ void print_dense_llvm(const CpuTargetOptions& o, int64_t m, int64_t n, int64_t k
   r.m = m;
   r.n = n;
   r.k = k;
+  use_tuned(o, r);
   std::cout << rt::cpu::cpu_op_llvm_ir(r);
 #else
   not_built();
@@ -141,6 +169,7 @@ void run_conv2d_on_cpu(const CpuTargetOptions& cpu, const std::string& layer, in
   rt::cpu::CpuRunRequest r = conv_request(cpu, layer, n, ic, h, w, oc, k, stride, pad);
   r.seed = seed;
   r.save_dir = save;
+  use_tuned(cpu, r);
   run_and_print(r);
 #else
   not_built();
@@ -151,7 +180,9 @@ void print_conv2d_llvm(const CpuTargetOptions& cpu, const std::string& layer, in
                        int64_t ic, int64_t h, int64_t w, int64_t oc, int64_t k, int64_t stride,
                        int64_t pad) {
 #ifdef WEFT_HAVE_CPU_BACKEND
-  std::cout << rt::cpu::cpu_op_llvm_ir(conv_request(cpu, layer, n, ic, h, w, oc, k, stride, pad));
+  rt::cpu::CpuRunRequest r = conv_request(cpu, layer, n, ic, h, w, oc, k, stride, pad);
+  use_tuned(cpu, r);
+  std::cout << rt::cpu::cpu_op_llvm_ir(r);
 #else
   not_built();
 #endif

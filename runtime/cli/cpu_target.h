@@ -17,7 +17,17 @@ struct CpuTargetOptions {
   int repeats = 5;
   std::string gpu_path = "auto";  // cuda: auto, simt, tensor-core, dp4a
   std::string arch;               // cuda --emit ptx: sm_XX (default: the GPU's, else sm_75)
+  std::string tune_db;            // llvm: tuning records to take schedules from (--tune-db)
+  bool no_tuned = false;          // llvm: the default schedules, ignoring records (--no-records)
 
+  /// A copy with the tuning-record options of the operator's own options (--tune-db,
+  /// --no-records, registered by the dense and conv2d options).
+  CpuTargetOptions with_records(const std::string& db, bool no_records) const {
+    CpuTargetOptions c = *this;
+    c.tune_db = db;
+    c.no_tuned = no_records;
+    return c;
+  }
   /// Registers the options on a subcommand (`run` adds --threads and --repeats).
   void add_to(CLI::App& cmd, bool run);
   /// Whether the CPU backend was chosen; UserError for an unknown target, or a dtype the

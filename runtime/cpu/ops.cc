@@ -8,7 +8,9 @@
 // When the real output is smaller than the padded domain a final copy drops the padding.
 #include "runtime/cpu/ops.h"
 
+#include <algorithm>
 #include <functional>
+#include <tuple>
 
 #include "compiler/te/lower.h"
 #include "compiler/te/schedule.h"
@@ -67,22 +69,6 @@ CpuOp finish(const std::string& name, te::Schedule& s, const std::vector<te::Ten
   return op;
 }
 
-// The cache_write tile of stage `out` computed at `at`: reductions outside, then the spatial
-// axes whose region is more than one element (the last one vectorized, the one before unrolled).
-void schedule_tile(te::Schedule& s, const te::Tensor& local, te::Stage& out,
-                   const te::IterVar& at) {
-  te::Stage& st = s[local];
-  st.compute_at(out, at);
-  std::vector<te::IterVar> order = st.reduce_axes();
-  const auto& axes = st.axes();
-  const size_t n = axes.size();
-  order.push_back(axes[n - 2]);
-  order.push_back(axes[n - 1]);
-  st.reorder(order);
-  st.set_kind(axes[n - 2], ForKind::kUnrolled);
-  st.set_kind(axes[n - 1], ForKind::kVectorized);
-}
-
 // A copy of `src` restricted to `shape` (dropping the padding of a padded domain), vectorized
 // along the last axis in `vec`-wide pieces with the first axis parallel.
 te::Tensor crop(const te::Tensor& src, const std::vector<int64_t>& shape, const std::string& name) {
@@ -104,19 +90,40 @@ void schedule_elementwise(te::Stage& st, int64_t vec) {
 
 }  // namespace
 
+void validate(const DenseSchedule& s) {
+  auto bad = [](const std::string& what) { throw UserError("dense schedule: " + what); };
+  if (s.rows < 1 || s.rows > 16 || s.cols < 1 || s.cols > 64) {
+    throw UserError("dense: register tile " + std::to_string(s.rows) + "x" +
+                    std::to_string(s.cols) + " is outside 1..16 rows x 1..64 columns");
+  }
+  if (s.lanes < 0 || (s.lanes > 0 && s.cols % s.lanes != 0))
+    bad("lanes " + std::to_string(s.lanes) + " do not divide the tile's " +
+        std::to_string(s.cols) + " columns");
+  if (s.k_unroll < 1 || s.k_unroll > 16)
+    bad("k_unroll " + std::to_string(s.k_unroll) + " is outside 1..16");
+  if (s.row_block < 0 || (s.row_block > 0 && s.row_block % s.rows != 0))
+    bad("row_block " + std::to_string(s.row_block) + " is not a multiple of the tile's " +
+        std::to_string(s.rows) + " rows");
+  if (s.k_pack != 2 && s.k_pack != 4)
+    bad("k_pack " + std::to_string(s.k_pack) + " (2: int16 pairs, 4: bytes)");
+  if (s.parallel_axis != 0 && s.parallel_axis != 1)
+    bad("parallel_axis " + std::to_string(s.parallel_axis) + " (0: column panels, 1: rows)");
+}
+
 CpuOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedule& sch) {
   check_dtype(dtype, "dense");
   check_positive("dense", "M", m);
   check_positive("dense", "N", n);
   check_positive("dense", "K", k);
-  if (sch.rows < 1 || sch.rows > 16 || sch.cols < 1 || sch.cols > 64) {
-    throw UserError("dense: register tile " + std::to_string(sch.rows) + "x" +
-                    std::to_string(sch.cols) + " is outside 1..16 rows x 1..64 columns");
-  }
+  validate(sch);
   const DType acc = acc_of(dtype);
   const int64_t mr = sch.rows, nr = sch.cols;
-  const int64_t mp = round_up(m, mr), np = round_up(n, nr);
+  // Rows are padded to whole tiles (and to whole row blocks when blocked).
+  const int64_t mb = sch.row_block > 0 ? std::min(sch.row_block, round_up(m, mr)) : 0;
+  const int64_t mp = round_up(m, mb > 0 ? mb : mr), np = round_up(n, nr);
   const bool exact = mp == m && np == n;
+  const bool quads = dtype == DType::kInt8 && sch.k_pack == 4;
+  const int64_t kq = dtype == DType::kInt8 ? (k + sch.k_pack - 1) / sch.k_pack : k;  // steps
 
   te::Tensor a = te::placeholder({m, k}, dtype, "A");
   te::Tensor w = te::placeholder({n, k}, dtype, "W");
@@ -130,78 +137,171 @@ CpuOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedule& s
     if (k_guard) ok = ok ? ir::logical_and(ok, ir::lt(q, ir::imm(k))) : ir::lt(q, ir::imm(k));
     return ok ? ir::select(ok, v, ir::imm(0, dtype)) : v;
   };
-  const te::IterVar kk = te::reduce_axis(dtype == DType::kInt8 ? (k + 1) / 2 : k, "k");
-  te::Tensor ap = a, wp;
-  std::function<Expr(const Expr&, const Expr&)> term;
-  if (dtype == DType::kFloat32) {
-    // Weights packed into column panels of nr: wp[jo, k, ji] = W[jo*nr + ji, k].
-    wp = te::compute(
-        {np / nr, k, nr}, dtype,
-        [&](const std::vector<Expr>& i) {
-          return w_at(ir::add(ir::mul(i[0], ir::imm(nr)), i[2]), i[1], false);
-        },
-        "W.packed");
-    term = [&](const Expr& row, const Expr& j) {
-      return ir::mul(a({row, ir::ref(kk->var)}), wp({ir::floordiv(j, ir::imm(nr)), ir::ref(kk->var),
-                                                     ir::floormod(j, ir::imm(nr))}));
-    };
-  } else {
-    // int8: reduction steps in pairs, each pair two int16 halves of an int32, multiplied and
-    // added by dot2_i16 (pmaddwd): A packed to [M, K/2], W to panels [N/nr, K/2, nr].
-    const DType i32 = DType::kInt32;
-    auto pair = pair16;
-    const bool odd = k % 2 != 0;
+  const bool odd = k % 2 != 0;
+  // A's reduction step q of (clamped) row `row`: the element (fp32), or a pair of int8 as two
+  // int16 halves (int8, for dot2_i16).
+  const DType i32 = DType::kInt32;
+  // Byte b of a quad: A's offset by +128 (unsigned; the top byte as a signed value so that the
+  // int32 does not overflow), W's as they are; zero past K.
+  auto quad = [&](const std::function<Expr(const Expr&)>& at, const Expr& q, bool a_side) {
+    Expr sum;
+    for (int64_t b = 0; b < 4; ++b) {
+      Expr idx = ir::add(ir::mul(q, ir::imm(4)), ir::imm(b));
+      const bool guard = k % 4 != 0;
+      Expr v = ir::cast(i32, at(guard ? ir::min(idx, ir::imm(k - 1)) : idx));
+      Expr byte;
+      if (b < 3) {
+        byte = ir::floormod(a_side ? ir::add(v, ir::imm(128, i32)) : v, ir::imm(256, i32));
+      } else {
+        byte = a_side ? ir::sub(ir::floormod(v, ir::imm(256, i32)), ir::imm(128, i32)) : v;
+      }
+      if (guard) byte = ir::select(ir::lt(idx, ir::imm(k)), byte, ir::imm(0, i32));
+      if (b > 0) byte = ir::mul(byte, ir::imm(int64_t{1} << (8 * b), i32));
+      sum = sum ? ir::add(sum, byte) : byte;
+    }
+    return sum;
+  };
+  auto a_step = [&](const Expr& row, const Expr& q) -> Expr {
+    if (dtype == DType::kFloat32) return a({row, q});
+    if (quads) return quad([&](const Expr& c) { return a({row, c}); }, q, true);
+    Expr q0 = ir::mul(q, ir::imm(2)), q1 = ir::add(q0, ir::imm(1));
+    Expr hi = a({row, odd ? ir::min(q1, ir::imm(k - 1)) : q1});
+    if (odd) hi = ir::select(ir::lt(q1, ir::imm(k)), hi, ir::imm(0, dtype));
+    return pair16(a({row, q0}), hi);
+  };
+  const DType step_t = dtype == DType::kFloat32 ? dtype : DType::kInt32;
+  auto clamp_row = [&](const Expr& r) { return mp == m ? r : ir::min(r, ir::imm(m - 1)); };
+  const te::IterVar kk = te::reduce_axis(kq, "k");
+  // Weights packed into column panels of nr: wp[jo, q, ji] = W step q of column jo*nr + ji.
+  te::Tensor wp = te::compute(
+      {np / nr, kq, nr}, step_t,
+      [&](const std::vector<Expr>& i) {
+        Expr j = ir::add(ir::mul(i[0], ir::imm(nr)), i[2]);
+        if (dtype == DType::kFloat32) return w_at(j, i[1], false);
+        if (quads) return quad([&](const Expr& c) { return w_at(j, c, false); }, i[1], false);
+        Expr q0 = ir::mul(i[1], ir::imm(2));
+        return pair16(w_at(j, q0, false), w_at(j, ir::add(q0, ir::imm(1)), odd));
+      },
+      dtype == DType::kFloat32 ? "W.packed" : (quads ? "W.quads" : "W.pairs"));
+  // A as the kernel reads it: the placeholder (fp32), pairs [M, K/2] (int8), or row panels
+  // [Mp/mr, K', mr] with rows past M clamped (pack_a).
+  te::Tensor ap;
+  if (sch.pack_a) {
     ap = te::compute(
-        {m, (k + 1) / 2}, i32,
+        {mp / mr, kq, mr}, step_t,
         [&](const std::vector<Expr>& i) {
-          Expr q0 = ir::mul(i[1], ir::imm(2)), q1 = ir::add(q0, ir::imm(1));
-          Expr hi = a({i[0], odd ? ir::min(q1, ir::imm(k - 1)) : q1});
-          if (odd) hi = ir::select(ir::lt(q1, ir::imm(k)), hi, ir::imm(0, dtype));
-          return pair(a({i[0], q0}), hi);
+          return a_step(clamp_row(ir::add(ir::mul(i[0], ir::imm(mr)), i[2])), i[1]);
         },
-        "A.pairs");
-    wp = te::compute(
-        {np / nr, (k + 1) / 2, nr}, i32,
-        [&](const std::vector<Expr>& i) {
-          Expr j = ir::add(ir::mul(i[0], ir::imm(nr)), i[2]);
-          Expr q0 = ir::mul(i[1], ir::imm(2));
-          return pair(w_at(j, q0, false), w_at(j, ir::add(q0, ir::imm(1)), odd));
-        },
-        "W.pairs");
-    term = [&](const Expr& row, const Expr& j) {
-      return ir::dot2_i16(
-          ap({row, ir::ref(kk->var)}),
-          wp({ir::floordiv(j, ir::imm(nr)), ir::ref(kk->var), ir::floormod(j, ir::imm(nr))}));
-    };
+        "A.packed");
+  } else if (dtype == DType::kInt8) {
+    ap = te::compute(
+        {m, kq}, step_t, [&](const std::vector<Expr>& i) { return a_step(i[0], i[1]); },
+        quads ? "A.quads" : "A.pairs");
   }
-  te::Tensor cf = te::compute_reduce(
+  auto a_read = [&](const Expr& row, const Expr& q) -> Expr {
+    if (sch.pack_a)
+      return ap({ir::floordiv(row, ir::imm(mr)), q, ir::floormod(row, ir::imm(mr))});
+    if (dtype == DType::kInt8) return ap({clamp_row(row), q});
+    return a({clamp_row(row), q});
+  };
+  te::Tensor cacc = te::compute_reduce(
       {mp, np}, acc,
       [&](const std::vector<Expr>& i) {
-        Expr row = exact || mp == m ? i[0] : ir::min(i[0], ir::imm(m - 1));
-        return te::sum(term(row, i[1]), {kk});
+        const Expr q = ir::ref(kk->var);
+        Expr wv = wp({ir::floordiv(i[1], ir::imm(nr)), q, ir::floormod(i[1], ir::imm(nr))});
+        Expr av = a_read(i[0], q);
+        if (dtype == DType::kFloat32) return te::sum(ir::mul(av, wv), {kk});
+        return te::sum(quads ? ir::dot4_u8s8(av, wv) : ir::dot2_i16(av, wv), {kk});
       },
-      exact ? "C" : "C.padded");
+      quads ? "C.acc" : (exact ? "C" : "C.padded"));
+  // quads: the +128 offset of A comes back out per column, comp[j] = 128 * sum_k W[j, k]
+  // (dot4 of 128 in every byte with W's packed quads).
+  te::Tensor comp, cf = cacc;
+  const te::IterVar kc = te::reduce_axis(kq, "kc");
+  if (quads) {
+    comp = te::compute_reduce(
+        {np}, i32,
+        [&](const std::vector<Expr>& i) {
+          Expr wv = wp({ir::floordiv(i[0], ir::imm(nr)), ir::ref(kc->var),
+                        ir::floormod(i[0], ir::imm(nr))});
+          return te::sum(ir::dot4_u8s8(ir::imm(int64_t{-2139062144}, i32), wv), {kc});
+        },
+        "W.comp");
+    cf = te::compute(
+        {mp, np}, i32,
+        [&](const std::vector<Expr>& i) { return ir::sub(cacc(i), comp({i[1]})); },
+        exact ? "C" : "C.padded");
+  }
   te::Tensor c = exact ? cf : crop(cf, {m, n}, "C");
 
   te::Schedule s({c});
-  const te::Tensor local = s.cache_write(cf, ir::Scope::kLocal);
+  te::Tensor local;
+  if (quads) {
+    s.set_scope(cacc, ir::Scope::kLocal);
+    local = cacc;
+  } else {
+    local = s.cache_write(cf, ir::Scope::kLocal);
+  }
   te::Stage& sc = s[cf];
-  auto [io, ii] = sc.split(sc.axes()[0], mr);
+  te::IterVar rows_axis = sc.axes()[0], ib;
+  if (mb > 0) std::tie(ib, rows_axis) = sc.split(rows_axis, mb);
+  auto [io, ii] = sc.split(rows_axis, mr);
   auto [jo, ji] = sc.split(sc.axes()[1], nr);
-  sc.reorder({jo, io, ii, ji});
-  if (sch.parallel) sc.set_kind(jo, ForKind::kParallel);
+  if (mb > 0) {
+    sc.reorder({ib, jo, io, ii, ji});
+  } else if (sch.parallel && sch.parallel_axis == 1) {
+    sc.reorder({io, jo, ii, ji});
+  } else {
+    sc.reorder({jo, io, ii, ji});
+  }
+  if (sch.parallel) {
+    const te::IterVar& par = sch.parallel_axis == 0 ? jo : (mb > 0 ? ib : io);
+    sc.set_kind(par, ForKind::kParallel);
+  }
   sc.set_kind(ii, ForKind::kUnrolled);
   sc.set_kind(ji, ForKind::kVectorized);
-  schedule_tile(s, local, sc, io);
+  // The micro-kernel: reduction outside (k_unroll steps unrolled), rows unrolled, columns
+  // vectorized (in unrolled pieces of `lanes`).
+  te::Stage& sl = s[local];
+  sl.compute_at(sc, io);
+  te::IterVar ko = sl.reduce_axes()[0], ki;
+  const te::IterVar lr = sl.axes()[0];
+  te::IterVar lc = sl.axes()[1], lco;
+  std::vector<te::IterVar> order{ko};
+  if (sch.k_unroll > 1 && kq % sch.k_unroll == 0) {
+    std::tie(ko, ki) = sl.split(ko, sch.k_unroll);
+    order = {ko, ki};
+  }
+  if (sch.lanes > 0 && sch.lanes < nr) {
+    std::tie(lco, lc) = sl.split(lc, sch.lanes);
+    order.push_back(lr);
+    order.push_back(lco);
+  } else {
+    order.push_back(lr);
+  }
+  order.push_back(lc);
+  sl.reorder(order);
+  if (ki) sl.set_kind(ki, ForKind::kUnrolled);
+  sl.set_kind(lr, ForKind::kUnrolled);
+  if (lco) sl.set_kind(lco, ForKind::kUnrolled);
+  sl.set_kind(lc, ForKind::kVectorized);
   te::Stage& sw = s[wp];
   if (sch.parallel) sw.set_kind(sw.axes()[0], ForKind::kParallel);
   sw.set_kind(sw.axes()[2], ForKind::kVectorized);
-  if (dtype == DType::kInt8) {
+  if (ap.get() != nullptr) {
     te::Stage& sa = s[ap];
     if (sch.parallel) sa.set_kind(sa.axes()[0], ForKind::kParallel);
+    if (sch.pack_a && mr > 1) sa.set_kind(sa.axes()[2], ForKind::kVectorized);
+  }
+  if (quads) {
+    te::Stage& sk = s[comp];
+    auto [o, i] = sk.split(sk.axes()[0], nr);  // i: one panel's columns, contiguous
+    sk.reorder({o, sk.reduce_axes()[0], i});
+    sk.set_kind(i, ForKind::kVectorized);
   }
   if (!exact) schedule_elementwise(s[c], 16);
-  return finish(std::string("dense_") + ir::dtype_name(dtype), s, {a, w}, {c},
+  std::vector<te::Tensor> inputs{a, w};
+  return finish(std::string("dense_") + ir::dtype_name(dtype), s, inputs, {c},
                 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k));
 }
 
@@ -214,6 +314,33 @@ int64_t conv_in_block(int64_t c) {
     if (c % b == 0) return b;
   }
   return 1;
+}
+
+namespace {
+int64_t conv_tile_cols(const Conv2dShape& sh, const ConvSchedule& sch) {
+  return sch.ow > 0 ? sch.ow : (sh.ow() % 7 == 0 ? 7 : 6);
+}
+}  // namespace
+
+void validate(const Conv2dShape& sh, DType dtype, const ConvSchedule& sch) {
+  auto bad = [](const std::string& what) { throw UserError("conv2d schedule: " + what); };
+  const int64_t r = conv_tile_cols(sh, sch);
+  if (r < 1 || r > 16)
+    throw UserError("conv2d: register tile of " + std::to_string(r) + " columns (at most 16)");
+  const int64_t nob = (sh.o + kConvOutBlock - 1) / kConvOutBlock;
+  if (sch.oc_blocks < 1 || nob % sch.oc_blocks != 0)
+    bad("oc_blocks " + std::to_string(sch.oc_blocks) + " does not divide the " +
+        std::to_string(nob) + " output-channel blocks");
+  if (r * sch.oc_blocks > 32)
+    bad("register tile " + std::to_string(r) + "x" + std::to_string(sch.oc_blocks) +
+        " blocks has more than 32 accumulators");
+  if (sch.reduce_order != 0 && sch.reduce_order != 1)
+    bad("reduce_order " + std::to_string(sch.reduce_order) + " (0 or 1)");
+  const int64_t cb = conv_in_block(sh.c);
+  const int64_t cbk = dtype == DType::kInt8 ? (cb + 1) / 2 : cb;
+  if (sch.ci_unroll < 1 || cbk % sch.ci_unroll != 0)
+    bad("ci_unroll " + std::to_string(sch.ci_unroll) + " does not divide the channel block of " +
+        std::to_string(cbk));
 }
 
 CpuOp conv2d(const Conv2dShape& sh, DType dtype, const ConvSchedule& sch) {
@@ -236,9 +363,8 @@ CpuOp conv2d(const Conv2dShape& sh, DType dtype, const ConvSchedule& sch) {
   const int64_t cb = conv_in_block(sh.c), ncb = sh.c / cb;
   const int64_t ob = kConvOutBlock, nob = (sh.o + ob - 1) / ob;
   const int64_t oh = sh.oh(), ow = sh.ow();
-  const int64_t r = sch.ow > 0 ? sch.ow : (ow % 7 == 0 ? 7 : 6);
-  if (r > 16)
-    throw UserError("conv2d: register tile of " + std::to_string(r) + " columns (at most 16)");
+  validate(sh, dtype, sch);
+  const int64_t r = conv_tile_cols(sh, sch);
   const int64_t owp = round_up(ow, r);
   const int64_t hp = sh.h + 2 * sh.pad, wpd = sh.w + 2 * sh.pad;
 
@@ -302,10 +428,43 @@ CpuOp conv2d(const Conv2dShape& sh, DType dtype, const ConvSchedule& sch) {
   te::Stage& sy = s[yf];
   const auto axes = sy.axes();
   auto [xo, xi] = sy.split(axes[3], r);
-  if (sch.parallel) sy.set_kind(nob >= 2 ? axes[1] : axes[2], ForKind::kParallel);
+  auto [bo, bi] = sy.split(axes[1], sch.oc_blocks);
+  // Outer loops: batch, channel-block tiles and output rows (in either order), column tiles;
+  // then the tile: channel blocks, columns (unrolled), 16 channels (vectorized).
+  if (sch.rows_outer) {
+    sy.reorder({axes[0], axes[2], bo, xo, bi, xi, axes[4]});
+  } else {
+    sy.reorder({axes[0], bo, axes[2], xo, bi, xi, axes[4]});
+  }
+  if (sch.parallel) sy.set_kind(nob / sch.oc_blocks >= 2 ? bo : axes[2], ForKind::kParallel);
+  sy.set_kind(bi, ForKind::kUnrolled);
   sy.set_kind(xi, ForKind::kUnrolled);
   sy.set_kind(axes[4], ForKind::kVectorized);
-  schedule_tile(s, local, sy, xo);
+  {
+    te::Stage& st = s[local];
+    st.compute_at(sy, xo);
+    const auto& la = st.axes();
+    const auto& lr = st.reduce_axes();  // rc, ry, rx, ri
+    std::vector<te::IterVar> order;
+    if (sch.reduce_order == 0) {
+      order = {lr[0], lr[1], lr[2]};
+    } else {
+      order = {lr[1], lr[2], lr[0]};
+    }
+    te::IterVar ri = lr[3];
+    if (sch.ci_unroll > 1) {
+      auto [rio, rii] = st.split(ri, sch.ci_unroll);
+      order.push_back(rio);
+      ri = rii;
+      st.set_kind(rii, ForKind::kUnrolled);
+    }
+    order.push_back(ri);
+    for (int d : {1, 3, 4}) order.push_back(la[d]);
+    st.reorder(order);
+    st.set_kind(la[1], ForKind::kUnrolled);
+    st.set_kind(la[3], ForKind::kUnrolled);
+    st.set_kind(la[4], ForKind::kVectorized);
+  }
   if (sh.pad > 0 || pairs) {
     te::Stage& sp = s[xp];
     if (sch.parallel) sp.set_kind(sp.axes()[1], ForKind::kParallel);

@@ -32,12 +32,33 @@ struct CpuOp {
 /// "float32" or "int8" to a dtype; UserError naming `where` otherwise.
 DType parse_dtype(const std::string& name, const std::string& where);
 
-/// Register tile of the dense schedule: `rows` x `cols` accumulators (cols vectorized), the
-/// outer column loop parallel when `parallel`.
+/// The dense schedule, a point of the CPU tuning space (compiler/tune's CPU spaces sample
+/// it; the defaults are the schedule tuned for AVX2): a `rows` x `cols` register tile
+/// (accumulators; `cols` vectorized, in pieces of `lanes` when lanes > 0, the pieces
+/// unrolled), `k_unroll` reduction steps unrolled in the micro-kernel, A packed into row
+/// panels [M/rows, K, rows] when `pack_a`, rows blocked by `row_block` (a multiple of `rows`;
+/// 0: none) outside the column panels, and the parallel loop: `parallel_axis` 0 = column
+/// panels, 1 = row tiles (row blocks when blocked).
 struct DenseSchedule {
   int64_t rows = 6, cols = 16;
   bool parallel = true;
+  int64_t lanes = 0;
+  int64_t k_unroll = 1;
+  bool pack_a = false;
+  int64_t row_block = 0;
+  int parallel_axis = 0;
+  // int8 only: reduction steps per 32-bit lane, 2 (int16 pairs, dot2_i16: vpmaddwd/vpdpwssd)
+  // or 4 (bytes, dot4_u8s8: vpdpbusd; A is offset by +128 to unsigned and a compensation
+  // 128 * sum_k W[j, k] is subtracted from each column).
+  int64_t k_pack = 2;
+  bool operator==(const DenseSchedule& o) const {
+    return rows == o.rows && cols == o.cols && parallel == o.parallel && lanes == o.lanes &&
+           k_unroll == o.k_unroll && pack_a == o.pack_a && row_block == o.row_block &&
+           parallel_axis == o.parallel_axis && k_pack == o.k_pack;
+  }
 };
+/// UserError when `s` is not a schedule dense can build (tile limits, divisibility).
+void validate(const DenseSchedule& s);
 /// C[M, N] = sum_k A[M, K] * W[N, K]; float32 -> float32 or int8 -> int32.
 CpuOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedule& s = {});
 
@@ -51,11 +72,26 @@ struct Conv2dShape {
 int64_t conv_in_block(int64_t c);
 /// The output channel block (the vector width of the conv schedule).
 inline constexpr int64_t kConvOutBlock = 16;
-/// Register tile of the conv schedule: `ow` output columns x 16 output channels.
+/// The conv2d schedule, a point of the CPU tuning space: a register tile of `ow` output
+/// columns x `oc_blocks` output-channel blocks of 16 (vectorized), the reduction over
+/// input-channel blocks, kernel rows and columns, and channels within a block outside it
+/// (`reduce_order` 0: rc, ry, rx, ri; 1: ry, rx, rc, ri), `ci_unroll` channels of a block
+/// unrolled, and the outer loop order (`rows_outer`: output rows outside the channel blocks).
 struct ConvSchedule {
   int64_t ow = 0;  // 0: 7 when it divides OW, else 6
   bool parallel = true;
+  int64_t oc_blocks = 1;
+  int reduce_order = 0;
+  int64_t ci_unroll = 1;
+  bool rows_outer = false;
+  bool operator==(const ConvSchedule& o) const {
+    return ow == o.ow && parallel == o.parallel && oc_blocks == o.oc_blocks &&
+           reduce_order == o.reduce_order && ci_unroll == o.ci_unroll &&
+           rows_outer == o.rows_outer;
+  }
 };
+/// UserError when `s` is not a schedule conv2d can build for `shape`.
+void validate(const Conv2dShape& shape, DType dtype, const ConvSchedule& s);
 /// Blocked conv2d; float32 -> float32 or int8 -> int32. UserError for impossible shapes.
 CpuOp conv2d(const Conv2dShape& shape, DType dtype, const ConvSchedule& s = {});
 

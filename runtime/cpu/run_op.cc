@@ -49,8 +49,8 @@ NpyArray npy_of(std::vector<int64_t> shape, const std::vector<T>& v) {
 }
 
 CpuOp build(const CpuRunRequest& r, DType dt) {
-  if (r.op == "dense") return dense(r.m, r.n, r.k, dt);
-  if (r.op == "conv2d") return conv2d(r.conv, dt);
+  if (r.op == "dense") return dense(r.m, r.n, r.k, dt, r.dense_schedule.value_or(DenseSchedule{}));
+  if (r.op == "conv2d") return conv2d(r.conv, dt, r.conv_schedule.value_or(ConvSchedule{}));
   throw UserError("the CPU backend has no operator '" + r.op + "' (dense or conv2d)");
 }
 
@@ -179,6 +179,8 @@ nlohmann::ordered_json run_cpu_op(const CpuRunRequest& r, OutputSet& outputs) {
   j["output_dtype"] = dt == DType::kFloat32 ? "float32" : "int32";
   j["threads"] = r.threads;
   j["host_cpu"] = compiler::codegen::host_cpu_name();
+  j["host_isa"] = compiler::codegen::host_isa().key();
+  if (!r.schedule_info.is_null()) j["schedule"] = r.schedule_info;
   if (dt == DType::kFloat32) {
     run_typed<float, float>(r, dt, j, outputs);
   } else {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "runtime/cpu/ops.h"
@@ -24,6 +25,10 @@ struct CpuRunRequest {
   int repeats = 5;  // timed runs; the median is reported
   uint32_t seed = 1;
   std::string save_dir;  // empty: save nothing
+  // Schedules from the tuning records (runtime/tune/cpu_schedules.h); unset: the defaults.
+  std::optional<DenseSchedule> dense_schedule;
+  std::optional<ConvSchedule> conv_schedule;
+  nlohmann::json schedule_info;  // echoed as "schedule" in the result (when not null)
 };
 
 

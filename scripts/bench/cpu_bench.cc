@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <iostream>
 #include <random>
 #include <sstream>
@@ -23,6 +24,7 @@
 #include "runtime/cpu/executor.h"
 #include "runtime/cpu/layout.h"
 #include "runtime/cpu/reference.h"
+#include "runtime/tune/cpu_schedules.h"
 
 #ifdef WEFT_HAVE_OPENBLAS
 #include <cblas.h>
@@ -76,10 +78,34 @@ std::vector<T> random_vector(size_t n, std::mt19937& rng) {
 struct Row {
   std::string name;
   double ops, weft_s;
+  double tuned_s = 0;  // with --records: the tuned schedule's median (weft_s: the default's)
+  std::string tuned;   // the tuned schedule's knobs
   std::vector<std::pair<std::string, double>> baselines;  // name, seconds (0: not run)
 };
 
+bool g_tuned_mode = false;
+std::string g_records;  // --records: a database, or "default" for the shipped records
+
+void print_tuned_rows(const std::vector<Row>& rows, int threads) {
+  std::printf(
+      "\n| case (%d thread%s) | default ms | tuned ms | oneDNN ms | default/oneDNN | "
+      "tuned/oneDNN | tuned GFLOP/s | tuned schedule |\n",
+      threads, threads == 1 ? "" : "s");
+  std::printf("|---|---:|---:|---:|---:|---:|---:|---|\n");
+  for (const Row& r : rows) {
+    double dnnl = 0;
+    for (auto& [n, s] : r.baselines)
+      if (n == "onednn") dnnl = s;
+    const double t = r.tuned_s > 0 ? r.tuned_s : r.weft_s;
+    std::printf("| %s | %.3f | %.3f | %.3f | %.2f | %.2f | %.1f | %s |\n", r.name.c_str(),
+                r.weft_s * 1e3, t * 1e3, dnnl * 1e3, dnnl > 0 ? r.weft_s / dnnl : 0,
+                dnnl > 0 ? t / dnnl : 0, r.ops / t * 1e-9, r.tuned.c_str());
+  }
+  std::fflush(stdout);
+}
+
 void print_rows(const std::vector<Row>& rows, int threads) {
+  if (g_tuned_mode) return print_tuned_rows(rows, threads);
   std::printf(
       "\n| case (%d thread%s) | Weft ms | Weft GFLOP/s | OpenBLAS ms | oneDNN ms | Weft/OpenBLAS | "
       "Weft/oneDNN |\n",
@@ -107,13 +133,25 @@ void print_rows(const std::vector<Row>& rows, int threads) {
   std::fflush(stdout);
 }
 
+DenseSchedule g_dense;
+ConvSchedule g_conv;
+
 Row sgemm(int64_t n, int threads, int reps, ThreadPool& pool) {
   std::mt19937 rng(1);
   auto a = random_vector<float>(static_cast<size_t>(n * n), rng);
   auto w = random_vector<float>(static_cast<size_t>(n * n), rng);
   std::vector<float> c1(static_cast<size_t>(n * n)), c2(c1.size()), c3(c1.size());
-  CpuKernel k(dense(n, n, n, DType::kFloat32));
+  CpuKernel k(dense(n, n, n, DType::kFloat32, g_dense));
   std::vector<std::function<void()>> fs{[&] { k.run({a.data(), w.data(), c1.data()}, &pool); }};
+  std::unique_ptr<CpuKernel> kt;
+  std::string tuned;
+  std::vector<float> c4(c1.size());
+  if (g_tuned_mode) {
+    auto ts = weft::rt::tune::tuned_dense(n, n, n, "float32", g_records == "default" ? "" : g_records);
+    DenseSchedule sch = ts ? ts->schedule : DenseSchedule{};
+    tuned = ts ? weft::rt::tune::knobs_of(sch).dump() : "(no record: default)";
+    kt = std::make_unique<CpuKernel>(dense(n, n, n, DType::kFloat32, sch));
+  }
   std::vector<std::string> names;
 #ifdef WEFT_HAVE_OPENBLAS
   names.push_back("openblas");
@@ -128,7 +166,13 @@ Row sgemm(int64_t n, int threads, int reps, ThreadPool& pool) {
   fs.push_back(
       [&] { dnnl_sgemm('N', 'T', n, n, n, 1.0f, a.data(), n, w.data(), n, 0.0f, c3.data(), n); });
 #endif
+  if (kt) fs.push_back([&] { kt->run({a.data(), w.data(), c4.data()}, &pool); });
   const auto t = race(fs, reps);
+  if (kt && c4 != c1 && c4.size() > 0) {
+    double e = 0;
+    for (size_t i = 0; i < c1.size(); ++i) e = std::max(e, static_cast<double>(std::abs(c1[i] - c4[i])));
+    if (e > 1e-3 * static_cast<double>(n)) throw weft::InternalError("tuned SGEMM differs");
+  }
   // The results must agree (a spot check against the double-precision reference).
   for (int s = 0; s < 16; ++s) {
     const size_t i = static_cast<size_t>(s) * 7919 % static_cast<size_t>(n),
@@ -142,9 +186,12 @@ Row sgemm(int64_t n, int threads, int reps, ThreadPool& pool) {
   }
   Row r{"SGEMM " + std::to_string(n) + "^3",
         2.0 * static_cast<double>(n * n) * static_cast<double>(n),
-        t[0],
-        {}};
+        t[0]};
   for (size_t i = 0; i < names.size(); ++i) r.baselines.push_back({names[i], t[i + 1]});
+  if (kt) {
+    r.tuned_s = t.back();
+    r.tuned = tuned;
+  }
   return r;
 }
 
@@ -153,8 +200,17 @@ Row igemm(int64_t n, int threads, int reps, ThreadPool& pool) {
   auto a = random_vector<int8_t>(static_cast<size_t>(n * n), rng);
   auto w = random_vector<int8_t>(static_cast<size_t>(n * n), rng);
   std::vector<int32_t> c1(static_cast<size_t>(n * n)), c3(c1.size());
-  CpuKernel k(dense(n, n, n, DType::kInt8));
+  CpuKernel k(dense(n, n, n, DType::kInt8, g_dense));
   std::vector<std::function<void()>> fs{[&] { k.run({a.data(), w.data(), c1.data()}, &pool); }};
+  std::unique_ptr<CpuKernel> kt;
+  std::string tuned;
+  std::vector<int32_t> c4(c1.size());
+  if (g_tuned_mode) {
+    auto ts = weft::rt::tune::tuned_dense(n, n, n, "int8", g_records == "default" ? "" : g_records);
+    DenseSchedule sch = ts ? ts->schedule : DenseSchedule{};
+    tuned = ts ? weft::rt::tune::knobs_of(sch).dump() : "(no record: default)";
+    kt = std::make_unique<CpuKernel>(dense(n, n, n, DType::kInt8, sch));
+  }
   std::vector<std::string> names;
 #ifdef WEFT_HAVE_DNNL
   names.push_back("onednn");
@@ -164,15 +220,20 @@ Row igemm(int64_t n, int threads, int reps, ThreadPool& pool) {
                       n, &co);
   });
 #endif
+  if (kt) fs.push_back([&] { kt->run({a.data(), w.data(), c4.data()}, &pool); });
   const auto t = race(fs, reps);
 #ifdef WEFT_HAVE_DNNL
   if (c1 != c3) throw weft::InternalError("Weft int8 GEMM differs from oneDNN's");
 #endif
+  if (kt && c4 != c1) throw weft::InternalError("tuned int8 GEMM differs from the default's");
   Row r{"int8 GEMM " + std::to_string(n) + "^3 (GOP/s)",
         2.0 * static_cast<double>(n * n) * static_cast<double>(n),
-        t[0],
-        {}};
+        t[0]};
   for (size_t i = 0; i < names.size(); ++i) r.baselines.push_back({names[i], t[i + 1]});
+  if (kt) {
+    r.tuned_s = t.back();
+    r.tuned = tuned;
+  }
   return r;
 }
 
@@ -216,8 +277,17 @@ Row conv(const Layer& l, int threads, int reps, ThreadPool& pool) {
   auto wb = pack_conv_weights(w, s.o, s.c, s.kh, s.kw, cb, kConvOutBlock);
   const int64_t nob = (s.o + kConvOutBlock - 1) / kConvOutBlock;
   std::vector<float> yb(static_cast<size_t>(s.n * nob * s.oh() * s.ow() * kConvOutBlock));
-  CpuKernel k(conv2d(s, DType::kFloat32));
+  CpuKernel k(conv2d(s, DType::kFloat32, g_conv));
   std::vector<std::function<void()>> fs{[&] { k.run({xb.data(), wb.data(), yb.data()}, &pool); }};
+  std::unique_ptr<CpuKernel> kt;
+  std::string tuned;
+  std::vector<float> yt(yb.size());
+  if (g_tuned_mode) {
+    auto ts = weft::rt::tune::tuned_conv2d(s, "float32", g_records == "default" ? "" : g_records);
+    ConvSchedule sch = ts ? ts->schedule : ConvSchedule{};
+    tuned = ts ? weft::rt::tune::knobs_of(sch).dump() : "(no record: default)";
+    kt = std::make_unique<CpuKernel>(conv2d(s, DType::kFloat32, sch));
+  }
   std::vector<std::string> names;
 #ifdef WEFT_HAVE_DNNL
   using namespace dnnl;
@@ -246,7 +316,14 @@ Row conv(const Layer& l, int threads, int reps, ThreadPool& pool) {
     strm.wait();
   });
 #endif
+  if (kt) fs.push_back([&] { kt->run({xb.data(), wb.data(), yt.data()}, &pool); });
   const auto t = race(fs, reps);
+  if (kt) {
+    double e = 0;
+    for (size_t i = 0; i < yb.size(); ++i) e = std::max(e, static_cast<double>(std::abs(yb[i] - yt[i])));
+    if (e > 1e-3 * static_cast<double>(s.c * s.kh * s.kw))
+      throw weft::InternalError("tuned conv2d differs from the default's in " + l.name);
+  }
   // Spot check of Weft against the reference on a few outputs.
   auto y = from_blocked(yb, s.n, s.o, s.oh(), s.ow(), kConvOutBlock);
   for (int q = 0; q < 8; ++q) {
@@ -269,9 +346,12 @@ Row conv(const Layer& l, int threads, int reps, ThreadPool& pool) {
               std::to_string(s.stride),
           2.0 * static_cast<double>(s.n * s.o * s.oh() * s.ow()) *
               static_cast<double>(s.c * s.kh * s.kw),
-          t[0],
-          {}};
+          t[0]};
   for (size_t i = 0; i < names.size(); ++i) row.baselines.push_back({names[i], t[i + 1]});
+  if (kt) {
+    row.tuned_s = t.back();
+    row.tuned = tuned;
+  }
   return row;
 }
 
@@ -287,12 +367,28 @@ int main(int argc, char** argv) {
   app.add_option("--what", what, "sgemm | igemm | conv | all");
   app.add_option("--sizes", sizes, "GEMM sizes");
   app.add_option("--layers", layers_csv, "ResNet-18 layer table (scripts/bench/resnet18_conv.csv)");
+  app.add_option("--mr", g_dense.rows, "dense register tile rows");
+  app.add_option("--nr", g_dense.cols, "dense register tile columns");
+  app.add_option("--records", g_records,
+                 "tuning records (a database, or 'default' for the shipped ones): race the tuned "
+                 "schedules against the default ones and oneDNN");
+  app.add_option("--lanes", g_dense.lanes, "dense vector lanes per op");
+  app.add_option("--kun", g_dense.k_unroll, "dense k unroll");
+  app.add_option("--kpack", g_dense.k_pack, "int8 dense: 2 (pairs) or 4 (quads)");
+  app.add_option("--pack-a", g_dense.pack_a, "dense pack A");
+  app.add_option("--mb", g_dense.row_block, "dense row block");
+  app.add_option("--conv-ow", g_conv.ow, "conv register tile columns");
+  app.add_option("--conv-ocb", g_conv.oc_blocks, "conv oc blocks per tile");
+  app.add_option("--conv-order", g_conv.reduce_order, "conv reduce order");
+  app.add_option("--conv-ciu", g_conv.ci_unroll, "conv ci unroll");
+  app.add_option("--conv-rows-outer", g_conv.rows_outer, "conv rows outer");
   CLI11_PARSE(app, argc, argv);
+  g_tuned_mode = !g_records.empty();
   try {
     ThreadPool pool(threads);
     std::fprintf(stderr, "host CPU: %s\n", weft::compiler::codegen::host_cpu_name().c_str());
     std::vector<Row> rows;
-    double log_sum = 0;
+    double log_sum = 0, log_tuned = 0;
     int log_n = 0;
     if (what == "all" || what == "sgemm") {
       for (int64_t n : sizes)
@@ -306,6 +402,7 @@ int main(int argc, char** argv) {
         for (auto& [n, s] : rows.back().baselines) {
           if (n == "onednn" && s > 0) {
             log_sum += std::log(rows.back().weft_s / s);
+            if (rows.back().tuned_s > 0) log_tuned += std::log(rows.back().tuned_s / s);
             ++log_n;
           }
         }
@@ -315,6 +412,9 @@ int main(int argc, char** argv) {
     if (log_n) {
       std::printf("\nResNet-18 C1-C12 fp32 conv2d, geometric mean of Weft/oneDNN time: %.2f\n",
                   std::exp(log_sum / log_n));
+      if (g_tuned_mode)
+        std::printf("ResNet-18 C1-C12 fp32 conv2d, geometric mean of tuned Weft/oneDNN time: %.2f\n",
+                    std::exp(log_tuned / log_n));
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cpu_bench: %s\n", e.what());

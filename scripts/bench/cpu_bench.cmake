@@ -14,3 +14,10 @@ if(WEFT_CPU_BACKEND)
     target_compile_definitions(bench_cpu PRIVATE WEFT_HAVE_DNNL)
   endif()
 endif()
+
+# The CPU schedule search for the benchmark's cases (scripts/bench/cpu_tune_bench.sh).
+if(WEFT_CPU_BACKEND)
+  add_executable(bench_cpu_tune_search ${CMAKE_CURRENT_LIST_DIR}/cpu_tune_search.cc)
+  target_link_libraries(bench_cpu_tune_search PRIVATE weft_runtime_tune CLI11::CLI11)
+  target_link_libraries(bench_cpu PRIVATE weft_runtime_tune)
+endif()

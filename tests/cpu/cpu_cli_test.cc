@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 namespace {
@@ -90,6 +91,32 @@ TEST(CpuCli, BadInputsAreUserErrors) {
   r = weft("compile dense --emit llvm --M 4 --N 4 --K 4");
   EXPECT_EQ(r.code, 1);
   EXPECT_THAT(r.out, HasSubstr("--emit llvm goes with --target llvm"));
+}
+
+// weft tune --target llvm writes records that weft run --target llvm then uses; --no-records
+// goes back to the default schedule; a corrupt database is a clear error.
+TEST(CpuCli, TuneThenRunUsesTheBestRecord) {
+  const auto db = std::filesystem::temp_directory_path() / "weft_cpu_cli_tune.jsonl";
+  std::filesystem::remove(db);
+  Result t = weft("tune dense --target llvm --M 16 --N 32 --K 8 --trials 3 --quiet --db " +
+                  db.string());
+  ASSERT_EQ(t.code, 0) << t.out;
+  EXPECT_THAT(t.out, HasSubstr("\"best_schedule\""));
+  Result r = weft("run dense --target llvm --M 16 --N 32 --K 8 --repeats 1 --tune-db " +
+                  db.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("\"source\": \"" + db.string() + "\""));
+  EXPECT_THAT(r.out, HasSubstr("\"correct\": true"));
+  r = weft("run dense --target llvm --M 16 --N 32 --K 8 --repeats 1 --no-records --tune-db " +
+           db.string());
+  EXPECT_THAT(r.out, HasSubstr("default schedule (--no-records)"));
+  {
+    std::ofstream(db, std::ios::app) << "{not json\n";
+  }
+  r = weft("run dense --target llvm --M 16 --N 32 --K 8 --tune-db " + db.string());
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.out, HasSubstr(db.string()));
+  std::filesystem::remove(db);
 }
 
 }  // namespace

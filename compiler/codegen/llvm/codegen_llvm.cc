@@ -117,7 +117,8 @@ class VectorCheck : public ir::Visitor {
   void visit_For(const ir::For& n) override { fail("it contains the loop '" + n.var->name + "'"); }
   void visit_Allocate(const ir::Allocate& n) override { fail("it allocates a buffer"); }
   void visit_Call(const ir::Call& n) override {
-    if (n.name != ir::kSelect && n.name != ir::kDot2I16) fail("it calls '" + n.name + "'");
+    if (n.name != ir::kSelect && n.name != ir::kDot2I16 && n.name != ir::kDot4U8S8)
+      fail("it calls '" + n.name + "'");
     ir::Visitor::visit_Call(n);
   }
   void visit_Load(const ir::Load& n) override {
@@ -314,6 +315,15 @@ class Gen {
     if (n.op == BinOp::kLt || n.op == BinOp::kGe || n.op == BinOp::kAnd) {
       return from_bool(cond_of_binary(n), n.dtype);
     }
+    if (n.op == BinOp::kAdd && n.dtype == ir::DType::kInt32) {
+      // acc + dot4_u8s8(x, y) (either side): one vpdpbusd with acc as its addend.
+      for (const auto& [acc, d] : {std::make_pair(n.a, n.b), std::make_pair(n.b, n.a)}) {
+        if (d->kind != ir::NodeKind::kCall) continue;
+        const auto& c = static_cast<const ir::Call&>(*d);
+        if (c.name != ir::kDot4U8S8 || c.args.size() != 2) continue;
+        if (llvm::Value* v = dot4(c, convert(expr(acc), acc->dtype, ir::DType::kInt32))) return v;
+      }
+    }
     llvm::Value* a = convert(expr(n.a), n.a->dtype, n.dtype);
     llvm::Value* b = convert(expr(n.b), n.b->dtype, n.dtype);
     unify(a, b);
@@ -389,6 +399,83 @@ class Gen {
     return lt ? b_.CreateICmpSLT(a, b) : b_.CreateICmpSGE(a, b);
   }
 
+  // dot4_u8s8(x, y) [+ acc]: vpdpbusd in 16-lane (AVX512-VNNI) or 8-lane (AVX-VNNI or
+  // AVX512-VNNI with VL) pieces where the host has it, else widening multiplies and three adds
+  // per lane. With `acc` null the addend is zero; the generic path adds acc itself. Returns
+  // null only when acc is given and the generic path applies (the caller adds).
+  llvm::Value* dot4(const ir::Call& n, llvm::Value* acc) {
+    llvm::Value* x = convert(expr(n.args[0]), n.args[0]->dtype, ir::DType::kInt32);
+    llvm::Value* y = convert(expr(n.args[1]), n.args[1]->dtype, ir::DType::kInt32);
+    unify(x, y);
+    if (acc) unify(acc, x);
+    if (acc) unify(x, acc);
+    if (acc) unify(y, acc);
+    const bool scalar = !is_vec(x);
+    const unsigned lanes = scalar ? 1 : static_cast<unsigned>(lanes_);
+    auto* i8 = llvm::Type::getInt8Ty(ctx_);
+    auto* i32 = llvm::Type::getInt32Ty(ctx_);
+    const auto& f = target_.features;
+    const bool x86 = llvm::Triple(target_.triple).isX86();
+    const bool vnni512 = f.find("+avx512vnni") != std::string::npos &&
+                         f.find("+avx512bw") != std::string::npos;
+    const bool vnni256 = (vnni512 && f.find("+avx512vl") != std::string::npos) ||
+                         f.find("+avxvnni") != std::string::npos;
+    const unsigned chunk = vnni512 && lanes % 16 == 0 ? 16 : (vnni256 && lanes % 8 == 0 ? 8 : 0);
+    if (x86 && chunk > 0) {
+      const llvm::Intrinsic::ID id = chunk == 16 ? llvm::Intrinsic::x86_avx512_vpdpbusd_512
+                                                 : llvm::Intrinsic::x86_avx512_vpdpbusd_256;
+      auto* vc = llvm::FixedVectorType::get(i32, chunk);
+      std::vector<llvm::Value*> parts;
+      for (unsigned c = 0; c < lanes; c += chunk) {
+        std::vector<int> m;
+        for (unsigned i = 0; i < chunk; ++i) m.push_back(static_cast<int>(c + i));
+        auto piece = [&](llvm::Value* v) {
+          return lanes == chunk ? v : b_.CreateShuffleVector(v, v, m);
+        };
+        llvm::Value* a0 = acc ? piece(acc) : llvm::Constant::getNullValue(vc);
+        parts.push_back(b_.CreateIntrinsic(id, {}, {a0, piece(x), piece(y)}));
+      }
+      while (parts.size() > 1) {  // concatenate pairwise (an odd count padded with undef)
+        if (parts.size() % 2 != 0) parts.push_back(llvm::UndefValue::get(parts.back()->getType()));
+        std::vector<llvm::Value*> next;
+        for (size_t i = 0; i + 1 < parts.size(); i += 2) {
+          const unsigned w =
+              llvm::cast<llvm::FixedVectorType>(parts[i]->getType())->getNumElements();
+          std::vector<int> m;
+          for (unsigned q = 0; q < 2 * w; ++q) m.push_back(static_cast<int>(q));
+          next.push_back(b_.CreateShuffleVector(parts[i], parts[i + 1], m));
+        }
+        parts = std::move(next);
+      }
+      llvm::Value* r = parts[0];
+      if (llvm::cast<llvm::FixedVectorType>(r->getType())->getNumElements() != lanes) {
+        std::vector<int> m;
+        for (unsigned q = 0; q < lanes; ++q) m.push_back(static_cast<int>(q));
+        r = b_.CreateShuffleVector(r, r, m);
+      }
+      return r;
+    }
+    if (acc) return nullptr;
+    // Generic: bytes widened (x unsigned, y signed), multiplied, the four of a lane added.
+    if (scalar) {
+      x = b_.CreateVectorSplat(1, x);
+      y = b_.CreateVectorSplat(1, y);
+    }
+    auto* v8 = llvm::FixedVectorType::get(i8, 4 * lanes);
+    auto* v32 = llvm::FixedVectorType::get(i32, lanes);
+    llvm::Value* xs = b_.CreateBitCast(x, v8);
+    llvm::Value* ys = b_.CreateBitCast(y, v8);
+    llvm::Value* r = nullptr;
+    for (unsigned byte = 0; byte < 4; ++byte) {
+      std::vector<int> m;
+      for (unsigned i = 0; i < lanes; ++i) m.push_back(static_cast<int>(4 * i + byte));
+      llvm::Value* p = b_.CreateMul(b_.CreateZExt(b_.CreateShuffleVector(xs, xs, m), v32),
+                                    b_.CreateSExt(b_.CreateShuffleVector(ys, ys, m), v32));
+      r = r ? b_.CreateAdd(r, p) : p;
+    }
+    return scalar ? b_.CreateExtractElement(r, uint64_t{0}) : r;
+  }
+
   llvm::Value* call(const ir::Call& n) {
     if (n.name == ir::kSelect && n.args.size() == 3) {
       llvm::Value* c = cond(n.args[0]);
@@ -401,6 +488,7 @@ class Gen {
       }
       return b_.CreateSelect(c, a, b);
     }
+    if (n.name == ir::kDot4U8S8 && n.args.size() == 2) return dot4(n, nullptr);
     if (n.name == ir::kDot2I16 && n.args.size() == 2) {
       // Each int32 lane is two int16 halves: multiply pairwise and add (x86 pmaddwd).
       llvm::Value* x = convert(expr(n.args[0]), n.args[0]->dtype, ir::DType::kInt32);
@@ -435,7 +523,9 @@ class Gen {
           llvm::Value* yc = lanes == chunk ? ys : b_.CreateShuffleVector(ys, ys, m);
           parts.push_back(b_.CreateIntrinsic(id, {}, {xc, yc}));
         }
-        while (parts.size() > 1) {  // concatenate pairwise
+        while (parts.size() > 1) {  // concatenate pairwise (an odd count padded with undef)
+          if (parts.size() % 2 != 0)
+            parts.push_back(llvm::UndefValue::get(parts.back()->getType()));
           std::vector<llvm::Value*> next;
           for (size_t i = 0; i + 1 < parts.size(); i += 2) {
             const unsigned w =
@@ -447,6 +537,12 @@ class Gen {
           parts = std::move(next);
         }
         r = parts[0];
+        const unsigned got = llvm::cast<llvm::FixedVectorType>(r->getType())->getNumElements();
+        if (got != lanes) {  // drop the padding
+          std::vector<int> m;
+          for (unsigned q = 0; q < lanes; ++q) m.push_back(static_cast<int>(q));
+          r = b_.CreateShuffleVector(r, r, m);
+        }
       } else {
         std::vector<int> even, odd;
         for (unsigned i = 0; i < lanes; ++i) {

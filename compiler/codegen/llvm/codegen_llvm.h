@@ -57,7 +57,21 @@ std::unique_ptr<JitModule> jit_compile(const std::vector<LoweredFunc>& funcs,
 /// The optimized LLVM IR of `funcs` for the host CPU, without compiling it.
 std::string emit_llvm(const std::vector<LoweredFunc>& funcs);
 
-/// The name of the host CPU as LLVM sees it (e.g. "znver3").
+/// The name of the host CPU as LLVM sees it (e.g. "znver3"; LLVM 16 calls Zen 5 "generic").
 std::string host_cpu_name();
+
+/// The vector extensions of the host that the CPU schedules care about, from LLVM's
+/// getHostCPUFeatures (never from the CPU's name).
+struct HostIsa {
+  bool avx2 = false, fma = false, avx512f = false, avx512bw = false, avx512vnni = false,
+       avxvnni = false;
+  /// "avx512-vnni", "avx512", "avx2" or "generic": the key of the CPU tuning records.
+  std::string key() const;
+  /// 32-bit lanes of one vector register (16 with AVX-512, 8 with AVX2, 4 otherwise).
+  int lanes32() const { return avx512f ? 16 : (avx2 ? 8 : 4); }
+  /// Vector registers (32 with AVX-512, else 16).
+  int registers() const { return avx512f ? 32 : 16; }
+};
+HostIsa host_isa();
 
 }  // namespace weft::compiler::codegen

@@ -10,6 +10,7 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Host.h>
 
 #include <mutex>
 
@@ -145,5 +146,25 @@ std::string emit_llvm(const std::vector<LoweredFunc>& funcs) {
 }
 
 std::string host_cpu_name() { return host_builder().getCPU(); }
+
+std::string HostIsa::key() const {
+  if (avx512f && avx512bw) return avx512vnni ? "avx512-vnni" : "avx512";
+  if (avx2 && fma) return "avx2";
+  return "generic";
+}
+
+HostIsa host_isa() {
+  llvm::StringMap<bool> f;
+  HostIsa h;
+  if (!llvm::sys::getHostCPUFeatures(f)) return h;
+  auto has = [&](const char* n) { return f.lookup(n); };
+  h.avx2 = has("avx2");
+  h.fma = has("fma");
+  h.avx512f = has("avx512f");
+  h.avx512bw = has("avx512bw");
+  h.avx512vnni = has("avx512vnni");
+  h.avxvnni = has("avxvnni");
+  return h;
+}
 
 }  // namespace weft::compiler::codegen

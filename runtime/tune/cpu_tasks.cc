@@ -1,0 +1,91 @@
+// The CPU (LLVM) tuning tasks: the search space for the host's vector width, the operator
+// builder the space calls for each trace, seeds (today's default schedule first), the host
+// measurer and the loop-nest features.
+#include "runtime/tune/cpu_tasks.h"
+
+#include "compiler/codegen/llvm/codegen_llvm.h"
+#include "compiler/tune/cpu_features.h"
+#include "hardware/isa/errors.h"
+#include "runtime/tune/cpu_measurer.h"
+#include "runtime/tune/cpu_schedules.h"
+
+namespace weft::rt::tune {
+
+using compiler::tune::CpuKnobs;
+using compiler::tune::Workload;
+
+bool cpu_tuning_available() { return true; }
+
+namespace {
+
+int64_t get(const Workload& w, const char* n) {
+  if (!w.shape.contains(n) || !w.shape[n].is_number_integer())
+    throw UserError("tune --target llvm: workload " + w.key() + " has no integer '" + n + "'");
+  return w.shape[n].get<int64_t>();
+}
+
+}  // namespace
+
+Task make_cpu_task(const Workload& w, const std::string& name) {
+  const compiler::codegen::HostIsa isa = compiler::codegen::host_isa();
+  const compiler::tune::CpuSpaceHost host{isa.lanes32(), isa.registers()};
+  const std::string dtype = w.shape.value("dtype", std::string("float32"));
+  const cpu::DType dt = cpu::parse_dtype(dtype, "tune --dtype");
+  Workload wl = w;
+  wl.shape["dtype"] = dtype;
+  std::vector<CpuKnobs> seeds;
+  compiler::tune::CpuBuilder build;
+  if (w.op == "dense") {
+    const int64_t m = get(w, "m"), n = get(w, "n"), k = get(w, "k");
+    cpu::dense(m, n, k, dt);  // shape errors now, not per candidate
+    seeds.push_back(knobs_of(cpu::DenseSchedule{}));
+    const int64_t vl = isa.lanes32();
+    seeds.push_back(knobs_of(cpu::DenseSchedule{8, 2 * vl}));
+    seeds.push_back(knobs_of(cpu::DenseSchedule{6, 4 * vl}));
+    if (dt == cpu::DType::kInt8) {
+      cpu::DenseSchedule q{8, 2 * vl};
+      q.k_pack = 4;
+      seeds.push_back(knobs_of(q));
+    }
+    build = [=](const CpuKnobs& kn) {
+      auto b = std::make_shared<CpuOpCandidate>();
+      b->op = cpu::dense(m, n, k, dt, dense_schedule_of(kn));
+      b->func = b->op.func;
+      b->knobs = kn;
+      b->ops = b->op.ops;
+      return std::shared_ptr<const compiler::tune::CandidateBody>(b);
+    };
+  } else if (w.op == "conv2d") {
+    const int64_t ks = get(w, "k");
+    const cpu::Conv2dShape s{get(w, "n"), get(w, "ic"), get(w, "h"),      get(w, "w"),  get(w, "oc"),
+                             ks,          ks,           get(w, "stride"), get(w, "pad")};
+    cpu::conv2d(s, dt);  // shape errors now
+    cpu::ConvSchedule def;
+    def.ow = s.ow() % 7 == 0 ? 7 : 6;  // what ow = 0 resolves to
+    seeds.push_back(knobs_of(def));
+    def.oc_blocks = 2;
+    seeds.push_back(knobs_of(def));
+    build = [=](const CpuKnobs& kn) {
+      auto b = std::make_shared<CpuOpCandidate>();
+      b->op = cpu::conv2d(s, dt, conv_schedule_of(kn));
+      b->func = b->op.func;
+      b->knobs = kn;
+      b->ops = b->op.ops;
+      return std::shared_ptr<const compiler::tune::CandidateBody>(b);
+    };
+  } else {
+    throw UserError("tune --target llvm: no CPU search space for '" + w.op +
+                    "' (dense or conv2d)");
+  }
+  Task t;
+  t.name = name;
+  t.workload = wl;
+  t.target = cpu_host_target();
+  t.space = std::make_shared<compiler::tune::CpuSpace>(w.op, wl, host, build, seeds);
+  t.measurer = std::make_shared<CpuMeasurer>(wl, 5);
+  t.features = std::make_shared<compiler::tune::CpuLoopFeatures>();
+  t.weight = t.space->weight();
+  return t;
+}
+
+}  // namespace weft::rt::tune
