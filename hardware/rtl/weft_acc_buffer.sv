@@ -88,9 +88,17 @@ module weft_acc_buffer
   assign unused_acc = ^{wr_slice_i, wr_mask_i, wr_idx_i, pad_idx_i, wb_idx_i, dst_idx_i,
                         src_idx_i, st_idx_i};
 
-  assign dst_data_o = mem_q[LD'(dst_idx_i)];
-  assign src_data_o = mem_q[LD'(src_idx_i)];
+  // the read ports' address registers (no reset: a RAM's)
+  logic [LD-1:0] dst_idx_q, src_idx_q;
+  always_ff @(posedge clk_i) begin
+    dst_idx_q <= LD'(dst_idx_i);
+    src_idx_q <= LD'(src_idx_i);
+  end
+  assign dst_data_o = mem_q[dst_idx_q];
+  assign src_data_o = mem_q[src_idx_q];
   for (genvar p = 0; p < NST; p++) begin : g_st
-    assign st_data_o[p*EW +: EW] = mem_q[LD'(st_idx_i[p*weft_rtl_pkg::IDX_W +: weft_rtl_pkg::IDX_W])];
+    logic [LD-1:0] st_idx_q;
+    always_ff @(posedge clk_i) st_idx_q <= LD'(st_idx_i[p*weft_rtl_pkg::IDX_W +: weft_rtl_pkg::IDX_W]);
+    assign st_data_o[p*EW +: EW] = mem_q[st_idx_q];
   end
 endmodule

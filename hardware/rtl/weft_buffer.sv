@@ -1,7 +1,12 @@
 // An on-chip buffer (UOP, INP or WGT) of DEPTH elements of ELEM_BYTES bytes: written by a read
 // DMA (whole elements by lanes, or one beat-wide slice of an element wider than a beat) and by
-// the DMA's padding filler (zero elements), read asynchronously by NRD ports. Indices wrap at
+// the DMA's padding filler (zero elements), read by NRD synchronous ports. Indices wrap at
 // DEPTH; the program checks keep them in range.
+// Each read port registers its index: rd_idx_i is the element read in the NEXT cycle, and
+// rd_data_o holds it then, with every write of this cycle already in it (a write-first,
+// transparent read). That is the block-RAM read port vendor tools infer (a registered
+// address), and it costs no cycle: the readers present the index a cycle early, from the
+// next-state values of the registers that used to address the array asynchronously.
 module weft_buffer
 #(
   parameter int unsigned ELEM_BYTES = 4,
@@ -46,6 +51,8 @@ module weft_buffer
   assign unused_buf = ^{wr_slice_i, wr_mask_i, wr_idx_i, pad_idx_i, pad_mask_i, rd_idx_i};
 
   for (genvar p = 0; p < NRD; p++) begin : g_rd
-    assign rd_data_o[p*EW +: EW] = mem_q[LD'(rd_idx_i[p*weft_rtl_pkg::IDX_W +: weft_rtl_pkg::IDX_W])];
+    logic [LD-1:0] rd_idx_q;  // no reset: a RAM's address register
+    always_ff @(posedge clk_i) rd_idx_q <= LD'(rd_idx_i[p*weft_rtl_pkg::IDX_W +: weft_rtl_pkg::IDX_W]);
+    assign rd_data_o[p*EW +: EW] = mem_q[rd_idx_q];
   end
 endmodule

@@ -18,6 +18,7 @@ module weft_compute
   input  logic [63:0]         dram_base_i,
   input  logic                cmd_valid_i,
   input  logic [weft_rtl_pkg::CMD_W-1:0]    cmd_i,
+  input  logic [weft_rtl_pkg::CMD_W-1:0]    cmd_next_i,  // the queue's head in the next cycle
   output logic                cmd_pop_o,
   input  logic                tok_prev_avail_i,  // load->compute
   output logic                tok_prev_pop_o,
@@ -42,8 +43,11 @@ module weft_compute
   output logic [weft_rtl_pkg::IDX_W-1:0]    pad_idx_o,
   output logic [weft_rtl_pkg::LANES-1:0]    pad_mask_o,
   // buffers
-  output logic [weft_rtl_pkg::IDX_W-1:0]    uop_idx_o,
-  input  logic [weft_pkg::UOP_BITS-1:0] uop_i,
+  // The buffers' read ports are synchronous (registered index): every index below is the
+  // element read in the NEXT cycle. The UOP buffer has two: [0] the issue stage's next micro-op,
+  // [1] the first micro-op of the command that will be at the queue's head.
+  output logic [2*weft_rtl_pkg::IDX_W-1:0]  uop_idx_o,
+  input  logic [2*weft_pkg::UOP_BITS-1:0] uop_i,
   output logic [weft_rtl_pkg::IDX_W-1:0]    inp_idx_o,
   input  logic [weft_pkg::INP_ELEM_BYTES*8-1:0] inp_i,
   output logic [weft_rtl_pkg::IDX_W-1:0]    wgt_idx_o,
@@ -124,7 +128,7 @@ module weft_compute
   // pipeline stage registers (S1: operand read, S2: arithmetic, S3: write-back)
   logic s1_v_q, s1_gemm_q, s1_reset_q, s1_imm_q;
   logic [2:0] s1_op_q;
-  logic [31:0] s1_immv_q, s1_dst_q, s1_src_q, s1_wgt_q;
+  logic [31:0] s1_immv_q, s1_dst_q;  // (src/wgt are registered in the buffers' read ports)
   logic s2_v_q, s2_gemm_q, s2_reset_q;
   logic [2:0] s2_op_q;
   logic [31:0] s2_dst_q;
@@ -138,7 +142,16 @@ module weft_compute
   logic starting;
   assign starting = start_o && is_ga && !zero_iter;
 
-  assign uop_idx_o = starting ? 32'(c.uop_bgn) : 32'(k_q);
+  // The micro-op of this cycle: the first of the starting command, else the k_q-th. Both were
+  // addressed a cycle ago (k_d then, and the uop_bgn of the queue's next head).
+  weft_rtl_pkg::cmp_insn_t c_nx;
+  weft_rtl_pkg::mem_insn_t unused_m_nx;
+  logic [3:0] unused_loge_nx;
+  weft_decode u_dec_nx (.insn_i(cmd_next_i[127:0]), .mem_o(unused_m_nx), .cmp_o(c_nx),
+                        .log_elem_o(unused_loge_nx));
+  logic [weft_pkg::UOP_BITS-1:0] uop;
+  assign uop = starting ? uop_i[weft_pkg::UOP_BITS +: weft_pkg::UOP_BITS] : uop_i[0 +: weft_pkg::UOP_BITS];
+  assign uop_idx_o = {weft_rtl_pkg::IDX_W'(c_nx.uop_bgn), weft_rtl_pkg::IDX_W'(k_d)};
 
   always_comb begin
     ci        = starting ? c : iq_q;
@@ -152,9 +165,9 @@ module weft_compute
     cur_gemm  = (ci.op == weft_pkg::OP_GEMM);
     cur_reset = cur_gemm && ci.reset_reg;
     reg_op    = !cur_gemm && !ci.use_imm;
-    dst = 32'(uop_i[weft_pkg::UOP_DST_LSB +: weft_pkg::UOP_DST_W]) + cdb;
-    src = 32'(uop_i[weft_pkg::UOP_SRC_LSB +: weft_pkg::UOP_SRC_W]) + csb;
-    wgt = 32'(uop_i[weft_pkg::UOP_WGT_LSB +: weft_pkg::UOP_WGT_W]) + cwb;
+    dst = 32'(uop[weft_pkg::UOP_DST_LSB +: weft_pkg::UOP_DST_W]) + cdb;
+    src = 32'(uop[weft_pkg::UOP_SRC_LSB +: weft_pkg::UOP_SRC_W]) + csb;
+    wgt = 32'(uop[weft_pkg::UOP_WGT_LSB +: weft_pkg::UOP_WGT_W]) + cwb;
     hz = 1'b0;
     if (!cur_reset) begin
       if (s1_v_q && s1_dst_q == dst) hz = 1'b1;
@@ -311,13 +324,15 @@ module weft_compute
   end
 
   logic unused_compute;
-  assign unused_compute = ^{uop_i, ci, cmd_i, m};
+  assign unused_compute = ^{uop, ci, cmd_i, m, cmd_next_i, c_nx, unused_m_nx, unused_loge_nx};
 
   // ---------------- pipeline ----------------
-  assign inp_idx_o     = s1_src_q;
-  assign wgt_idx_o     = s1_wgt_q;
-  assign acc_dst_idx_o = s1_dst_q;
-  assign acc_src_idx_o = s1_src_q;
+  // The operand stage reads the issued iteration's dst/src/wgt; the synchronous ports are given those registers' next
+  // values (the issue stage's dst/src/wgt), so the data is there in the operand cycle.
+  assign inp_idx_o     = src;
+  assign wgt_idx_o     = wgt;
+  assign acc_dst_idx_o = dst;
+  assign acc_src_idx_o = src;
 
   logic [AE-1:0] gemm_sum, alu_y, s2_res, immv;
   always_comb begin
@@ -358,7 +373,7 @@ module weft_compute
       ld_push_prev_q <= 1'b0; ld_push_next_q <= 1'b0; ld_idx_q <= '0;
       s1_v_q <= 1'b0; s2_v_q <= 1'b0; s3_v_q <= 1'b0;
       s1_gemm_q <= 1'b0; s1_reset_q <= 1'b0; s1_imm_q <= 1'b0; s1_op_q <= '0;
-      s1_immv_q <= '0; s1_dst_q <= '0; s1_src_q <= '0; s1_wgt_q <= '0;
+      s1_immv_q <= '0; s1_dst_q <= '0;
       s2_gemm_q <= 1'b0; s2_reset_q <= 1'b0; s2_op_q <= '0; s2_dst_q <= '0;
       s2_inp_q <= '0; s2_wgt_q <= '0; s2_a_q <= '0; s2_b_q <= '0;
       s3_dst_q <= '0; s3_data_q <= '0;
@@ -383,8 +398,6 @@ module weft_compute
       s1_op_q    <= ci.alu_op;
       s1_immv_q  <= ci.imm;
       s1_dst_q   <= dst;
-      s1_src_q   <= src;
-      s1_wgt_q   <= wgt;
       // S2: operands
       s2_v_q     <= s1_v_q && !clear_i;
       s2_gemm_q  <= s1_gemm_q;

@@ -12,6 +12,7 @@ module weft_fifo #(
   input  logic [WIDTH-1:0] push_data_i,
   input  logic             pop_i,
   output logic [WIDTH-1:0] head_o,
+  output logic [WIDTH-1:0] head_next_o,  // the head of the next cycle (for a reader a cycle ahead)
   output logic             empty_o,
   output logic [$clog2(DEPTH+1)-1:0] count_o
 );
@@ -59,6 +60,7 @@ module weft_fifo #(
   end
 
   assign head_o  = mem_q[rd_q];
+  assign head_next_o = (push_i && !clear_i && wr_q == rd_d) ? push_data_i : mem_q[rd_d];
   assign empty_o = (cnt_q == '0);
   assign count_o = cnt_q;
 endmodule

@@ -99,11 +99,11 @@ module weft_store
   // Beat data: accumulator elements narrowed to int8.
   if (OE >= weft_rtl_pkg::BUS_BYTES) begin : g_wide
     // one element spans several beats: this beat is one slice of it
-    logic [31:0] e, sl;
+    logic [31:0] sl;
     logic [OE*8-1:0] o;
-    assign e  = j_q >> (LOE - weft_rtl_pkg::LOG_BUS);
     assign sl = j_q & ((32'd1 << (LOE - weft_rtl_pkg::LOG_BUS)) - 32'd1);
-    assign st_idx_o = rsram_q + e;
+    // the accumulator read port is synchronous: it is given the next cycle's element
+    assign st_idx_o = rsram_d + (j_d >> (LOE - weft_rtl_pkg::LOG_BUS));
     assign o  = narrow(st_data_i);
     assign w_data_o = o[sl[$clog2(OE/weft_rtl_pkg::BUS_BYTES+1)-1:0]*weft_rtl_pkg::BUS_BITS +: weft_rtl_pkg::BUS_BITS];
     assign w_strb_o = '1;
@@ -116,9 +116,14 @@ module weft_store
       logic in_row;
       assign a   = beat_addr + 64'(p * OE);
       assign off = (a - raddr_q) >> LOE;
-      assign st_idx_o[p*weft_rtl_pkg::IDX_W +: weft_rtl_pkg::IDX_W] = rsram_q + off[31:0];
+      // the accumulator read port is synchronous: it is given the next cycle's element, the
+      // same offset computed from the next-state registers
+      logic [63:0] a_n, off_n;
+      assign a_n   = (raddr_d & ~weft_rtl_pkg::BUS_LOW) + (64'(j_d) << weft_rtl_pkg::LOG_BUS) + 64'(p * OE);
+      assign off_n = (a_n - raddr_d) >> LOE;
+      assign st_idx_o[p*weft_rtl_pkg::IDX_W +: weft_rtl_pkg::IDX_W] = rsram_d + off_n[31:0];
       logic unused_off;
-      assign unused_off = ^{off[63:32]};
+      assign unused_off = ^{off, off_n[63:32]};
       assign in_row = (a >= raddr_q) && (a < row_end);
       assign w_data_o[p*OE*8 +: OE*8] = in_row ? narrow(st_data_i[p*AE +: AE]) : '0;
       assign w_strb_o[p*OE +: OE] = {OE{in_row}};

@@ -131,6 +131,9 @@ module weft_top
   logic             f_all, f_blocked;
   logic [2:0]       q_full, q_empty, q_pop;
   logic [weft_rtl_pkg::CMD_W-1:0] q_head [3];
+  logic [weft_rtl_pkg::CMD_W-1:0] q_head_next [3];  // compute's is read a cycle ahead (UOP port)
+  logic unused_head_next;
+  assign unused_head_next = ^{q_head_next[0], q_head_next[2]};
   logic [$clog2(weft_pkg::CMD_QUEUE_DEPTH+1)-1:0] q_count [3];
 
   weft_fetch u_fetch (
@@ -147,7 +150,8 @@ module weft_top
     weft_fifo #(.WIDTH(weft_rtl_pkg::CMD_W), .DEPTH(weft_pkg::CMD_QUEUE_DEPTH)) u_q (
       .clk_i(clk), .rst_ni(rst_n), .clear_i(clear),
       .push_i(disp_valid && disp_target == 2'(q)), .push_data_i(disp_cmd),
-      .pop_i(q_pop[q]), .head_o(q_head[q]), .empty_o(q_empty[q]), .count_o(q_count[q])
+      .pop_i(q_pop[q]), .head_o(q_head[q]), .head_next_o(q_head_next[q]), .empty_o(q_empty[q]),
+      .count_o(q_count[q])
     );
     assign q_full[q] = (32'(q_count[q]) >= weft_pkg::CMD_QUEUE_DEPTH);
   end
@@ -172,8 +176,9 @@ module weft_top
   logic [weft_rtl_pkg::BUS_BITS-1:0] l_wr_data, c_wr_data;
   logic [2:0]          l_wr_type, c_wr_type, l_pad_type;
 
-  logic [weft_rtl_pkg::IDX_W-1:0] uop_idx, inp_idx, wgt_idx, dst_idx, src_idx, wb_idx;
-  logic [weft_pkg::UOP_BITS-1:0] uop_data;
+  logic [2*weft_rtl_pkg::IDX_W-1:0] uop_idx;
+  logic [weft_rtl_pkg::IDX_W-1:0] inp_idx, wgt_idx, dst_idx, src_idx, wb_idx;
+  logic [2*weft_pkg::UOP_BITS-1:0] uop_data;
   logic [weft_pkg::INP_ELEM_BYTES*8-1:0] inp_data;
   logic [weft_pkg::WGT_ELEM_BYTES*8-1:0] wgt_data;
   logic [AE-1:0] dst_data, src_data, wb_data;
@@ -181,7 +186,7 @@ module weft_top
   logic [NST*weft_rtl_pkg::IDX_W-1:0] st_idx;
   logic [NST*AE-1:0] st_data;
 
-  weft_buffer #(.ELEM_BYTES(weft_pkg::UOP_ELEM_BYTES), .DEPTH(weft_pkg::UOP_DEPTH), .NRD(1)) u_uop_buf (
+  weft_buffer #(.ELEM_BYTES(weft_pkg::UOP_ELEM_BYTES), .DEPTH(weft_pkg::UOP_DEPTH), .NRD(2)) u_uop_buf (
     .clk_i(clk),
     .wr_valid_i(c_wr_valid && c_wr_type == weft_pkg::MEM_UOP), .wr_idx_i(c_wr_idx), .wr_mask_i(c_wr_mask),
     .wr_slice_i(c_wr_slice), .wr_data_i(c_wr_data),
@@ -238,7 +243,7 @@ module weft_top
   weft_compute u_compute (
     .clk_i(clk), .rst_ni(rst_n), .clear_i(clear), .run_i(run), .now_i(now),
     .dram_base_i(dram_base),
-    .cmd_valid_i(!q_empty[1]), .cmd_i(q_head[1]), .cmd_pop_o(q_pop[1]),
+    .cmd_valid_i(!q_empty[1]), .cmd_i(q_head[1]), .cmd_next_i(q_head_next[1]), .cmd_pop_o(q_pop[1]),
     .tok_prev_avail_i(tok_avail[0]), .tok_prev_pop_o(tok_pop[0]),
     .tok_next_avail_i(tok_avail[3]), .tok_next_pop_o(tok_pop[3]),
     .push_prev_n_o(c_push_prev), .push_next_n_o(c_push_next),
