@@ -10,7 +10,7 @@ bytes the schedule actually moves against the compulsory ones, and each module's
 The "compute-module bound" counts every micro-op the compute module must issue (GEMM + reset +
 ALU); a layer at >= 90% of it is limited by the compute module itself, not by the schedule.
 
-  scripts/bench/tune_limits.py --weft build/runtime/weft --config vta [--json out.json]
+  scripts/bench/tune_limits.py --weft build/runtime/weft --config vta [--tune-db DB] [--json out.json]
 """
 import argparse
 import json
@@ -22,13 +22,19 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--weft", default="build/runtime/weft")
     ap.add_argument("--config", default="vta")
+    ap.add_argument("--batch", type=int, help="default: the configuration's GEMM batch")
+    ap.add_argument("--tune-db", help="records to take the knobs from (default: the shipped)")
     ap.add_argument("--json")
     a = ap.parse_args()
     rows = []
     for i in range(1, 13):
         layer = f"C{i}"
-        p = subprocess.run([a.weft, "run", "conv2d", "--layer", layer, "--config", a.config],
-                           capture_output=True, text=True)
+        batch = a.batch or (1 if a.config == "vta" else 8)
+        cmd = [a.weft, "run", "conv2d", "--layer", layer, "--config", a.config,
+               "--N", str(batch)] + (["--tune-db", a.tune_db] if a.tune_db else [])
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if "knobs from the tuning records" not in p.stderr:
+            sys.exit(f"{layer}: no tuning record for this shape ({' '.join(cmd)})")
         if p.returncode != 0:
             sys.exit(f"weft run conv2d --layer {layer} failed: {p.stderr}")
         d = json.loads(p.stdout)
