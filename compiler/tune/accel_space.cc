@@ -155,13 +155,17 @@ ops::Conv2dKnobs AccelConv2dSpace::knobs_of(const Trace& t) const {
 Candidate AccelConv2dSpace::apply(const Trace& t) const {
   return guarded(t, [&]() -> std::shared_ptr<const CandidateBody> {
     const ops::Conv2dKnobs k = knobs_of(t);
-    ops::Conv2d op = ops::make_conv2d(*layout_, shape_, k, epilogue_);
     auto body = std::make_shared<AccelBody>();
     body->op = "conv2d";
     body->conv_shape = shape_;
     body->conv_knobs = k;
     body->vthreads = k.vthreads;
     body->macs = shape_.macs();
+    if (builder_) {
+      builder_(*body);
+      return body;
+    }
+    ops::Conv2d op = ops::make_conv2d(*layout_, shape_, k, epilogue_);
     body->program = compile_accel(*op.schedule, *layout_);
     if (post_) {
       std::string err = post_(body->program);
@@ -254,13 +258,17 @@ ops::DenseKnobs AccelDenseSpace::knobs_of(const Trace& t) const {
 Candidate AccelDenseSpace::apply(const Trace& t) const {
   return guarded(t, [&]() -> std::shared_ptr<const CandidateBody> {
     const ops::DenseKnobs k = knobs_of(t);
-    ops::Dense op = ops::make_dense(*layout_, shape_, k, epilogue_);
     auto body = std::make_shared<AccelBody>();
     body->op = "dense";
     body->dense_shape = shape_;
     body->dense_knobs = k;
     body->vthreads = k.vthreads;
     body->macs = shape_.m * shape_.n * shape_.k;
+    if (builder_) {
+      builder_(*body);
+      return body;
+    }
+    ops::Dense op = ops::make_dense(*layout_, shape_, k, epilogue_);
     body->program = compile_accel(*op.schedule, *layout_);
     if (post_) {
       std::string err = post_(body->program);

@@ -38,8 +38,17 @@ struct AccelBody : CandidateBody {
   accel::Program program;
   int64_t vthreads = 1;
   int64_t macs = 0;  // useful multiply-accumulates
+  /// The target's own build of this candidate (the runtime's placed instruction stream), made
+  /// once by the task's builder during validation and reused by the measurer, so a trial
+  /// compiles once; null when the space has no builder.
+  std::shared_ptr<const void> prepared;
   nlohmann::json describe() const override;
 };
+
+/// Compiles and validates a candidate whose op, shape and knobs are set: fills `program` (and
+/// `prepared`), throws UserError when the schedule is invalid. Replaces the space's own
+/// compile + post-process when set (set_builder), so the runtime compiles once.
+using AccelBuilder = std::function<void(AccelBody&)>;
 
 /// The divisors and powers of two up to n (the tile sizes a rounded-up tiling may use).
 std::vector<int64_t> tile_sizes(int64_t n);
@@ -60,6 +69,8 @@ class AccelConv2dSpace : public SearchSpace {
   /// The knobs a trace decides (UserError for a trace of another space).
   ops::Conv2dKnobs knobs_of(const Trace& t) const;
   const ops::Conv2dShape& shape() const { return shape_; }
+  /// Call right after construction (the space is immutable once shared).
+  void set_builder(AccelBuilder b) { builder_ = std::move(b); }
 
  private:
   const isa::Layout* layout_;
@@ -67,6 +78,7 @@ class AccelConv2dSpace : public SearchSpace {
   ops::Conv2dShape shape_;
   ops::Conv2dEpilogue epilogue_;
   AccelPostProcess post_;
+  AccelBuilder builder_;
   int64_t icb_, ocb_;
 };
 
@@ -83,6 +95,7 @@ class AccelDenseSpace : public SearchSpace {
   double weight() const override;
   Trace trace_of(const ops::DenseKnobs& k) const;
   ops::DenseKnobs knobs_of(const Trace& t) const;
+  void set_builder(AccelBuilder b) { builder_ = std::move(b); }
 
  private:
   const isa::Layout* layout_;
@@ -90,6 +103,7 @@ class AccelDenseSpace : public SearchSpace {
   ops::DenseShape shape_;
   ops::DenseEpilogue epilogue_;
   AccelPostProcess post_;
+  AccelBuilder builder_;
   int64_t mb_, nb_, kb_;
 };
 

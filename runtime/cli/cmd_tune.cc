@@ -15,6 +15,9 @@
 #include "runtime/bench/conv2d_study.h"
 #include "runtime/cli/commands.h"
 #include "runtime/io/files.h"
+#ifdef WEFT_HAVE_ONNX_RUN
+#include "runtime/graph/onnx_tune_layers.h"
+#endif
 #include "runtime/tune/accel_tasks.h"
 #include "runtime/tune/cpu_tasks.h"
 #include "runtime/tune/database.h"
@@ -102,9 +105,25 @@ std::vector<rt::tune::Task> make_tasks(const TuneOpts& o, CLI::App* cmd) {
       tasks = std::move(keep);
     }
   } else if (o.what.size() > 5 && o.what.substr(o.what.size() - 5) == ".onnx") {
-    throw UserError("tune " + o.what + ": tuning an ONNX model needs the network graph "
-                    "(issue #12), which this build does not have yet; tune its layers with "
-                    "`weft tune dense|conv2d` meanwhile");
+#ifdef WEFT_HAVE_ONNX_RUN
+    // Each distinct conv2d/dense shape is a task weighted by its work times its count.
+    for (const auto& l : rt::graph::onnx_tune_layers(o.what, o.target, o.config, o.platform)) {
+      tn::Task t;
+      const std::string name = l.name + (l.count > 1 ? " (x" + std::to_string(l.count) + ")" : "");
+      if (o.target == "llvm")
+        t = tn::make_cpu_task(cpu_workload(l.op == "conv2d" ? tn::conv2d_workload(l.conv)
+                                                            : tn::dense_workload(l.dense), o),
+                              name);
+      else
+        t = tn::make_accel_conv2d_task(name, o.config, o.platform, l.conv);
+      t.weight *= l.count;
+      t.info["nodes"] = l.count;
+      tasks.push_back(std::move(t));
+    }
+#else
+    throw UserError("tune " + o.what + ": this weft was built without ONNX import (install "
+                    "libonnx-dev and reconfigure)");
+#endif
   } else {
     throw UserError("tune: '" + o.what + "' is not dense, conv2d or resnet18");
   }
@@ -125,7 +144,7 @@ void add_tune_command(CLI::App& app) {
       "what to measure). The same --seed gives the same trials and best at any --workers or MPI\n"
       "rank count. Run `mpirun -np N weft tune ...` (as root add --allow-run-as-root) to\n"
       "measure on N-1 worker ranks.");
-  cmd->add_option("what", o->what, "dense, conv2d or resnet18 (MODEL.onnx comes with #12)")
+  cmd->add_option("what", o->what, "dense, conv2d, resnet18, or MODEL.onnx (its conv2d/dense layers, weighted by their share)")
       ->required();
   cmd->add_option("--dtype", o->dtype, "llvm: float32 or int8 (int8 inputs, int32 outputs)")
       ->capture_default_str();

@@ -5,6 +5,8 @@
 #include "compiler/tune/accel_space.h"
 #include "hardware/isa/errors.h"
 #include "runtime/bench/conv2d_study.h"
+#include "runtime/ops/conv2d.h"
+#include "runtime/ops/dense.h"
 #include "runtime/ops/placement.h"
 #include "runtime/tune/cycle_measurer.h"
 #include "runtime/tune/database.h"
@@ -34,6 +36,29 @@ AccelPostProcess verify_stream(const isa::Layout& l) {
   };
 }
 
+// The runtime's builder: compile and place the candidate exactly as the measurer runs it
+// (placing runs the static token verifier); the build rides on the candidate to the measurer,
+// so a trial compiles once.
+AccelBuilder build_candidate(const isa::Layout& l) {
+  return [&l](AccelBody& b) {
+    try {
+      if (b.op == "conv2d") {
+        auto build = std::make_shared<Conv2dBuild>(
+            build_conv2d(l, b.conv_shape, b.conv_knobs, ops::Conv2dEpilogue{}));
+        b.program = build->program;
+        b.prepared = std::move(build);
+      } else {
+        auto build = std::make_shared<DenseBuild>(
+            build_dense(l, b.dense_shape, b.dense_knobs, ops::DenseEpilogue{}));
+        b.program = build->program;
+        b.prepared = std::move(build);
+      }
+    } catch (const UserError& e) {
+      throw UserError(std::string("instruction stream: ") + e.what());
+    }
+  };
+}
+
 }  // namespace
 
 Target accel_target(const std::string& config, const std::string& platform) {
@@ -57,7 +82,9 @@ Task make_accel_conv2d_task(const std::string& name, const std::string& config,
   t.name = name;
   t.workload = conv2d_workload(s);
   t.target = accel_target(config, platform);
-  t.space = std::make_shared<AccelConv2dSpace>(l, p, s, ops::Conv2dEpilogue{}, verify_stream(l));
+  auto space = std::make_shared<AccelConv2dSpace>(l, p, s, ops::Conv2dEpilogue{}, verify_stream(l));
+  space->set_builder(build_candidate(l));
+  t.space = space;
   t.info["roofline"] = conv2d_roofline(l, p, s).to_json();
   t.measurer = std::make_shared<CycleMeasurer>(l, p);
   t.features = std::make_shared<AccelFeatures>(l, p);
@@ -73,7 +100,9 @@ Task make_accel_dense_task(const std::string& name, const std::string& config,
   t.name = name;
   t.workload = dense_workload(s);
   t.target = accel_target(config, platform);
-  t.space = std::make_shared<AccelDenseSpace>(l, p, s, ops::DenseEpilogue{}, verify_stream(l));
+  auto space = std::make_shared<AccelDenseSpace>(l, p, s, ops::DenseEpilogue{}, verify_stream(l));
+  space->set_builder(build_candidate(l));
+  t.space = space;
   t.measurer = std::make_shared<CycleMeasurer>(l, p);
   t.features = std::make_shared<AccelFeatures>(l, p);
   t.weight = t.space->weight();

@@ -5,6 +5,12 @@
 // is not simulated at all.
 #pragma once
 
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "runtime/ops/conv2d.h"
+
 #include "compiler/ops/conv2d.h"
 #include "compiler/ops/dense.h"
 #include "hardware/isa/layout.h"
@@ -27,6 +33,13 @@ class CycleMeasurer : public Measurer {
   const isa::Platform* platform_;
   compiler::ops::Conv2dEpilogue conv_e_;
   compiler::ops::DenseEpilogue dense_e_;
+  // The fixed random data, made once per shape (a measurer serves one task, so one shape;
+  // drawing it per trial cost as much as compiling).
+  mutable std::mutex data_m_;
+  mutable std::shared_ptr<const Conv2dData> conv_data_;
+  mutable std::shared_ptr<const std::vector<int8_t>> dense_a_, dense_w_;
+  mutable compiler::ops::Conv2dShape conv_data_shape_;
+  mutable compiler::ops::DenseShape dense_data_shape_;
 };
 
 }  // namespace weft::rt::tune

@@ -56,6 +56,18 @@ json TaskResult::to_json() const {
           {"info", info}};
 }
 
+Prepared Runner::prepare(const Task& task, const std::vector<Trace>& traces,
+                         bool with_features) {
+  Prepared out;
+  out.cands.resize(traces.size());
+  out.features.resize(traces.size());
+  parallel_for(traces.size(), std::max(1, workers()), [&](size_t i) {
+    out.cands[i] = task.space->apply(traces[i]);
+    if (with_features && out.cands[i].ok()) out.features[i] = task.features->extract(out.cands[i]);
+  });
+  return out;
+}
+
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -94,25 +106,36 @@ Trace child_of(TaskState& st) {
   return t;
 }
 
-// Up to n valid candidates not measured before; invalid ones are recorded.
-std::vector<Candidate> propose(TaskState& st, Strategy strategy, int n, const CostModel* model,
-                               const SearchOptions& opts, int workers, Database* db) {
+// Up to n valid candidates not measured before (with their features when the model is
+// used); invalid ones are recorded.
+Prepared propose(TaskState& st, Strategy strategy, int n, const CostModel* model,
+                 const SearchOptions& opts, Runner& runner, Database* db) {
   const auto& space = *st.task->space;
-  std::vector<Candidate> chosen;
+  const bool want_x = model != nullptr;
+  Prepared chosen;
   // The space's seeds (the analytic chooser's picks) are measured as they come, never ranked
   // away by a model trained on other tasks.
   if (strategy != Strategy::kRandom) {
-    while (st.next_seed < st.seeds.size() && static_cast<int>(chosen.size()) < n) {
-      const Trace& t = st.seeds[st.next_seed++];
-      if (st.seen.count(t.key())) continue;
-      st.seen.insert(t.key());
-      Candidate c = space.apply(t);
-      if (c.ok()) chosen.push_back(std::move(c));
+    while (st.next_seed < st.seeds.size() && static_cast<int>(chosen.cands.size()) < n) {
+      std::vector<Trace> some;
+      while (st.next_seed < st.seeds.size() &&
+             static_cast<int>(chosen.cands.size() + some.size()) < n) {
+        const Trace& t = st.seeds[st.next_seed++];
+        if (st.seen.count(t.key())) continue;
+        st.seen.insert(t.key());
+        some.push_back(t);
+      }
+      Prepared p = runner.prepare(*st.task, some, want_x);
+      for (size_t i = 0; i < p.cands.size(); ++i) {
+        if (!p.cands[i].ok()) continue;
+        chosen.cands.push_back(std::move(p.cands[i]));
+        chosen.features.push_back(std::move(p.features[i]));
+      }
     }
   }
-  for (int attempt = 0; attempt < 64 && static_cast<int>(chosen.size()) < n; ++attempt) {
+  for (int attempt = 0; attempt < 64 && static_cast<int>(chosen.cands.size()) < n; ++attempt) {
     const bool ranked = strategy == Strategy::kModel && model && model->trained();
-    const int want = n - static_cast<int>(chosen.size());
+    const int want = n - static_cast<int>(chosen.cands.size());
     const int pool_size = ranked ? std::max(opts.population, 2 * want) : 2 * want;
     std::vector<Trace> pool;
     std::set<std::string> keys;
@@ -129,13 +152,31 @@ std::vector<Candidate> propose(TaskState& st, Strategy strategy, int n, const Co
         offer(child_of(st));
     }
     if (pool.empty()) continue;
-    std::vector<Candidate> cands(pool.size());
-    parallel_for(pool.size(), workers, [&](size_t i) { cands[i] = space.apply(pool[i]); });
+    // Unranked, only as many as are still wanted are compiled at a time (the pool's rest is
+    // spare for invalid ones); ranked, the whole population is (the model needs features).
+    Prepared applied;
+    for (size_t from = 0; from < pool.size();) {
+      size_t ok = 0;
+      for (const Candidate& c : applied.cands) ok += c.ok() ? 1 : 0;
+      if (!ranked && static_cast<int>(ok) >= want) break;
+      const size_t take = ranked ? pool.size() - from
+                                 : std::min(pool.size() - from, static_cast<size_t>(want) - ok);
+      Prepared part = runner.prepare(
+          *st.task, std::vector<Trace>(pool.begin() + from, pool.begin() + from + take), want_x);
+      for (size_t i = 0; i < take; ++i) {
+        applied.cands.push_back(std::move(part.cands[i]));
+        applied.features.push_back(std::move(part.features[i]));
+      }
+      from += take;
+    }
     std::vector<Candidate> valid;
-    for (Candidate& c : cands) {
+    std::vector<std::vector<float>> valid_x;
+    for (size_t ci = 0; ci < applied.cands.size(); ++ci) {
+      Candidate& c = applied.cands[ci];
       st.seen.insert(c.trace.key());
       if (c.ok()) {
         valid.push_back(std::move(c));
+        valid_x.push_back(std::move(applied.features[ci]));
         continue;
       }
       ++st.invalid_here;
@@ -154,9 +195,7 @@ std::vector<Candidate> propose(TaskState& st, Strategy strategy, int n, const Co
     }
     if (st.invalid_here > opts.max_invalid) break;
     if (ranked && static_cast<int>(valid.size()) > want) {
-      std::vector<std::vector<float>> x;
-      for (const Candidate& c : valid) x.push_back(st.task->features->extract(c));
-      const std::vector<double> score = model->predict(x);
+      const std::vector<double> score = model->predict(valid_x);
       std::vector<size_t> order(valid.size());
       for (size_t i = 0; i < order.size(); ++i) order[i] = i;
       std::stable_sort(order.begin(), order.end(),
@@ -164,22 +203,31 @@ std::vector<Candidate> propose(TaskState& st, Strategy strategy, int n, const Co
       // The best-scored, and (batches of 4 or more) one exploratory pick from the rest.
       const int exploit = want >= 4 ? want - 1 : want;
       std::vector<Candidate> pick;
-      for (int i = 0; i < exploit; ++i) pick.push_back(valid[order[i]]);
-      if (exploit < want)
-        pick.push_back(valid[order[st.rng.uniform(exploit, order.size() - 1)]]);
+      std::vector<std::vector<float>> pick_x;
+      for (int i = 0; i < exploit; ++i) {
+        pick.push_back(valid[order[i]]);
+        pick_x.push_back(valid_x[order[i]]);
+      }
+      if (exploit < want) {
+        const size_t r = order[st.rng.uniform(exploit, order.size() - 1)];
+        pick.push_back(valid[r]);
+        pick_x.push_back(valid_x[r]);
+      }
       // Candidates not picked may be proposed again later.
       std::set<std::string> picked;
       for (const Candidate& c : pick) picked.insert(c.trace.key());
       for (const Candidate& c : valid)
         if (!picked.count(c.trace.key())) st.seen.erase(c.trace.key());
       valid = std::move(pick);
+      valid_x = std::move(pick_x);
     }
-    for (Candidate& c : valid) {
-      if (static_cast<int>(chosen.size()) >= n) {
-        st.seen.erase(c.trace.key());
+    for (size_t ci = 0; ci < valid.size(); ++ci) {
+      if (static_cast<int>(chosen.cands.size()) >= n) {
+        st.seen.erase(valid[ci].trace.key());
         continue;
       }
-      chosen.push_back(std::move(c));
+      chosen.cands.push_back(std::move(valid[ci]));
+      chosen.features.push_back(std::move(valid_x[ci]));
     }
   }
   return chosen;
@@ -219,7 +267,6 @@ std::vector<TaskResult> tune(const std::vector<Task>& tasks, const SearchOptions
   std::unique_ptr<CostModel> model;
   if (opts.strategy == Strategy::kModel)
     model = compiler::tune::make_xgboost_model(1, opts.seed);
-  const int workers = std::max(1, runner.workers());
 
   const std::vector<int64_t> budget = share_trials(tasks, opts.trials, opts.batch);
   Rng root(opts.seed);
@@ -274,8 +321,8 @@ std::vector<TaskResult> tune(const std::vector<Task>& tasks, const SearchOptions
       if (st.exhausted || st.result.trials >= st.budget) continue;
       any = true;
       const int n = static_cast<int>(std::min<int64_t>(opts.batch, st.budget - st.result.trials));
-      std::vector<Candidate> cands =
-          propose(st, opts.strategy, n, model.get(), opts, workers, db);
+      Prepared proposed = propose(st, opts.strategy, n, model.get(), opts, runner, db);
+      const std::vector<Candidate>& cands = proposed.cands;
       if (cands.empty()) {
         st.exhausted = true;
         if (st.result.best == 0 && st.invalid_here > 0 && st.elites.empty())
@@ -307,7 +354,7 @@ std::vector<TaskResult> tune(const std::vector<Task>& tasks, const SearchOptions
         if (m.ok()) {
           if (!m.stopped_early) add_elite(st, m.value, cands[k].trace);
           if (model) {
-            mx.push_back(st.task->features->extract(cands[k]));
+            mx.push_back(proposed.features[k]);
             my.push_back(m.value);
             mg.push_back(st.index);
           }

@@ -33,10 +33,23 @@ struct SearchOptions {
   int max_invalid = 4096;     // invalid candidates tolerated per task before giving up
 };
 
+/// Candidates applied (compiled and validated) by a Runner, with their features when asked.
+struct Prepared {
+  std::vector<compiler::tune::Candidate> cands;    // in the order of the traces
+  std::vector<std::vector<float>> features;         // per candidate when asked (empty if not ok)
+};
+
 /// Measures candidates of one task, possibly in parallel. The results come back in order.
 class Runner {
  public:
   virtual ~Runner() = default;
+  /// Applies the traces (compile + validation, the expensive part of proposing) and extracts
+  /// the features of the valid ones when `with_features`. By default on this process's
+  /// threads (workers()); the MPI runner has the worker ranks do it and keep the builds for
+  /// the measurement, so the coordinating rank only proposes. A candidate returned may then
+  /// carry only a description, not the compiled program: pass it to run() of the same runner.
+  virtual Prepared prepare(const Task& task, const std::vector<compiler::tune::Trace>& traces,
+                           bool with_features);
   virtual std::vector<MeasureResult> run(const Task& task,
                                          const std::vector<compiler::tune::Candidate>& cands,
                                          double stop_above) = 0;

@@ -200,6 +200,32 @@ TEST_F(OnnxCli, BadCalibrationFile) {
                     models() + "/tiny_resnet_input.npy", "must be float32 of the input's shape", "accel");
 }
 
+// `weft tune MODEL.onnx`: the accelerator kernels the graph pipeline makes (the two 3x3
+// stride-1 convolutions of tiny_resnet share one task weighted twice), and on the LLVM path the
+// float graph's convolutions and dense layers; each trial lands in the database.
+TEST_F(OnnxCli, TunesTheModelsLayers) {
+  const std::string db = (dir_ / "tune.jsonl").string();
+  Result r = weft("tune " + models() + "/tiny_resnet.onnx --target accel --config vta --trials 4 "
+                  "--batch 2 --quiet --db " + db);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("\"task\": \"conv_11 (x2)\""));
+  EXPECT_THAT(r.out, HasSubstr("\"nodes\": 2"));
+  EXPECT_THAT(r.out, HasSubstr("\"task\": \"conv_28\""));
+  std::ifstream in(db);
+  int lines = 0;
+  for (std::string l; std::getline(in, l);) ++lines;
+  EXPECT_EQ(lines, 4);
+  r = weft("tune " + models() + "/small_cnn.onnx --target llvm --trials 6 --batch 1 --quiet --db " +
+           (dir_ / "cpu.jsonl").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("\"task\": \"matmul_34\""));
+  EXPECT_THAT(r.out, HasSubstr("\"task\": \"gemm_38\""));
+  // A batch-1 model on the batch-8 configuration: nothing left on the accelerator, said so.
+  r = weft("tune " + models() + "/tiny_resnet.onnx --target accel --config gemm8x8 --trials 4");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("no convolution or dense layer to tune"));
+}
+
 TEST_F(OnnxCli, UsageErrors) {
   Result r = weft("run " + models() + "/small_cnn.onnx --target llvm");
   EXPECT_EQ(r.code, 1) << r.out;

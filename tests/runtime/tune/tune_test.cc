@@ -96,6 +96,32 @@ TEST(AccelSpace, ReplayRejectAndForeignTrace) {
   EXPECT_FALSE(space.seeds().empty());
 }
 
+// A task's candidate carries the runtime's build from validation to the measurer (a trial
+// compiles once); measuring it gives the same cycles as building afresh, and the features
+// read the same program.
+TEST(AccelSpace, TaskCandidatesCarryTheirBuild) {
+  const auto& l = isa::layout_for("gemm8x8");
+  const auto& p = isa::find_platform("sim");
+  const Task task = make_accel_conv2d_task("c", "gemm8x8", "sim", small_conv());
+  AccelConv2dSpace plain(l, p, small_conv(), {});
+  const compiler::ops::Conv2dKnobs k{2, 14, 2, 4, 2, 'o'};
+  const Candidate carried = task.space->apply(plain.trace_of(k));
+  const Candidate fresh = plain.apply(plain.trace_of(k));
+  ASSERT_TRUE(carried.ok()) << carried.error;
+  ASSERT_TRUE(fresh.ok()) << fresh.error;
+  EXPECT_NE(carried.as<AccelBody>()->prepared, nullptr);
+  EXPECT_EQ(fresh.as<AccelBody>()->prepared, nullptr);
+  const MeasureResult a = task.measurer->measure(carried);
+  const MeasureResult b = task.measurer->measure(fresh);
+  ASSERT_TRUE(a.ok() && b.ok()) << a.error << b.error;
+  EXPECT_EQ(a.value, b.value);
+  EXPECT_EQ(task.features->extract(carried), task.features->extract(fresh));
+  // An over-large tile is still an invalid candidate naming the buffer.
+  const Candidate bad = task.space->apply(plain.trace_of({14, 14, 8, 8, 4, 'o'}));
+  EXPECT_FALSE(bad.ok());
+  EXPECT_THAT(bad.error, HasSubstr("buffer"));
+}
+
 TEST(AccelFeatures, FixedLengthAndInformative) {
   const auto& l = isa::layout_for("gemm8x8");
   const auto& p = isa::find_platform("sim");
