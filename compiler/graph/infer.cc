@@ -275,7 +275,8 @@ std::vector<TensorType> infer_output_types(const Graph& g, const Node& n) {
     case OpKind::Im2Col: {
       want_rank(n, x, 4, "the input");
       const int64_t k = n.get_int("kernel", 1);
-      out.shape = {x.shape[0], x.shape[1] * k * k, n.get_int("out_h", 1), n.get_int("out_w", 1)};
+      const int64_t extra = static_cast<int64_t>(n.get_ints("consts", {}).size());
+      out.shape = {x.shape[0], x.shape[1] * k * k + extra, n.get_int("out_h", 1), n.get_int("out_w", 1)};
       break;
     }
     case OpKind::Pack:

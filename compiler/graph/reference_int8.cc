@@ -195,6 +195,11 @@ std::vector<std::vector<float>> reference_int8(const Graph& g,
         for (int64_t bt = 0; bt < xt.shape[0]; ++bt)
           for (int64_t oc = 0; oc < OC; ++oc) {
             const int64_t c = oc / (k * k), ky = (oc / k) % k, kx = oc % k;
+            if (c >= C) {  // a constant channel
+              const int64_t v = n.get_ints("consts", {})[static_cast<size_t>(oc - C * k * k)];
+              for (int64_t i = 0; i < OH * OW; ++i) o[static_cast<size_t>((bt * OC + oc) * OH * OW + i)] = static_cast<int32_t>(v);
+              continue;
+            }
             for (int64_t yy = 0; yy < OH; ++yy)
               for (int64_t xx = 0; xx < OW; ++xx) {
                 const int64_t iy = s * (y0 + yy) + ky - pd[0], ix = s * xx + kx - pd[1];

@@ -244,6 +244,12 @@ void run_cpu_node(const Graph& g, const Node& n, const std::vector<const uint8_t
                 }
               }
             }
+      // Constant channels after the gathered ones (a bias folded into the GEMM).
+      const auto consts = n.get_ints("consts", {});
+      for (int64_t bt = 0; bt < xt.shape[0]; ++bt)
+        for (size_t j = 0; j < consts.size(); ++j)
+          std::memset(y8 + (bt * OC + C * k * k + static_cast<int64_t>(j)) * OH * OW,
+                      static_cast<int8_t>(consts[j]), static_cast<size_t>(OH * OW));
       return;
     }
     case OpKind::Concat: {

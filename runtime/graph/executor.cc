@@ -162,20 +162,22 @@ GraphExecutor::GraphExecutor(const CompiledGraph& c, const isa::Layout& l, const
       const bool residual = n.inputs.size() > 3 && n.inputs[3] != kNone;
       compiler::ops::Conv2dEpilogue e;
       e.shift = static_cast<int>(n.get_int("shift", 0));
-      e.bias = true;
+      // No bias input: stem_im2col folded it into the GEMM (constant input channels).
+      const bool bias = n.inputs.size() > 2 && n.inputs[2] != kNone;
+      e.bias = bias;
       e.relu = n.get_int("relu", 0) != 0;
-      e.bias_first = true;
+      e.bias_first = bias;
       e.residual = residual;
       k.op = compiler::ops::make_conv2d(l, s, exact_knobs(l, pf, s, residual, n.name, opts.tune_candidates, cache.get()), e);
       k.program = compiler::compile_accel(*k.op.schedule, l);
       k.macs = passes::node_macs(g, n);
       // The bias packed once: [ocb][B][BO] int32, each channel's value over the batch rows.
-      const int32_t* b = g.value(n.inputs[2]).data->i32();
-      std::vector<int32_t> pb(static_cast<size_t>(k.op.ocb * B * BO), 0);
-      for (int64_t o = 0; o < s.oc; ++o)
+      const int32_t* b = bias ? g.value(n.inputs[2]).data->i32() : nullptr;
+      std::vector<int32_t> pb(bias ? static_cast<size_t>(k.op.ocb * B * BO) : 0, 0);
+      for (int64_t o = 0; b && o < s.oc; ++o)
         for (int64_t r = 0; r < B; ++r) pb[((o / BO) * B + r) * BO + o % BO] = b[o];
       k.bias_bytes.resize(pb.size() * 4);
-      std::memcpy(k.bias_bytes.data(), pb.data(), k.bias_bytes.size());
+      if (!pb.empty()) std::memcpy(k.bias_bytes.data(), pb.data(), k.bias_bytes.size());
       st = {Step::kAccel, id, static_cast<int>(m.kernels.size())};
       m.kernels.push_back(std::move(k));
     } else if (n.kind == OpKind::Pack) {
@@ -284,7 +286,7 @@ RunResult GraphExecutor::run(driver::Device& dev, const std::vector<std::vector<
       dev.copy_to_device(m.weights_base + static_cast<uint64_t>(off), d.data(), d.size());
     }
     for (const Kernel& k : m.kernels) {
-      dev.copy_to_device(k.bias_addr, k.bias_bytes.data(), k.bias_bytes.size());
+      if (!k.bias_bytes.empty()) dev.copy_to_device(k.bias_addr, k.bias_bytes.data(), k.bias_bytes.size());
       dev.copy_to_device(k.stream.insn_byte_offset, k.stream.insn_bytes.data(), k.stream.insn_bytes.size());
       if (!k.stream.uop_bytes.empty())
         dev.copy_to_device(k.stream.uop_byte_offset, k.stream.uop_bytes.data(), k.stream.uop_bytes.size());

@@ -103,10 +103,12 @@ TEST(StemIm2Col, IsExactWholeAndInBands) {
   EXPECT_EQ(reference_int8(whole, {x})[0], before);
   EXPECT_EQ(passes::stem_space_to_depth(whole, isa::layout_for("vta")), 0);
   const std::string t = to_text(whole);
-  EXPECT_NE(t.find("%conv1.im2col = weft.Im2Col(%data.q) {kernel=7, out_h=32, out_w=32, "
-                   "pads=[3,3,3,3], stride=2, y0=0} : i8[1,147,32,32]"),
+  // The bias folded into two of the 13 free lanes (constant channels 1 and 64): no bias input.
+  EXPECT_NE(t.find("%conv1.im2col = weft.Im2Col(%data.q) {consts=[1,64], kernel=7, out_h=32, "
+                   "out_w=32, pads=[3,3,3,3], stride=2, y0=0} : i8[1,149,32,32]"),
             std::string::npos)
       << t;
+  EXPECT_NE(t.find("%conv1 = weft.QConv(%conv1.im2col, $conv1.w.im2col) {"), std::string::npos) << t;
   // Bands: each band's gathered input within 40 KB -> 4 bands of 8 rows and a Concat.
   Graph banded = g;
   EXPECT_EQ(passes::stem_im2col(banded, isa::layout_for("vta"), 40000), 1);
