@@ -52,7 +52,7 @@ compiler::ops::Conv2dKnobs exact_knobs(const isa::Layout& l, const isa::Platform
                                        const std::string& node, size_t tune, KnobCache* cache) {
   static std::map<std::string, compiler::ops::Conv2dKnobs> memo;
   const std::string key = l.config.name + "/" + pf.name + "/" + s.describe() +
-                          (residual ? "/r" : "") + "/exact/t" + std::to_string(tune);
+                          (residual ? "/r" : "") + "/exact2/t" + std::to_string(tune);  // exact2: non-power-of-two tile_oc
   if (auto it = memo.find(key); it != memo.end()) return it->second;
   if (cache && tune > 1)
     if (auto k = cache->find(key)) return memo[key] = *k;
@@ -67,8 +67,27 @@ compiler::ops::Conv2dKnobs exact_knobs(const isa::Layout& l, const isa::Platform
     } catch (const UserError&) {
       continue;
     }
-    for (const auto& k : cand) {
+    for (auto k : cand) {
       const int64_t vo = k.vthread_axis == 'o' ? k.vthreads : 1, vh = k.vthread_axis == 'h' ? k.vthreads : 1;
+      // The candidates' tile_oc are powers of two; when the channel blocks per thread are not
+      // (the fc: 1000 outputs = 63 blocks) the largest divisor at most as large covers exactly
+      // (tile_oc 1 alone leaves the fc's weight stream one block at a time: 109 K cycles, 36 K
+      // with 63).
+      if (const int64_t per = ocb / vo; ocb % vo == 0 && (per & (per - 1)) != 0 && per % k.tile_oc) {
+        int64_t d = std::min(k.tile_oc, per);
+        while (per % d) --d;
+        k.tile_oc = d;
+        try {
+          compiler::ops::check_conv2d_knobs(l, s, k, residual);
+        } catch (const UserError&) {
+          continue;
+        }
+        auto same = [&](const compiler::ops::Conv2dKnobs& e) {
+          return e.tile_h == k.tile_h && e.tile_w == k.tile_w && e.tile_ic == k.tile_ic &&
+                 e.tile_oc == k.tile_oc && e.vthreads == k.vthreads && e.vthread_axis == k.vthread_axis;
+        };
+        if (std::any_of(exact.begin(), exact.end(), same)) continue;
+      }
       if (icb % k.tile_ic || ocb % (k.tile_oc * vo) || s.out_h() % (k.tile_h * vh) ||
           s.out_w() % k.tile_w)
         continue;
