@@ -272,6 +272,13 @@ std::vector<TensorType> infer_output_types(const Graph& g, const Node& n) {
       out.shape = {x.shape[0], x.shape[1] * b * b, n.get_int("out_h", 1), n.get_int("out_w", 1)};
       break;
     }
+    case OpKind::Im2Col: {
+      want_rank(n, x, 4, "the input");
+      const int64_t k = n.get_int("kernel", 1);
+      const int64_t extra = static_cast<int64_t>(n.get_ints("consts", {}).size());
+      out.shape = {x.shape[0], x.shape[1] * k * k + extra, n.get_int("out_h", 1), n.get_int("out_w", 1)};
+      break;
+    }
     case OpKind::Pack:
       if (x.rank() != 4 && x.rank() != 2) fail(n, "only rank 2 and 4 tensors can be packed");
       out.layout = Layout::blocked(n.get_int("n", 1), n.get_int("c", 1));

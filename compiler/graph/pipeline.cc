@@ -7,6 +7,7 @@
 #include "compiler/graph/passes/fuse_epilogues.h"
 #include "compiler/graph/passes/pack_layouts.h"
 #include "compiler/graph/passes/partition.h"
+#include "compiler/graph/passes/stem_im2col.h"
 #include "compiler/graph/passes/stem_space_to_depth.h"
 #include "compiler/graph/verify.h"
 
@@ -14,7 +15,7 @@ namespace weft::compiler::graph {
 
 const std::vector<std::string>& graph_pass_names() {
   static const std::vector<std::string> names = {"import",         "fold_batch_norm", "quantize",
-                                                 "fuse_epilogues", "stem_space_to_depth", "partition", "pack_layouts",
+                                                 "fuse_epilogues", "stem_im2col", "stem_space_to_depth", "partition", "pack_layouts",
                                                  "plan_memory"};
   return names;
 }
@@ -52,6 +53,9 @@ CompiledGraph compile_graph(const Graph& input, const isa::Layout& layout,
   passes::fuse_epilogues(g);
   done("fuse_epilogues");
   // Before partitioning: the rewritten stem is cheap enough for the accelerator.
+  // Bands of at most 512 KiB of gathered input: the stem then needs no more arena than stage 1.
+  if (o.accelerator) passes::stem_im2col(g, layout, int64_t{512} << 10);
+  done("stem_im2col");
   if (o.accelerator) passes::stem_space_to_depth(g, layout);
   done("stem_space_to_depth");
   passes::partition(g, layout, platform, o.accelerator ? o.cpu_gmacs : 1e30);

@@ -4,6 +4,8 @@
 //   fold_batch_norm  fp32: batch norms into the convolutions before them
 //   quantize         fp32 -> int8 with power-of-two scales, calibrated (quantize.h)
 //   fuse_epilogues   conv/dense + bias + residual add + ReLU + requantization -> one kernel
+//   stem_im2col      a few-channel stem (conv1) as im2col (in row bands) + 1x1 convs whose
+//                    gathered taps fill the GEMM's input lanes densely
 //   stem_space_to_depth  a few-channel stride-2 stem (conv1) as space-to-depth + a conv
 //                    that fills the GEMM's input lanes
 //   partition        accelerator or CPU, per node, by estimated cost

@@ -184,6 +184,32 @@ std::vector<std::vector<float>> reference_int8(const Graph& g,
         iv[y] = o;
         break;
       }
+      case OpKind::Im2Col: {
+        // Written from the op's definition (ops.def), by output element.
+        const IVec& a = ints(x);
+        const int64_t k = n.get_int("kernel", 1), s = n.get_int("stride", 1), y0 = n.get_int("y0", 0);
+        const auto pd = n.get_ints("pads", {0, 0, 0, 0});
+        const int64_t C = xt.shape[1], H = xt.shape[2], W = xt.shape[3];
+        const int64_t OC = ot.shape[1], OH = ot.shape[2], OW = ot.shape[3];
+        IVec o(static_cast<size_t>(ot.elements()), 0);
+        for (int64_t bt = 0; bt < xt.shape[0]; ++bt)
+          for (int64_t oc = 0; oc < OC; ++oc) {
+            const int64_t c = oc / (k * k), ky = (oc / k) % k, kx = oc % k;
+            if (c >= C) {  // a constant channel
+              const int64_t v = n.get_ints("consts", {})[static_cast<size_t>(oc - C * k * k)];
+              for (int64_t i = 0; i < OH * OW; ++i) o[static_cast<size_t>((bt * OC + oc) * OH * OW + i)] = static_cast<int32_t>(v);
+              continue;
+            }
+            for (int64_t yy = 0; yy < OH; ++yy)
+              for (int64_t xx = 0; xx < OW; ++xx) {
+                const int64_t iy = s * (y0 + yy) + ky - pd[0], ix = s * xx + kx - pd[1];
+                if (iy >= 0 && iy < H && ix >= 0 && ix < W)
+                  o[((bt * OC + oc) * OH + yy) * OW + xx] = a[((bt * C + c) * H + iy) * W + ix];
+              }
+          }
+        iv[y] = o;
+        break;
+      }
       case OpKind::Concat: {
         int64_t axis = n.get_int("axis", 0);
         if (axis < 0) axis += xt.rank();

@@ -223,6 +223,35 @@ void run_cpu_node(const Graph& g, const Node& n, const std::vector<const uint8_t
             }
       return;
     }
+    case OpKind::Im2Col: {
+      const int64_t k = n.get_int("kernel", 1), s = n.get_int("stride", 1), y0 = n.get_int("y0", 0);
+      const auto pd = n.get_ints("pads", {0, 0, 0, 0});
+      const int64_t C = xt.shape[1], H = xt.shape[2], W = xt.shape[3];
+      const int64_t OC = yt.shape[1], OH = yt.shape[2], OW = yt.shape[3];
+      std::memset(out, 0, static_cast<size_t>(yt.stored_bytes()));
+      for (int64_t bt = 0; bt < xt.shape[0]; ++bt)
+        for (int64_t c = 0; c < C; ++c)
+          for (int64_t ky = 0; ky < k; ++ky)
+            for (int64_t kx = 0; kx < k; ++kx) {
+              int8_t* op = y8 + ((bt * OC) + (c * k + ky) * k + kx) * OH * OW;
+              const int8_t* ip = x8 + (bt * C + c) * H * W;
+              for (int64_t yy = 0; yy < OH; ++yy) {
+                const int64_t iy = s * (y0 + yy) + ky - pd[0];
+                if (iy < 0 || iy >= H) continue;
+                for (int64_t xx = 0; xx < OW; ++xx) {
+                  const int64_t ix = s * xx + kx - pd[1];
+                  if (ix >= 0 && ix < W) op[yy * OW + xx] = ip[iy * W + ix];
+                }
+              }
+            }
+      // Constant channels after the gathered ones (a bias folded into the GEMM).
+      const auto consts = n.get_ints("consts", {});
+      for (int64_t bt = 0; bt < xt.shape[0]; ++bt)
+        for (size_t j = 0; j < consts.size(); ++j)
+          std::memset(y8 + (bt * OC + C * k * k + static_cast<int64_t>(j)) * OH * OW,
+                      static_cast<int8_t>(consts[j]), static_cast<size_t>(OH * OW));
+      return;
+    }
     case OpKind::Concat: {
       int64_t axis = n.get_int("axis", 0);
       if (axis < 0) axis += xt.rank();

@@ -52,7 +52,7 @@ compiler::ops::Conv2dKnobs exact_knobs(const isa::Layout& l, const isa::Platform
                                        const std::string& node, size_t tune, KnobCache* cache) {
   static std::map<std::string, compiler::ops::Conv2dKnobs> memo;
   const std::string key = l.config.name + "/" + pf.name + "/" + s.describe() +
-                          (residual ? "/r" : "") + "/exact/t" + std::to_string(tune);
+                          (residual ? "/r" : "") + "/exact2/t" + std::to_string(tune);  // exact2: non-power-of-two tile_oc
   if (auto it = memo.find(key); it != memo.end()) return it->second;
   if (cache && tune > 1)
     if (auto k = cache->find(key)) return memo[key] = *k;
@@ -67,8 +67,27 @@ compiler::ops::Conv2dKnobs exact_knobs(const isa::Layout& l, const isa::Platform
     } catch (const UserError&) {
       continue;
     }
-    for (const auto& k : cand) {
+    for (auto k : cand) {
       const int64_t vo = k.vthread_axis == 'o' ? k.vthreads : 1, vh = k.vthread_axis == 'h' ? k.vthreads : 1;
+      // The candidates' tile_oc are powers of two; when the channel blocks per thread are not
+      // (the fc: 1000 outputs = 63 blocks) the largest divisor at most as large covers exactly
+      // (tile_oc 1 alone leaves the fc's weight stream one block at a time: 109 K cycles, 36 K
+      // with 63).
+      if (const int64_t per = ocb / vo; ocb % vo == 0 && (per & (per - 1)) != 0 && per % k.tile_oc) {
+        int64_t d = std::min(k.tile_oc, per);
+        while (per % d) --d;
+        k.tile_oc = d;
+        try {
+          compiler::ops::check_conv2d_knobs(l, s, k, residual);
+        } catch (const UserError&) {
+          continue;
+        }
+        auto same = [&](const compiler::ops::Conv2dKnobs& e) {
+          return e.tile_h == k.tile_h && e.tile_w == k.tile_w && e.tile_ic == k.tile_ic &&
+                 e.tile_oc == k.tile_oc && e.vthreads == k.vthreads && e.vthread_axis == k.vthread_axis;
+        };
+        if (std::any_of(exact.begin(), exact.end(), same)) continue;
+      }
       if (icb % k.tile_ic || ocb % (k.tile_oc * vo) || s.out_h() % (k.tile_h * vh) ||
           s.out_w() % k.tile_w)
         continue;
@@ -162,20 +181,22 @@ GraphExecutor::GraphExecutor(const CompiledGraph& c, const isa::Layout& l, const
       const bool residual = n.inputs.size() > 3 && n.inputs[3] != kNone;
       compiler::ops::Conv2dEpilogue e;
       e.shift = static_cast<int>(n.get_int("shift", 0));
-      e.bias = true;
+      // No bias input: stem_im2col folded it into the GEMM (constant input channels).
+      const bool bias = n.inputs.size() > 2 && n.inputs[2] != kNone;
+      e.bias = bias;
       e.relu = n.get_int("relu", 0) != 0;
-      e.bias_first = true;
+      e.bias_first = bias;
       e.residual = residual;
       k.op = compiler::ops::make_conv2d(l, s, exact_knobs(l, pf, s, residual, n.name, opts.tune_candidates, cache.get()), e);
       k.program = compiler::compile_accel(*k.op.schedule, l);
       k.macs = passes::node_macs(g, n);
       // The bias packed once: [ocb][B][BO] int32, each channel's value over the batch rows.
-      const int32_t* b = g.value(n.inputs[2]).data->i32();
-      std::vector<int32_t> pb(static_cast<size_t>(k.op.ocb * B * BO), 0);
-      for (int64_t o = 0; o < s.oc; ++o)
+      const int32_t* b = bias ? g.value(n.inputs[2]).data->i32() : nullptr;
+      std::vector<int32_t> pb(bias ? static_cast<size_t>(k.op.ocb * B * BO) : 0, 0);
+      for (int64_t o = 0; b && o < s.oc; ++o)
         for (int64_t r = 0; r < B; ++r) pb[((o / BO) * B + r) * BO + o % BO] = b[o];
       k.bias_bytes.resize(pb.size() * 4);
-      std::memcpy(k.bias_bytes.data(), pb.data(), k.bias_bytes.size());
+      if (!pb.empty()) std::memcpy(k.bias_bytes.data(), pb.data(), k.bias_bytes.size());
       st = {Step::kAccel, id, static_cast<int>(m.kernels.size())};
       m.kernels.push_back(std::move(k));
     } else if (n.kind == OpKind::Pack) {
@@ -284,7 +305,7 @@ RunResult GraphExecutor::run(driver::Device& dev, const std::vector<std::vector<
       dev.copy_to_device(m.weights_base + static_cast<uint64_t>(off), d.data(), d.size());
     }
     for (const Kernel& k : m.kernels) {
-      dev.copy_to_device(k.bias_addr, k.bias_bytes.data(), k.bias_bytes.size());
+      if (!k.bias_bytes.empty()) dev.copy_to_device(k.bias_addr, k.bias_bytes.data(), k.bias_bytes.size());
       dev.copy_to_device(k.stream.insn_byte_offset, k.stream.insn_bytes.data(), k.stream.insn_bytes.size());
       if (!k.stream.uop_bytes.empty())
         dev.copy_to_device(k.stream.uop_byte_offset, k.stream.uop_bytes.data(), k.stream.uop_bytes.size());

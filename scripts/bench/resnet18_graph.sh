@@ -38,9 +38,23 @@ for c, b in runs:
     print()
     print("| layer | cycles | util | MAC bound | GEMM uops | memory cycles | limit | schedule |")
     print("|---|---|---|---|---|---|---|---|")
+    # The row bands of one layer (stem_im2col: conv1.rows0, conv1.rows28, ...) summed in one row.
+    rows = []
     for n in j["nodes"]:
         if n["engine"] != "accel":
             continue
-        print(f"| {n['node']} | {n['cycles']:,} | {100*n['utilization']:.1f}% | {int(n.get('mac_bound_cycles',0)):,} "
+        name = n["node"].split(".rows")[0]
+        if rows and rows[-1]["node"] == name:
+            r = rows[-1]
+            r["bands"] += 1
+            for k in ("cycles", "macs", "mac_bound_cycles", "gemm_uops", "memory_cycles"):
+                r[k] = r.get(k, 0) + n.get(k, 0)
+        else:
+            rows.append(dict(n, node=name, bands=1))
+    peak = j["gemm_bound_cycles"] and j["accel_macs"] / j["gemm_bound_cycles"]
+    for n in rows:
+        util = n["macs"] / (n["cycles"] * peak) if peak else n["utilization"]
+        label = n["node"] + (f" ({n['bands']} bands)" if n["bands"] > 1 else "")
+        print(f"| {label} | {n['cycles']:,} | {100*util:.1f}% | {int(n.get('mac_bound_cycles',0)):,} "
               f"| {n.get('gemm_uops',0):,} | {int(n.get('memory_cycles',0)):,} | {n.get('limit','')} | {n['schedule']} |")
 PY

@@ -70,6 +70,21 @@ TEST(GraphExecutor, SmallResNetBitExactOnGemm8x8Batch8) {
   check_network("gemm8x8", tiny_net(8, 8, 2), {"functional", "cycle"});
 }
 
+// A 128x128 image: conv1's gathered input (147 x 64 x 64) exceeds stem_im2col's 512 KiB band
+// budget, so the stem runs as 2 row bands of 1x1 kernels with the bias folded into constant
+// lanes (no bias input), then a Concat on the CPU: bit-exact on functional and cycle.
+TEST(GraphExecutor, BandedIm2ColStemBitExactOnVta) {
+  cg::models::ResNetOptions o = tiny_net(1, 16, 1);
+  o.image = 128;
+  cg::GraphCompileOptions co;
+  co.cpu_gmacs = 0.01;
+  const cg::CompiledGraph c = cg::compile_graph(cg::models::resnet18(o), isa::layout_for("vta"),
+                                                isa::find_platform("sim"), co);
+  EXPECT_EQ(c.graph.count(cg::OpKind::Im2Col), 2);
+  EXPECT_EQ(c.graph.count(cg::OpKind::Concat), 1);
+  check_network("vta", o, {"functional", "cycle"});
+}
+
 TEST(GraphExecutor, SmallResNetBitExactOnTiny) { check_network("tiny", tiny_net(1, 4, 1), {"functional", "cycle"}); }
 
 TEST(GraphExecutor, RtlMatchesCycleAndReference) {
