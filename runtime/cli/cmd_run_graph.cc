@@ -31,6 +31,8 @@ struct NetOptions {
   int calibration = 1;
   size_t tune = 6;
   std::string knob_cache = rt::graph::default_graph_knob_cache();
+  std::string tune_db;
+  bool no_records = false;
 
   void add_to(CLI::App& cmd) {
     cmd.add_option("--config", config, "hardware configuration (gemm8x8, vta, tiny)")->capture_default_str();
@@ -49,8 +51,18 @@ struct NetOptions {
                    "choice, nothing measured)")->capture_default_str();
     cmd.add_option("--knob-cache", knob_cache,
                    "file remembering the measured choices (\"\" for none)")->capture_default_str();
+    cmd.add_option("--tune-db", tune_db,
+                   "tuning records (.jsonl, `weft tune`) consulted first for each conv layer's "
+                   "schedule, before the shipped records");
+    cmd.add_flag("--no-records", no_records,
+                 "ignore the tuning records (the executor's own choice, see --tune)");
   }
-  rt::graph::ExecutorOptions executor_options() const { return {tune, knob_cache}; }
+  rt::graph::ExecutorOptions executor_options() const {
+    rt::graph::ExecutorOptions e{tune, knob_cache};
+    e.use_records = !no_records;
+    e.tune_db = tune_db;
+    return e;
+  }
   cg::GraphCompileOptions compile_options() const {
     cg::GraphCompileOptions o;
     o.quantize.per_channel = per_channel;

@@ -265,7 +265,10 @@ nlohmann::ordered_json run_onnx_accel(const OnnxRunRequest& r, OutputSet& output
   phases["graph_passes"] = since(t0);
   for (const auto& [pass, sec] : compiled.pass_seconds) phases["pass_" + pass] = sec;
   t_phase = Clock::now();
-  GraphExecutor exe(compiled, layout, platform);
+  ExecutorOptions exe_opts;
+  exe_opts.use_records = !r.no_records;
+  exe_opts.tune_db = r.tune_db;
+  GraphExecutor exe(compiled, layout, platform, exe_opts);
   phases["kernel_compile"] = since(t_phase);
   const double compile_s = since(t0);
   t_phase = Clock::now();
