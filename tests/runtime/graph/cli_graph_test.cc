@@ -6,6 +6,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
+#include <cstring>
+#include <vector>
 #include <filesystem>
 #include <map>
 #include <fstream>
@@ -149,6 +152,52 @@ TEST_F(CliGraph, ACorruptTuneDbIsAUserError) {
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_NE(r.err.find("bad.jsonl"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir_ / "o"));
+}
+
+}  // namespace
+
+namespace {
+
+// A .npy (version 1.0) of `shape` with `descr` ("<f4", "<i4") holding `bytes`.
+void write_npy(const fs::path& p, const std::string& descr, const std::vector<int64_t>& shape,
+               const std::string& bytes) {
+  std::string dims;
+  for (int64_t d : shape) dims += std::to_string(d) + ",";
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + dims + "), }";
+  while ((10 + header.size() + 1) % 64) header += ' ';
+  header += '\n';
+  std::ofstream f(p, std::ios::binary);
+  f << "\x93NUMPY" << '\x01' << '\x00' << static_cast<char>(header.size() & 0xff)
+    << static_cast<char>(header.size() >> 8) << header << bytes;
+}
+
+TEST_F(CliGraph, CalibratesOnTheUsersInputs) {
+  // Three samples of the small network's input [1,3,32,32], stacked: a smooth pattern in [-1, 1].
+  const int64_t per = 3 * 32 * 32;
+  std::string bytes(static_cast<size_t>(3 * per * 4), '\0');
+  for (int64_t i = 0; i < 3 * per; ++i) {
+    const float v = static_cast<float>(std::sin(0.37 * static_cast<double>(i)));
+    std::memcpy(&bytes[static_cast<size_t>(4 * i)], &v, 4);
+  }
+  const fs::path cal = dir_ / "cal.npy";
+  write_npy(cal, "<f4", {3, 1, 3, 32, 32}, bytes);
+  const Result r = weft(std::string("run resnet18 ") + kSmall + " --calibrate " + cal.string() +
+                        " --engine functional --check --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["check"]["bit_exact_with_int8_reference"].get<bool>());
+  EXPECT_GT(j["check"]["cosine_vs_fp32"].get<double>(), 0.95);
+  // A calibration file of another dtype or shape is a user error naming it.
+  const fs::path bad = dir_ / "bad.npy";
+  write_npy(bad, "<i4", {1, 3, 32, 32}, std::string(static_cast<size_t>(per * 4), '\0'));
+  Result e = weft(std::string("run resnet18 ") + kSmall + " --calibrate " + bad.string());
+  EXPECT_EQ(e.code, 1);
+  EXPECT_NE(e.err.find("bad.npy' must be float32 of the network's input shape [1,3,32,32]"),
+            std::string::npos) << e.err;
+  write_npy(bad, "<f4", {1, 3, 16, 16}, std::string(static_cast<size_t>(3 * 16 * 16 * 4), '\0'));
+  e = weft(std::string("run resnet18 ") + kSmall + " --calibrate " + bad.string());
+  EXPECT_EQ(e.code, 1);
+  EXPECT_NE(e.err.find("[1,3,16,16]"), std::string::npos) << e.err;
 }
 
 }  // namespace
