@@ -74,6 +74,7 @@ Graph quantize(const Graph& fp32, const QuantizeOptions& opt) {
     const Node& n = g.node(id);
     switch (n.kind) {
       case OpKind::Relu:
+      case OpKind::Clip:
       case OpKind::MaxPool:
       case OpKind::Flatten:
       case OpKind::Reshape:
@@ -243,6 +244,37 @@ Graph quantize(const Graph& fp32, const QuantizeOptions& opt) {
           ins.push_back(q.add_constant(s.name, s.type, ConstData::from_i32(sv)));
         }
         out = q.add_op(n.kind, name, ins, n.attrs);
+        break;
+      }
+      case OpKind::Clip: {
+        // Clip(x, lo, hi) on the shared scale 2^e: the bounds become integers, round(lo / 2^e)
+        // and round(hi / 2^e) within [-128, 127] (each within half an LSB of the float bound).
+        // Clip(0, hi) with hi at or above the int8 range is a ReLU (fused into the conv's
+        // epilogue on the accelerator); one that clips nothing is dropped; others stay an int8
+        // Clip with attributes min/max (integers) on the CPU.
+        double lo = n.get_float("min", -INFINITY), hi = n.get_float("max", INFINITY);
+        auto bound = [&](size_t i, double& b) {
+          if (n.inputs.size() <= i || n.inputs[i] == kNone) return;
+          const Value& c = g.value(n.inputs[i]);
+          if (!c.is_constant() || c.type.dtype != DType::F32 || c.type.elements() != 1)
+            unsupported(n, "a Clip bound that is not a float32 scalar constant");
+          b = c.data->f32()[0];
+        };
+        bound(1, lo);
+        bound(2, hi);
+        const int e = expo(n.inputs[0]);
+        auto qb = [&](double b) {
+          return std::clamp(std::nearbyint(std::ldexp(b, -e)), -128.0, 127.0);
+        };
+        const double ql = qb(lo), qh = qb(hi);
+        if (ql > qh) unsupported(n, "min is above max");
+        if (ql <= -128 && qh >= 127) {
+          out = m(n, 0);
+        } else if (ql == 0 && qh >= 127) {
+          out = q.add_op(OpKind::Relu, name, {m(n, 0)}, {});
+        } else {
+          out = q.add_op(OpKind::Clip, name, {m(n, 0)}, {{"min", ql}, {"max", qh}});
+        }
         break;
       }
       case OpKind::Concat: {

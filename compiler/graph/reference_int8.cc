@@ -158,6 +158,14 @@ std::vector<std::vector<float>> reference_int8(const Graph& g,
         iv[y] = o;
         break;
       }
+      case OpKind::Clip: {  // int8 bounds (quantize.cc)
+        IVec o = ints(x);
+        const int32_t lo = static_cast<int32_t>(n.get_float("min", -128)),
+                      hi = static_cast<int32_t>(n.get_float("max", 127));
+        for (int32_t& v : o) v = std::min(std::max(v, lo), hi);
+        iv[y] = o;
+        break;
+      }
       case OpKind::Flatten:
       case OpKind::Reshape:
       case OpKind::Pack:

@@ -5,6 +5,7 @@
 // static step list.
 #include <CLI/CLI.hpp>
 #include <cmath>
+#include <cstring>
 #include <iostream>
 
 #include "compiler/graph/dump.h"
@@ -28,9 +29,11 @@ struct NetOptions {
   std::string config = "vta", platform = "sim";
   cg::models::ResNetOptions net;
   bool per_channel = false;
-  int calibration = 1;
+  std::string calibration = "1";  // synthetic samples, or a .npy of calibration inputs
   size_t tune = 6;
   std::string knob_cache = rt::graph::default_graph_knob_cache();
+  std::string tune_db;
+  bool no_records = false;
 
   void add_to(CLI::App& cmd) {
     cmd.add_option("--config", config, "hardware configuration (gemm8x8, vta, tiny)")->capture_default_str();
@@ -43,19 +46,69 @@ struct NetOptions {
     cmd.add_flag("--per-channel", per_channel,
                  "quantize weights per output channel (runs those layers on the CPU: the "
                  "accelerator's epilogue has one shift per kernel)");
-    cmd.add_option("--calibrate", calibration, "synthetic calibration samples")->capture_default_str();
+    cmd.add_option("--calibrate", calibration,
+                   "calibration inputs: a number of synthetic samples, or C.npy (float32 of the "
+                   "network's input shape, or S of them stacked on a leading axis)")
+        ->capture_default_str();
     cmd.add_option("--tune", tune,
                    "exact tilings measured on the cycle model per layer shape (1: the analytic "
                    "choice, nothing measured)")->capture_default_str();
     cmd.add_option("--knob-cache", knob_cache,
                    "file remembering the measured choices (\"\" for none)")->capture_default_str();
+    cmd.add_option("--tune-db", tune_db,
+                   "tuning records (.jsonl, `weft tune`) consulted first for each conv layer's "
+                   "schedule, before the shipped records");
+    cmd.add_flag("--no-records", no_records,
+                 "ignore the tuning records (the executor's own choice, see --tune)");
   }
-  rt::graph::ExecutorOptions executor_options() const { return {tune, knob_cache}; }
-  cg::GraphCompileOptions compile_options() const {
+  rt::graph::ExecutorOptions executor_options() const {
+    rt::graph::ExecutorOptions e{tune, knob_cache};
+    e.use_records = !no_records;
+    e.tune_db = tune_db;
+    return e;
+  }
+  // `g`: the network (its input shape is what a calibration file must hold).
+  cg::GraphCompileOptions compile_options(const cg::Graph& g) const {
     cg::GraphCompileOptions o;
     o.quantize.per_channel = per_channel;
-    o.quantize.synthetic_samples = calibration;
+    const bool count = !calibration.empty() && calibration.size() < 7 &&
+                       calibration.find_first_not_of("0123456789") == std::string::npos;
+    if (count) {
+      o.quantize.synthetic_samples = std::stoi(calibration);
+      if (o.quantize.synthetic_samples < 1)
+        throw UserError("--calibrate " + calibration + ": give at least one sample");
+    } else {
+      o.quantize.calibration = read_calibration(g);
+    }
     return o;
+  }
+  // --calibrate C.npy: float32, the input's shape [B, C, H, W] or [S, B, C, H, W].
+  std::vector<std::vector<std::vector<float>>> read_calibration(const cg::Graph& g) const {
+    const std::vector<int64_t>& in = g.value(g.inputs().at(0)).type.shape;
+    const rt::NpyArray a = rt::decode_npy(rt::read_file(calibration), "--calibrate '" + calibration + "'");
+    const bool one = a.shape == in;
+    const bool many = a.shape.size() == in.size() + 1 &&
+                      std::equal(in.begin(), in.end(), a.shape.begin() + 1);
+    if (a.type != rt::NpyType::kFloat32 || !(one || many))
+      throw UserError("--calibrate '" + calibration + "' must be float32 of the network's input "
+                      "shape " + cg::shape_str(in) + " or [S," + cg::shape_str(in).substr(1) +
+                      ", not " + (a.type == rt::NpyType::kFloat32 ? "float32 " : "another dtype ") +
+                      cg::shape_str(a.shape));
+    int64_t per = 1;
+    for (int64_t d : in) per *= d;
+    const int64_t samples = one ? 1 : a.shape[0];
+    if (samples < 1) throw UserError("--calibrate '" + calibration + "' holds no samples");
+    std::vector<std::vector<std::vector<float>>> out;
+    for (int64_t s = 0; s < samples; ++s) {
+      std::vector<float> x(static_cast<size_t>(per));
+      std::memcpy(x.data(), a.data.data() + s * per * 4, static_cast<size_t>(per) * 4);
+      for (size_t i = 0; i < x.size(); ++i)
+        if (!std::isfinite(x[i]))
+          throw UserError("--calibrate '" + calibration + "' holds a non-finite value (sample " +
+                          std::to_string(s) + ", element " + std::to_string(i) + ")");
+      out.push_back({std::move(x)});
+    }
+    return out;
   }
 };
 
@@ -91,7 +144,7 @@ void add_run_resnet18(CLI::App& run) {
     const isa::Platform& pf = isa::find_platform(o->net.platform);
     cg::Graph g = cg::models::resnet18(o->net.net);
     const auto tc = std::chrono::steady_clock::now();
-    cg::CompiledGraph c = cg::compile_graph(g, layout, pf, o->net.compile_options());
+    cg::CompiledGraph c = cg::compile_graph(g, layout, pf, o->net.compile_options(g));
     rt::graph::GraphExecutor exe(c, layout, pf, o->net.executor_options());
     const double compile_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - tc).count();
@@ -186,7 +239,7 @@ void add_compile_resnet18(CLI::App& compile) {
     cg::Graph g = cg::models::resnet18(o->net.net);
     nlohmann::json passes = nlohmann::json::array();
     cg::CompiledGraph c = cg::compile_graph(
-        g, layout, pf, o->net.compile_options(), [&](const std::string& p, const cg::Graph& after) {
+        g, layout, pf, o->net.compile_options(g), [&](const std::string& p, const cg::Graph& after) {
           if (o->emit == "steps" || (!o->pass.empty() && p != o->pass)) return;
           if (o->emit == "json") {
             passes.push_back({{"pass", p}, {"graph", cg::to_json(after)}});

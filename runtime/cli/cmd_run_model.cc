@@ -20,7 +20,8 @@ struct ModelRunOptions {
   std::string model, input, target = "accel", engine = "cycle", calibrate, save, trace, config,
       platform = "sim";
   int threads = 1;
-  bool check = false, per_channel = false;
+  bool check = false, per_channel = false, no_records = false;
+  std::string tune_db;
 };
 
 void run_model(const ModelRunOptions& o) {
@@ -56,6 +57,8 @@ void run_model(const ModelRunOptions& o) {
   r.platform = o.platform;
   r.calibrate = o.calibrate;
   r.per_channel = o.per_channel;
+  r.tune_db = o.tune_db;
+  r.no_records = o.no_records;
   rt::OutputSet outputs;
   const nlohmann::ordered_json j = rt::graph::run_onnx_accel(r, outputs);
   outputs.commit();
@@ -88,6 +91,11 @@ void add_run_model(CLI::App& run) {
   run.add_option("--calibrate", o->calibrate,
                  "with --target accel: calibration inputs (.npy, a batch of the input's shape "
                  "stacked on a leading axis)");
+  run.add_option("--tune-db", o->tune_db,
+                 "with --target accel: tuning records (.jsonl) consulted first for each conv "
+                 "layer's schedule, before the shipped records");
+  run.add_flag("--no-records", o->no_records,
+               "with --target accel: ignore the tuning records (the executor's own choice)");
   run.add_option("--save", o->save,
                  "write DIR/output.npy (the first output, float32) and DIR/report.json");
   run.add_option("--trace", o->trace, "write the run's timeline (Chrome trace JSON, Perfetto)");

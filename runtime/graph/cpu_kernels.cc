@@ -178,6 +178,13 @@ void run_cpu_node(const Graph& g, const Node& n, const std::vector<const uint8_t
     case OpKind::Relu:
       for (int64_t i = 0; i < count; ++i) y8[i] = std::max<int8_t>(x8[i], 0);
       return;
+    case OpKind::Clip: {  // int8 bounds (compiler/graph/quantize.cc)
+      const int lo = static_cast<int>(n.get_float("min", -128)),
+                hi = static_cast<int>(n.get_float("max", 127));
+      for (int64_t i = 0; i < count; ++i)
+        y8[i] = static_cast<int8_t>(std::min(std::max<int>(x8[i], lo), hi));
+      return;
+    }
     case OpKind::Flatten:
     case OpKind::Reshape:
       std::memcpy(out, in[0], static_cast<size_t>(yt.stored_bytes()));

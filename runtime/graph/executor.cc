@@ -5,6 +5,7 @@
 #include <cstring>
 #include <iomanip>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "compiler/graph/passes/partition.h"
@@ -14,6 +15,7 @@
 #include "hardware/isa/errors.h"
 #include "runtime/bench/conv2d_study.h"
 #include "runtime/graph/cpu_kernels.h"
+#include "runtime/graph/recorded_knobs.h"
 #include "runtime/stream/compiled_program.h"
 #include "runtime/stream/stream_builder.h"
 
@@ -127,6 +129,7 @@ struct Kernel {
   uint64_t insn_addr = 0, insn_count = 0, bias_addr = 0;
   int64_t macs = 0;
   std::vector<uint8_t> bias_bytes;
+  std::string schedule_source;
 };
 
 struct Step {
@@ -187,7 +190,18 @@ GraphExecutor::GraphExecutor(const CompiledGraph& c, const isa::Layout& l, const
       e.relu = n.get_int("relu", 0) != 0;
       e.bias_first = bias;
       e.residual = residual;
-      k.op = compiler::ops::make_conv2d(l, s, exact_knobs(l, pf, s, residual, n.name, opts.tune_candidates, cache.get()), e);
+      std::optional<compiler::ops::Conv2dKnobs> rec;
+      if (opts.use_records) rec = exact_recorded_knobs(l, pf, s, e, opts.tune_db);
+      if (rec) {
+        k.schedule_source = "tuning records";
+      } else {
+        rec = exact_knobs(l, pf, s, residual, n.name, opts.tune_candidates, cache.get());
+        k.schedule_source = opts.tune_candidates > 1
+                                ? "measured (best of " + std::to_string(opts.tune_candidates) +
+                                      " exact tilings" + (cache ? ", knob cache" : "") + ")"
+                                : "analytic chooser";
+      }
+      k.op = compiler::ops::make_conv2d(l, s, *rec, e);
       k.program = compiler::compile_accel(*k.op.schedule, l);
       k.macs = passes::node_macs(g, n);
       // The bias packed once: [ocb][B][BO] int32, each channel's value over the batch rows.
@@ -348,6 +362,7 @@ RunResult GraphExecutor::run(driver::Device& dev, const std::vector<std::vector<
         sr.cycles = rc.cycles;
         sr.macs = k.macs;
         sr.detail = k.op.knobs.describe();
+        sr.schedule_source = k.schedule_source;
         const auto d = dev.run_details();
         if (d.contains("gemm_uops") && d.contains("dram")) {
           sr.gemm_uops = d["gemm_uops"].get<uint64_t>();
@@ -462,6 +477,7 @@ nlohmann::ordered_json RunReport::to_json() const {
       n["cycles"] = s.cycles;
       n["utilization"] = s.utilization;
       n["schedule"] = s.detail;
+      n["schedule_source"] = s.schedule_source;
       if (!s.limit.empty()) {
         n["gemm_uops"] = s.gemm_uops;
         n["dram_bytes"] = s.dram_bytes;
@@ -496,6 +512,18 @@ std::string RunReport::table() const {
       << s.share * 100 << "%\n";
   }
   o << std::setprecision(3);
+  std::map<std::string, int> sources;
+  for (const StepReport& s : steps)
+    if (!s.schedule_source.empty()) ++sources[s.schedule_source];
+  if (!sources.empty()) {
+    o << "schedules:";
+    const char* sep = " ";
+    for (const auto& [src, count] : sources) {
+      o << sep << count << " from " << src;
+      sep = ", ";
+    }
+    o << "\n";
+  }
   o << "accelerator: " << accel_cycles << " cycles (" << accel_seconds * 1e3 << " ms at the clock), "
     << accel_macs << " of " << macs << " MACs ("
     << (macs ? 100.0 * double(accel_macs) / double(macs) : 0.0) << "%), utilization "

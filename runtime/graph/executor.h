@@ -41,6 +41,7 @@ namespace weft::rt::graph {
 /// One executed step.
 struct StepReport {
   std::string node, op, engine, detail;  // engine: "accel" or "cpu"
+  std::string schedule_source;           // accelerator steps: where the knobs came from
   uint64_t cycles = 0;                   // accelerator steps
   double seconds = 0;                    // accelerator: cycles at the clock; CPU: host time
   int64_t macs = 0;
@@ -86,6 +87,11 @@ struct ExecutorOptions {
   /// With tune_candidates > 1: a JSON file remembering the measured choices across runs
   /// ("" for none); default_graph_knob_cache() is the usual place.
   std::string knob_cache;
+  /// Conv2d schedules from the tuning records first (recorded_knobs.h): `tune_db` when it has
+  /// the layer, else the shipped records; a layer without a usable record falls back to the
+  /// above. The per-node report names each schedule's source.
+  bool use_records = true;
+  std::string tune_db;
 };
 
 /// $XDG_CACHE_HOME/weft/graph_conv2d_knobs.json (or ~/.cache/...); "" without a home.

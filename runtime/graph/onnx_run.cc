@@ -229,7 +229,16 @@ nlohmann::ordered_json run_onnx_accel(const OnnxRunRequest& r, OutputSet& output
   if (r.input.empty()) throw UserError("weft run MODEL.onnx needs --input X.npy");
   const isa::Layout& layout = isa::layout_for(r.config);
   const isa::Platform& platform = isa::find_platform(r.platform);
+  // Where the wall time goes, phase by phase (reported as "phase_seconds"): import, calibration
+  // and the other graph passes, kernel compilation, the run, the --check.
+  using Clock = std::chrono::steady_clock;
+  auto since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
+  nlohmann::ordered_json phases;
+  auto t_phase = Clock::now();
   const auto imported = compiler::onnx_import::import_onnx(r.model);
+  phases["import"] = since(t_phase);
   const auto& g = imported.graph;
   if (g.inputs().size() != 1)
     throw UserError("'" + r.model + "' takes " + std::to_string(g.inputs().size()) +
@@ -250,15 +259,23 @@ nlohmann::ordered_json run_onnx_accel(const OnnxRunRequest& r, OutputSet& output
     qdq = compiler::onnx_import::map_qdq(g);
     opts.quantize.fixed_exponents = qdq->exponents;
   }
-  const auto t0 = std::chrono::steady_clock::now();
+  const auto t0 = Clock::now();
   const compiler::graph::CompiledGraph compiled =
       compiler::graph::compile_graph(qdq ? qdq->graph : g, layout, platform, opts);
-  GraphExecutor exe(compiled, layout, platform);
-  const double compile_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  phases["graph_passes"] = since(t0);
+  for (const auto& [pass, sec] : compiled.pass_seconds) phases["pass_" + pass] = sec;
+  t_phase = Clock::now();
+  ExecutorOptions exe_opts;
+  exe_opts.use_records = !r.no_records;
+  exe_opts.tune_db = r.tune_db;
+  GraphExecutor exe(compiled, layout, platform, exe_opts);
+  phases["kernel_compile"] = since(t_phase);
+  const double compile_s = since(t0);
+  t_phase = Clock::now();
   auto dev = open_graph_device(r.engine, exe, layout, platform);
   const std::vector<float> xf(x.data.begin(), x.data.end());
   RunResult res = exe.run(*dev, {xf});
+  phases["run"] = since(t_phase);
 
   HostArray y;
   y.dtype = DType::F32;
@@ -289,6 +306,7 @@ nlohmann::ordered_json run_onnx_accel(const OnnxRunRequest& r, OutputSet& output
     j["argmax"] = std::max_element(y.data.begin(), y.data.end()) - y.data.begin();
   if (r.check) {
     // Against the fp32 network on the LLVM path: cosine similarity and top-1 agreement.
+    t_phase = Clock::now();
     LlvmGraphRunner runner(g, r.threads);
     const HostArray f = runner.run({x}).outputs.at(0);
     double dot = 0, na = 0, nb = 0;
@@ -303,7 +321,9 @@ nlohmann::ordered_json run_onnx_accel(const OnnxRunRequest& r, OutputSet& output
       c["top1_agrees"] = std::max_element(f.data.begin(), f.data.end()) - f.data.begin() ==
                          std::max_element(y.data.begin(), y.data.end()) - y.data.begin();
     j["fp32_check"] = c;
+    phases["check"] = since(t_phase);
   }
+  j["phase_seconds"] = phases;
   j["report"] = res.report.to_json();
   if (!r.save.empty()) {
     std::error_code ec;

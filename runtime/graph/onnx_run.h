@@ -23,6 +23,9 @@ struct OnnxRunRequest {
   // --target accel
   std::string config = "gemm8x8", engine = "cycle", platform = "sim", calibrate;
   bool per_channel = false;
+  // conv schedules: the tuning records first (--tune-db, then the shipped ones) unless no_records
+  std::string tune_db;
+  bool no_records = false;
 };
 
 /// Reads `path` (.npy: float32, int8 or int32) as the graph's input `k`; UserError naming the

@@ -12,6 +12,9 @@
 #include "compiler/graph/dump.h"
 #include "compiler/graph/onnx/onnx_import.h"
 #include "compiler/graph/onnx/qdq.h"
+#include "compiler/graph/pipeline.h"
+#include "compiler/graph/reference_int8.h"
+#include "runtime/graph/executor.h"
 #include "hardware/isa/errors.h"
 #include "runtime/graph/cpu_graph.h"
 #include "runtime/graph/onnx_run.h"
@@ -136,6 +139,53 @@ TEST(OnnxGraph, QdqWithAZeroPointIsRefusedOnTheAccelerator) {
   EXPECT_DOUBLE_EQ(y[1], 0.0);    // -32 + 3 = -29 -> -1.0 -> ReLU
   EXPECT_DOUBLE_EQ(y[2], 0.5);
   EXPECT_DOUBLE_EQ(y[3], 3.875);  // saturates at 127: (127 - 3) / 32
+}
+
+}  // namespace
+}  // namespace weft
+
+namespace weft {
+namespace {
+
+// small_cnn's Clip(conv, 0, 6) quantizes to an int8 Clip with integer bounds (6 / 2^e rounded)
+// on the CPU; the executor (functional and cycle engines) matches the independent int8
+// reference bit for bit, and a Clip whose upper bound is beyond the int8 range becomes a ReLU.
+TEST(OnnxGraph, ClipQuantizesToAnInt8ClampBitExact) {
+  const std::string path = model("small_cnn");
+  if (path.empty()) GTEST_SKIP() << "small_cnn.onnx was not written";
+  auto imp = compiler::onnx_import::import_onnx(path);
+  const auto x = random_input(imp.graph, 5);
+  const std::vector<float> xf(x.data.begin(), x.data.end());
+  compiler::graph::GraphCompileOptions o;
+  o.quantize.calibration = {{xf}};
+  const isa::Layout& l = isa::layout_for("vta");
+  const isa::Platform& pf = isa::find_platform("sim");
+  const auto c = compiler::graph::compile_graph(imp.graph, l, pf, o);
+  int clips = 0;
+  for (compiler::graph::NodeId id : c.graph.topo_order()) {
+    const auto& n = c.graph.node(id);
+    if (n.kind != OpKind::Clip) continue;
+    ++clips;
+    EXPECT_EQ(n.get_float("min", -1), 0.0);
+    const int e = c.graph.value(n.inputs[0]).type.quant.exponent();
+    EXPECT_EQ(n.get_float("max", -1), std::nearbyint(std::ldexp(6.0, -e))) << "2^" << e;
+  }
+  EXPECT_EQ(clips, 1);
+  const auto want = compiler::graph::reference_int8(c.graph, {xf});
+  for (const char* engine : {"functional", "cycle"}) {
+    rt::graph::GraphExecutor exe(c, l, pf);
+    auto dev = rt::graph::open_graph_device(engine, exe, l, pf);
+    EXPECT_EQ(exe.run(*dev, {xf}).outputs, want) << engine;
+  }
+  // Clip(0, 1e6): the same network with the bound out of the int8 range has no Clip but a ReLU.
+  for (compiler::graph::NodeId id : imp.graph.topo_order()) {
+    const auto& n = imp.graph.node(id);
+    if (n.kind == OpKind::Clip)
+      imp.graph.value(n.inputs[2]).data = compiler::graph::ConstData::from_f32({1e6f});
+  }
+  const auto r = compiler::graph::compile_graph(imp.graph, l, pf, o);
+  for (compiler::graph::NodeId id : r.graph.topo_order())
+    EXPECT_NE(r.graph.node(id).kind, OpKind::Clip);
 }
 
 }  // namespace

@@ -157,6 +157,11 @@ TEST_F(OnnxCli, RunsOnTheAccelerator) {
   EXPECT_THAT(f.out, HasSubstr("\"top1_agrees\": true"));
   EXPECT_GE(field(f.out, "accel_mac_fraction"), 0.9) << f.out;
   EXPECT_EQ(fs::file_size(dir_ / "f" / "output.npy"), 128u + 10 * 4);
+  // Where the wall time went, phase by phase (import, calibration, kernels, run, check).
+  for (const char* phase : {"import", "pass_quantize", "kernel_compile", "run", "check"})
+    EXPECT_GE(field(f.out, phase), 0.0) << phase << "\n" << f.out;
+  // Each accelerator layer names its schedule's source (tiny_resnet's shapes have no records).
+  EXPECT_THAT(f.out, HasSubstr("\"schedule_source\": \"analytic chooser\""));
   // The cycle model (and the RTL) give the same int8 network bit for bit, with cycles.
   const Result c = weft("run " + m + common + (dir_ / "c").string() + " --engine cycle");
   ASSERT_EQ(c.code, 0) << c.out;
