@@ -8,6 +8,7 @@
 #include "runtime/ops/placement.h"
 #include "runtime/tune/cycle_measurer.h"
 #include "runtime/tune/database.h"
+#include "runtime/tune/shape_generic.h"
 
 namespace weft::rt::tune {
 
@@ -97,7 +98,11 @@ std::optional<ops::Conv2dKnobs> recorded_conv2d_knobs(const std::string& config,
                                                       const ops::Conv2dShape& s,
                                                       const std::string& db_path) {
   auto r = lookup_best(conv2d_workload(s), accel_target(config, platform), db_path);
-  if (!r) return std::nullopt;
+  if (!r) {  // no exact record: the shape-generic dispatch table next to the database
+    auto k = dispatch_knobs(conv2d_workload(s), accel_target(config, platform), db_path);
+    if (!k) return std::nullopt;
+    return conv2d_knobs_from_json(*k);
+  }
   const isa::Layout& l = isa::layout_for(config);
   AccelConv2dSpace space(l, isa::find_platform(platform), s, {});
   return space.knobs_of(r->trace);
@@ -108,7 +113,11 @@ std::optional<ops::DenseKnobs> recorded_dense_knobs(const std::string& config,
                                                     const ops::DenseShape& s,
                                                     const std::string& db_path) {
   auto r = lookup_best(dense_workload(s), accel_target(config, platform), db_path);
-  if (!r) return std::nullopt;
+  if (!r) {  // no exact record: the shape-generic dispatch table next to the database
+    auto k = dispatch_knobs(dense_workload(s), accel_target(config, platform), db_path);
+    if (!k) return std::nullopt;
+    return dense_knobs_from_json(*k);
+  }
   const isa::Layout& l = isa::layout_for(config);
   AccelDenseSpace space(l, isa::find_platform(platform), s, {});
   return space.knobs_of(r->trace);
