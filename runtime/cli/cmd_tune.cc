@@ -38,7 +38,7 @@ struct TuneOpts {
   double early_stop = 2.0;
   bool quiet = false;
   std::string family, dispatch;  // shape-generic tuning (tune_family.h)
-  int reps = 3;
+  int reps = 12;
 };
 
 // A CPU workload carries its element type (the records of float32 and int8 differ).
@@ -143,7 +143,7 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--db", o->db, "tuning database (JSON lines; created, or resumed)");
   cmd->add_option("--seed", o->seed, "random seed")->capture_default_str();
   cmd->add_option("--batch", o->batch, "candidates measured per round")->capture_default_str();
-  cmd->add_option("--population", o->population, "model: candidates scored per round")
+  cmd->add_option("--population", o->population, "model: candidates scored per round; --family: micro-kernels ranked")
       ->capture_default_str();
   cmd->add_option("--workers", o->workers, "measuring threads (without MPI)")
       ->capture_default_str();
@@ -170,7 +170,7 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--family", o->family,
                   "shape-generic: tune a family once, M=LO:HI (dense) or HW=LO:HI (conv2d), and "
                   "write a dispatch table (DB.dispatch.json) that `weft run --tune-db DB` uses");
-  cmd->add_option("--reps", o->reps, "--family: representative shapes measured")
+  cmd->add_option("--reps", o->reps, "--family: home shapes, the ends and geometric points between")
       ->capture_default_str();
   cmd->add_option("--dispatch", o->dispatch, "--family: write the dispatch table here");
   cmd->callback([o, cmd] {
@@ -181,12 +181,20 @@ void add_tune_command(CLI::App& app) {
     if (o->workers < 1) throw UserError("--workers must be at least 1");
     if (o->early_stop < 1) throw UserError("--early-stop must be at least 1");
     if (!o->family.empty()) {
-      TuneFamilyRequest r{o->what, o->family, o->target, o->config, o->platform, o->db,
-                          o->dispatch, o->summary};
+      TuneFamilyRequest r;
+      r.op = o->what;
+      r.spec = o->family;
+      r.target = o->target;
+      r.config = o->config;
+      r.platform = o->platform;
+      r.db = o->db;
+      r.dispatch = o->dispatch;
+      r.summary = o->summary;
       r.dense = {o->m, o->n, o->k};
       r.conv = {o->cn, o->h, o->w, o->ic, o->oc, o->kernel, o->stride, o->pad};
       r.opts.trials = o->trials;
       r.opts.reps = o->reps;
+      r.opts.pool = o->population;  // candidate micro-kernels ranked before measuring
       r.opts.seed = o->seed;
       r.opts.workers = o->workers;
       r.quiet = o->quiet;

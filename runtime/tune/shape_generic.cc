@@ -12,6 +12,7 @@
 
 #include "compiler/tune/accel_features.h"
 #include "compiler/tune/accel_space.h"
+#include "compiler/tune/cost_model.h"
 #include "hardware/isa/errors.h"
 #include "hardware/isa/layout.h"
 #include "runtime/io/files.h"
@@ -261,8 +262,8 @@ DispatchTable DispatchTable::load(const std::string& path) {
 
 std::string dispatch_path(const std::string& db_path) { return db_path + ".dispatch.json"; }
 
-std::optional<json> dispatch_knobs(const Workload& w, const Target& t,
-                                   const std::string& db_path) {
+std::optional<Dispatched> dispatch_knobs(const Workload& w, const Target& t,
+                                         const std::string& db_path) {
   if (db_path.empty()) return std::nullopt;
   const std::string p = dispatch_path(db_path);
   std::error_code ec;
@@ -273,7 +274,7 @@ std::optional<json> dispatch_knobs(const Workload& w, const Target& t,
   if (!v) return std::nullopt;
   auto it = table.kernel_of.find(*v);
   if (it == table.kernel_of.end()) return std::nullopt;
-  return table.kernels[it->second].knobs;
+  return Dispatched{table.kernels[it->second].knobs, table.predicted.at(*v)};
 }
 
 // ---- the spatial term -----------------------------------------------------------------------
@@ -281,22 +282,6 @@ std::optional<json> dispatch_knobs(const Workload& w, const Target& t,
 namespace {
 
 int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-bool in_sizes(int64_t t, int64_t n) {
-  auto s = tile_sizes(n);
-  return std::find(s.begin(), s.end(), t) != s.end();
-}
-
-// A member's task and the trace of a micro-kernel there (nothing when it does not fit).
-std::optional<Trace> trace_at(const Task& task, const ShapeFamily& f, const json& knobs) {
-  try {
-    if (f.op == "dense")
-      return static_cast<const AccelDenseSpace&>(*task.space).trace_of(dense_knobs_from_json(knobs));
-    return static_cast<const AccelConv2dSpace&>(*task.space).trace_of(conv2d_knobs_from_json(knobs));
-  } catch (const UserError&) {
-    return std::nullopt;
-  }
-}
 
 json knobs_of_trace(const Task& task, const ShapeFamily& f, const Trace& t) {
   if (f.op == "dense")
@@ -318,16 +303,13 @@ std::optional<double> spatial_tiles(const ShapeFamily& f, const std::string& con
   const isa::Layout& l = isa::layout_for(config);
   if (f.op == "dense") {
     const ops::DenseKnobs k = dense_knobs_from_json(knobs);
-    const int64_t mb = cdiv(v, l.config.batch());
-    if (k.tile_m > mb || !in_sizes(k.tile_m, mb)) return std::nullopt;
-    return static_cast<double>(cdiv(mb, k.tile_m));
+    if (k.tile_m < 1) return std::nullopt;
+    return static_cast<double>(cdiv(cdiv(v, l.config.batch()), k.tile_m));
   }
   const ops::Conv2dKnobs k = conv2d_knobs_from_json(knobs);
   const ops::Conv2dShape s = f.conv_at(v);
-  const int64_t oh = s.out_h(), ow = s.out_w();
-  if (k.tile_h > oh || k.tile_w > ow || !in_sizes(k.tile_h, oh) || !in_sizes(k.tile_w, ow))
-    return std::nullopt;
-  return static_cast<double>(cdiv(oh, k.tile_h) * cdiv(ow, k.tile_w));
+  if (k.tile_h < 1 || k.tile_w < 1) return std::nullopt;
+  return static_cast<double>(cdiv(s.out_h(), k.tile_h) * cdiv(s.out_w(), k.tile_w));
 }
 
 // ---- tuning a family ----------------------------------------------------------------------
@@ -345,98 +327,148 @@ DispatchTable tune_family(const ShapeFamily& f, const std::string& config,
   table.family = f;
   table.target = accel_target(config, platform);
 
-  const std::vector<int64_t> reps = f.representatives(std::max(1, opts.reps));
-  std::map<int64_t, Task> rep_task;
-  for (int64_t v : reps) rep_task.emplace(v, task_at(f, config, platform, v));
-
-  // 1. Candidate micro-kernels: the chooser's picks over the family, then random samples.
-  std::vector<json> pool;
-  std::set<std::string> seen;
-  auto add = [&](const json& k) {
-    if (seen.insert(k.dump()).second) pool.push_back(k);
-  };
-  for (int64_t v : f.representatives(8)) {
-    Task t = task_at(f, config, platform, v);
-    for (const Trace& tr : t.space->seeds()) add(knobs_of_trace(t, f, tr));
-  }
-  Rng rng(opts.seed);
-  for (int tries = 0; static_cast<int>(pool.size()) < opts.pool && tries < opts.pool * 8; ++tries) {
-    const Task& t = rep_task.at(reps[rng.uniform(0, static_cast<int64_t>(reps.size()) - 1)]);
-    add(knobs_of_trace(t, f, t.space->sample(rng)));
-  }
-
-  // Rank without simulating: the program's cycle lower bound at each ranking shape (the
-  // representatives and more geometric points) that the candidate fits.
-  std::vector<int64_t> rank_at = f.representatives(8);
-  for (int64_t v : reps) rank_at.push_back(v);
-  std::sort(rank_at.begin(), rank_at.end());
-  rank_at.erase(std::unique(rank_at.begin(), rank_at.end()), rank_at.end());
-  std::map<int64_t, Task> rank_task;
-  for (int64_t v : rank_at) rank_task.emplace(v, task_at(f, config, platform, v));
-  struct Ranked {
+  // Home shapes: the family's ends and geometric points between. Each home contributes
+  // candidate micro-kernels that fit it without padding (the chooser's picks there, then
+  // random samples), ranked by the program's cycle lower bound (no simulation).
+  const std::vector<int64_t> homes = f.representatives(std::max(1, opts.reps));
+  struct Cand {
     json knobs;
-    std::map<int64_t, double> bound;     // ranking shape -> lower bound
-    std::map<int64_t, Candidate> cand;   // representative -> compiled candidate
+    double bound;  // the analytic score (lower = better)
+    Candidate cand;
+    std::vector<float> x;  // cost-model features
   };
-  std::vector<Ranked> ranked;
-  for (const json& k : pool) {
-    Ranked r{k, {}, {}};
-    for (int64_t v : rank_at) {
-      const Task& t = rank_task.at(v);
-      auto tr = trace_at(t, f, k);
-      if (!tr) continue;
-      Candidate c = t.space->apply(*tr);
-      if (!c.ok()) continue;
-      r.bound[v] = accel_lower_bound(*c.as<AccelBody>(), layout, plat);
-      if (rep_task.count(v)) r.cand.emplace(v, std::move(c));
-    }
-    if (r.cand.empty()) continue;
-    ranked.push_back(std::move(r));
-  }
-  if (ranked.empty())
-    throw UserError("no candidate micro-kernel is valid on the family " + f.op + " " + f.var +
-                    "=" + std::to_string(f.lo) + ":" + std::to_string(f.hi) + " on " + config);
-  // Round robin over the ranking shapes: each turn takes the unmeasured candidate with the
-  // least bound at that shape (ties: the pool's order, the chooser's picks first), so every
-  // part of the family gets micro-kernels that fit it.
-  std::vector<size_t> order;
-  {
-    std::vector<bool> taken(ranked.size(), false);
-    bool any = true;
-    while (any) {
-      any = false;
-      for (int64_t v : rank_at) {
-        size_t best = ranked.size();
-        for (size_t i = 0; i < ranked.size(); ++i) {
-          if (taken[i] || !ranked[i].bound.count(v)) continue;
-          if (best == ranked.size() || ranked[i].bound.at(v) < ranked[best].bound.at(v)) best = i;
+  std::vector<Task> home_task;
+  std::vector<std::vector<Cand>> per_home;
+  Rng rng(opts.seed);
+  const AccelFeatures feats(layout, plat);
+  const std::vector<std::string> names = feats.names();
+  auto index_of = [&](const std::string& n) {
+    return static_cast<size_t>(std::find(names.begin(), names.end(), n) - names.begin());
+  };
+  const size_t i_bound = index_of("bound_cycles"), i_compute = index_of("compute_cycles"),
+               i_memory = index_of("memory_cycles"), i_latency = index_of("load_latency_cycles");
+  if (i_latency >= names.size()) throw std::logic_error("accel features lack the roofline terms");
+  const int per_home_pool = std::max<int>(8, opts.pool / static_cast<int>(homes.size()));
+  for (int64_t v : homes) {
+    home_task.push_back(task_at(f, config, platform, v));
+    const Task& t = home_task.back();
+    // Candidates in three groups, each ranked by score: (1) the whole output in one tile with
+    // the largest channel / reduction blockings and 1, 2, 4 threads dealt along the channels
+    // (the home's own micro-kernel; elsewhere it pads or repeats; too big for the buffers:
+    // left out),
+    // (2) the chooser's picks, (3) random samples.
+    std::vector<std::vector<Trace>> groups(3);
+    {
+      // Channel / reduction blockings: the divisors of the blocks down to a quarter of them.
+      auto top_divisors = [](int64_t n) {
+        std::vector<int64_t> d;
+        for (int64_t x = n; x >= 1 && x * 4 >= n; --x)
+          if (n % x == 0) d.push_back(x);
+        return d;
+      };
+      const int64_t bi = layout.config.block_in(), bo = layout.config.block_out();
+      std::vector<json> ks;
+      if (f.op == "dense") {
+        for (int64_t tn : top_divisors(cdiv(f.dense.n, bo)))
+          for (int64_t tk : top_divisors(cdiv(f.dense.k, bi)))
+            for (int64_t vt : {1, 2, 4})
+              ks.push_back({{"tile_m", cdiv(v, layout.config.batch())}, {"tile_n", tn},
+                            {"tile_k", tk}, {"vthreads", vt}, {"vthread_axis", "n"}});
+      } else {
+        const ops::Conv2dShape cs = f.conv_at(v);
+        for (int64_t ti : top_divisors(cdiv(cs.ic, bi)))
+          for (int64_t to : top_divisors(cdiv(cs.oc, bo)))
+            for (int64_t vt : {1, 2, 4})
+              ks.push_back({{"tile_h", cs.out_h()}, {"tile_w", cs.out_w()}, {"tile_ic", ti},
+                            {"tile_oc", to}, {"vthreads", vt}, {"vthread_axis", "o"}});
+      }
+      for (const json& k : ks) {
+        try {
+          if (f.op == "dense") {
+            ops::check_dense_knobs(layout, f.dense_at(v), dense_knobs_from_json(k));
+            groups[0].push_back(static_cast<const AccelDenseSpace&>(*t.space)
+                                    .trace_of(dense_knobs_from_json(k)));
+          } else {
+            ops::check_conv2d_knobs(layout, f.conv_at(v), conv2d_knobs_from_json(k));
+            groups[0].push_back(static_cast<const AccelConv2dSpace&>(*t.space)
+                                    .trace_of(conv2d_knobs_from_json(k)));
+          }
+        } catch (const UserError&) {  // too big for the buffers at this home
         }
-        if (best == ranked.size()) continue;
-        taken[best] = true;
-        order.push_back(best);
-        any = true;
       }
     }
+    groups[1] = t.space->seeds();
+    for (int i = 0; i < per_home_pool; ++i) groups[2].push_back(t.space->sample(rng));
+    std::vector<Cand> cands;
+    std::set<std::string> seen;
+    for (const auto& traces : groups) {
+      std::vector<Cand> group;
+      for (const Trace& tr : traces) {
+        Candidate c = t.space->apply(tr);
+        if (!c.ok()) continue;
+        json k = knobs_of_trace(t, f, tr);
+        if (!seen.insert(k.dump()).second) continue;
+        // The roofline bound ranks first; the non-overlapped part (min of compute and
+        // memory, which only perfect overlap hides) and the read latency break its ties.
+        const std::vector<float> x = feats.extract(c);
+        auto cyc = [&](size_t i) { return std::exp2(static_cast<double>(x[i])) - 1; };
+        const double score =
+            cyc(i_bound) + 0.5 * std::min(cyc(i_compute), cyc(i_memory)) + cyc(i_latency);
+        group.push_back({k, score, std::move(c), x});
+      }
+      std::stable_sort(group.begin(), group.end(),
+                       [](const Cand& x, const Cand& y) { return x.bound < y.bound; });
+      for (auto& c : group) cands.push_back(std::move(c));
+    }
+    per_home.push_back(std::move(cands));
   }
 
-  // 2. Measure on the representatives within the budget.
+  // Measure round robin over the homes: each turn the next-ranked candidate of a home, once,
+  // at that home, until the budget is spent.
   ThreadRunner runner(std::max(1, opts.workers));
   int64_t spent = 0;
-  std::vector<MicroKernel> measured;
-  for (size_t oi = 0; oi < order.size() && spent < opts.trials; ++oi) {
-    Ranked& r = ranked[order[oi]];
-    MicroKernel mk;
-    mk.knobs = r.knobs;
-    for (auto& [v, c] : r.cand) {
-      if (spent >= opts.trials) break;
-      const Task& task = rep_task.at(v);
-      MeasureResult m = runner.run(task, {c}, std::numeric_limits<double>::infinity())[0];
+  std::map<std::string, MicroKernel> by_knobs;
+  std::vector<std::string> kernel_order;
+  std::vector<size_t> next(homes.size(), 0);
+  // After each round the XGBoost ranker (when built) is retrained on every measurement so
+  // far, grouped by home, and reorders what is left at each home: what it learned at one
+  // shape (which blockings and threads win) carries to the others.
+  std::unique_ptr<CostModel> model;
+  if (xgboost_available()) model = make_xgboost_model(1, opts.seed, 40);
+  std::vector<std::vector<float>> mx;
+  std::vector<double> mcost;
+  std::vector<int> mgroup;
+  for (bool any = true; any && spent < opts.trials;) {
+    if (model && mx.size() >= 4) {
+      model->train(mx, mcost, mgroup);
+      for (size_t h = 0; h < homes.size(); ++h) {
+        auto first = per_home[h].begin() + static_cast<std::ptrdiff_t>(next[h]);
+        if (first == per_home[h].end()) continue;
+        std::vector<std::vector<float>> xs;
+        for (auto it = first; it != per_home[h].end(); ++it) xs.push_back(it->x);
+        const std::vector<double> pred = model->predict(xs);
+        std::vector<size_t> idx(xs.size());
+        for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+        std::stable_sort(idx.begin(), idx.end(),
+                         [&](size_t a, size_t b) { return pred[a] > pred[b]; });
+        std::vector<Cand> rest;
+        for (size_t i : idx) rest.push_back(std::move(*(first + static_cast<std::ptrdiff_t>(i))));
+        std::move(rest.begin(), rest.end(), first);
+      }
+    }
+    any = false;
+    for (size_t h = 0; h < homes.size() && spent < opts.trials; ++h) {
+      if (next[h] >= per_home[h].size()) continue;
+      any = true;
+      const Cand& c = per_home[h][next[h]++];
+      const Task& task = home_task[h];
+      MeasureResult m = runner.run(task, {c.cand}, std::numeric_limits<double>::infinity())[0];
       ++spent;
       if (db) {
         TuningRecord rec;
         rec.workload = task.workload;
         rec.target = task.target;
-        rec.trace = c.trace;
+        rec.trace = c.cand.trace;
         rec.value = m.value;
         rec.unit = task.measurer->unit();
         rec.error = m.error;
@@ -445,35 +477,38 @@ DispatchTable tune_family(const ShapeFamily& f, const std::string& config,
         rec.seed = opts.seed;
         db->add(rec);
       }
-      if (m.ok() && !m.stopped_early) mk.measured[v] = m.value;
-    }
-    if (mk.measured.empty()) continue;
-    // 3. cycles = fixed + per_tile * tiles, least squares (one point: proportional).
-    std::vector<std::pair<double, double>> pts;
-    for (const auto& [v, c] : mk.measured)
-      pts.push_back({*spatial_tiles(f, config, mk.knobs, v), c});
-    if (pts.size() == 1) {
-      mk.fixed = 0;
-      mk.per_tile = pts[0].second / pts[0].first;
-    } else {
-      double sx = 0, sy = 0, sxx = 0, sxy = 0, n = pts.size();
-      for (auto [x, y] : pts) sx += x, sy += y, sxx += x * x, sxy += x * y;
-      double den = n * sxx - sx * sx;
-      if (std::abs(den) < 1e-9) {
-        mk.fixed = 0;
-        mk.per_tile = sy / sx;
-      } else {
-        mk.per_tile = (n * sxy - sx * sy) / den;
-        mk.fixed = (sy - mk.per_tile * sx) / n;
-        if (mk.per_tile < 0 || mk.fixed < 0) {  // keep the model monotone in the tiles
-          mk.fixed = 0;
-          mk.per_tile = sy / sx;
-        }
+      if (!m.ok() || m.stopped_early) continue;
+      mx.push_back(c.x);
+      mcost.push_back(m.value);
+      mgroup.push_back(static_cast<int>(h));
+      const std::string key = c.knobs.dump();
+      if (!by_knobs.count(key)) {
+        by_knobs[key].knobs = c.knobs;
+        kernel_order.push_back(key);
       }
+      by_knobs[key].measured[homes[h]] = m.value;
+      say("[" + f.op + " " + f.var + "] " + std::to_string(spent) + "/" +
+          std::to_string(opts.trials) + " trials, " + f.var + "=" + std::to_string(homes[h]) +
+          " micro-kernel " + key + ": " + std::to_string(static_cast<int64_t>(m.value)) +
+          " cycles");
     }
-    say("[" + f.op + " " + f.var + "] " + std::to_string(spent) + "/" +
-        std::to_string(opts.trials) + " trials, micro-kernel " + mk.knobs.dump() + ": " +
-        std::to_string(mk.fixed) + " + " + std::to_string(mk.per_tile) + " x tiles");
+  }
+  // The cost of a micro-kernel anywhere: fixed + per_tile x tiles (least squares over the
+  // shapes it was measured on; one shape: proportional).
+  std::vector<MicroKernel> measured;
+  for (const std::string& key : kernel_order) {
+    MicroKernel mk = by_knobs[key];
+    std::vector<std::pair<double, double>> pts;
+    for (const auto& [v, c] : mk.measured) pts.push_back({*spatial_tiles(f, config, mk.knobs, v), c});
+    double sx = 0, sy = 0, sxx = 0, sxy = 0, n = static_cast<double>(pts.size());
+    for (auto [x, y] : pts) sx += x, sy += y, sxx += x * x, sxy += x * y;
+    const double den = n * sxx - sx * sx;
+    mk.fixed = 0;
+    mk.per_tile = sy / sx;
+    if (pts.size() > 1 && std::abs(den) > 1e-9) {
+      const double pt = (n * sxy - sx * sy) / den, fx = (sy - pt * sx) / n;
+      if (pt >= 0 && fx >= 0) mk.per_tile = pt, mk.fixed = fx;  // keep it monotone
+    }
     measured.push_back(std::move(mk));
   }
   table.trials = spent;

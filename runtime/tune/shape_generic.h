@@ -59,7 +59,7 @@ struct ShapeFamily {
 
 struct GenericOptions {
   int64_t trials = 24;  // measured trials in all
-  int reps = 3;         // representative shapes
+  int reps = 12;        // home shapes (the ends and geometric points between)
   int pool = 48;        // candidate micro-kernels ranked before measuring
   uint64_t seed = 1;
   int workers = 1;
@@ -105,11 +105,17 @@ DispatchTable tune_family(const ShapeFamily& fam, const std::string& config,
 std::optional<double> spatial_tiles(const ShapeFamily& fam, const std::string& config,
                                     const nlohmann::json& knobs, int64_t v);
 
-/// The dispatched knobs of a workload from the table next to `db_path` (when it has one whose
-/// family holds the workload on this target), as the operator's knobs JSON; else nothing.
-std::optional<nlohmann::json> dispatch_knobs(const compiler::tune::Workload& w,
-                                             const compiler::tune::Target& t,
-                                             const std::string& db_path);
+/// A dispatched micro-kernel: the operator's knobs JSON and the table's predicted cycles.
+struct Dispatched {
+  nlohmann::json knobs;
+  double predicted = 0;
+};
+/// The dispatched micro-kernel of a workload from the table next to `db_path` (when it has
+/// one whose family holds the workload on this target); else nothing. A corrupt table is a
+/// UserError naming the file.
+std::optional<Dispatched> dispatch_knobs(const compiler::tune::Workload& w,
+                                         const compiler::tune::Target& t,
+                                         const std::string& db_path);
 
 compiler::ops::DenseKnobs dense_knobs_from_json(const nlohmann::json& j);
 compiler::ops::Conv2dKnobs conv2d_knobs_from_json(const nlohmann::json& j);
