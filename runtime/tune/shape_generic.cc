@@ -412,8 +412,10 @@ DispatchTable tune_family(const ShapeFamily& f, const std::string& config,
         // memory, which only perfect overlap hides) and the read latency break its ties.
         const std::vector<float> x = feats.extract(c);
         auto cyc = [&](size_t i) { return std::exp2(static_cast<double>(x[i])) - 1; };
+        // One thread serialises loads and compute; more threads overlap most of the smaller.
+        const double hidden = k["vthreads"].get<int64_t>() > 1 ? 0.25 : 1.0;
         const double score =
-            cyc(i_bound) + 0.5 * std::min(cyc(i_compute), cyc(i_memory)) + cyc(i_latency);
+            cyc(i_bound) + hidden * std::min(cyc(i_compute), cyc(i_memory)) + cyc(i_latency);
         group.push_back({k, score, std::move(c), x});
       }
       std::stable_sort(group.begin(), group.end(),
