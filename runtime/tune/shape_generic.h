@@ -1,23 +1,28 @@
 // Shape-generic tuning (after DietCode): tune once for a family of shapes and dispatch every
 // shape of it to a micro-kernel from a table. A micro-kernel is the per-tile part of a
 // schedule (the knobs: output tile, channel / reduction blocking, virtual threads and their
-// axis), independent of the full shape. For a family (dense with M in lo..hi and fixed N, K;
-// conv2d with H = W in lo..hi and fixed channels, kernel, stride, pad) the tuner
-//   1. gathers candidate micro-kernels: the analytic chooser's picks at shapes spread over
-//      the family, then random samples, ranked by the sum over representative shapes of the
-//      program's cycle lower bound relative to the best (read from the lowered program, no
-//      simulation);
-//   2. measures the best-ranked ones on a few representative shapes (the family's ends and
-//      geometric midpoints) with the cycle model, within the trial budget; every trial lands in
-//      the tuning database like any other;
-//   3. learns per micro-kernel cycles = fixed + per_tile x tiles(shape), tiles(shape) being the
-//      analytic spatial term (the number of output tiles, each padded to full size, so padding
-//      waste of a non-dividing shape is in it), least squares over the shapes it was measured
-//      on (one shape: proportional scaling);
-//   4. for every shape of the family picks the micro-kernel with the least predicted cycles
-//      that fits the shape and compiles into a valid program there -> the dispatch table.
+// axis), independent of the full shape; on a shape it does not divide, the last tile is
+// padded. For a family (dense with M in lo..hi and fixed N, K; conv2d with H = W in lo..hi
+// and fixed channels, kernel, stride, pad) the tuner
+//   1. picks home shapes: the family's ends and geometric points between (--reps of them);
+//   2. at each home gathers candidate micro-kernels that fit it: the whole output in one tile
+//      with the largest channel / reduction blockings and 1, 2, 4 threads, the analytic
+//      chooser's picks, random samples; each group ranked by an analytic score read from
+//      the lowered program (the roofline bound plus the part of compute / memory that one
+//      thread cannot overlap, plus the read latency; no simulation);
+//   3. measures round robin over the homes (each candidate once, at its home) within the
+//      trial budget; between rounds the XGBoost ranker, retrained on every measurement so far
+//      (grouped by home), reorders what is left at each home; every trial lands in the
+//      tuning database like any other;
+//   4. learns per micro-kernel cycles = fixed + per_tile x tiles(shape), tiles(shape) being
+//      the analytic spatial term (output tiles, the last one padded, so the padding waste of
+//      a non-dividing shape is in it); least squares over the shapes it was measured on, one
+//      shape: proportional;
+//   5. for every member of the family picks the measured micro-kernel with the least
+//      predicted cycles whose knobs pass the operator's checks there -> the dispatch table.
 // The table is JSON, stored next to the tuning database (`DB.dispatch.json`); `weft run
-// dense|conv2d --tune-db DB` and recorded_*_knobs use it when no exact record exists.
+// dense|conv2d --tune-db DB` and recorded_*_knobs use it when no exact record exists or the
+// table predicts a faster micro-kernel than the best exact record.
 #pragma once
 
 #include <functional>

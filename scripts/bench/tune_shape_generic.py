@@ -42,7 +42,7 @@ def main():
     ap.add_argument("--config", default="vta")
     ap.add_argument("--families", default="dense,conv2d")
     ap.add_argument("--generic-trials", default="dense=36,conv2d=16")
-    ap.add_argument("--reps", default="dense=12,conv2d=8")
+    ap.add_argument("--reps", default="dense=18,conv2d=8")
     ap.add_argument("--per-shape-trials", default="dense=32,conv2d=16")
     ap.add_argument("--population", type=int, default=24)
     ap.add_argument("--seed", type=int, default=1)
