@@ -14,6 +14,7 @@
 #include "compiler/tune/cost_model.h"
 #include "runtime/bench/conv2d_study.h"
 #include "runtime/cli/commands.h"
+#include "runtime/cli/tune_family.h"
 #include "runtime/io/files.h"
 #ifdef WEFT_HAVE_ONNX_RUN
 #include "runtime/graph/onnx_tune_layers.h"
@@ -39,6 +40,8 @@ struct TuneOpts {
   int batch = 8, workers = 1, population = 48;
   double early_stop = 2.0;
   bool quiet = false;
+  std::string family, dispatch;  // shape-generic tuning (tune_family.h)
+  int reps = 12;
 };
 
 // A CPU workload carries its element type (the records of float32 and int8 differ).
@@ -159,7 +162,7 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--db", o->db, "tuning database (JSON lines; created, or resumed)");
   cmd->add_option("--seed", o->seed, "random seed")->capture_default_str();
   cmd->add_option("--batch", o->batch, "candidates measured per round")->capture_default_str();
-  cmd->add_option("--population", o->population, "model: candidates scored per round")
+  cmd->add_option("--population", o->population, "model: candidates scored per round; --family: micro-kernels ranked")
       ->capture_default_str();
   cmd->add_option("--workers", o->workers, "measuring threads (without MPI)")
       ->capture_default_str();
@@ -183,6 +186,12 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--stride", o->stride, "conv2d: stride")->capture_default_str();
   cmd->add_option("--pad", o->pad, "conv2d: padding")->capture_default_str();
   cmd->add_flag("--quiet", o->quiet, "no progress lines");
+  cmd->add_option("--family", o->family,
+                  "shape-generic: tune a family once, M=LO:HI (dense) or HW=LO:HI (conv2d), and "
+                  "write a dispatch table (DB.dispatch.json) that `weft run --tune-db DB` uses");
+  cmd->add_option("--reps", o->reps, "--family: home shapes, the ends and geometric points between")
+      ->capture_default_str();
+  cmd->add_option("--dispatch", o->dispatch, "--family: write the dispatch table here");
   cmd->callback([o, cmd] {
     namespace tn = rt::tune;
     if (o->trials < 1)
@@ -190,6 +199,27 @@ void add_tune_command(CLI::App& app) {
     if (o->batch < 1) throw UserError("--batch must be at least 1");
     if (o->workers < 1) throw UserError("--workers must be at least 1");
     if (o->early_stop < 1) throw UserError("--early-stop must be at least 1");
+    if (!o->family.empty()) {
+      TuneFamilyRequest r;
+      r.op = o->what;
+      r.spec = o->family;
+      r.target = o->target;
+      r.config = o->config;
+      r.platform = o->platform;
+      r.db = o->db;
+      r.dispatch = o->dispatch;
+      r.summary = o->summary;
+      r.dense = {o->m, o->n, o->k};
+      r.conv = {o->cn, o->h, o->w, o->ic, o->oc, o->kernel, o->stride, o->pad};
+      r.opts.trials = o->trials;
+      r.opts.reps = o->reps;
+      r.opts.pool = o->population;  // candidate micro-kernels ranked before measuring
+      r.opts.seed = o->seed;
+      r.opts.workers = o->workers;
+      r.quiet = o->quiet;
+      run_tune_family(r);
+      return;
+    }
     tn::SearchOptions so;
     so.strategy = tn::parse_strategy(o->strategy);
     so.trials = o->trials;

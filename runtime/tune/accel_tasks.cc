@@ -10,6 +10,7 @@
 #include "runtime/ops/placement.h"
 #include "runtime/tune/cycle_measurer.h"
 #include "runtime/tune/database.h"
+#include "runtime/tune/shape_generic.h"
 
 namespace weft::rt::tune {
 
@@ -126,6 +127,10 @@ std::optional<ops::Conv2dKnobs> recorded_conv2d_knobs(const std::string& config,
                                                       const ops::Conv2dShape& s,
                                                       const std::string& db_path) {
   auto r = lookup_best(conv2d_workload(s), accel_target(config, platform), db_path);
+  // The shape-generic dispatch table next to the database, when no exact record exists or
+  // its micro-kernel is predicted faster than the best exact record.
+  auto d = dispatch_knobs(conv2d_workload(s), accel_target(config, platform), db_path);
+  if (d && (!r || d->predicted < r->value)) return conv2d_knobs_from_json(d->knobs);
   if (!r) return std::nullopt;
   const isa::Layout& l = isa::layout_for(config);
   AccelConv2dSpace space(l, isa::find_platform(platform), s, {});
@@ -137,6 +142,10 @@ std::optional<ops::DenseKnobs> recorded_dense_knobs(const std::string& config,
                                                     const ops::DenseShape& s,
                                                     const std::string& db_path) {
   auto r = lookup_best(dense_workload(s), accel_target(config, platform), db_path);
+  // The shape-generic dispatch table next to the database, when no exact record exists or
+  // its micro-kernel is predicted faster than the best exact record.
+  auto d = dispatch_knobs(dense_workload(s), accel_target(config, platform), db_path);
+  if (d && (!r || d->predicted < r->value)) return dense_knobs_from_json(d->knobs);
   if (!r) return std::nullopt;
   const isa::Layout& l = isa::layout_for(config);
   AccelDenseSpace space(l, isa::find_platform(platform), s, {});

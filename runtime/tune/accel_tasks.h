@@ -32,7 +32,8 @@ std::vector<Task> make_accel_resnet18_tasks(const std::string& config,
                                             const std::string& platform);
 
 /// The best recorded knobs for a conv2d / dense on a target (from `db_path` when given, else
-/// the shipped default records), or nothing.
+/// the shipped default records; the shape-generic dispatch table `db_path.dispatch.json` when
+/// its family holds the shape and no exact record is predicted faster), or nothing.
 std::optional<compiler::ops::Conv2dKnobs> recorded_conv2d_knobs(
     const std::string& config, const std::string& platform, const compiler::ops::Conv2dShape& s,
     const std::string& db_path = "");
