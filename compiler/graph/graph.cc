@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <queue>
+#include <set>
 #include <sstream>
 
 #include "compiler/graph/infer.h"
@@ -215,6 +216,41 @@ std::vector<NodeId> Graph::topo_order() const {
         throw UserError("graph '" + name_ + "' has a cycle through node '" + n.name + "' (" +
                         op_name(n.kind) + ")");
   }
+  return order;
+}
+
+std::vector<NodeId> Graph::schedule_order() const {
+  // Kahn's algorithm as topo_order, but the ready set is ordered by when a node became ready
+  // (latest first), then by id: the users a node releases run before older ready nodes.
+  std::vector<int> indeg(nodes_.size(), 0);
+  std::vector<std::vector<NodeId>> users(nodes_.size());
+  for (const Node& n : nodes_) {
+    if (n.dead) continue;
+    for (ValueId in : n.inputs) {
+      if (in == kNone) continue;
+      NodeId p = values_[in].producer;
+      if (p == kNone || nodes_[p].dead) continue;
+      ++indeg[n.id];
+      users[p].push_back(n.id);
+    }
+  }
+  // Key: (-step at which the node became ready, id); the smallest runs next.
+  std::set<std::pair<int64_t, NodeId>> ready;
+  for (const Node& n : nodes_)
+    if (!n.dead && indeg[n.id] == 0) ready.insert({0, n.id});
+  std::vector<NodeId> order;
+  while (!ready.empty()) {
+    const NodeId n = ready.begin()->second;
+    ready.erase(ready.begin());
+    order.push_back(n);
+    const int64_t step = static_cast<int64_t>(order.size());
+    for (NodeId u : users[n])
+      if (--indeg[u] == 0) ready.insert({-step, u});
+  }
+  // A cycle leaves nodes unscheduled; topo_order names one (and throws).
+  size_t live = 0;
+  for (const Node& n : nodes_) live += n.dead ? 0 : 1;
+  if (order.size() != live) return topo_order();
   return order;
 }
 

@@ -131,6 +131,11 @@ class Graph {
   /// Live nodes, in an order where every node follows its producers (ties by id).
   /// UserError naming a node on a cycle when there is one.
   std::vector<NodeId> topo_order() const;
+  /// Live nodes in the order the executor runs them and plan_memory plans lifetimes for: a
+  /// dependency order that, of the ready nodes, runs first one the most recently run node made
+  /// ready (ties by id), so a chain (a stem band's im2col -> pack -> conv -> unpack) finishes
+  /// before its sibling starts and its values die early. UserError on a cycle, as topo_order.
+  std::vector<NodeId> schedule_order() const;
 
   // --- rewriting ---
   /// Marks a node dead (its outputs keep no producer use; prune() drops them).

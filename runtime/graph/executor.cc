@@ -171,7 +171,7 @@ GraphExecutor::GraphExecutor(const CompiledGraph& c, const isa::Layout& l, const
   const Graph& g = m.g;
   const int64_t B = l.config.batch(), BO = l.config.block_out();
   // Kernels: schedule and lower each accelerator node once.
-  for (NodeId id : g.topo_order()) {
+  for (NodeId id : g.schedule_order()) {
     const Node& n = g.node(id);
     Step st{Step::kCpu, id};
     if (n.kind == OpKind::AccelConv || n.kind == OpKind::AccelDense) {

@@ -21,7 +21,7 @@ bool is_accel(const Node& n) {
 
 MemoryPlan plan_memory(Graph& g) {
   MemoryPlan p;
-  const std::vector<NodeId> order = g.topo_order();
+  const std::vector<NodeId> order = g.schedule_order();
   std::map<NodeId, int> pos;
   for (size_t i = 0; i < order.size(); ++i) pos[order[i]] = static_cast<int>(i);
   const int end = static_cast<int>(order.size());

@@ -1,7 +1,8 @@
 // Pass plan_memory: static memory planning. Every activation (a value that is neither a
 // constant nor a graph input) gets an offset in one arena per device: packed values (the
 // accelerator's) in the device arena, plain ones in the host arena. Lifetimes are intervals of
-// the topological order (from the producer to the last reader; graph outputs live to the end);
+// the schedule order (Graph::schedule_order, the executor's; from the producer to the last
+// reader; graph outputs live to the end);
 // offsets are chosen greedily, largest first, at the lowest aligned offset free of every
 // overlapping lifetime. Constants read by the accelerator are laid out once in a weights region
 // (packed at compile time by pack_layouts); the plan is recorded on the graph's nodes as

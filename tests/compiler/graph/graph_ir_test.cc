@@ -86,6 +86,14 @@ TEST(GraphIr, CycleIsAUserError) {
   }
 }
 
+TEST(GraphIr, ScheduleOrderIsATopologicalOrderAndNamesACycle) {
+  Graph g = small();
+  EXPECT_EQ(g.schedule_order().size(), g.topo_order().size());
+  NodeId conv = g.value(g.outputs()[0]).producer - 2;
+  g.node(conv).inputs[0] = g.outputs()[0];
+  EXPECT_THROW(g.schedule_order(), UserError);
+}
+
 TEST(GraphIr, WrongStoredTypeIsInternal) {
   Graph g = small();
   g.value(g.outputs()[0]).type.shape = {1, 4, 3, 3};
