@@ -328,10 +328,10 @@ class KernelTopKernel : public Kernel {
     std::memcpy(st.data(), mem_.bytes().data() + status_addr_, reg::kStatusBytes);
     const uint32_t err = st[(reg::kError - reg::kCycles) / 4];
     const uint32_t err_insn = st[(reg::kErrorInsn - reg::kCycles) / 4];
+    std::vector<uint8_t> window(mem_.bytes().begin() + static_cast<ptrdiff_t>(base_),
+                                mem_.bytes().end());
     if (err != 0) {
       if ((err & reg::kErrBusResp) == 0) {
-        std::vector<uint8_t> window(mem_.bytes().begin() + static_cast<ptrdiff_t>(base_),
-                                    mem_.bytes().end());
         try {
           sim::cycle::CycleSim(l_, p_).run(window, insn_addr_, count_);
         } catch (const sim::ProgramError& e) {
@@ -352,15 +352,9 @@ class KernelTopKernel : public Kernel {
     }
     sim::cycle::CycleStats s = top_->core_stats();
     s.cycles = st[0] | (static_cast<uint64_t>(st[1]) << 32);
-    // only the instruction stream is copied (the arena may be large)
-    const uint64_t at = base_ + insn_addr_, bytes = count_ * 16;
-    if (at <= mem_.bytes().size() && bytes <= mem_.bytes().size() - at) {
-      const std::vector<uint8_t> insns(mem_.bytes().begin() + static_cast<ptrdiff_t>(at),
-                                       mem_.bytes().begin() + static_cast<ptrdiff_t>(at + bytes));
-      try {
-        rtl::count_program(l_, sim::fetch_program(l_, insns, 0, count_), s);
-      } catch (const std::exception&) {
-      }
+    try {
+      rtl::count_program(l_, sim::fetch_program(l_, window, insn_addr_, count_), s);
+    } catch (const std::exception&) {
     }
     details_ = sim::to_json(s.counters);
     const nlohmann::ordered_json cycle_json = sim::cycle::to_json(s);
