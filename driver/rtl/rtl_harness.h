@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 
+#include "driver/rtl/core_stats.h"
 #include "driver/rtl/rtl_engine.h"
 #include "hardware/isa/errors.h"
 #include "hardware/isa/insn.h"
@@ -199,27 +200,16 @@ class Harness : public RtlEngine {
 
     sim::cycle::CycleStats& s = r.stats;
     s.cycles = r.reg_cycles;
-    sim::cycle::ModuleCycles* mods[3] = {&s.load, &s.compute, &s.store};
-    for (int m = 0; m < 3; ++m) {
-      sim::cycle::ModuleCycles& mc = *mods[m];
-      mc.busy = stat(m * 8 + 0);
-      mc.idle = stat(m * 8 + 2);
-      mc.stall_token = stat(m * 8 + 3);
-      mc.stall_dram = stat(m * 8 + 4);
-      mc.stall_cmd_empty = stat(m * 8 + 5);
-      mc.stall_hazard = stat(m * 8 + 6);
-      mc.stall_drain = stat(m * 8 + 7);
+    {
+      uint32_t words[52];
+      for (int i = 0; i < 52; ++i) words[i] = top_->dbg_stats_o[i];
+      stats_from_dbg(words, s);
     }
-    const uint64_t f0 = stat(24), f1 = stat(25);
-    s.fetch.busy = f0 & 0xFFFFFFFFu;
-    s.fetch.stall_cmd_full = f0 >> 32;
-    s.fetch.stall_dram = f1 & 0xFFFFFFFFu;
-    s.fetch.idle = f1 >> 32;
     s.read_bursts = mem_->read_bursts();
     s.read_beats = mem_->read_beats();
     s.write_bursts = mem_->write_bursts();
     s.write_beats = mem_->write_beats();
-    count_program(program, s);
+    count_program(l_, program, s);
     r.model_cycles = cycle_ - model_start;
     return r;
   }
@@ -253,11 +243,6 @@ class Harness : public RtlEngine {
       if (category(cat, m) == kBusy) return true;
     }
     return false;
-  }
-
-  uint64_t stat(int i) const {
-    return static_cast<uint64_t>(top_->dbg_stats_o[2 * i]) |
-           (static_cast<uint64_t>(top_->dbg_stats_o[2 * i + 1]) << 32);
   }
 
   bool busy() const { return !beats_.empty() || !resps_.empty(); }
@@ -513,35 +498,6 @@ class Harness : public RtlEngine {
              std::to_string(top_->m_axi_gmem_arready) + "]";
     }
     return msg;
-  }
-
-  // The VTA counters follow from the program (they are what it asks the hardware to do).
-  void count_program(const std::vector<isa::Insn>& program, sim::cycle::CycleStats& s) const {
-    s.counters.insn_count = program.size();
-    s.insn_fetch_nbytes = program.size() * 16;
-    for (const isa::Insn& in : program) {
-      if (in.op() == isa::Opcode::kLoad && in.x_size > 0) {
-        const uint64_t bytes = static_cast<uint64_t>(in.y_size * in.x_size * l_.elem_bytes(in.mem()));
-        switch (in.mem()) {
-          case isa::MemType::kInp: s.counters.inp_load_nbytes += bytes; break;
-          case isa::MemType::kWgt: s.counters.wgt_load_nbytes += bytes; break;
-          case isa::MemType::kUop: s.counters.uop_load_nbytes += bytes; break;
-          default: s.counters.acc_load_nbytes += bytes; break;
-        }
-      } else if (in.op() == isa::Opcode::kStore && in.x_size > 0) {
-        s.counters.out_store_nbytes += static_cast<uint64_t>(in.y_size * in.x_size * l_.out_elem_bytes);
-      } else if (in.op() == isa::Opcode::kGemm || in.op() == isa::Opcode::kAlu) {
-        const int64_t k = in.uop_end > in.uop_bgn ? in.uop_end - in.uop_bgn : 0;
-        const uint64_t it = static_cast<uint64_t>(in.iter_out * in.iter_in * k);
-        if (in.op() == isa::Opcode::kGemm) {
-          s.gemm_uops += it;
-          if (!in.reset_reg) s.counters.gemm_counter += it;
-        } else {
-          s.alu_uops += it;
-          s.counters.alu_counter += it;
-        }
-      }
-    }
   }
 
   const isa::Layout& l_;

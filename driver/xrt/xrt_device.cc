@@ -204,7 +204,8 @@ std::unique_ptr<Device> make_xrt_device(const DeviceOptions& o) {
   std::unique_ptr<xrt::Board> board;
   if (!o.xrt_emulate.empty()) {
     if (o.platform == nullptr) throw InternalError("xrt device needs a platform");
-    board = xrt::open_emulated_board(o.xrt_emulate, *o.layout, *o.platform, o.memory_bytes);
+    board = xrt::open_emulated_board(o.xrt_emulate, *o.layout, *o.platform, o.memory_bytes,
+                                     o.faults);
   } else if (o.xclbin.empty()) {
     throw UserError("the 'xrt' engine needs --xclbin FILE (a board) or --xrt-emulate rtl|cycle "
                     "(the emulated board; docs/fpga.md)");

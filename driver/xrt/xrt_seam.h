@@ -16,6 +16,10 @@
 #include "hardware/isa/layout.h"
 #include "hardware/isa/spec.h"
 
+namespace weft::sim {
+struct FaultPlan;
+}
+
 namespace weft::driver::xrt {
 
 /// A buffer object: a host copy and a device copy of the same bytes.
@@ -62,6 +66,9 @@ class Kernel {
   virtual std::string error_detail() const { return ""; }
   /// Emulated kernels: the engine's run details (cycles, modules...); empty on a board.
   virtual nlohmann::ordered_json run_details() const { return nlohmann::ordered_json::object(); }
+  /// The emulated kernel top: clock cycles from the acceptance of the ap_start write to the
+  /// interrupt of the last run (0 elsewhere).
+  virtual uint64_t kernel_clock_cycles() const { return 0; }
 };
 
 /// A board with the weft kernel loaded.
@@ -84,8 +91,12 @@ bool xrt_library_built();
 /// device, the file, the kernel or an argument.
 std::unique_ptr<Board> open_xrt_board(const std::string& xclbin, int index);
 
-/// The emulated board: `engine` is `rtl` (the Verilated RTL) or `cycle` (the cycle model).
+/// The emulated board: `engine` is `rtl` (the Verilated kernel top hardware/fpga/weft_kernel.sv
+/// where it is built for the configuration, else weft_top through the rtl backend) or `cycle`
+/// (the cycle model). `faults` (may be null) are answered on the bus (rtl: RRESP/BRESP the
+/// kernel sees) or stop the engine (cycle, weft_top).
 std::unique_ptr<Board> open_emulated_board(const std::string& engine, const isa::Layout& layout,
-                                           const isa::Platform& platform, uint64_t memory_bytes);
+                                           const isa::Platform& platform, uint64_t memory_bytes,
+                                           const sim::FaultPlan* faults = nullptr);
 
 }  // namespace weft::driver::xrt

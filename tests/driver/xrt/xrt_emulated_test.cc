@@ -14,6 +14,7 @@
 #include "hardware/isa/errors.h"
 #include "hardware/isa/registers.h"
 #include "hardware/isa/spec.h"
+#include "simulator/memory/fault_plan.h"
 #include "tests/support/program_builder.h"
 #include "tests/support/random_program.h"
 
@@ -23,6 +24,8 @@ namespace {
 using ::testing::HasSubstr;
 namespace reg = isa::reg;
 constexpr std::chrono::seconds kTimeout(60);
+// Clock cycles the kernel top adds to the core's run (RtlPathRunsTheKernelTopWithAFixedOverhead).
+constexpr uint64_t kKernelTopOverhead = 88;
 
 driver::DeviceOptions options(const char* cfg, const char* emulate) {
   driver::DeviceOptions o;
@@ -46,6 +49,7 @@ Outcome run_on(driver::Device& dev, const Program& p) {
   o.counters = driver::run(dev, p.insn_offset, p.insn_count, kTimeout);
   o.dram.resize(p.dram.size());
   dev.copy_from_device(a, o.dram.data(), o.dram.size());
+  dev.free(a);  // so that the next run on this device gets address 0 again
   return o;
 }
 
@@ -175,6 +179,104 @@ TEST(XrtEmulated, RunPastItsTimeoutIsAbortedThenReported) {
   }
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(20));
   EXPECT_EQ(dev->read_reg(reg::kControl) & reg::kApIdle, reg::kApIdle);  // idle again
+}
+
+// The rtl path runs the Verilated kernel top (hardware/fpga/weft_kernel.sv) where it is built:
+// the core inside counts exactly rtl's cycles, and the whole kernel run (ap_start accepted to
+// interrupt) adds a fixed number of clock cycles for the forwarded ap_start, the drain, the
+// kernel's 16 reads of the core's registers and its status burst.
+TEST(XrtEmulated, RtlPathRunsTheKernelTopWithAFixedOverhead) {
+  for (const char* cfg : {"tiny", "gemm8x8"}) {
+    SCOPED_TRACE(cfg);
+    const isa::Layout& l = isa::layout_for(cfg);
+    auto board = driver::xrt::open_emulated_board("rtl", l, isa::find_platform("zcu104"), 1 << 20);
+    if (board->name().find("kernel top") == std::string::npos) {
+      GTEST_SKIP() << "no kernel top built for " << cfg << ": " << board->name();
+    }
+    for (uint64_t seed : {3, 17}) {
+      SCOPED_TRACE(seed);
+      const RandomProgram rp = random_program(l, seed);
+      auto dram = board->alloc(rp.program.dram.size(), 0);
+      auto status = board->alloc(4096, 0);
+      std::memcpy(dram->host(), rp.program.dram.data(), rp.program.dram.size());
+      dram->sync_to_device(0, dram->size());
+      std::memset(status->host(), 0xA5, 64);
+      status->sync_to_device(0, 64);
+      driver::xrt::Kernel& k = board->kernel();
+      k.start(rp.program.insn_count, rp.program.insn_offset, *dram, *status);
+      ASSERT_EQ(k.wait(kTimeout), driver::xrt::RunState::kCompleted);
+      status->sync_from_device(0, 64);
+      uint64_t cycles;
+      std::memcpy(&cycles, status->host(), 8);
+      auto rtl = driver::open_device("rtl", options(cfg, ""));
+      const Outcome r = run_on(*rtl, rp.program);
+      EXPECT_EQ(cycles, r.counters.cycles) << "the core's cycle counter in the status buffer";
+      EXPECT_EQ(k.kernel_clock_cycles(), cycles + kKernelTopOverhead);
+      dram->sync_from_device(0, dram->size());
+      auto functional = driver::open_device("functional", options(cfg, ""));
+      const Outcome f = run_on(*functional, rp.program);
+      EXPECT_TRUE(std::equal(f.dram.begin(), f.dram.end(), dram->host()));
+    }
+  }
+}
+
+TEST(XrtEmulated, BusErrorResponseSetsTheKernelsErrorBit) {
+  const isa::Layout& l = isa::layout_for("tiny");
+  sim::FaultPlan plan = sim::parse_fault_plan("read:slverr#1");
+  driver::DeviceOptions o = options("tiny", "rtl");
+  o.faults = &plan;
+  auto dev = driver::open_device("xrt", o);
+  const RandomProgram rp = random_program(l, 4);
+  try {
+    run_on(*dev, rp.program);
+    ADD_FAILURE() << "the bus error was not reported";
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("AXI error response"));
+    dev->free(0);  // the arena run_on allocated before the run failed
+  }
+  // the status buffer carried the bit; the next run on the same board starts clean
+  plan.faults.clear();
+  EXPECT_GT(run_on(*dev, rp.program).counters.cycles, 0u);
+}
+
+TEST(XrtEmulated, KernelTopRunPastItsTimeoutIsAbortedThenReported) {
+  const isa::Layout& l = isa::layout_for("tiny");
+  ProgramBuilder b(l);
+  const int64_t uop = b.add_uops({isa::Uop{0, 0, 0}});
+  b.load_1d(isa::MemType::kUop, 0, uop, 1);
+  b.gemm_reset(0, 1, Loops{16000, 16000, 0, 0, 0, 0, 0, 0});  // 256 M micro-ops
+  b.finish();
+  const Program p = b.build();
+  auto dev = driver::open_device("xrt", options("tiny", "rtl"));
+  const uint64_t a = dev->alloc(p.dram.size());
+  dev->copy_to_device(a, p.dram.data(), p.dram.size());
+  try {
+    driver::run(*dev, p.insn_offset, p.insn_count, std::chrono::milliseconds(200));
+    ADD_FAILURE() << "the run finished";
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("did not finish within 200 ms"));
+  }
+  EXPECT_EQ(dev->read_reg(reg::kControl) & reg::kApIdle, reg::kApIdle);
+  // a read that is never answered hangs the kernel's drain: also the timeout, then a clean run
+  sim::FaultPlan plan = sim::parse_fault_plan("read:noresp#0");
+  driver::DeviceOptions o = options("tiny", "rtl");
+  o.faults = &plan;
+  auto dev2 = driver::open_device("xrt", o);
+  const RandomProgram rp = random_program(l, 6);
+  const uint64_t a2 = dev2->alloc(rp.program.dram.size());
+  try {
+    dev2->copy_to_device(a2, rp.program.dram.data(), rp.program.dram.size());
+    driver::run(*dev2, rp.program.insn_offset, rp.program.insn_count,
+                std::chrono::milliseconds(200));
+    ADD_FAILURE() << "a run with an unanswered read finished";
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("did not finish within 200 ms"));
+  }
+  plan.faults.clear();
+  dev2->free(a2);
+  const Outcome x = run_on(*dev2, rp.program);
+  auto functional = driver::open_device("functional", options("tiny", ""));
+  EXPECT_EQ(x.dram, run_on(*functional, rp.program).dram);
 }
 
 TEST(XrtEmulated, OptionsSayWhatIsMissing) {
