@@ -1,9 +1,14 @@
 // The accumulator buffer: DEPTH elements of BATCH x BLOCK_OUT int32 lanes. Written by the
 // compute module's read DMA (LOAD ACC: whole elements or beat slices; LOAD ACC_8BIT: int8
 // lanes sign-extended), by that DMA's padding filler, and by the GEMM/ALU write-back; read
-// asynchronously by the GEMM/ALU operand stage (dst and src) and by the store module (NST
-// lanes). The DMA and the write-back never write in the same cycle: a compute LOAD starts only
-// once the pipeline has drained.
+// by the GEMM/ALU operand stage (dst and src) and by the store module (NST lanes), each
+// through a registered index like weft_buffer's ports (write-first). The DMA and the
+// write-back never write in the same cycle: a compute LOAD starts only once the pipeline has
+// drained; so the storage has one merged write port (the write-back, else the DMA, with
+// beat-slice enables), banked by index modulo the ACC_8BIT elements of a beat when those are
+// narrower than a beat, and one copy per read port: every array is a simple dual-port block
+// RAM. The padding filler sets per-element zero flags (flip-flops) instead of writing zeros.
+// Accumulator elements must be at least a beat wide (every shipped configuration's are).
 module weft_acc_buffer
 #(
   parameter int unsigned NST = 1
@@ -28,59 +33,91 @@ module weft_acc_buffer
   input  logic [NST*weft_rtl_pkg::IDX_W-1:0]        st_idx_i,
   output logic [NST*weft_pkg::ACC_ELEM_BYTES*8-1:0] st_data_o
 );
+
+  localparam int unsigned BB = weft_rtl_pkg::BUS_BITS;
   localparam int unsigned EW = weft_pkg::ACC_ELEM_BYTES * 8;
   localparam int unsigned LD = $clog2(weft_pkg::ACC_DEPTH);
-  localparam int unsigned NL = (weft_pkg::ACC_ELEM_BYTES >= weft_rtl_pkg::BUS_BYTES) ? 1 : weft_rtl_pkg::BUS_BYTES / weft_pkg::ACC_ELEM_BYTES;
   localparam int unsigned E8 = weft_pkg::BATCH * weft_pkg::BLOCK_OUT;  // bytes of an ACC_8BIT element
-  localparam int unsigned NL8 = (E8 >= weft_rtl_pkg::BUS_BYTES) ? 1 : weft_rtl_pkg::BUS_BYTES / E8;
-
-  logic [EW-1:0] mem_q [weft_pkg::ACC_DEPTH];
+  localparam int unsigned NB = (E8 >= weft_rtl_pkg::BUS_BYTES) ? 1 : weft_rtl_pkg::BUS_BYTES / E8;
+  localparam int unsigned SH = $clog2(NB);
+  localparam int unsigned LB = (SH > 0) ? SH : 1;
+  localparam int unsigned ROWS = weft_pkg::ACC_DEPTH / NB;
+  localparam int unsigned RL = LD - SH;
+  localparam int unsigned NS = EW / BB;  // beat slices of an element
+  localparam int unsigned NRD = 2 + NST; // dst, src, store lanes
 
   // A beat of int8 lanes widened to int32 lanes.
-  function automatic logic [4*weft_rtl_pkg::BUS_BITS-1:0] widen(logic [weft_rtl_pkg::BUS_BITS-1:0] d);
-    logic [4*weft_rtl_pkg::BUS_BITS-1:0] w;
+  function automatic logic [4*BB-1:0] widen(logic [BB-1:0] d);
+    logic [4*BB-1:0] w;
     for (int unsigned i = 0; i < weft_rtl_pkg::BUS_BYTES; i++) w[i*32 +: 32] = 32'(signed'(d[i*8 +: 8]));
     widen = w;
   endfunction
 
-  logic [4*weft_rtl_pkg::BUS_BITS-1:0] wide;
+  logic [4*BB-1:0] wide;
   assign wide = widen(wr_data_i);
 
-  // The write ports of the array (a RAM: no reset). Elements at least a beat wide are written
-  // by beat-wide slices, narrower ones by lanes; ACC_8BIT data is widened first. Every shipped
-  // configuration has accumulator elements of at least a beat.
-  localparam int unsigned SW = (weft_pkg::ACC_ELEM_BYTES >= weft_rtl_pkg::BUS_BYTES) ?
-                               $clog2(weft_pkg::ACC_ELEM_BYTES / weft_rtl_pkg::BUS_BYTES + 1) : 1;
-  if (weft_pkg::ACC_ELEM_BYTES >= weft_rtl_pkg::BUS_BYTES && E8 >= weft_rtl_pkg::BUS_BYTES) begin : g_wide_wide
-    always_ff @(posedge clk_i) begin
-      if (wr_valid_i && !wr_acc8_i && wr_mask_i[0])
-        mem_q[LD'(wr_idx_i)][wr_slice_i[SW-1:0]*weft_rtl_pkg::BUS_BITS +: weft_rtl_pkg::BUS_BITS] <= wr_data_i;
-      if (wr_valid_i && wr_acc8_i && wr_mask_i[0])
-        mem_q[LD'(wr_idx_i)][wr_slice_i[SW-1:0]*4*weft_rtl_pkg::BUS_BITS +: 4*weft_rtl_pkg::BUS_BITS] <= wide;
-      for (int unsigned l = 0; l < weft_rtl_pkg::LANES; l++)
-        if (pad_valid_i && pad_mask_i[l]) mem_q[LD'(pad_idx_i + l)] <= '0;
-      if (wb_valid_i) mem_q[LD'(wb_idx_i)] <= wb_data_i;
+  // The zero flags of the padding filler (flip-flops, no reset: like the RAM they stand for);
+  // the same order of writes as the arrays had: DMA, filler, write-back.
+  logic [weft_pkg::ACC_DEPTH-1:0] zero_q;
+  always_ff @(posedge clk_i) begin
+    if (wr_valid_i && !wr_acc8_i && wr_mask_i[0]) zero_q[LD'(wr_idx_i)] <= 1'b0;
+    for (int unsigned l = 0; l < NB; l++)
+      if (wr_valid_i && wr_acc8_i && wr_mask_i[l]) zero_q[LD'(wr_idx_i + l)] <= 1'b0;
+    for (int unsigned l = 0; l < weft_rtl_pkg::LANES; l++)
+      if (pad_valid_i && pad_mask_i[l]) zero_q[LD'(pad_idx_i + l)] <= 1'b1;
+    if (wb_valid_i) zero_q[LD'(wb_idx_i)] <= 1'b0;
+  end
+
+  // The one write port of each bank: enable, row, data and the beat slices it writes.
+  logic [NB-1:0] w_en;
+  logic [NB*RL-1:0] w_row;
+  logic [NB*EW-1:0] w_data;
+  logic [NB*NS-1:0] w_units;
+  for (genvar b = 0; b < NB; b++) begin : g_wport
+    logic [LB-1:0] l;  // the ACC_8BIT lane of the beat that lands in bank b
+    logic [LD-1:0] e8, ed, ew;
+    logic [NS-1:0] u_dma, u_acc8;
+    if (NB == 1) begin : g_one
+      assign l = '0;
+    end else begin : g_lane
+      assign l = LB'(b) - wr_idx_i[LB-1:0];
     end
-  end else if (weft_pkg::ACC_ELEM_BYTES >= weft_rtl_pkg::BUS_BYTES) begin : g_wide_narrow
-    always_ff @(posedge clk_i) begin
-      if (wr_valid_i && !wr_acc8_i && wr_mask_i[0])
-        mem_q[LD'(wr_idx_i)][wr_slice_i[SW-1:0]*weft_rtl_pkg::BUS_BITS +: weft_rtl_pkg::BUS_BITS] <= wr_data_i;
-      for (int unsigned l = 0; l < NL8; l++)
-        if (wr_valid_i && wr_acc8_i && wr_mask_i[l]) mem_q[LD'(wr_idx_i + l)] <= wide[l*EW +: EW];
-      for (int unsigned l = 0; l < weft_rtl_pkg::LANES; l++)
-        if (pad_valid_i && pad_mask_i[l]) mem_q[LD'(pad_idx_i + l)] <= '0;
-      if (wb_valid_i) mem_q[LD'(wb_idx_i)] <= wb_data_i;
+    assign e8 = LD'(wr_idx_i + weft_rtl_pkg::IDX_W'(l));
+    assign ed = LD'(wr_idx_i);
+    assign ew = LD'(wb_idx_i);
+    for (genvar u = 0; u < NS; u++) begin : g_unit
+      assign u_dma[u] = (wr_slice_i == 8'(u));
+      if (NB == 1) begin : g_w8
+        assign u_acc8[u] = (wr_slice_i == 8'(u / 4));
+      end else begin : g_n8
+        assign u_acc8[u] = 1'b1;
+      end
     end
-  end else begin : g_narrow
-    always_ff @(posedge clk_i) begin
-      for (int unsigned l = 0; l < NL; l++)
-        if (wr_valid_i && !wr_acc8_i && wr_mask_i[l])
-          mem_q[LD'(wr_idx_i + l)] <= wr_data_i[l*EW +: EW];
-      for (int unsigned l = 0; l < NL8; l++)
-        if (wr_valid_i && wr_acc8_i && wr_mask_i[l]) mem_q[LD'(wr_idx_i + l)] <= wide[l*EW +: EW];
-      for (int unsigned l = 0; l < weft_rtl_pkg::LANES; l++)
-        if (pad_valid_i && pad_mask_i[l]) mem_q[LD'(pad_idx_i + l)] <= '0;
-      if (wb_valid_i) mem_q[LD'(wb_idx_i)] <= wb_data_i;
+    logic [EW-1:0] d8;  // the ACC_8BIT data bank b takes
+    if (NB == 1) begin : g_d8w
+      assign d8 = {(EW / (4 * BB)){wide}};
+    end else begin : g_d8n
+      assign d8 = wide[l*EW +: EW];
+    end
+    logic hit_wb, hit_dma, hit_acc8;
+    assign hit_wb = wb_valid_i && (NB == 1 || 32'(ew) % NB == 32'(b));
+    assign hit_dma = wr_valid_i && !wr_acc8_i && wr_mask_i[0] && (NB == 1 || 32'(ed) % NB == 32'(b));
+    assign hit_acc8 = wr_valid_i && wr_acc8_i && wr_mask_i[$clog2(weft_rtl_pkg::LANES)'(l)];
+    always_comb begin
+      w_en[b] = hit_wb || hit_dma || hit_acc8;
+      if (hit_wb) begin
+        w_row[b*RL +: RL] = RL'(ew >> SH);
+        w_data[b*EW +: EW] = wb_data_i;
+        w_units[b*NS +: NS] = '1;
+      end else if (hit_acc8) begin
+        w_row[b*RL +: RL] = RL'(e8 >> SH);
+        w_data[b*EW +: EW] = d8;
+        w_units[b*NS +: NS] = u_acc8;
+      end else begin
+        w_row[b*RL +: RL] = RL'(ed >> SH);
+        w_data[b*EW +: EW] = {NS{wr_data_i}};
+        w_units[b*NS +: NS] = u_dma;
+      end
     end
   end
 
@@ -88,17 +125,30 @@ module weft_acc_buffer
   assign unused_acc = ^{wr_slice_i, wr_mask_i, wr_idx_i, pad_idx_i, wb_idx_i, dst_idx_i,
                         src_idx_i, st_idx_i};
 
-  // the read ports' address registers (no reset: a RAM's)
-  logic [LD-1:0] dst_idx_q, src_idx_q;
-  always_ff @(posedge clk_i) begin
-    dst_idx_q <= LD'(dst_idx_i);
-    src_idx_q <= LD'(src_idx_i);
-  end
-  assign dst_data_o = mem_q[dst_idx_q];
-  assign src_data_o = mem_q[src_idx_q];
-  for (genvar p = 0; p < NST; p++) begin : g_st
-    logic [LD-1:0] st_idx_q;
-    always_ff @(posedge clk_i) st_idx_q <= LD'(st_idx_i[p*weft_rtl_pkg::IDX_W +: weft_rtl_pkg::IDX_W]);
-    assign st_data_o[p*EW +: EW] = mem_q[st_idx_q];
+  // Read port p: 0 dst, 1 src, 2.. store lanes; each with its own copy of the banks.
+  logic [NRD*weft_rtl_pkg::IDX_W-1:0] rd_idx;
+  logic [NRD*EW-1:0] rd_data;
+  assign rd_idx = {st_idx_i, src_idx_i, dst_idx_i};
+  assign dst_data_o = rd_data[0 +: EW];
+  assign src_data_o = rd_data[EW +: EW];
+  assign st_data_o = rd_data[2*EW +: NST*EW];
+  for (genvar p = 0; p < NRD; p++) begin : g_rd
+    logic [LD-1:0] rd_idx_q;  // no reset: a RAM's address register
+    always_ff @(posedge clk_i) rd_idx_q <= LD'(rd_idx[p*weft_rtl_pkg::IDX_W +: weft_rtl_pkg::IDX_W]);
+    logic [NB*EW-1:0] bank_rd;
+    for (genvar b = 0; b < NB; b++) begin : g_bank
+      logic [EW-1:0] mem_q [ROWS];
+      always_ff @(posedge clk_i)
+        for (int unsigned u = 0; u < NS; u++)
+          if (w_en[b] && w_units[b*NS + u]) mem_q[w_row[b*RL +: RL]][u*BB +: BB] <= w_data[b*EW + u*BB +: BB];
+      assign bank_rd[b*EW +: EW] = mem_q[rd_idx_q[LD-1:SH]];
+    end
+    logic [EW-1:0] sel;
+    if (NB == 1) begin : g_one
+      assign sel = bank_rd;
+    end else begin : g_sel
+      assign sel = bank_rd[rd_idx_q[SH-1:0]*EW +: EW];
+    end
+    assign rd_data[p*EW +: EW] = zero_q[rd_idx_q] ? '0 : sel;
   end
 endmodule
