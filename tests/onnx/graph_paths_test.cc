@@ -53,8 +53,11 @@ void expect_matches_reference(const std::string& name, int runs) {
     const auto e = rt::graph::output_error(got.outputs.at(0), want.outputs.at(0));
     EXPECT_LE(e.relative_to_max, 1e-4) << name << " run " << r;
     EXPECT_GT(e.relative_to_max, 0.0) << "float32 and float64 should differ a little";
-    for (const auto& rec : got.nodes)
-      if (rec.op == "Conv" || rec.op == "Gemm" || rec.op == "MatMul") EXPECT_EQ(rec.engine, "llvm");
+    for (const auto& rec : got.nodes) {
+      if (rec.op == "Conv" || rec.op == "Gemm" || rec.op == "MatMul") {
+        EXPECT_EQ(rec.engine, "llvm");
+      }
+    }
   }
 }
 

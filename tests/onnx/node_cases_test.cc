@@ -177,9 +177,11 @@ TEST_P(NodeCases, RunsOnTheLlvmPathOrIsRejected) {
     rt::graph::LlvmGraphRunner runner(imp.graph);
     const auto run = runner.run({to_host(d.inputs.at(0))});
     // Conv, Gemm and MatMul run JIT-compiled kernels of the LLVM backend.
-    for (const auto& rec : run.nodes)
-      if (rec.op == "Conv" || rec.op == "Gemm" || rec.op == "MatMul")
+    for (const auto& rec : run.nodes) {
+      if (rec.op == "Conv" || rec.op == "Gemm" || rec.op == "MatMul") {
         EXPECT_EQ(rec.engine, "llvm") << c.name;
+      }
+    }
     ASSERT_EQ(run.outputs.size(), d.outputs.size());
     for (size_t k = 0; k < d.outputs.size(); ++k) {
       const auto want = d.outputs[k].to_double();

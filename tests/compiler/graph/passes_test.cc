@@ -132,9 +132,11 @@ TEST(PackLayouts, PacksOnlyAtRegionEdges) {
   verify(g, "pack_layouts");
   for (const Node& n : g.nodes()) {
     if (n.dead || n.kind != OpKind::AccelConv) continue;
-    for (size_t i : {size_t{0}, size_t{3}})
-      if (i < n.inputs.size())
+    for (size_t i : {size_t{0}, size_t{3}}) {
+      if (i < n.inputs.size()) {
         EXPECT_EQ(g.value(n.inputs[i]).type.layout, Layout::blocked(1, 16)) << n.name;
+      }
+    }
     EXPECT_EQ(g.value(n.inputs[1]).type.layout, Layout::blocked(16, 16)) << n.name;
   }
   EXPECT_EQ(g.count(OpKind::Pack), 3);
