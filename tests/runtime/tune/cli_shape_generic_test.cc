@@ -12,41 +12,17 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "tests/support/cli_fixture.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-struct Result {
-  int code;
-  std::string out, err;
-};
+using Result = weft::test::CliResult;
+using weft::test::slurp;
 
-class CliShapeGeneric : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("weft_cli_sg_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  Result weft(const std::string& args) const {
-    const std::string out = path("stdout.txt"), err = path("stderr.txt");
-    const std::string cmd = std::string(WEFT_BIN) + " " + args + " >" + out + " 2>" + err;
-    const int status = std::system(cmd.c_str());
-    return {WEXITSTATUS(status), slurp(out), slurp(err)};
-  }
-  static std::string slurp(const std::string& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }
-  fs::path dir_;
-};
+class CliShapeGeneric : public weft::test::CliFixture {};
 
 TEST_F(CliShapeGeneric, DenseFamilyTableThenRunDispatchesAnUnseenShape) {
   const std::string db = path("db.jsonl");
