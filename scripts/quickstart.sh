@@ -24,9 +24,10 @@ packages=(build-essential cmake ninja-build ccache pkg-config git
           # whole networks: ONNX import (compiler/graph), test models written with python3-onnx,
           # and the operator node test cases (docs/graph.md)
           libonnx-dev libprotobuf-dev protobuf-compiler python3-onnx python3-numpy libonnx-testdata
-          # FPGA deployment through XRT: the native C++ API and its noop device; tclsh checks
+          # FPGA deployment through XRT: the native C++ API and its noop device (XRT's headers call
+          # libuuid, whose link library is in uuid-dev); tclsh checks
           # the packaging Tcl (docs/fpga.md)
-          libxrt-dev tcl
+          libxrt-dev uuid-dev tcl
           # schedule search: the XGBoost cost model and MPI distribution (docs/tuning.md)
           libxgboost-dev libopenmpi-dev openmpi-bin
           # optional: fuzzing: the fuzz preset and scripts/fuzz/run.sh, see docs/reliability.md

@@ -20,6 +20,18 @@ namespace weft::driver::xrt {
 
 namespace reg = isa::reg;
 
+namespace {
+
+// What is wrong with the options themselves comes first, with or without XRT in the build.
+void check_board_options(const std::string& xclbin, int index) {
+  if (!std::filesystem::is_regular_file(xclbin)) {
+    throw UserError("--xclbin '" + xclbin + "': no such file");
+  }
+  if (index < 0) throw UserError("--device " + std::to_string(index) + ": must be >= 0");
+}
+
+}  // namespace
+
 #ifdef WEFT_HAVE_XRT
 
 bool xrt_library_built() { return true; }
@@ -185,10 +197,7 @@ class XrtBoard : public Board {
 }  // namespace
 
 std::unique_ptr<Board> open_xrt_board(const std::string& xclbin, int index) {
-  if (!std::filesystem::is_regular_file(xclbin)) {
-    throw UserError("--xclbin '" + xclbin + "': no such file");
-  }
-  if (index < 0) throw UserError("--device " + std::to_string(index) + ": must be >= 0");
+  check_board_options(xclbin, index);
   return std::make_unique<XrtBoard>(xclbin, index);
 }
 
@@ -196,7 +205,8 @@ std::unique_ptr<Board> open_xrt_board(const std::string& xclbin, int index) {
 
 bool xrt_library_built() { return false; }
 
-std::unique_ptr<Board> open_xrt_board(const std::string&, int) {
+std::unique_ptr<Board> open_xrt_board(const std::string& xclbin, int index) {
+  check_board_options(xclbin, index);
   throw UserError("the 'xrt' engine needs XRT, which was not found when this build was "
                   "configured (install libxrt-dev and reconfigure), or use --xrt-emulate rtl");
 }
