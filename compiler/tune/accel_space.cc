@@ -60,6 +60,22 @@ void check_same_space(const Trace& t, const Trace& reference, const std::string&
   if (!err.empty()) throw UserError("trace does not belong to the " + space + " space: " + err);
 }
 
+// Throws a UserError unless `t` was made by `space` (compared against a reference sample).
+void check_belongs(const SearchSpace& space, const Trace& t) {
+  Rng rng(0);
+  check_same_space(t, space.sample(rng), space.name());
+}
+
+// check_trace's answer: "" when `t` belongs to `space`, else why not.
+std::string belongs_error(const SearchSpace& space, const Trace& t) {
+  try {
+    check_belongs(space, t);
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 template <class F>
 Candidate guarded(const Trace& t, F&& build) {
   Candidate c;
@@ -129,19 +145,10 @@ Trace AccelConv2dSpace::trace_of(const ops::Conv2dKnobs& k) const {
   return t;
 }
 
-std::string AccelConv2dSpace::check_trace(const Trace& t) const {
-  try {
-    Rng rng(0);
-    check_same_space(t, sample(rng), name());
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "";
-}
+std::string AccelConv2dSpace::check_trace(const Trace& t) const { return belongs_error(*this, t); }
 
 ops::Conv2dKnobs AccelConv2dSpace::knobs_of(const Trace& t) const {
-  Rng rng(0);
-  check_same_space(t, sample(rng), name());
+  check_belongs(*this, t);
   ops::Conv2dKnobs k;
   k.tile_h = t.chosen_int("tile_h");
   k.tile_w = t.chosen_int("tile_w");
@@ -233,19 +240,10 @@ Trace AccelDenseSpace::trace_of(const ops::DenseKnobs& k) const {
   return t;
 }
 
-std::string AccelDenseSpace::check_trace(const Trace& t) const {
-  try {
-    Rng rng(0);
-    check_same_space(t, sample(rng), name());
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "";
-}
+std::string AccelDenseSpace::check_trace(const Trace& t) const { return belongs_error(*this, t); }
 
 ops::DenseKnobs AccelDenseSpace::knobs_of(const Trace& t) const {
-  Rng rng(0);
-  check_same_space(t, sample(rng), name());
+  check_belongs(*this, t);
   ops::DenseKnobs k;
   k.tile_m = t.chosen_int("tile_m");
   k.tile_n = t.chosen_int("tile_n");
