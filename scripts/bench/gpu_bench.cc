@@ -2,8 +2,11 @@
 // cuBLASLt) and cuDNN (ResNet-18 C1-C12 convolutions, float32 and float16): each case runs
 // Weft's kernels and the library's side by side in one process on the same device buffers
 // (the primary context, shared with the CUDA runtime), `reps` timed runs (CUDA events) after a
-// warm-up, and prints medians and the ratio Weft time / library time. Without a GPU it says so
-// and exits 1. scripts/bench/gpu_bench.sh runs it.
+// warm-up, and prints medians and the ratio Weft time / library time. Inputs are random
+// multiples of 1/8 in [-1, 1] (int8: random bytes), and every case compares Weft's output with
+// the library's (the `max err` column, relative to the largest output; float32 sums of such
+// products are exact, so float32 and float16-in cases differ only by the library's float16
+// output rounding). Without a GPU it says so and exits 1. scripts/bench/gpu_bench.sh runs it.
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -11,10 +14,13 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -23,6 +29,7 @@
 #include "hardware/isa/errors.h"
 #include "runtime/gpu/cuda_driver.h"
 #include "runtime/gpu/executor.h"
+#include "runtime/gpu/half.h"
 #include "runtime/gpu/ops.h"
 
 namespace gpu = weft::rt::gpu;
@@ -53,20 +60,76 @@ double median_ms(int reps, const std::function<void()>& f) {
   return t[t.size() / 2];
 }
 
-// Device memory filled with small values (so every dtype stays finite), freed at the end.
+// Device memory, poisoned (0xff bytes: NaN for floats) until something writes it.
 struct Mem {
   void* p = nullptr;
-  explicit Mem(size_t bytes) {
+  size_t bytes = 0;
+  explicit Mem(size_t b) : bytes(b) {
     cuda_ok(cudaMalloc(&p, bytes ? bytes : 1), "cudaMalloc");
-    cuda_ok(cudaMemset(p, 0x11, bytes), "cudaMemset");
+    cuda_ok(cudaMemset(p, 0xff, bytes), "cudaMemset");
   }
   ~Mem() { cudaFree(p); }
   uint64_t u() const { return reinterpret_cast<uint64_t>(p); }
 };
 
-void row(const std::string& name, double ops, double weft_ms, double lib_ms) {
-  std::printf("| %s | %.3f | %.1f | %.3f | %.1f | %.2f |\n", name.c_str(), weft_ms,
-              ops / weft_ms / 1e9, lib_ms, ops / lib_ms / 1e9, weft_ms / lib_ms);
+std::mt19937 g_rng(2026);
+
+// Fills `m` with `n` random elements of `t`: multiples of 1/8 in [-1, 1], or random int8.
+void fill_random(Mem& m, size_t n, DType t) {
+  std::vector<uint8_t> b(n * (t == DType::kFloat32 ? 4 : t == DType::kFloat16 ? 2 : 1));
+  for (size_t i = 0; i < n; ++i) {
+    const float v = float(int(g_rng() % 17) - 8) / 8.0f;
+    if (t == DType::kFloat32) {
+      std::memcpy(&b[i * 4], &v, 4);
+    } else if (t == DType::kFloat16) {
+      const uint16_t h = weft::rt::gpu::float_to_half(v);
+      std::memcpy(&b[i * 2], &h, 2);
+    } else {
+      b[i] = uint8_t(g_rng());
+    }
+  }
+  cuda_ok(cudaMemcpy(m.p, b.data(), b.size(), cudaMemcpyHostToDevice), "upload");
+}
+
+// `n` elements of `t` (float32, float16 or int32) as doubles.
+std::vector<double> values(const Mem& m, size_t n, DType t) {
+  const size_t eb = t == DType::kFloat16 ? 2 : 4;
+  std::vector<uint8_t> b(n * eb);
+  cuda_ok(cudaMemcpy(b.data(), m.p, b.size(), cudaMemcpyDeviceToHost), "download");
+  std::vector<double> v(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (t == DType::kFloat32) {
+      float f;
+      std::memcpy(&f, &b[i * 4], 4);
+      v[i] = f;
+    } else if (t == DType::kFloat16) {
+      uint16_t h;
+      std::memcpy(&h, &b[i * 2], 2);
+      v[i] = weft::rt::gpu::half_to_float(h);
+    } else {
+      int32_t x;
+      std::memcpy(&x, &b[i * 4], 4);
+      v[i] = x;
+    }
+  }
+  return v;
+}
+
+// max |weft - library| / max |library| over the output (NaN, so it shows, if an element of
+// either is not finite: an element nobody wrote keeps its poison).
+double max_err(const std::vector<double>& w, const std::vector<double>& l) {
+  double e = 0, big = 0;
+  for (size_t i = 0; i < w.size(); ++i) {
+    if (!std::isfinite(w[i]) || !std::isfinite(l[i])) return NAN;
+    e = std::max(e, std::fabs(w[i] - l[i]));
+    big = std::max(big, std::fabs(l[i]));
+  }
+  return big > 0 ? e / big : e;
+}
+
+void row(const std::string& name, double ops, double weft_ms, double lib_ms, double err) {
+  std::printf("| %s | %.3f | %.1f | %.3f | %.1f | %.2f | %.1e |\n", name.c_str(), weft_ms,
+              ops / weft_ms / 1e9, lib_ms, ops / lib_ms / 1e9, weft_ms / lib_ms, err);
   std::fflush(stdout);
 }
 
@@ -76,52 +139,74 @@ double weft_ms(const gpu::GpuOp& op, const std::vector<uint64_t>& bufs, int reps
 }
 
 // C[M, N] = A[M, K] W[N, K]^T row-major is column-major C^T = op_T(W) op_N(A): "TN".
-void gemms(int64_t s, int reps, cublasHandle_t blas, cublasLtHandle_t lt) {
-  const int n = int(s);
-  const double ops = 2.0 * double(s) * double(s) * double(s);
+struct Gemm {
+  int64_t m, n, k;
+  std::string name() const {
+    return m == n && n == k ? std::to_string(m) + "^3"
+                            : std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+  }
+};
+
+void gemms(const Gemm& g, int reps, cublasHandle_t blas, cublasLtHandle_t lt) {
+  const int m = int(g.m), n = int(g.n), k = int(g.k);
+  const size_t mk = size_t(g.m * g.k), nk = size_t(g.n * g.k), mn = size_t(g.m * g.n);
+  const double ops = 2.0 * double(g.m) * double(g.n) * double(g.k);
   {
-    Mem a(s * s * 4), w(s * s * 4), c(s * s * 4);
+    Mem a(mk * 4), w(nk * 4), c(mn * 4), cl(mn * 4);
+    fill_random(a, mk, DType::kFloat32);
+    fill_random(w, nk, DType::kFloat32);
     const float one = 1, zero = 0;
-    const double t = weft_ms(gpu::dense(s, s, s, DType::kFloat32), {a.u(), w.u(), c.u()}, reps);
+    const double t = weft_ms(gpu::dense(g.m, g.n, g.k, DType::kFloat32), {a.u(), w.u(), c.u()}, reps);
     const double l = median_ms(reps, [&] {
-      blas_ok(cublasSgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, n, n, &one,
-                          static_cast<float*>(w.p), n, static_cast<float*>(a.p), n, &zero,
-                          static_cast<float*>(c.p), n),
+      blas_ok(cublasSgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &one,
+                          static_cast<float*>(w.p), k, static_cast<float*>(a.p), k, &zero,
+                          static_cast<float*>(cl.p), n),
               "cublasSgemm");
     });
-    row("SGEMM " + std::to_string(s) + "^3 (fp32, SIMT)", ops, t, l);
+    row("SGEMM " + g.name() + " (fp32, SIMT)", ops, t, l,
+        max_err(values(c, mn, DType::kFloat32), values(cl, mn, DType::kFloat32)));
   }
   {
-    Mem a(s * s * 2), w(s * s * 2), c(s * s * 4);
+    Mem a(mk * 2), w(nk * 2), c(mn * 4), cl(mn * 4);
+    fill_random(a, mk, DType::kFloat16);
+    fill_random(w, nk, DType::kFloat16);
     const float one = 1, zero = 0;
-    const double t = weft_ms(gpu::dense(s, s, s, DType::kFloat16), {a.u(), w.u(), c.u()}, reps);
+    const double t = weft_ms(gpu::dense(g.m, g.n, g.k, DType::kFloat16), {a.u(), w.u(), c.u()}, reps);
     const double l = median_ms(reps, [&] {
-      blas_ok(cublasGemmEx(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, n, n, &one, w.p, CUDA_R_16F, n, a.p,
-                           CUDA_R_16F, n, &zero, c.p, CUDA_R_32F, n, CUBLAS_COMPUTE_32F,
+      blas_ok(cublasGemmEx(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &one, w.p, CUDA_R_16F, k, a.p,
+                           CUDA_R_16F, k, &zero, cl.p, CUDA_R_32F, n, CUBLAS_COMPUTE_32F,
                            CUBLAS_GEMM_DEFAULT),
               "cublasGemmEx");
     });
-    row("HGEMM " + std::to_string(s) + "^3 (fp16 in, fp32 acc/out)", ops, t, l);
+    row("HGEMM " + g.name() + " (fp16 in, fp32 acc/out)", ops, t, l,
+        max_err(values(c, mn, DType::kFloat32), values(cl, mn, DType::kFloat32)));
   }
   {
-    Mem a(s * s), w(s * s), c(s * s * 4);
-    const double t = weft_ms(gpu::dense(s, s, s, DType::kInt8), {a.u(), w.u(), c.u()}, reps);
+    Mem a(mk), w(nk), c(mn * 4), cl(mn * 4);
+    fill_random(a, mk, DType::kInt8);
+    fill_random(w, nk, DType::kInt8);
+    const double t = weft_ms(gpu::dense(g.m, g.n, g.k, DType::kInt8), {a.u(), w.u(), c.u()}, reps);
     cublasLtMatmulDesc_t desc;
     blas_ok(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32I, CUDA_R_32I), "MatmulDescCreate");
     const cublasOperation_t tr = CUBLAS_OP_T;
     blas_ok(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &tr, sizeof tr),
             "TRANSA");
     cublasLtMatrixLayout_t la, lb, lc;
-    blas_ok(cublasLtMatrixLayoutCreate(&la, CUDA_R_8I, s, s, s), "layout");
-    blas_ok(cublasLtMatrixLayoutCreate(&lb, CUDA_R_8I, s, s, s), "layout");
-    blas_ok(cublasLtMatrixLayoutCreate(&lc, CUDA_R_32I, s, s, s), "layout");
+    blas_ok(cublasLtMatrixLayoutCreate(&la, CUDA_R_8I, g.k, g.n, g.k), "layout");
+    blas_ok(cublasLtMatrixLayoutCreate(&lb, CUDA_R_8I, g.k, g.m, g.k), "layout");
+    blas_ok(cublasLtMatrixLayoutCreate(&lc, CUDA_R_32I, g.n, g.m, g.n), "layout");
     const int32_t one = 1, zero = 0;
-    const double l = median_ms(reps, [&] {
-      blas_ok(cublasLtMatmul(lt, desc, &one, w.p, la, a.p, lb, &zero, c.p, lc, c.p, lc, nullptr,
-                             nullptr, 0, nullptr),
-              "cublasLtMatmul");
-    });
-    row("int8 GEMM " + std::to_string(s) + "^3 (int32 acc/out, GOP/s)", ops, t, l);
+    const std::string name = "int8 GEMM " + g.name() + " (int32 acc/out, TOP/s)";
+    try {
+      const double l = median_ms(reps, [&] {
+        blas_ok(cublasLtMatmul(lt, desc, &one, w.p, la, a.p, lb, &zero, cl.p, lc, cl.p, lc,
+                               nullptr, nullptr, 0, nullptr),
+                "cublasLtMatmul");
+      });
+      row(name, ops, t, l, max_err(values(c, mn, DType::kInt32), values(cl, mn, DType::kInt32)));
+    } catch (const std::runtime_error& e) {
+      std::printf("| %s | %.3f | %.1f | %s | | | |\n", name.c_str(), t, ops / t / 1e9, e.what());
+    }
     cublasLtMatrixLayoutDestroy(la);
     cublasLtMatrixLayoutDestroy(lb);
     cublasLtMatrixLayoutDestroy(lc);
@@ -158,8 +243,11 @@ void convs(const std::vector<Layer>& layers, DType t, int reps, cudnnHandle_t dn
   for (const Layer& L : layers) {
     const gpu::Conv2dShape& s = L.s;
     const int64_t oh = s.oh(), ow = s.ow();
-    Mem x(s.n * s.c * s.h * s.w * eb), w(s.o * s.c * s.kh * s.kw * eb);
-    Mem y(s.n * s.o * oh * ow * 4), yl(s.n * s.o * oh * ow * eb);
+    const size_t xn = size_t(s.n * s.c * s.h * s.w), wn = size_t(s.o * s.c * s.kh * s.kw);
+    const size_t yn = size_t(s.n * s.o * oh * ow);
+    Mem x(xn * eb), w(wn * eb), y(yn * 4), yl(yn * eb);
+    fill_random(x, xn, t);
+    fill_random(w, wn, t);
     const double t_weft = weft_ms(gpu::conv2d(s, t), {x.u(), w.u(), y.u()}, reps);
     cudnnTensorDescriptor_t xd, yd;
     cudnnFilterDescriptor_t wd;
@@ -201,7 +289,7 @@ void convs(const std::vector<Layer>& layers, DType t, int reps, cudnnHandle_t dn
     row(L.name + " " + std::to_string(s.c) + "->" + std::to_string(s.o) + " " +
             std::to_string(s.h) + "x" + std::to_string(s.w) + " k" + std::to_string(s.kh) +
             " s" + std::to_string(s.stride),
-        ops, t_weft, t_lib);
+        ops, t_weft, t_lib, max_err(values(y, yn, DType::kFloat32), values(yl, yn, t)));
     cudnnDestroyTensorDescriptor(xd);
     cudnnDestroyTensorDescriptor(yd);
     cudnnDestroyFilterDescriptor(wd);
@@ -216,9 +304,11 @@ int main(int argc, char** argv) {
   int reps = 20;
   int64_t batch = 1;
   std::vector<int64_t> sizes{1024, 4096};
+  std::vector<std::string> shapes;
   std::string layers_csv, what = "all";
   app.add_option("--reps", reps, "timed runs per case (the median is reported)");
   app.add_option("--sizes", sizes, "GEMM sizes (M = N = K)");
+  app.add_option("--shapes", shapes, "more GEMM shapes, MxNxK (e.g. 129x4096x257)");
   app.add_option("--layers", layers_csv, "ResNet-18 layers CSV (scripts/bench/cpu_resnet18_conv.csv)");
   app.add_option("--batch", batch, "conv2d batch");
   app.add_option("--what", what, "all, gemm or conv");
@@ -231,22 +321,37 @@ int main(int argc, char** argv) {
   }
   try {
     gpu::Gpu& g = gpu::Gpu::get();
-    int rt_version = 0;
+    int rt_version = 0, drv_version = 0, blas_version = 0;
     cudaRuntimeGetVersion(&rt_version);
-    std::printf("# %s (%s), CUDA runtime %d, cuDNN %zu, %d reps\n\n", g.name().c_str(),
-                g.arch().c_str(), rt_version, cudnnGetVersion(), reps);
+    cudaDriverGetVersion(&drv_version);
     cublasHandle_t blas;
     cublasLtHandle_t lt;
     cudnnHandle_t dnn;
     blas_ok(cublasCreate(&blas), "cublasCreate");
+    cublasGetVersion(blas, &blas_version);
+    std::printf("# %s (%s), driver API %d, CUDA runtime %d, cuBLAS %d, cuBLASLt %zu, cuDNN %zu, "
+                "%d reps\n\n",
+                g.name().c_str(), g.arch().c_str(), drv_version, rt_version, blas_version,
+                cublasLtGetVersion(), cudnnGetVersion(), reps);
     blas_ok(cublasLtCreate(&lt), "cublasLtCreate");
     dnn_ok(cudnnCreate(&dnn), "cudnnCreate");
     const char* head =
-        "| case | Weft ms | Weft GFLOP/s | library ms | library GFLOP/s | Weft/library |\n"
-        "|---|---:|---:|---:|---:|---:|\n";
+        "| case | Weft ms | Weft TFLOP/s | library ms | library TFLOP/s | Weft/library | max err |\n"
+        "|---|---:|---:|---:|---:|---:|---:|\n";
     if (what == "all" || what == "gemm") {
       std::printf("%s", head);
-      for (int64_t s : sizes) gemms(s, reps, blas, lt);
+      std::vector<Gemm> gs;
+      for (int64_t s : sizes) gs.push_back({s, s, s});
+      for (const std::string& sh : shapes) {
+        Gemm g{};
+        char x1 = 0, x2 = 0;
+        std::istringstream in(sh);
+        if (!(in >> g.m >> x1 >> g.n >> x2 >> g.k) || x1 != 'x' || x2 != 'x' || g.m < 1 ||
+            g.n < 1 || g.k < 1 || !in.eof())
+          throw weft::UserError("--shapes: '" + sh + "' is not MxNxK with positive sizes");
+        gs.push_back(g);
+      }
+      for (const Gemm& g : gs) gemms(g, reps, blas, lt);
       std::printf("\n");
     }
     if ((what == "all" || what == "conv") && !layers_csv.empty()) {

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "compiler/codegen/cuda/codegen_cuda.h"
+#include "compiler/codegen/cuda/double_buffer.h"
+#include "compiler/ir/visitor.h"
 #include "compiler/te/lower.h"
 #include "compiler/te/schedule.h"
 #include "hardware/isa/errors.h"
@@ -106,6 +108,69 @@ TEST(CudaCodegen, TensorCoreAndDp4aPaths) {
                  return t;
                }()); },
               ::testing::ThrowsMessage<UserError>(HasSubstr("tensor-core path computes float16")));
+}
+
+// Stores into the half of a double-buffered tile that the same loop step reads: inside loop
+// `ko`, a store to a doubled buffer whose half index is `ko % 2`. Such a fill races with the
+// tile's readers (no barrier between them), which only a GPU shows (found on an H100).
+class FillsOfTheHalfBeingRead : public ir::Visitor {
+ public:
+  std::vector<std::string> found;
+
+ protected:
+  void visit_AttrStmt(const ir::AttrStmt& n) override {
+    if (n.key == te::kDoubleBufferAttr && n.body->kind == ir::NodeKind::kAllocate)
+      doubled_.insert(static_cast<const ir::Allocate&>(*n.body).buffer.get());
+    ir::Visitor::visit_AttrStmt(n);
+  }
+  void visit_For(const ir::For& n) override {
+    loops_.push_back(n.var.get());
+    ir::Visitor::visit_For(n);
+    loops_.pop_back();
+  }
+  void visit_Store(const ir::Store& n) override {
+    if (doubled_.count(n.buffer.get()) && !n.indices.empty() &&
+        n.indices[0]->kind == ir::NodeKind::kBinary) {
+      const auto& b = static_cast<const ir::Binary&>(*n.indices[0]);
+      if (b.op == ir::BinOp::kFloorMod && b.a->kind == ir::NodeKind::kVarRef) {
+        const auto* v = static_cast<const ir::VarRef&>(*b.a).var.get();
+        for (const ir::VarObj* l : loops_)
+          if (l == v) found.push_back(n.buffer->name + " in loop " + v->name);
+      }
+    }
+    ir::Visitor::visit_Store(n);
+  }
+
+ private:
+  std::set<const ir::BufferObj*> doubled_;
+  std::vector<const ir::VarObj*> loops_;
+};
+
+std::vector<std::string> racy_fills(const rt::gpu::GpuOp& op) {
+  std::vector<ir::Stmt> kernels{op.func.body};
+  if (op.func.body->kind == ir::NodeKind::kSeq)
+    kernels = static_cast<const ir::Seq&>(*op.func.body).stmts;
+  FillsOfTheHalfBeingRead v;
+  for (const ir::Stmt& k : kernels) v.visit(cg::double_buffer(k));
+  return v.found;
+}
+
+TEST(CudaCodegen, EveryDoubleBufferedTileIsFilledAStepAhead) {
+  // The tensor-core schedules fill A's tile, read A's fragments, then fill B's tile: B's fill
+  // moves up beside A's, into the step-ahead prefetch.
+  for (ir::DType t : {ir::DType::kFloat16, ir::DType::kInt8}) {
+    SCOPED_TRACE(ir::dtype_name(t));
+    for (const auto& op : {rt::gpu::dense(64, 64, 64, t), rt::gpu::dense(129, 257, 65, t),
+                           rt::gpu::conv2d({2, 5, 15, 13, 33, 3, 3, 2, 1}, t)}) {
+      EXPECT_EQ(op.path, "tensor-core");
+      EXPECT_THAT(racy_fills(op), ::testing::IsEmpty());
+    }
+    const std::string s = cg::codegen_cuda(rt::gpu::dense(64, 64, 64, t).func).source;
+    EXPECT_EQ(count(s, "&A_blocks_shared[((((((weft_floormod((kb + 1), 2)"), 1) << s;
+    EXPECT_EQ(count(s, "&B_blocks_shared[((((((weft_floormod((kb + 1), 2)"), 1) << s;
+    EXPECT_EQ(count(s, "__syncthreads();"), 2);  // after the first tiles, at the end of a step
+  }
+  EXPECT_THAT(racy_fills(rt::gpu::dense(129, 257, 65, ir::DType::kFloat32)), ::testing::IsEmpty());
 }
 
 // y = x + 1 over [rows, cols], for hand-made schedules.

@@ -62,6 +62,27 @@ TEST(GpuCli, RunWithoutAGpuSaysSoAndExits1) {
   EXPECT_EQ(r.code, 1);
   EXPECT_THAT(r.out, HasSubstr("unknown dtype 'float64'"));
 }
+
+// On a GPU (skipped without one): the user's commands end to end, checked against the CPU
+// reference by `weft run` itself. The tensor-core cases failed on an H100 before the
+// double-buffering fix (B's tile was filled in the step that read it, with no barrier).
+TEST(GpuCli, RunOnAGpuIsCorrectOnEveryPath) {
+  Result probe = weft("run dense --target cuda --M 8 --N 8 --K 8 --repeats 1");
+  if (probe.code == 1 && (probe.out.find("no CUDA driver") != std::string::npos ||
+                          probe.out.find("no CUDA device") != std::string::npos))
+    GTEST_SKIP() << "no GPU: " << probe.out;
+  for (const char* args :
+       {"dense --M 129 --N 4096 --K 257 --dtype float16", "dense --M 100 --N 70 --K 300 --dtype int8",
+        "dense --M 65 --N 33 --K 129 --dtype int8 --gpu-path dp4a",
+        "dense --M 127 --N 129 --K 31 --dtype float32", "conv2d --layer C6 --dtype float16",
+        "conv2d --layer C12 --dtype int8", "conv2d --layer C1 --dtype float32"}) {
+    SCOPED_TRACE(args);
+    Result r = weft(std::string("run ") + args + " --target cuda --repeats 1");
+    EXPECT_EQ(r.code, 0) << r.out;
+    EXPECT_THAT(r.out, HasSubstr("\"correct\": true"));
+    EXPECT_THAT(r.out, HasSubstr("\"mismatches\": 0"));
+  }
+}
 #endif
 
 }  // namespace

@@ -42,16 +42,37 @@ class ToHalf : public ir::Mutator {
   ir::Expr half_;
 };
 
-class Stores : public ir::Visitor {
+using BufferSet = std::set<const ir::BufferObj*>;
+
+// The buffers a statement stores to and loads from (an intrinsic's buffers count as both).
+class Accesses : public ir::Visitor {
  public:
-  std::set<const ir::BufferObj*> buffers;
+  BufferSet buffers, loads;  // stored, loaded
 
  protected:
   void visit_Store(const ir::Store& n) override {
     buffers.insert(n.buffer.get());
     ir::Visitor::visit_Store(n);
   }
+  void visit_Load(const ir::Load& n) override {
+    loads.insert(n.buffer.get());
+    ir::Visitor::visit_Load(n);
+  }
+  void visit_Call(const ir::Call& n) override {
+    for (const ir::Buffer& b : n.buffers) {
+      buffers.insert(b.get());
+      loads.insert(b.get());
+    }
+    ir::Visitor::visit_Call(n);
+  }
 };
+
+bool meets(const BufferSet& a, const BufferSet& b) {
+  for (const ir::BufferObj* x : a) {
+    if (b.count(x)) return true;
+  }
+  return false;
+}
 
 class DoubleBuffer : public ir::Mutator {
  protected:
@@ -94,21 +115,42 @@ class DoubleBuffer : public ir::Mutator {
     } else {
       parts = {inner};
     }
-    std::set<const ir::BufferObj*> is_doubled;
+    BufferSet is_doubled;
     for (const ir::Buffer& b : doubled) is_doubled.insert(b.get());
-    size_t fills = 0;
-    while (fills < parts.size()) {
-      Stores st;
-      st.visit(parts[fills]);
-      bool fills_doubled = false;
-      for (const ir::BufferObj* b : st.buffers) fills_doubled |= is_doubled.count(b) > 0;
-      if (!fills_doubled) break;
-      ++fills;
+    // A statement storing to a doubled tile is a fill. Fills that come after other statements
+    // (two tiles, each filled just before its own fragments are read) move up to the leading
+    // fills, so that every fill is issued one step ahead: left in place, a fill would write the
+    // half being read in this step with no barrier before its readers. A fill moves only past
+    // statements it does not depend on (it reads nothing they write, and they neither read nor
+    // write what it writes).
+    std::vector<ir::Stmt> fill_parts, rest;
+    BufferSet rest_writes, rest_reads;
+    for (const ir::Stmt& p : parts) {
+      Accesses a;
+      a.visit(p);
+      if (!meets(a.buffers, is_doubled)) {
+        rest.push_back(p);
+        rest_writes.insert(a.buffers.begin(), a.buffers.end());
+        rest_reads.insert(a.loads.begin(), a.loads.end());
+        continue;
+      }
+      if (meets(a.loads, rest_writes) || meets(a.buffers, rest_writes) ||
+          meets(a.buffers, rest_reads)) {
+        std::string tile;
+        for (const ir::Buffer& b : doubled)
+          if (a.buffers.count(b.get()) && tile.empty()) tile = b->name;
+        throw UserError("double_buffer of '" + tile + "': in loop '" + n.var->name +
+                        "' it is filled after statements that the fill depends on, so it "
+                        "cannot be filled one step ahead");
+      }
+      fill_parts.push_back(p);
     }
-    if (fills == 0 || fills == parts.size()) {
+    if (fill_parts.empty() || rest.empty()) {
       throw UserError("double_buffer of '" + name + "': the body of loop '" + n.var->name +
                       "' must start by filling it and then use it");
     }
+    const size_t fills = fill_parts.size();
+    parts = fill_parts;
     std::map<const ir::BufferObj*, ir::Buffer> twice;
     for (const ir::Buffer& b : doubled) {
       std::vector<int64_t> shape{2};
@@ -126,7 +168,6 @@ class DoubleBuffer : public ir::Mutator {
     const ir::Expr next = ir::add(ko, ir::imm(1));
     const ir::Stmt ahead = ir::if_then_else(ir::lt(next, ir::imm(*extent)),
                                             fill_at(next, ir::floormod(next, ir::imm(2))));
-    std::vector<ir::Stmt> rest(parts.begin() + static_cast<ptrdiff_t>(fills), parts.end());
     ir::Stmt use = ToHalf(twice, ir::floormod(ko, ir::imm(2))).mutate(ir::seq(rest));
     use = mutate(use);
     ir::Stmt body = ir::seq({ahead, use, sync_threads()});
