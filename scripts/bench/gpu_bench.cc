@@ -1,8 +1,10 @@
 // The GPU backend against cuBLAS (SGEMM, HGEMM with float32 accumulation, int8 GEMM through
-// cuBLASLt) and cuDNN (ResNet-18 C1-C12 convolutions, float32 and float16): each case runs
-// Weft's kernels and the library's side by side in one process on the same device buffers
-// (the primary context, shared with the CUDA runtime), `reps` timed runs (CUDA events) after a
-// warm-up, and prints medians and the ratio Weft time / library time. Inputs are random
+// cuBLASLt) and cuDNN (ResNet-18 C1-C12 convolutions, float32 and float16; float32 with
+// CUDNN_FMA_MATH, since cuDNN's default math lets it run float32 convolutions as TF32 on tensor
+// cores, which Weft's float32 kernels do not): each case runs Weft's kernels and the
+// library's side by side in one process on the same device buffers (the primary context,
+// shared with the CUDA runtime), `reps` timed runs (CUDA events) after a warm-up, and prints
+// medians and the ratio Weft time / library time. Inputs are random
 // multiples of 1/8 in [-1, 1] (int8: random bytes), and every case compares Weft's output with
 // the library's (the `max err` column, relative to the largest output; float32 sums of such
 // products are exact, so float32 and float16-in cases differ only by the library's float16
@@ -270,7 +272,7 @@ void convs(const std::vector<Layer>& layers, DType t, int reps, cudnnHandle_t dn
                                            CUDNN_DATA_FLOAT),
            "conv");
     dnn_ok(cudnnSetConvolutionMathType(cd, t == DType::kFloat16 ? CUDNN_TENSOR_OP_MATH
-                                                                : CUDNN_DEFAULT_MATH),
+                                                                : CUDNN_FMA_MATH),
            "math");
     cudnnConvolutionFwdAlgoPerf_t perf[8];
     int found = 0;
@@ -360,7 +362,9 @@ int main(int argc, char** argv) {
         std::printf("ResNet-18 conv2d %s, batch %lld, against cuDNN%s\n\n%s",
                     t == DType::kFloat32 ? "float32" : "float16 (Weft: fp32 accumulate/output)",
                     static_cast<long long>(batch),
-                    t == DType::kFloat16 ? " (tensor-op math, fp16 output)" : "", head);
+                    t == DType::kFloat16 ? " (tensor-op math, fp16 output)"
+                                         : " (FMA math: float32 arithmetic, no TF32)",
+                    head);
         convs(layers, t, reps, dnn);
         std::printf("\n");
       }
