@@ -4,7 +4,9 @@
 // cores, which Weft's float32 kernels do not): each case runs Weft's kernels and the
 // library's side by side in one process on the same device buffers (the primary context,
 // shared with the CUDA runtime), `reps` timed runs (CUDA events) after a warm-up, and prints
-// medians and the ratio Weft time / library time. Inputs are random
+// medians and the ratio Weft time / library time per call; `library graph ms` is the library's
+// call captured in a CUDA graph and replayed (its GPU time without its host-side cost per
+// call, which a stream of calls pays), and `Weft/graph` the ratio to that. Inputs are random
 // multiples of 1/8 in [-1, 1] (int8: random bytes), and every case compares Weft's output with
 // the library's (the `max err` column, relative to the largest output; float32 sums of such
 // products are exact, so float32 and float16-in cases differ only by the library's float16
@@ -60,6 +62,57 @@ double median_ms(int reps, const std::function<void()>& f) {
   for (int i = 0; i < reps; ++i) t.push_back(g.time_ms(f));
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
+}
+
+// Median milliseconds of one replay of a CUDA graph holding one call of `f`, captured on a
+// stream of its own (`on(stream)` points the library at it, `on(nullptr)` back at the default
+// stream): the library's GPU time without its host-side cost per call. NaN when the call
+// cannot be captured.
+double graph_ms(int reps, const std::function<void(cudaStream_t)>& on,
+                const std::function<void()>& f) {
+  cudaStream_t st;
+  cuda_ok(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), "cudaStreamCreate");
+  on(st);
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  double ms = NAN;
+  if (cudaStreamBeginCapture(st, cudaStreamCaptureModeRelaxed) == cudaSuccess) {
+    bool ok = true;
+    try {
+      f();
+    } catch (const std::exception&) {
+      ok = false;
+    }
+    ok = cudaStreamEndCapture(st, &graph) == cudaSuccess && ok &&
+         cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess;
+    if (ok) {
+      cudaEvent_t e0, e1;
+      cuda_ok(cudaEventCreate(&e0), "cudaEventCreate");
+      cuda_ok(cudaEventCreate(&e1), "cudaEventCreate");
+      cuda_ok(cudaGraphLaunch(exec, st), "cudaGraphLaunch");  // warm-up
+      std::vector<double> t;
+      for (int i = 0; i < reps; ++i) {
+        cuda_ok(cudaEventRecord(e0, st), "cudaEventRecord");
+        cuda_ok(cudaGraphLaunch(exec, st), "cudaGraphLaunch");
+        cuda_ok(cudaEventRecord(e1, st), "cudaEventRecord");
+        cuda_ok(cudaEventSynchronize(e1), "cudaEventSynchronize");
+        float x = 0;
+        cuda_ok(cudaEventElapsedTime(&x, e0, e1), "cudaEventElapsedTime");
+        t.push_back(x);
+      }
+      std::sort(t.begin(), t.end());
+      ms = t[t.size() / 2];
+      cudaEventDestroy(e0);
+      cudaEventDestroy(e1);
+    }
+  }
+  cudaGetLastError();  // a refused capture leaves an error behind
+  if (exec) cudaGraphExecDestroy(exec);
+  if (graph) cudaGraphDestroy(graph);
+  on(nullptr);
+  cuda_ok(cudaStreamSynchronize(st), "cudaStreamSynchronize");
+  cudaStreamDestroy(st);
+  return ms;
 }
 
 // Device memory, poisoned (0xff bytes: NaN for floats) until something writes it.
@@ -129,9 +182,11 @@ double max_err(const std::vector<double>& w, const std::vector<double>& l) {
   return big > 0 ? e / big : e;
 }
 
-void row(const std::string& name, double ops, double weft_ms, double lib_ms, double err) {
-  std::printf("| %s | %.3f | %.1f | %.3f | %.1f | %.2f | %.1e |\n", name.c_str(), weft_ms,
-              ops / weft_ms / 1e9, lib_ms, ops / lib_ms / 1e9, weft_ms / lib_ms, err);
+void row(const std::string& name, double ops, double weft_ms, double lib_ms, double graph,
+         double err) {
+  std::printf("| %s | %.3f | %.1f | %.3f | %.1f | %.2f | %.3f | %.2f | %.1e |\n", name.c_str(),
+              weft_ms, ops / weft_ms / 1e9, lib_ms, ops / lib_ms / 1e9, weft_ms / lib_ms, graph,
+              weft_ms / graph, err);
   std::fflush(stdout);
 }
 
@@ -153,19 +208,22 @@ void gemms(const Gemm& g, int reps, cublasHandle_t blas, cublasLtHandle_t lt) {
   const int m = int(g.m), n = int(g.n), k = int(g.k);
   const size_t mk = size_t(g.m * g.k), nk = size_t(g.n * g.k), mn = size_t(g.m * g.n);
   const double ops = 2.0 * double(g.m) * double(g.n) * double(g.k);
+  const auto on_blas = [&](cudaStream_t x) { blas_ok(cublasSetStream(blas, x), "cublasSetStream"); };
   {
     Mem a(mk * 4), w(nk * 4), c(mn * 4), cl(mn * 4);
     fill_random(a, mk, DType::kFloat32);
     fill_random(w, nk, DType::kFloat32);
     const float one = 1, zero = 0;
     const double t = weft_ms(gpu::dense(g.m, g.n, g.k, DType::kFloat32), {a.u(), w.u(), c.u()}, reps);
-    const double l = median_ms(reps, [&] {
+    const auto call = [&] {
       blas_ok(cublasSgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &one,
                           static_cast<float*>(w.p), k, static_cast<float*>(a.p), k, &zero,
                           static_cast<float*>(cl.p), n),
               "cublasSgemm");
-    });
-    row("SGEMM " + g.name() + " (fp32, SIMT)", ops, t, l,
+    };
+    const double l = median_ms(reps, call);
+    const double lg = graph_ms(reps, on_blas, call);
+    row("SGEMM " + g.name() + " (fp32, SIMT)", ops, t, l, lg,
         max_err(values(c, mn, DType::kFloat32), values(cl, mn, DType::kFloat32)));
   }
   {
@@ -174,13 +232,15 @@ void gemms(const Gemm& g, int reps, cublasHandle_t blas, cublasLtHandle_t lt) {
     fill_random(w, nk, DType::kFloat16);
     const float one = 1, zero = 0;
     const double t = weft_ms(gpu::dense(g.m, g.n, g.k, DType::kFloat16), {a.u(), w.u(), c.u()}, reps);
-    const double l = median_ms(reps, [&] {
+    const auto call = [&] {
       blas_ok(cublasGemmEx(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &one, w.p, CUDA_R_16F, k, a.p,
                            CUDA_R_16F, k, &zero, cl.p, CUDA_R_32F, n, CUBLAS_COMPUTE_32F,
                            CUBLAS_GEMM_DEFAULT),
               "cublasGemmEx");
-    });
-    row("HGEMM " + g.name() + " (fp16 in, fp32 acc/out)", ops, t, l,
+    };
+    const double l = median_ms(reps, call);
+    const double lg = graph_ms(reps, on_blas, call);
+    row("HGEMM " + g.name() + " (fp16 in, fp32 acc/out)", ops, t, l, lg,
         max_err(values(c, mn, DType::kFloat32), values(cl, mn, DType::kFloat32)));
   }
   {
@@ -200,14 +260,18 @@ void gemms(const Gemm& g, int reps, cublasHandle_t blas, cublasLtHandle_t lt) {
     const int32_t one = 1, zero = 0;
     const std::string name = "int8 GEMM " + g.name() + " (int32 acc/out, TOP/s)";
     try {
-      const double l = median_ms(reps, [&] {
+      cudaStream_t lt_stream = nullptr;
+      const auto call = [&] {
         blas_ok(cublasLtMatmul(lt, desc, &one, w.p, la, a.p, lb, &zero, cl.p, lc, cl.p, lc,
-                               nullptr, nullptr, 0, nullptr),
+                               nullptr, nullptr, 0, lt_stream),
                 "cublasLtMatmul");
-      });
-      row(name, ops, t, l, max_err(values(c, mn, DType::kInt32), values(cl, mn, DType::kInt32)));
+      };
+      const double l = median_ms(reps, call);
+      const double lg = graph_ms(reps, [&](cudaStream_t x) { lt_stream = x; }, call);
+      row(name, ops, t, l, lg, max_err(values(c, mn, DType::kInt32), values(cl, mn, DType::kInt32)));
     } catch (const std::runtime_error& e) {
-      std::printf("| %s | %.3f | %.1f | %s | | | |\n", name.c_str(), t, ops / t / 1e9, e.what());
+      std::printf("| %s | %.3f | %.1f | %s | | | | | |\n", name.c_str(), t, ops / t / 1e9,
+                  e.what());
     }
     cublasLtMatrixLayoutDestroy(la);
     cublasLtMatrixLayoutDestroy(lb);
@@ -282,16 +346,19 @@ void convs(const std::vector<Layer>& layers, DType t, int reps, cudnnHandle_t dn
            "workspace");
     Mem ws(ws_bytes);
     const float one = 1, zero = 0;
-    const double t_lib = median_ms(reps, [&] {
+    const auto call = [&] {
       dnn_ok(cudnnConvolutionForward(dnn, &one, xd, x.p, wd, w.p, cd, perf[0].algo, ws.p,
                                      ws_bytes, &zero, yd, yl.p),
              "cudnnConvolutionForward");
-    });
+    };
+    const double t_lib = median_ms(reps, call);
+    const double t_graph = graph_ms(
+        reps, [&](cudaStream_t st) { dnn_ok(cudnnSetStream(dnn, st), "cudnnSetStream"); }, call);
     const double ops = 2.0 * double(s.n * s.o * oh * ow) * double(s.c * s.kh * s.kw);
     row(L.name + " " + std::to_string(s.c) + "->" + std::to_string(s.o) + " " +
             std::to_string(s.h) + "x" + std::to_string(s.w) + " k" + std::to_string(s.kh) +
-            " s" + std::to_string(s.stride),
-        ops, t_weft, t_lib, max_err(values(y, yn, DType::kFloat32), values(yl, yn, t)));
+            " s" + std::to_string(s.stride) + " [algo " + std::to_string(int(perf[0].algo)) + "]",
+        ops, t_weft, t_lib, t_graph, max_err(values(y, yn, DType::kFloat32), values(yl, yn, t)));
     cudnnDestroyTensorDescriptor(xd);
     cudnnDestroyTensorDescriptor(yd);
     cudnnDestroyFilterDescriptor(wd);
@@ -338,8 +405,9 @@ int main(int argc, char** argv) {
     blas_ok(cublasLtCreate(&lt), "cublasLtCreate");
     dnn_ok(cudnnCreate(&dnn), "cudnnCreate");
     const char* head =
-        "| case | Weft ms | Weft TFLOP/s | library ms | library TFLOP/s | Weft/library | max err |\n"
-        "|---|---:|---:|---:|---:|---:|---:|\n";
+        "| case | Weft ms | Weft TFLOP/s | library ms | library TFLOP/s | Weft/library | library "
+        "graph ms | Weft/graph | max err |\n"
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
     if (what == "all" || what == "gemm") {
       std::printf("%s", head);
       std::vector<Gemm> gs;
