@@ -173,6 +173,46 @@ TEST(CudaCodegen, EveryDoubleBufferedTileIsFilledAStepAhead) {
   EXPECT_THAT(racy_fills(rt::gpu::dense(129, 257, 65, ir::DType::kFloat32)), ::testing::IsEmpty());
 }
 
+// Hand-made loop IR for double_buffer: for (ko, 0, 4) { allocate L (local) { double-buffered
+// allocate S (shared) { body } } }, with `body` built from the buffers.
+struct DoubleBufferLoop {
+  ir::Var ko = ir::make_var("ko");
+  ir::Buffer in = ir::make_buffer("In", ir::DType::kInt32, {4, 8});
+  ir::Buffer out = ir::make_buffer("Out", ir::DType::kInt32, {4});
+  ir::Buffer s = ir::make_buffer("S", ir::DType::kInt32, {8}, ir::Scope::kShared);
+  ir::Buffer l = ir::make_buffer("L", ir::DType::kInt32, {1}, ir::Scope::kLocal);
+  ir::Stmt fill_s() const {  // S[0] = In[ko, 0]
+    return ir::store(s, {ir::imm(0)}, ir::load(in, {ir::ref(ko), ir::imm(0)}));
+  }
+  ir::Stmt kernel(std::vector<ir::Stmt> body) const {
+    return ir::for_loop(ko, ir::imm(0), ir::imm(4), ir::ForKind::kSerial,
+                        ir::allocate(l, ir::attr(te::kDoubleBufferAttr, ir::imm(1),
+                                                 ir::allocate(s, ir::seq(std::move(body))))));
+  }
+};
+
+TEST(CudaCodegen, DoubleBufferMovesALateFillAheadOrRefusesIt) {
+  DoubleBufferLoop d;
+  // A statement that neither touches S nor feeds its fill, then the fill, then S's use: the
+  // fill moves up, and no store into the half being read is left in the loop.
+  const ir::Stmt use = ir::store(d.out, {ir::ref(d.ko)}, ir::load(d.s, {ir::imm(0)}));
+  const ir::Stmt other = ir::store(d.l, {ir::imm(0)}, ir::imm(7));
+  const ir::Stmt ok = cg::double_buffer(d.kernel({other, d.fill_s(), use}));
+  FillsOfTheHalfBeingRead v;
+  v.visit(ok);
+  EXPECT_THAT(v.found, ::testing::IsEmpty());
+  // The fill reads L, which the statement before it writes: it cannot move, so it is refused.
+  const ir::Stmt dep_fill = ir::store(d.s, {ir::imm(0)}, ir::load(d.l, {ir::imm(0)}));
+  EXPECT_THAT([&] { cg::double_buffer(d.kernel({other, dep_fill, use})); },
+              ::testing::ThrowsMessage<UserError>(HasSubstr(
+                  "double_buffer of 'S': in loop 'ko' it is filled after statements that the "
+                  "fill depends on, so it cannot be filled one step ahead")));
+  // A statement before the fill that reads S (last step's tile) is a dependency too.
+  const ir::Stmt reads_s = ir::store(d.l, {ir::imm(0)}, ir::load(d.s, {ir::imm(0)}));
+  EXPECT_THAT([&] { cg::double_buffer(d.kernel({reads_s, d.fill_s(), use})); },
+              ::testing::ThrowsMessage<UserError>(HasSubstr("double_buffer of 'S'")));
+}
+
 // y = x + 1 over [rows, cols], for hand-made schedules.
 struct Elementwise {
   te::Tensor x, y;
