@@ -377,6 +377,8 @@ int main(int argc, char** argv) {
   app.add_option("--kpack", g_dense.k_pack, "int8 dense: 2 (pairs) or 4 (quads)");
   app.add_option("--pack-a", g_dense.pack_a, "dense pack A");
   app.add_option("--mb", g_dense.row_block, "dense row block");
+  app.add_option("--pack-w", g_dense.pack_w, "dense W packing: 0 gathered columns, 1 rows");
+  app.add_option("--kb", g_dense.k_block, "dense K block (reduction steps; 0: none)");
   app.add_option("--conv-ow", g_conv.ow, "conv register tile columns");
   app.add_option("--conv-ocb", g_conv.oc_blocks, "conv oc blocks per tile");
   app.add_option("--conv-order", g_conv.reduce_order, "conv reduce order");

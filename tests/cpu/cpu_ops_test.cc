@@ -98,6 +98,33 @@ TEST(CpuDense, OtherRegisterTilesAndSerialSchedule) {
   check_dense<int8_t, int32_t>(11, 9, 17, 2, rng, DenseSchedule{1, 4, true});
 }
 
+TEST(CpuDense, KBlockedAndRowPackedSchedulesComputeTheReference) {
+  // K blocking (passes of k_block reduction steps, each adding to the previous pass's C, the
+  // last block shorter when k_block does not divide K) and W packed row by row, alone and
+  // together, for fp32, int8 pairs and int8 byte quads, with tiles that pad M and N.
+  std::mt19937 rng(4);
+  for (auto [pack_w, kb] : std::vector<std::pair<int, int64_t>>{{1, 0}, {0, 8}, {1, 12}}) {
+    {
+      DenseSchedule s{3, 16, true};
+      s.k_unroll = 4;
+      s.pack_w = pack_w;
+      s.k_block = kb;
+      const std::string what = "pack_w " + std::to_string(pack_w) + ", k_block " +
+                               std::to_string(kb);
+      SCOPED_TRACE(what);
+      check_dense<float, float>(10, 35, 37, 2, rng, s);
+      check_dense<int8_t, int32_t>(10, 35, 37, 1, rng, s);  // pairs: 19 steps
+      s.k_pack = 4;
+      check_dense<int8_t, int32_t>(7, 20, 45, 2, rng, s);  // quads: 12 steps
+      s.row_block = 6;
+      s.pack_a = true;
+      s.parallel_axis = 1;
+      check_dense<float, float>(13, 17, 40, 2, rng, s);
+      check_dense<int8_t, int32_t>(13, 17, 40, 2, rng, s);
+    }
+  }
+}
+
 TEST(CpuDense, ShapeAndScheduleErrors) {
   EXPECT_THAT([] { dense(0, 4, 4, DType::kFloat32); },
               ::testing::ThrowsMessage<UserError>(HasSubstr("dense: M is 0")));
