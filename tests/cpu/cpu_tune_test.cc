@@ -62,11 +62,40 @@ TEST(CpuTune, EveryDenseKnobComputesTheReference) {
       if (std::string(dtype) == "float32" && k.contains("k_pack")) continue;
       CpuKnobs kk = k;
       if (std::string(dtype) == "int8" && !kk.contains("k_pack")) kk["k_pack"] = 2;
+      if (!kk.contains("pack_w")) kk["pack_w"] = 0;
+      if (!kk.contains("k_block")) kk["k_block"] = 0;
       MeasureResult m = run_knobs(t, kk);
       EXPECT_TRUE(m.ok()) << dtype << " " << k.dump() << ": " << m.error;
       EXPECT_GT(m.value, 0);
     }
   }
+}
+
+TEST(CpuTune, KBlockAndRowPackingFromTheSpaceComputeTheReference) {
+  // K = 150: k_block 64 makes three passes (the last of 22 steps, 6 quads with k_pack 4).
+  for (const char* dtype : {"float32", "int8"}) {
+    Task t = make_cpu_task(cpu_dense_workload(9, 20, 150, dtype), "d");
+    const int64_t vl = compiler::codegen::host_isa().lanes32();
+    for (int64_t kp : {2, 4}) {
+      if (std::string(dtype) == "float32" && kp == 4) continue;
+      CpuKnobs k = {{"rows", 4}, {"cols", vl}, {"lanes", 0}, {"k_unroll", 4}, {"pack_a", 0},
+                    {"row_block_tiles", 0}, {"parallel_axis", 0}, {"pack_w", 1},
+                    {"k_block", 64}};
+      if (std::string(dtype) == "int8") k["k_pack"] = kp;
+      MeasureResult m = run_knobs(t, k);
+      EXPECT_TRUE(m.ok()) << dtype << " " << k.dump() << ": " << m.error;
+      EXPECT_EQ(dense_schedule_of(k).k_block, 64);
+      EXPECT_EQ(dense_schedule_of(k).pack_w, 1);
+    }
+  }
+  // A record from before these knobs: the schedule it measured (no blocking, gathers).
+  cpu::DenseSchedule before;
+  before.pack_w = 0;
+  before.k_block = 0;
+  CpuKnobs old = knobs_of(before);
+  old.erase("pack_w");
+  old.erase("k_block");
+  EXPECT_EQ(dense_schedule_of(old), before);
 }
 
 TEST(CpuTune, EveryConvKnobComputesTheReference) {
