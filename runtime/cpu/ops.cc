@@ -92,8 +92,8 @@ void schedule_elementwise(te::Stage& st, int64_t vec) {
 // `mb` when > 0, the parallel loop), and its tile sums `local` computed at the row-tile loop
 // as the micro-kernel: reduction outside (k_unroll steps unrolled), rows unrolled, columns
 // vectorized (in unrolled pieces of `lanes`).
-void schedule_pass(te::Schedule& s, const te::Tensor& part, const te::Tensor& local,
-                   const DenseSchedule& sch, int64_t mb) {
+te::IterVar schedule_pass(te::Schedule& s, const te::Tensor& part, const te::Tensor& local,
+                          const DenseSchedule& sch, int64_t mb) {
   const int64_t mr = sch.rows, nr = sch.cols;
   te::Stage& sc = s[part];
   te::IterVar rows_axis = sc.axes()[0], ib;
@@ -136,6 +136,7 @@ void schedule_pass(te::Schedule& s, const te::Tensor& part, const te::Tensor& lo
   sl.set_kind(lr, ForKind::kUnrolled);
   if (lco) sl.set_kind(lco, ForKind::kUnrolled);
   sl.set_kind(lc, ForKind::kVectorized);
+  return jo;
 }
 
 }  // namespace
@@ -158,8 +159,9 @@ void validate(const DenseSchedule& s) {
     bad("k_pack " + std::to_string(s.k_pack) + " (2: int16 pairs, 4: bytes)");
   if (s.k_block < 0)
     bad("k_block " + std::to_string(s.k_block) + " is negative (0: no K blocking)");
-  if (s.pack_w != 0 && s.pack_w != 1)
-    bad("pack_w " + std::to_string(s.pack_w) + " (0: gathered columns, 1: rows)");
+  if (s.pack_w < 0 || s.pack_w > 3)
+    bad("pack_w " + std::to_string(s.pack_w) +
+        " (0: gathered columns, 1: rows; 2, 3: the same, each panel packed in the kernel)");
   if (s.parallel_axis != 0 && s.parallel_axis != 1)
     bad("parallel_axis " + std::to_string(s.parallel_axis) + " (0: column panels, 1: rows)");
 }
@@ -317,7 +319,15 @@ CpuOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedule& s
   te::Tensor cf = passes.back().second;
   te::Tensor c = exact ? cf : crop(cf, {m, n}, "C");
 
+  // pack_w 2, 3: each column panel of W is packed just before the row tiles that read it, into
+  // a panel-sized local buffer that stays in cache (no pass over a packed copy of all of W).
+  const bool fused = sch.pack_w >= 2;
+  if (fused && nblocks > 1)
+    throw UserError("dense schedule: pack_w " + std::to_string(sch.pack_w) +
+                    " (W panels packed in the kernel) needs one K pass, not k_block " +
+                    std::to_string(sch.k_block) + " of " + std::to_string(kq) + " steps");
   te::Schedule s({c});
+  te::IterVar panel_loop;
   for (auto& [sum, part] : passes) {
     te::Tensor local;
     if (chained) {
@@ -326,11 +336,16 @@ CpuOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedule& s
     } else {
       local = s.cache_write(part, ir::Scope::kLocal);
     }
-    schedule_pass(s, part, local, sch, mb);
+    panel_loop = schedule_pass(s, part, local, sch, mb);
+  }
+  if (fused) {
+    s.set_scope(wp, ir::Scope::kLocal);
+    s[wp].compute_at(s[cf], panel_loop);
+    if (quads) s[comp].compute_at(s[cf], panel_loop);
   }
   te::Stage& sw = s[wp];
-  if (sch.parallel) sw.set_kind(sw.axes()[0], ForKind::kParallel);
-  if (sch.pack_w == 1) {
+  if (sch.parallel && !fused) sw.set_kind(sw.axes()[0], ForKind::kParallel);
+  if (sch.pack_w % 2 == 1) {
     sw.reorder({sw.axes()[0], sw.axes()[2], sw.axes()[1]});  // a panel's rows, read along K
   } else {
     sw.set_kind(sw.axes()[2], ForKind::kVectorized);

@@ -52,7 +52,10 @@ struct DenseSchedule {
   // 128 * sum_k W[j, k] is subtracted from each column).
   int64_t k_pack = 2;
   // How W is packed into column panels each call: 0 = panel columns vectorized (a gather of
-  // `cols` rows per reduction step), 1 = row by row (contiguous reads along K, no gathers).
+  // `cols` rows per reduction step), 1 = row by row (contiguous reads along K, no gathers);
+  // 2, 3 = the same, but each panel is packed inside the kernel just before the row tiles
+  // that read it, into a panel-sized local buffer (no pass over a packed copy of all of W;
+  // needs one K pass).
   int pack_w = 0;
   // Reduction steps per K block (0: none): the reduction is split into blocks of `k_block`
   // steps, each a pass over C that adds its partial sums to the previous pass's (the panel's

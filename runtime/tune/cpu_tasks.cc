@@ -42,9 +42,18 @@ Task make_cpu_task(const Workload& w, const std::string& name) {
     const int64_t vl = isa.lanes32();
     seeds.push_back(knobs_of(cpu::DenseSchedule{8, 2 * vl}));
     seeds.push_back(knobs_of(cpu::DenseSchedule{6, 4 * vl}));
+    // W's panels packed row by row inside the kernel (no gathers, no pass over a packed copy).
+    cpu::DenseSchedule fused{8, 2 * vl};
+    fused.pack_w = 3;
+    fused.k_unroll = 4;
+    seeds.push_back(knobs_of(fused));
     if (dt == cpu::DType::kInt8) {
       cpu::DenseSchedule q{8, 2 * vl};
       q.k_pack = 4;
+      seeds.push_back(knobs_of(q));
+      q.pack_w = 3;
+      q.k_unroll = 8;
+      q.lanes = vl;
       seeds.push_back(knobs_of(q));
     }
     build = [=](const CpuKnobs& kn) {

@@ -101,9 +101,12 @@ TEST(CpuDense, OtherRegisterTilesAndSerialSchedule) {
 TEST(CpuDense, KBlockedAndRowPackedSchedulesComputeTheReference) {
   // K blocking (passes of k_block reduction steps, each adding to the previous pass's C, the
   // last block shorter when k_block does not divide K) and W packed row by row, alone and
-  // together, for fp32, int8 pairs and int8 byte quads, with tiles that pad M and N.
+  // together, and W's panels packed inside the kernel (pack_w 2, 3: a local panel computed at
+  // the column-panel loop, read by the row tiles' micro-kernel inside it), for fp32, int8
+  // pairs and int8 byte quads, with tiles that pad M and N.
   std::mt19937 rng(4);
-  for (auto [pack_w, kb] : std::vector<std::pair<int, int64_t>>{{1, 0}, {0, 8}, {1, 12}}) {
+  for (auto [pack_w, kb] :
+       std::vector<std::pair<int, int64_t>>{{1, 0}, {0, 8}, {1, 12}, {2, 0}, {3, 0}}) {
     {
       DenseSchedule s{3, 16, true};
       s.k_unroll = 4;
@@ -123,6 +126,20 @@ TEST(CpuDense, KBlockedAndRowPackedSchedulesComputeTheReference) {
       check_dense<int8_t, int32_t>(13, 17, 40, 2, rng, s);
     }
   }
+}
+
+TEST(CpuDense, PanelsPackedInTheKernelNeedOneKPass) {
+  DenseSchedule s{4, 16, true};
+  s.pack_w = 3;
+  s.k_block = 8;
+  try {
+    dense(8, 16, 40, DType::kFloat32, s);
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("needs one K pass, not k_block 8 of 40 steps"));
+  }
+  s.pack_w = 4;
+  EXPECT_THROW(dense(8, 16, 40, DType::kFloat32, s), UserError);
 }
 
 TEST(CpuDense, ShapeAndScheduleErrors) {
