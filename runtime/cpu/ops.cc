@@ -326,6 +326,10 @@ CpuOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedule& s
     throw UserError("dense schedule: pack_w " + std::to_string(sch.pack_w) +
                     " (W panels packed in the kernel) needs one K pass, not k_block " +
                     std::to_string(sch.k_block) + " of " + std::to_string(kq) + " steps");
+  if (fused && mb == 0 && sch.parallel && sch.parallel_axis == 1)
+    throw UserError("dense schedule: pack_w " + std::to_string(sch.pack_w) +
+                    " (W panels packed in the kernel) needs the column panels outside the row "
+                    "tiles: parallel_axis 0, or row blocks");
   te::Schedule s({c});
   te::IterVar panel_loop;
   for (auto& [sum, part] : passes) {

@@ -138,6 +138,14 @@ TEST(CpuDense, PanelsPackedInTheKernelNeedOneKPass) {
   } catch (const UserError& e) {
     EXPECT_THAT(e.what(), ::testing::HasSubstr("needs one K pass, not k_block 8 of 40 steps"));
   }
+  s.k_block = 0;
+  s.parallel_axis = 1;  // row tiles outside the column panels: a panel per row tile
+  try {
+    dense(8, 16, 40, DType::kFloat32, s);
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("needs the column panels outside the row tiles"));
+  }
   s.pack_w = 4;
   EXPECT_THROW(dense(8, 16, 40, DType::kFloat32, s), UserError);
 }
