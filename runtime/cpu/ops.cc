@@ -91,7 +91,8 @@ void schedule_elementwise(te::Stage& st, int64_t vec) {
 // Schedules one pass of dense: the pass's result `part` in register tiles (rows blocked by
 // `mb` when > 0, the parallel loop), and its tile sums `local` computed at the row-tile loop
 // as the micro-kernel: reduction outside (k_unroll steps unrolled), rows unrolled, columns
-// vectorized (in unrolled pieces of `lanes`).
+// vectorized (in unrolled pieces of `lanes`). Returns the column-panel loop (where a panel of
+// W packed in the kernel is computed).
 te::IterVar schedule_pass(te::Schedule& s, const te::Tensor& part, const te::Tensor& local,
                           const DenseSchedule& sch, int64_t mb) {
   const int64_t mr = sch.rows, nr = sch.cols;
