@@ -105,26 +105,32 @@ TEST(CpuDense, KBlockedAndRowPackedSchedulesComputeTheReference) {
   // the column-panel loop, read by the row tiles' micro-kernel inside it), for fp32, int8
   // pairs and int8 byte quads, with tiles that pad M and N.
   std::mt19937 rng(4);
-  for (auto [pack_w, kb] :
-       std::vector<std::pair<int, int64_t>>{{1, 0}, {0, 8}, {1, 12}, {2, 0}, {3, 0}}) {
-    {
-      DenseSchedule s{3, 16, true};
-      s.k_unroll = 4;
-      s.pack_w = pack_w;
-      s.k_block = kb;
-      const std::string what = "pack_w " + std::to_string(pack_w) + ", k_block " +
-                               std::to_string(kb);
-      SCOPED_TRACE(what);
-      check_dense<float, float>(10, 35, 37, 2, rng, s);
-      check_dense<int8_t, int32_t>(10, 35, 37, 1, rng, s);  // pairs: 19 steps
-      s.k_pack = 4;
-      check_dense<int8_t, int32_t>(7, 20, 45, 2, rng, s);  // quads: 12 steps
-      s.row_block = 6;
-      s.pack_a = true;
-      s.parallel_axis = 1;
-      check_dense<float, float>(13, 17, 40, 2, rng, s);
-      check_dense<int8_t, int32_t>(13, 17, 40, 2, rng, s);
-    }
+  auto sched = [](int pack_w, int64_t kb, int64_t k_pack) {
+    DenseSchedule s{3, 16, true};
+    s.k_unroll = 4;
+    s.pack_w = pack_w;
+    s.k_block = kb;
+    s.k_pack = k_pack;
+    return s;
+  };
+  for (auto [pack_w, kb] : std::vector<std::pair<int, int64_t>>{{1, 0}, {0, 8}, {3, 0}}) {
+    SCOPED_TRACE("pack_w " + std::to_string(pack_w) + ", k_block " + std::to_string(kb));
+    check_dense<float, float>(10, 35, 37, 2, rng, sched(pack_w, kb, 2));
+    check_dense<int8_t, int32_t>(10, 35, 37, 1, rng, sched(pack_w, kb, 2));  // pairs: 19 steps
+    check_dense<int8_t, int32_t>(7, 20, 45, 2, rng, sched(pack_w, kb, 4));   // quads: 12 steps
+  }
+  // Row blocks outside the column panels (and A packed, rows parallel): a K-blocked pass with a
+  // short last block, and panels packed in the kernel once per row block.
+  for (auto [pack_w, kb, kp] : std::vector<std::tuple<int, int64_t, int64_t>>{
+           {1, 12, 2}, {2, 0, 2}, {2, 0, 4}}) {
+    SCOPED_TRACE("row blocks, pack_w " + std::to_string(pack_w) + ", k_block " +
+                 std::to_string(kb) + ", k_pack " + std::to_string(kp));
+    DenseSchedule s = sched(pack_w, kb, kp);
+    s.row_block = 6;
+    s.pack_a = true;
+    s.parallel_axis = 1;
+    if (kp == 2) check_dense<float, float>(13, 17, 40, 2, rng, s);
+    check_dense<int8_t, int32_t>(13, 17, 40, 2, rng, s);
   }
 }
 
