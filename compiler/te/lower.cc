@@ -131,6 +131,60 @@ class ToLocal : public ir::Mutator {
   const std::map<const ir::BufferObj*, const Region*>& regions_;
 };
 
+// floordiv(e, d) and floormod(e, d) with a constant d > 0 and an affine e = d*Q + R whose
+// remainder R stays within one multiple of d over the variables' ranges [0, extent): Q + q0
+// and R - q0*d. Bound inference reads a packed buffer indexed by j/16 and j%16 this way once j
+// is a tile's base plus a loop inside the tile.
+int64_t fdiv(int64_t a, int64_t b) {
+  const int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+class DivModByRange : public ir::Mutator {
+ public:
+  explicit DivModByRange(const std::map<const ir::VarObj*, int64_t>& extent) : extent_(extent) {}
+
+ protected:
+  ir::Expr mutate_Binary(const ir::Binary& n, const ir::Expr& self) override {
+    if (n.op != ir::BinOp::kFloorDiv && n.op != ir::BinOp::kFloorMod)
+      return ir::Mutator::mutate_Binary(n, self);
+    const ir::IntImm* d = ir::as_imm(n.b);
+    const ir::Expr a = mutate(n.a);
+    auto f = ir::linear_form(a);
+    if (!d || d->value <= 0 || !f) return ir::Mutator::mutate_Binary(n, self);
+    const int64_t dv = d->value;
+    ir::LinearForm q, r;
+    q.constant = fdiv(f->constant, dv);
+    r.constant = f->constant - q.constant * dv;
+    int64_t lo = r.constant, hi = r.constant;
+    for (const ir::Var& v : f->order) {
+      const int64_t k = f->coef.at(v.get());
+      if (k == 0) continue;
+      if (k % dv == 0) {
+        q.order.push_back(v);
+        q.coef[v.get()] = k / dv;
+        continue;
+      }
+      auto it = extent_.find(v.get());
+      if (it == extent_.end()) return ir::Mutator::mutate_Binary(n, self);
+      r.order.push_back(v);
+      r.coef[v.get()] = k;
+      (k < 0 ? lo : hi) += k * (it->second - 1);
+    }
+    const int64_t q0 = fdiv(lo, dv);
+    if (fdiv(hi, dv) != q0) return ir::Mutator::mutate_Binary(n, self);
+    if (n.op == ir::BinOp::kFloorDiv) {
+      q.constant += q0;
+      return ir::cast(n.dtype, ir::from_linear(q));
+    }
+    r.constant -= q0 * dv;
+    return ir::cast(n.dtype, ir::from_linear(r));
+  }
+
+ private:
+  const std::map<const ir::VarObj*, int64_t>& extent_;
+};
+
 class Lowerer {
  public:
   explicit Lowerer(Schedule& s) : s_(s) {
@@ -173,7 +227,9 @@ class Lowerer {
       ir::LinearForm outer_form;
       bool first = true;
       for (const ir::Load* l : c.loads) {
-        const auto form = ir::linear_form(l->indices[d]);
+        std::map<const ir::VarObj*, int64_t> ranges = extent_of_;
+        for (const auto& [v, e] : inner) ranges[v] = e;
+        const auto form = ir::linear_form(DivModByRange(ranges).mutate(l->indices[d]));
         if (!form) {
           throw UserError("stage '" + producer.name() + "': cannot infer the region read by '" +
                           consumer.name() + "': index " + ir::to_string(l->indices[d]) +
@@ -316,8 +372,35 @@ class Lowerer {
             at[sib.axes()[d]->var.get()] = ir::add(list[r].second.base[d], ir::ref(v));
             inner2[v.get()] = list[r].second.extent[d];
           }
+          for (const IterVar& ra : sib.reduce_axes()) inner2[ra->var.get()] = ra->extent;
           list[q] = {ps[q], infer_region(*ps[q], sib, substitute(sib.body(), at), inner2)};
           break;
+        }
+        // One that only a stage computed at a deeper loop of this stage reads (a packed panel
+        // of weights that the row tiles inside it read): the region that stage's iterations
+        // read, with its axes, its reductions and the loops between free.
+        for (size_t j = i + 1; direct.loads.empty() && !list[q].first && j < leaves.size(); ++j) {
+          auto deeper = attached_.find({&st, leaves[j].get()});
+          if (deeper == attached_.end()) continue;
+          for (const Stage* d : deeper->second) {
+            LoadCollector via(ps[q]->buffer().get());
+            via.visit(d->body());
+            if (via.loads.empty()) continue;
+            std::map<const ir::VarObj*, int64_t> inner_j;
+            for (size_t t = j + 1; t < leaves.size(); ++t)
+              inner_j[leaves[t]->var.get()] = extent[leaves[t].get()];
+            const Region dr = infer_region(*d, st, body, inner_j);
+            std::map<const ir::VarObj*, ir::Expr> at;
+            std::map<const ir::VarObj*, int64_t> inner2 = inner;
+            for (size_t a = 0; a < d->axes().size(); ++a) {
+              const ir::Var v = ir::make_var(d->axes()[a]->name());
+              at[d->axes()[a]->var.get()] = ir::add(dr.base[a], ir::ref(v));
+              inner2[v.get()] = dr.extent[a];
+            }
+            for (const IterVar& r : d->reduce_axes()) inner2[r->var.get()] = r->extent;
+            list[q] = {ps[q], infer_region(*ps[q], *d, substitute(d->body(), at), inner2)};
+            break;
+          }
         }
         if (!list[q].first) list[q] = {ps[q], infer_region(*ps[q], st, body, inner)};
       }

@@ -18,7 +18,8 @@ namespace ir = compiler::ir;
 const std::vector<std::string> kKnobs = {"rows",     "cols",           "lanes",
                                          "k_unroll", "pack_a",         "row_block_tiles",
                                          "parallel_axis", "ow",        "oc_blocks",
-                                         "reduce_order",  "ci_unroll", "rows_outer"};
+                                         "reduce_order",  "ci_unroll", "rows_outer",
+                                         "pack_w",        "k_block"};
 
 class Walk : public ir::Visitor {
  public:

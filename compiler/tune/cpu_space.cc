@@ -39,7 +39,9 @@ CpuSpace::CpuSpace(std::string op, Workload w, CpuSpaceHost host, CpuBuilder bui
                   {"k_unroll", {1, 2, 4, 8}},
                   {"pack_a", {0, 1}},
                   {"row_block_tiles", {0, 4, 8, 16, 32}},
-                  {"parallel_axis", {0, 1}}};
+                  {"parallel_axis", {0, 1}},
+                  {"pack_w", {0, 1, 2, 3}},
+                  {"k_block", {0, 64, 128, 256, 512}}};
     if (workload_.shape.value("dtype", std::string("float32")) == "int8")
       decisions_.push_back({"k_pack", {2, 4}});
   } else if (op_ == "conv2d") {

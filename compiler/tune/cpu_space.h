@@ -9,7 +9,10 @@
 // Decisions (all "choose"):
 //   dense:  rows, cols (multiples of the vector width), lanes (0 = whole tile row), k_unroll,
 //           pack_a, row_block_tiles (row blocks of that many tiles; 0 = none), parallel_axis,
-//           and for int8 k_pack (2: int16 pairs with vpdpwssd, 4: bytes with vpdpbusd)
+//           pack_w (W packed with gathers of panel columns, or row by row; in a pass of its
+//           own, or each panel inside the kernel just before its row tiles), k_block
+//           (reduction steps per K block, 0 = none), and for int8 k_pack (2: int16 pairs
+//           with vpdpwssd, 4: bytes with vpdpbusd)
 //   conv2d: ow (tile columns), oc_blocks (16-channel blocks per tile), reduce_order,
 //           ci_unroll, rows_outer
 #pragma once

@@ -88,6 +88,58 @@ void schedule_elementwise(te::Stage& st, int64_t vec) {
   if (axes.size() > 1) st.set_kind(axes[axes.size() >= 3 ? 1 : 0], ForKind::kParallel);
 }
 
+// Schedules one pass of dense: the pass's result `part` in register tiles (rows blocked by
+// `mb` when > 0, the parallel loop), and its tile sums `local` computed at the row-tile loop
+// as the micro-kernel: reduction outside (k_unroll steps unrolled), rows unrolled, columns
+// vectorized (in unrolled pieces of `lanes`). Returns the column-panel loop (where a panel of
+// W packed in the kernel is computed).
+te::IterVar schedule_pass(te::Schedule& s, const te::Tensor& part, const te::Tensor& local,
+                          const DenseSchedule& sch, int64_t mb) {
+  const int64_t mr = sch.rows, nr = sch.cols;
+  te::Stage& sc = s[part];
+  te::IterVar rows_axis = sc.axes()[0], ib;
+  if (mb > 0) std::tie(ib, rows_axis) = sc.split(rows_axis, mb);
+  auto [io, ii] = sc.split(rows_axis, mr);
+  auto [jo, ji] = sc.split(sc.axes()[1], nr);
+  if (mb > 0) {
+    sc.reorder({ib, jo, io, ii, ji});
+  } else if (sch.parallel && sch.parallel_axis == 1) {
+    sc.reorder({io, jo, ii, ji});
+  } else {
+    sc.reorder({jo, io, ii, ji});
+  }
+  if (sch.parallel) {
+    const te::IterVar& par = sch.parallel_axis == 0 ? jo : (mb > 0 ? ib : io);
+    sc.set_kind(par, ForKind::kParallel);
+  }
+  sc.set_kind(ii, ForKind::kUnrolled);
+  sc.set_kind(ji, ForKind::kVectorized);
+  te::Stage& sl = s[local];
+  sl.compute_at(sc, io);
+  te::IterVar ko = sl.reduce_axes()[0], ki;
+  const te::IterVar lr = sl.axes()[0];
+  te::IterVar lc = sl.axes()[1], lco;
+  std::vector<te::IterVar> order{ko};
+  if (sch.k_unroll > 1 && ko->extent % sch.k_unroll == 0) {
+    std::tie(ko, ki) = sl.split(ko, sch.k_unroll);
+    order = {ko, ki};
+  }
+  if (sch.lanes > 0 && sch.lanes < nr) {
+    std::tie(lco, lc) = sl.split(lc, sch.lanes);
+    order.push_back(lr);
+    order.push_back(lco);
+  } else {
+    order.push_back(lr);
+  }
+  order.push_back(lc);
+  sl.reorder(order);
+  if (ki) sl.set_kind(ki, ForKind::kUnrolled);
+  sl.set_kind(lr, ForKind::kUnrolled);
+  if (lco) sl.set_kind(lco, ForKind::kUnrolled);
+  sl.set_kind(lc, ForKind::kVectorized);
+  return jo;
+}
+
 }  // namespace
 
 void validate(const DenseSchedule& s) {
@@ -106,6 +158,11 @@ void validate(const DenseSchedule& s) {
         std::to_string(s.rows) + " rows");
   if (s.k_pack != 2 && s.k_pack != 4)
     bad("k_pack " + std::to_string(s.k_pack) + " (2: int16 pairs, 4: bytes)");
+  if (s.k_block < 0)
+    bad("k_block " + std::to_string(s.k_block) + " is negative (0: no K blocking)");
+  if (s.pack_w < 0 || s.pack_w > 3)
+    bad("pack_w " + std::to_string(s.pack_w) +
+        " (0: gathered columns, 1: rows; 2, 3: the same, each panel packed in the kernel)");
   if (s.parallel_axis != 0 && s.parallel_axis != 1)
     bad("parallel_axis " + std::to_string(s.parallel_axis) + " (0: column panels, 1: rows)");
 }
@@ -171,7 +228,6 @@ CpuOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedule& s
   };
   const DType step_t = dtype == DType::kFloat32 ? dtype : DType::kInt32;
   auto clamp_row = [&](const Expr& r) { return mp == m ? r : ir::min(r, ir::imm(m - 1)); };
-  const te::IterVar kk = te::reduce_axis(kq, "k");
   // Weights packed into column panels of nr: wp[jo, q, ji] = W step q of column jo*nr + ji.
   te::Tensor wp = te::compute(
       {np / nr, kq, nr}, step_t,
@@ -204,19 +260,31 @@ CpuOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedule& s
     if (dtype == DType::kInt8) return ap({clamp_row(row), q});
     return a({clamp_row(row), q});
   };
-  te::Tensor cacc = te::compute_reduce(
-      {mp, np}, acc,
-      [&](const std::vector<Expr>& i) {
-        const Expr q = ir::ref(kk->var);
-        Expr wv = wp({ir::floordiv(i[1], ir::imm(nr)), q, ir::floormod(i[1], ir::imm(nr))});
-        Expr av = a_read(i[0], q);
-        if (dtype == DType::kFloat32) return te::sum(ir::mul(av, wv), {kk});
-        return te::sum(quads ? ir::dot4_u8s8(av, wv) : ir::dot2_i16(av, wv), {kk});
-      },
-      quads ? "C.acc" : (exact ? "C" : "C.padded"));
+  // The reduction in K blocks of `kb` steps (one block without k_block): block b's partial
+  // sums are a local tile (C.acc<b>) added to the previous block's result in the pass's
+  // epilogue, so each pass over C reads only its block of A and of W's panels.
+  const int64_t kb = sch.k_block > 0 && sch.k_block < kq ? sch.k_block : kq;
+  const int64_t nblocks = (kq + kb - 1) / kb;
+  const bool chained = nblocks > 1 || quads;
+  const std::string c_name = exact ? "C" : "C.padded";
+  auto block_sum = [&](int64_t b) {
+    const int64_t k0 = b * kb;
+    const te::IterVar kk = te::reduce_axis(std::min(kb, kq - k0), "k");
+    const std::string name = chained ? "C.acc" + (nblocks > 1 ? std::to_string(b) : "") : c_name;
+    return te::compute_reduce(
+        {mp, np}, acc,
+        [&](const std::vector<Expr>& i) {
+          const Expr q = k0 == 0 ? ir::ref(kk->var) : ir::add(ir::ref(kk->var), ir::imm(k0));
+          Expr wv = wp({ir::floordiv(i[1], ir::imm(nr)), q, ir::floormod(i[1], ir::imm(nr))});
+          Expr av = a_read(i[0], q);
+          if (dtype == DType::kFloat32) return te::sum(ir::mul(av, wv), {kk});
+          return te::sum(quads ? ir::dot4_u8s8(av, wv) : ir::dot2_i16(av, wv), {kk});
+        },
+        name);
+  };
   // quads: the +128 offset of A comes back out per column, comp[j] = 128 * sum_k W[j, k]
   // (dot4 of 128 in every byte with W's packed quads).
-  te::Tensor comp, cf = cacc;
+  te::Tensor comp;
   const te::IterVar kc = te::reduce_axis(kq, "kc");
   if (quads) {
     comp = te::compute_reduce(
@@ -227,67 +295,66 @@ CpuOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedule& s
           return te::sum(ir::dot4_u8s8(ir::imm(int64_t{-2139062144}, i32), wv), {kc});
         },
         "W.comp");
-    cf = te::compute(
-        {mp, np}, i32,
-        [&](const std::vector<Expr>& i) { return ir::sub(cacc(i), comp({i[1]})); },
-        exact ? "C" : "C.padded");
   }
+  // The passes: (tile sums, the pass's result); the last result is C (or C.padded).
+  std::vector<std::pair<te::Tensor, te::Tensor>> passes;
+  for (int64_t b = 0; b < nblocks; ++b) {
+    te::Tensor sum = block_sum(b);
+    if (!chained) {
+      passes.push_back({sum, sum});
+      break;
+    }
+    const bool last = b + 1 == nblocks;
+    te::Tensor prev = b > 0 ? passes.back().second : te::Tensor();
+    te::Tensor part = te::compute(
+        {mp, np}, acc,
+        [&](const std::vector<Expr>& i) {
+          Expr v = sum(i);
+          if (prev.get() != nullptr) v = ir::add(prev(i), v);
+          if (last && quads) v = ir::sub(v, comp({i[1]}));
+          return v;
+        },
+        last ? c_name : "C.part" + std::to_string(b));
+    passes.push_back({sum, part});
+  }
+  te::Tensor cf = passes.back().second;
   te::Tensor c = exact ? cf : crop(cf, {m, n}, "C");
 
+  // pack_w 2, 3: each column panel of W is packed just before the row tiles that read it, into
+  // a panel-sized local buffer that stays in cache (no pass over a packed copy of all of W).
+  const bool fused = sch.pack_w >= 2;
+  if (fused && nblocks > 1)
+    throw UserError("dense schedule: pack_w " + std::to_string(sch.pack_w) +
+                    " (W panels packed in the kernel) needs one K pass, not k_block " +
+                    std::to_string(sch.k_block) + " of " + std::to_string(kq) + " steps");
+  if (fused && mb == 0 && sch.parallel && sch.parallel_axis == 1)
+    throw UserError("dense schedule: pack_w " + std::to_string(sch.pack_w) +
+                    " (W panels packed in the kernel) needs the column panels outside the row "
+                    "tiles: parallel_axis 0, or row blocks");
   te::Schedule s({c});
-  te::Tensor local;
-  if (quads) {
-    s.set_scope(cacc, ir::Scope::kLocal);
-    local = cacc;
-  } else {
-    local = s.cache_write(cf, ir::Scope::kLocal);
+  te::IterVar panel_loop;
+  for (auto& [sum, part] : passes) {
+    te::Tensor local;
+    if (chained) {
+      s.set_scope(sum, ir::Scope::kLocal);
+      local = sum;
+    } else {
+      local = s.cache_write(part, ir::Scope::kLocal);
+    }
+    panel_loop = schedule_pass(s, part, local, sch, mb);
   }
-  te::Stage& sc = s[cf];
-  te::IterVar rows_axis = sc.axes()[0], ib;
-  if (mb > 0) std::tie(ib, rows_axis) = sc.split(rows_axis, mb);
-  auto [io, ii] = sc.split(rows_axis, mr);
-  auto [jo, ji] = sc.split(sc.axes()[1], nr);
-  if (mb > 0) {
-    sc.reorder({ib, jo, io, ii, ji});
-  } else if (sch.parallel && sch.parallel_axis == 1) {
-    sc.reorder({io, jo, ii, ji});
-  } else {
-    sc.reorder({jo, io, ii, ji});
+  if (fused) {
+    s.set_scope(wp, ir::Scope::kLocal);
+    s[wp].compute_at(s[cf], panel_loop);
+    if (quads) s[comp].compute_at(s[cf], panel_loop);
   }
-  if (sch.parallel) {
-    const te::IterVar& par = sch.parallel_axis == 0 ? jo : (mb > 0 ? ib : io);
-    sc.set_kind(par, ForKind::kParallel);
-  }
-  sc.set_kind(ii, ForKind::kUnrolled);
-  sc.set_kind(ji, ForKind::kVectorized);
-  // The micro-kernel: reduction outside (k_unroll steps unrolled), rows unrolled, columns
-  // vectorized (in unrolled pieces of `lanes`).
-  te::Stage& sl = s[local];
-  sl.compute_at(sc, io);
-  te::IterVar ko = sl.reduce_axes()[0], ki;
-  const te::IterVar lr = sl.axes()[0];
-  te::IterVar lc = sl.axes()[1], lco;
-  std::vector<te::IterVar> order{ko};
-  if (sch.k_unroll > 1 && kq % sch.k_unroll == 0) {
-    std::tie(ko, ki) = sl.split(ko, sch.k_unroll);
-    order = {ko, ki};
-  }
-  if (sch.lanes > 0 && sch.lanes < nr) {
-    std::tie(lco, lc) = sl.split(lc, sch.lanes);
-    order.push_back(lr);
-    order.push_back(lco);
-  } else {
-    order.push_back(lr);
-  }
-  order.push_back(lc);
-  sl.reorder(order);
-  if (ki) sl.set_kind(ki, ForKind::kUnrolled);
-  sl.set_kind(lr, ForKind::kUnrolled);
-  if (lco) sl.set_kind(lco, ForKind::kUnrolled);
-  sl.set_kind(lc, ForKind::kVectorized);
   te::Stage& sw = s[wp];
-  if (sch.parallel) sw.set_kind(sw.axes()[0], ForKind::kParallel);
-  sw.set_kind(sw.axes()[2], ForKind::kVectorized);
+  if (sch.parallel && !fused) sw.set_kind(sw.axes()[0], ForKind::kParallel);
+  if (sch.pack_w % 2 == 1) {
+    sw.reorder({sw.axes()[0], sw.axes()[2], sw.axes()[1]});  // a panel's rows, read along K
+  } else {
+    sw.set_kind(sw.axes()[2], ForKind::kVectorized);
+  }
   if (ap.get() != nullptr) {
     te::Stage& sa = s[ap];
     if (sch.parallel) sa.set_kind(sa.axes()[0], ForKind::kParallel);

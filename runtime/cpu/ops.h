@@ -51,10 +51,21 @@ struct DenseSchedule {
   // or 4 (bytes, dot4_u8s8: vpdpbusd; A is offset by +128 to unsigned and a compensation
   // 128 * sum_k W[j, k] is subtracted from each column).
   int64_t k_pack = 2;
+  // How W is packed into column panels each call: 0 = panel columns vectorized (a gather of
+  // `cols` rows per reduction step), 1 = row by row (contiguous reads along K, no gathers);
+  // 2, 3 = the same, but each panel is packed inside the kernel just before the row tiles
+  // that read it, into a panel-sized local buffer (no pass over a packed copy of all of W;
+  // needs one K pass).
+  int pack_w = 0;
+  // Reduction steps per K block (0: none): the reduction is split into blocks of `k_block`
+  // steps, each a pass over C that adds its partial sums to the previous pass's (the panel's
+  // block of W stays in L1 while the row tiles pass).
+  int64_t k_block = 0;
   bool operator==(const DenseSchedule& o) const {
     return rows == o.rows && cols == o.cols && parallel == o.parallel && lanes == o.lanes &&
            k_unroll == o.k_unroll && pack_a == o.pack_a && row_block == o.row_block &&
-           parallel_axis == o.parallel_axis && k_pack == o.k_pack;
+           parallel_axis == o.parallel_axis && k_pack == o.k_pack && pack_w == o.pack_w &&
+           k_block == o.k_block;
   }
 };
 /// UserError when `s` is not a schedule dense can build (tile limits, divisibility).

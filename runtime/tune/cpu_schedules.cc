@@ -28,6 +28,9 @@ cpu::DenseSchedule dense_schedule_of(const CpuKnobs& k) {
   s.row_block = knob(k, "row_block_tiles") * s.rows;
   s.parallel_axis = static_cast<int>(knob(k, "parallel_axis"));
   if (k.contains("k_pack")) s.k_pack = knob(k, "k_pack");
+  // Records written before these knobs existed decided neither: the schedule they measured.
+  s.pack_w = k.contains("pack_w") ? static_cast<int>(knob(k, "pack_w")) : 0;
+  s.k_block = k.contains("k_block") ? knob(k, "k_block") : 0;
   return s;
 }
 
@@ -49,6 +52,8 @@ CpuKnobs knobs_of(const cpu::DenseSchedule& s) {
           {"pack_a", s.pack_a ? 1 : 0},
           {"row_block_tiles", s.rows > 0 ? s.row_block / s.rows : 0},
           {"parallel_axis", s.parallel_axis},
+          {"pack_w", s.pack_w},
+          {"k_block", s.k_block},
           {"k_pack", s.k_pack}};
 }
 

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <iostream>
 #include <random>
 #include <sstream>
@@ -25,6 +26,7 @@
 #include "runtime/cpu/layout.h"
 #include "runtime/cpu/reference.h"
 #include "runtime/tune/cpu_schedules.h"
+#include "scripts/bench/bench_clock.h"
 
 #ifdef WEFT_HAVE_OPENBLAS
 #include <cblas.h>
@@ -38,12 +40,13 @@
 namespace {
 
 using namespace weft::rt::cpu;
-using Clock = std::chrono::steady_clock;
+
+bool g_cpu_clock = false;  // --clock cpu: the calling thread's CPU time instead of wall time
 
 double seconds(const std::function<void()>& f) {
-  const auto t0 = Clock::now();
+  const weft::bench::Stopwatch sw;
   f();
-  return std::chrono::duration<double>(Clock::now() - t0).count();
+  return g_cpu_clock ? sw.cpu() : sw.wall();
 }
 
 double median(std::vector<double> v) {
@@ -85,6 +88,16 @@ struct Row {
 
 bool g_tuned_mode = false;
 std::string g_records;  // --records: a database, or "default" for the shipped records
+std::string g_knobs;    // --knobs: the dense schedule to race as "tuned" (JSON knobs)
+
+// The tuned dense schedule: --knobs when given, else the best record, else the default.
+std::optional<weft::rt::tune::TunedDense> tuned_dense_for(int64_t n, const char* dtype) {
+  if (!g_knobs.empty()) {
+    return weft::rt::tune::TunedDense{
+        weft::rt::tune::dense_schedule_of(nlohmann::json::parse(g_knobs)), "--knobs", 0};
+  }
+  return weft::rt::tune::tuned_dense(n, n, n, dtype, g_records == "default" ? "" : g_records);
+}
 
 void print_tuned_rows(const std::vector<Row>& rows, int threads) {
   std::printf(
@@ -147,7 +160,7 @@ Row sgemm(int64_t n, int threads, int reps, ThreadPool& pool) {
   std::string tuned;
   std::vector<float> c4(c1.size());
   if (g_tuned_mode) {
-    auto ts = weft::rt::tune::tuned_dense(n, n, n, "float32", g_records == "default" ? "" : g_records);
+    auto ts = tuned_dense_for(n, "float32");
     DenseSchedule sch = ts ? ts->schedule : DenseSchedule{};
     tuned = ts ? weft::rt::tune::knobs_of(sch).dump() : "(no record: default)";
     kt = std::make_unique<CpuKernel>(dense(n, n, n, DType::kFloat32, sch));
@@ -206,7 +219,7 @@ Row igemm(int64_t n, int threads, int reps, ThreadPool& pool) {
   std::string tuned;
   std::vector<int32_t> c4(c1.size());
   if (g_tuned_mode) {
-    auto ts = weft::rt::tune::tuned_dense(n, n, n, "int8", g_records == "default" ? "" : g_records);
+    auto ts = tuned_dense_for(n, "int8");
     DenseSchedule sch = ts ? ts->schedule : DenseSchedule{};
     tuned = ts ? weft::rt::tune::knobs_of(sch).dump() : "(no record: default)";
     kt = std::make_unique<CpuKernel>(dense(n, n, n, DType::kInt8, sch));
@@ -235,6 +248,75 @@ Row igemm(int64_t n, int threads, int reps, ThreadPool& pool) {
     r.tuned = tuned;
   }
   return r;
+}
+
+// --race FILE: the dense schedules of FILE (one JSON knob set per line, as in a record) and
+// oneDNN's GEMM, all interleaved in one process; one line per schedule: median ms and the
+// ratio to oneDNN's median. On a shared machine this is the fair way to compare schedules:
+// every contender sees the same load.
+void race_dense(int64_t n, DType dt, const std::string& file, int reps, ThreadPool& pool) {
+  std::ifstream in(file);
+  if (!in) throw weft::UserError("--race: cannot read '" + file + "'");
+  std::vector<DenseSchedule> schs;
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    schs.push_back(weft::rt::tune::dense_schedule_of(nlohmann::json::parse(line)));
+    lines.push_back(line);
+  }
+  std::mt19937 rng(5);
+  const size_t nn = static_cast<size_t>(n * n);
+  std::vector<std::unique_ptr<CpuKernel>> ks;
+  std::vector<std::function<void()>> fs;
+  std::vector<std::vector<float>> cf(schs.size() + 1);
+  std::vector<std::vector<int32_t>> ci(schs.size() + 1);
+  auto af = random_vector<float>(nn, rng), wf = random_vector<float>(nn, rng);
+  auto ai = random_vector<int8_t>(nn, rng), wi = random_vector<int8_t>(nn, rng);
+  for (size_t i = 0; i < schs.size(); ++i) {
+    ks.push_back(std::make_unique<CpuKernel>(dense(n, n, n, dt, schs[i])));
+    CpuKernel* k = ks.back().get();
+    if (dt == DType::kFloat32) {
+      cf[i].resize(nn);
+      fs.push_back([&, k, i] { k->run({af.data(), wf.data(), cf[i].data()}, &pool); });
+    } else {
+      ci[i].resize(nn);
+      fs.push_back([&, k, i] { k->run({ai.data(), wi.data(), ci[i].data()}, &pool); });
+    }
+  }
+  cf.back().resize(nn);
+  ci.back().resize(nn);
+#ifdef WEFT_HAVE_DNNL
+  if (dt == DType::kFloat32) {
+    fs.push_back([&] {
+      dnnl_sgemm('N', 'T', n, n, n, 1.0f, af.data(), n, wf.data(), n, 0.0f, cf.back().data(), n);
+    });
+  } else {
+    fs.push_back([&] {
+      const int32_t co = 0;
+      dnnl_gemm_s8s8s32('N', 'T', 'F', n, n, n, 1.0f, ai.data(), n, 0, wi.data(), n, 0, 0.0f,
+                        ci.back().data(), n, &co);
+    });
+  }
+#endif
+  const auto t = race(fs, reps);
+  const double dnnl = t.size() > schs.size() ? t.back() : 0;
+  std::printf("# %s %lld^3, %d reps, oneDNN %.3f ms\n",
+              dt == DType::kFloat32 ? "SGEMM" : "int8 GEMM", static_cast<long long>(n), reps,
+              dnnl * 1e3);
+  for (size_t i = 0; i < schs.size(); ++i) {
+    if (dnnl > 0) {
+      bool same = true;
+      for (size_t e = 0; e < nn && same; e += 97) {
+        same = dt == DType::kFloat32
+                   ? std::abs(cf[i][e] - cf.back()[e]) <= 1e-3f * static_cast<float>(n)
+                   : ci[i][e] == ci.back()[e];
+      }
+      if (!same) throw weft::InternalError("--race: schedule " + lines[i] + " differs from oneDNN");
+    }
+    std::printf("%.3f ms  %.3f x oneDNN time  %s\n", t[i] * 1e3, dnnl > 0 ? t[i] / dnnl : 0,
+                lines[i].c_str());
+  }
+  std::fflush(stdout);
 }
 
 struct Layer {
@@ -369,6 +451,9 @@ int main(int argc, char** argv) {
   app.add_option("--layers", layers_csv, "ResNet-18 layer table (scripts/bench/resnet18_conv.csv)");
   app.add_option("--mr", g_dense.rows, "dense register tile rows");
   app.add_option("--nr", g_dense.cols, "dense register tile columns");
+  app.add_option("--knobs", g_knobs,
+                 "race this dense schedule (JSON knobs, as in a record) as the tuned one; the "
+                 "default column takes the --mr/--nr/... flags");
   app.add_option("--records", g_records,
                  "tuning records (a database, or 'default' for the shipped ones): race the tuned "
                  "schedules against the default ones and oneDNN");
@@ -377,15 +462,38 @@ int main(int argc, char** argv) {
   app.add_option("--kpack", g_dense.k_pack, "int8 dense: 2 (pairs) or 4 (quads)");
   app.add_option("--pack-a", g_dense.pack_a, "dense pack A");
   app.add_option("--mb", g_dense.row_block, "dense row block");
+  app.add_option("--pack-w", g_dense.pack_w, "dense W packing: 0 gathered columns, 1 rows");
+  app.add_option("--kb", g_dense.k_block, "dense K block (reduction steps; 0: none)");
   app.add_option("--conv-ow", g_conv.ow, "conv register tile columns");
   app.add_option("--conv-ocb", g_conv.oc_blocks, "conv oc blocks per tile");
   app.add_option("--conv-order", g_conv.reduce_order, "conv reduce order");
   app.add_option("--conv-ciu", g_conv.ci_unroll, "conv ci unroll");
   app.add_option("--conv-rows-outer", g_conv.rows_outer, "conv rows outer");
+  std::string clock = "wall", race_file;
+  app.add_option("--race", race_file,
+                 "race the dense schedules of this file (one JSON knob set per line) against "
+                 "oneDNN in one process (--what sgemm|igemm, the first of --sizes)");
+  app.add_option("--clock", clock,
+                 "wall (default) or cpu: the calling thread's CPU time, which a shared machine's "
+                 "other processes do not inflate (one thread only: Weft and oneDNN both run on "
+                 "the calling thread)")
+      ->check(CLI::IsMember({"wall", "cpu"}));
   CLI11_PARSE(app, argc, argv);
-  g_tuned_mode = !g_records.empty();
+  g_cpu_clock = clock == "cpu";
+  if (g_cpu_clock && threads != 1) {
+    std::fprintf(stderr, "cpu_bench: --clock cpu needs --threads 1 (it times the calling thread)\n");
+    return 1;
+  }
+  g_tuned_mode = !g_records.empty() || !g_knobs.empty();
   try {
     ThreadPool pool(threads);
+    if (!race_file.empty()) {
+      if (what != "sgemm" && what != "igemm")
+        throw weft::UserError("--race needs --what sgemm or --what igemm");
+      race_dense(sizes.at(0), what == "sgemm" ? DType::kFloat32 : DType::kInt8, race_file, reps,
+                 pool);
+      return 0;
+    }
     std::fprintf(stderr, "host CPU: %s\n", weft::compiler::codegen::host_cpu_name().c_str());
     std::vector<Row> rows;
     double log_sum = 0, log_tuned = 0;

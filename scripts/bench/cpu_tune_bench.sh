@@ -7,7 +7,9 @@
 # 2. bench_cpu --records db: the default schedule, the best record and oneDNN interleaved in one
 #    process, one thread, `reps` timed runs; medians and the ratios to oneDNN's time.
 # Measure on a quiet machine (the ratios are measured side by side; the absolute times move
-# with the load). To ship the result as this host's default records, copy the best line per
+# with the load). CLOCK=cpu times the calling thread's CPU time instead of wall time (on a
+# shared machine other processes then do not inflate the times; both contenders run on the
+# calling thread). To ship the result as this host's default records, copy the best line per
 # workload into runtime/tune/records/cpu_<isa>.jsonl (scripts/bench/cpu_best_records.py).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -25,4 +27,4 @@ layers=$root/scripts/bench/cpu_resnet18_conv.csv
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 OMP_PROC_BIND=false
 "$build/scripts/bench/bench_cpu_tune_search" --what all --layers "$layers" --trials "$trials" --db "$db" >&2
 echo "# Weft CPU tuning benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-"$build/scripts/bench/bench_cpu" --threads 1 --reps "$reps" --what all --sizes 1024 --layers "$layers" --records "$db"
+"$build/scripts/bench/bench_cpu" --clock "${CLOCK:-wall}" --threads 1 --reps "$reps" --what all --sizes 1024 --layers "$layers" --records "$db"

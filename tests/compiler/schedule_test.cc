@@ -140,6 +140,67 @@ TEST(Schedule, EverySchedulePreservesTheResult) {
   }
 }
 
+// A packed copy of B in column panels of `nr` (bp[jo, k, ji] = B[jo*nr + ji, k]), read by the
+// GEMM through jo = j/nr, ji = j%nr; C in (jo, io) tiles whose sums are a local stage computed
+// at the row-tile loop. With the panel computed at the column-panel loop, outside the stage
+// that reads it, its region comes from that stage's iterations: one panel [1, K, nr] per jo.
+TEST(Schedule, PanelComputedAtAnOuterLoopOfItsReadersConsumer) {
+  const int64_t m = 6, n = 8, k = 5, nr = 4, mr = 3;
+  Gemm g(m, n, k);
+  Tensor bp = compute(
+      {n / nr, k, nr}, DType::kInt8,
+      [&](const std::vector<ir::Expr>& i) {
+        return g.b({ir::add(ir::mul(i[0], ir::imm(nr)), i[2]), i[1]});
+      },
+      "B.panels");
+  const IterVar kk = reduce_axis(k, "k");
+  Tensor c = compute_reduce(
+      {m, n}, DType::kInt32,
+      [&](const std::vector<ir::Expr>& i) {
+        ir::Expr b = bp({ir::floordiv(i[1], ir::imm(nr)), ir::ref(kk->var),
+                         ir::floormod(i[1], ir::imm(nr))});
+        return sum(ir::mul(ir::cast(DType::kInt32, g.a({i[0], ir::ref(kk->var)})),
+                           ir::cast(DType::kInt32, b)),
+                   {kk});
+      },
+      "C");
+  Schedule s({c});
+  const Tensor local = s.cache_write(c, ir::Scope::kLocal);
+  Stage& sc = s[c];
+  auto [io, ii] = sc.split(sc.axes()[0], mr);
+  auto [jo, ji] = sc.split(sc.axes()[1], nr);
+  sc.reorder({jo, io, ii, ji});
+  s[local].compute_at(sc, io);
+  s.set_scope(bp, ir::Scope::kLocal);
+  s[bp].compute_at(sc, jo);
+  const ir::Stmt body = lower(s);
+  const std::string text = ir::to_string(body);
+  // The panel buffer is allocated and filled inside the column-panel loop, before the rows.
+  const size_t panel_loop = text.find("for (j.outer, 0, 2) {");
+  const size_t alloc = text.find("allocate B.panels.local[int8 * 1 * 5 * 4] in local");
+  const size_t rows = text.find("for (i.outer, 0, 2) {");
+  ASSERT_NE(panel_loop, std::string::npos) << text;
+  ASSERT_NE(alloc, std::string::npos) << text;
+  EXPECT_LT(panel_loop, alloc);
+  EXPECT_LT(alloc, rows);
+  // And the GEMM still computes the reference.
+  std::mt19937 rng(7);
+  ir::BufferData data;
+  auto& a = data[g.a->buffer.get()];
+  auto& b = data[g.b->buffer.get()];
+  for (int64_t x = 0; x < m * k; ++x) a.push_back(static_cast<int8_t>(rng()));
+  for (int64_t x = 0; x < n * k; ++x) b.push_back(static_cast<int8_t>(rng()));
+  data[c->buffer.get()].assign(static_cast<size_t>(m * n), 12345);
+  ir::interpret(body, data);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      int64_t ref = 0;
+      for (int64_t q = 0; q < k; ++q) ref += a[i * k + q] * b[j * k + q];
+      ASSERT_EQ(data[c->buffer.get()][i * n + j], ref) << "C[" << i << ", " << j << "]";
+    }
+  }
+}
+
 TEST(Schedule, ErrorsNameTheLoop) {
   Gemm g(8, 8, 8);
   Schedule s({g.c});

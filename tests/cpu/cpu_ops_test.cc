@@ -98,6 +98,64 @@ TEST(CpuDense, OtherRegisterTilesAndSerialSchedule) {
   check_dense<int8_t, int32_t>(11, 9, 17, 2, rng, DenseSchedule{1, 4, true});
 }
 
+TEST(CpuDense, KBlockedAndRowPackedSchedulesComputeTheReference) {
+  // K blocking (passes of k_block reduction steps, each adding to the previous pass's C, the
+  // last block shorter when k_block does not divide K) and W packed row by row, alone and
+  // together, and W's panels packed inside the kernel (pack_w 2, 3: a local panel computed at
+  // the column-panel loop, read by the row tiles' micro-kernel inside it), for fp32, int8
+  // pairs and int8 byte quads, with tiles that pad M and N.
+  std::mt19937 rng(4);
+  auto sched = [](int pack_w, int64_t kb, int64_t k_pack) {
+    DenseSchedule s{3, 16, true};
+    s.k_unroll = 4;
+    s.pack_w = pack_w;
+    s.k_block = kb;
+    s.k_pack = k_pack;
+    return s;
+  };
+  for (auto [pack_w, kb] : std::vector<std::pair<int, int64_t>>{{1, 0}, {0, 8}, {3, 0}}) {
+    SCOPED_TRACE("pack_w " + std::to_string(pack_w) + ", k_block " + std::to_string(kb));
+    check_dense<float, float>(10, 35, 37, 2, rng, sched(pack_w, kb, 2));
+    check_dense<int8_t, int32_t>(10, 35, 37, 1, rng, sched(pack_w, kb, 2));  // pairs: 19 steps
+    check_dense<int8_t, int32_t>(7, 20, 45, 2, rng, sched(pack_w, kb, 4));   // quads: 12 steps
+  }
+  // Row blocks outside the column panels (and A packed, rows parallel): a K-blocked pass with a
+  // short last block, and panels packed in the kernel once per row block.
+  for (auto [pack_w, kb, kp] : std::vector<std::tuple<int, int64_t, int64_t>>{
+           {1, 12, 2}, {2, 0, 2}, {2, 0, 4}}) {
+    SCOPED_TRACE("row blocks, pack_w " + std::to_string(pack_w) + ", k_block " +
+                 std::to_string(kb) + ", k_pack " + std::to_string(kp));
+    DenseSchedule s = sched(pack_w, kb, kp);
+    s.row_block = 6;
+    s.pack_a = true;
+    s.parallel_axis = 1;
+    if (kp == 2) check_dense<float, float>(13, 17, 40, 2, rng, s);
+    check_dense<int8_t, int32_t>(13, 17, 40, 2, rng, s);
+  }
+}
+
+TEST(CpuDense, PanelsPackedInTheKernelNeedOneKPass) {
+  DenseSchedule s{4, 16, true};
+  s.pack_w = 3;
+  s.k_block = 8;
+  try {
+    dense(8, 16, 40, DType::kFloat32, s);
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("needs one K pass, not k_block 8 of 40 steps"));
+  }
+  s.k_block = 0;
+  s.parallel_axis = 1;  // row tiles outside the column panels: a panel per row tile
+  try {
+    dense(8, 16, 40, DType::kFloat32, s);
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("needs the column panels outside the row tiles"));
+  }
+  s.pack_w = 4;
+  EXPECT_THROW(dense(8, 16, 40, DType::kFloat32, s), UserError);
+}
+
 TEST(CpuDense, ShapeAndScheduleErrors) {
   EXPECT_THAT([] { dense(0, 4, 4, DType::kFloat32); },
               ::testing::ThrowsMessage<UserError>(HasSubstr("dense: M is 0")));

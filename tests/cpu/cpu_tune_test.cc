@@ -62,11 +62,51 @@ TEST(CpuTune, EveryDenseKnobComputesTheReference) {
       if (std::string(dtype) == "float32" && k.contains("k_pack")) continue;
       CpuKnobs kk = k;
       if (std::string(dtype) == "int8" && !kk.contains("k_pack")) kk["k_pack"] = 2;
+      if (!kk.contains("pack_w")) kk["pack_w"] = 0;
+      if (!kk.contains("k_block")) kk["k_block"] = 0;
       MeasureResult m = run_knobs(t, kk);
       EXPECT_TRUE(m.ok()) << dtype << " " << k.dump() << ": " << m.error;
       EXPECT_GT(m.value, 0);
     }
   }
+}
+
+TEST(CpuTune, KBlockAndRowPackingFromTheSpaceComputeTheReference) {
+  // K = 150: k_block 64 makes three passes (the last of 22 steps, 6 quads with k_pack 4);
+  // pack_w 2 and 3 pack each W panel inside the kernel.
+  for (const char* dtype : {"float32", "int8"}) {
+    Task t = make_cpu_task(cpu_dense_workload(9, 20, 150, dtype), "d");
+    const int64_t vl = compiler::codegen::host_isa().lanes32();
+    for (int64_t kp : {2, 4}) {
+      if (std::string(dtype) == "float32" && kp == 4) continue;
+      for (auto [pw, kb] : std::vector<std::pair<int64_t, int64_t>>{{1, 64}, {3, 0}, {2, 0}}) {
+        CpuKnobs k = {{"rows", 4},   {"cols", vl},         {"lanes", 0},
+                      {"k_unroll", 4}, {"pack_a", 0},      {"row_block_tiles", 0},
+                      {"parallel_axis", 0}, {"pack_w", pw}, {"k_block", kb}};
+        if (std::string(dtype) == "int8") k["k_pack"] = kp;
+        MeasureResult m = run_knobs(t, k);
+        EXPECT_TRUE(m.ok()) << dtype << " " << k.dump() << ": " << m.error;
+        EXPECT_EQ(dense_schedule_of(k).k_block, kb);
+        EXPECT_EQ(dense_schedule_of(k).pack_w, pw);
+      }
+    }
+    // Panels packed in the kernel with three K passes: an invalid candidate with its reason.
+    CpuKnobs bad = {{"rows", 4},   {"cols", vl},        {"lanes", 0},
+                    {"k_unroll", 4}, {"pack_a", 0},     {"row_block_tiles", 0},
+                    {"parallel_axis", 0}, {"pack_w", 3}, {"k_block", 64}};
+    if (std::string(dtype) == "int8") bad["k_pack"] = 2;
+    const compiler::tune::Candidate c = t.space->apply(space_of(t).trace_of(bad));
+    EXPECT_FALSE(c.ok());
+    EXPECT_THAT(c.error, ::testing::HasSubstr("needs one K pass"));
+  }
+  // A record from before these knobs: the schedule it measured (no blocking, gathers).
+  cpu::DenseSchedule before;
+  before.pack_w = 0;
+  before.k_block = 0;
+  CpuKnobs old = knobs_of(before);
+  old.erase("pack_w");
+  old.erase("k_block");
+  EXPECT_EQ(dense_schedule_of(old), before);
 }
 
 TEST(CpuTune, EveryConvKnobComputesTheReference) {
