@@ -193,8 +193,17 @@ std::vector<std::vector<float>> reference_int8(const Graph& g,
         break;
       }
       case OpKind::Im2Col: {
-        // Written from the op's definition (ops.def), by output element.
-        const IVec& a = ints(x);
+        // Written from the op's definition (ops.def), by output element. An f32 input is
+        // quantized first, as weft.Quantize does.
+        IVec qx;
+        if (xt.dtype == DType::F32) {
+          const auto& f = fv.at(x);
+          const int e = exp_of(ot);
+          qx.resize(f.size());
+          for (size_t i = 0; i < f.size(); ++i)
+            qx[i] = sat8(static_cast<int64_t>(std::nearbyint(std::ldexp(static_cast<double>(f[i]), -e))));
+        }
+        const IVec& a = xt.dtype == DType::F32 ? qx : ints(x);
         const int64_t k = n.get_int("kernel", 1), s = n.get_int("stride", 1), y0 = n.get_int("y0", 0);
         const auto pd = n.get_ints("pads", {0, 0, 0, 0});
         const int64_t C = xt.shape[1], H = xt.shape[2], W = xt.shape[3];

@@ -2,6 +2,7 @@
 #include "compiler/graph/passes/plan_memory.h"
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -47,6 +48,36 @@ MemoryPlan plan_memory(Graph& g) {
   }
   for (ValueId o : g.outputs())
     if (p.values.count(o)) p.values[o].last = end;
+  // Concats of unpacked accelerator outputs, in place: each Unpack writes its slice of the
+  // Concat's buffer, which lives from the first Unpack on.
+  for (NodeId id : order) {
+    const Node& n = g.node(id);
+    if (n.kind != OpKind::Concat || n.inputs.size() < 2) continue;
+    const ValueId y = n.outputs[0];
+    if (g.value(y).type.layout.kind != Layout::Plain) continue;
+    std::set<ValueId> seen;
+    bool ok = true;
+    for (ValueId in : n.inputs) {
+      const Node* pr = in == kNone ? nullptr : g.producer(in);
+      ok = ok && pr && pr->kind == OpKind::Unpack && seen.insert(in).second &&
+           g.consumers(in) == std::vector<NodeId>{id} &&
+           std::find(g.outputs().begin(), g.outputs().end(), in) == g.outputs().end();
+    }
+    if (!ok) continue;
+    int64_t axis = n.get_int("axis", 0);
+    if (axis < 0) axis += g.value(y).type.rank();
+    Placement& py = p.values[y];
+    int64_t at = 0;
+    for (ValueId in : n.inputs) {
+      Placement& pi = p.values[in];
+      pi.view_of = y;
+      pi.view_axis = axis;
+      pi.view_at = at;
+      at += g.value(in).type.shape[static_cast<size_t>(axis)];
+      py.first = std::min(py.first, pi.first);
+    }
+    g.node(id).attrs["in_place"] = int64_t{1};
+  }
   // Greedy placement, largest first.
   std::vector<ValueId> ids;
   for (auto& [v, pl] : p.values) ids.push_back(v);
@@ -57,6 +88,7 @@ MemoryPlan plan_memory(Graph& g) {
     Placement& pl = p.values[v];
     const int64_t al = pl.device ? p.device_alignment : p.host_alignment;
     (pl.device ? p.unshared_device : p.unshared_host) += pl.bytes;
+    if (pl.view_of != kNone) continue;  // inside its parent
     // Busy intervals of overlapping lifetimes in the same arena, by offset.
     std::vector<std::pair<int64_t, int64_t>> busy;
     for (ValueId u : placed) {
@@ -77,6 +109,11 @@ MemoryPlan plan_memory(Graph& g) {
   }
   for (auto& [v, pl] : p.values) {
     Node& n = g.node(g.value(v).producer);
+    if (pl.view_of != kNone) {
+      pl.offset = p.values[pl.view_of].offset;
+      n.attrs["into"] = g.value(pl.view_of).name;
+      n.attrs["at"] = pl.view_at;
+    }
     n.attrs["mem"] = std::string(pl.device ? "device" : "host");
     n.attrs["offset"] = pl.offset;
     n.attrs["bytes"] = pl.bytes;
@@ -86,7 +123,19 @@ MemoryPlan plan_memory(Graph& g) {
 }
 
 void check_memory_plan(const MemoryPlan& p) {
-  std::vector<std::pair<ValueId, Placement>> all(p.values.begin(), p.values.end());
+  std::vector<std::pair<ValueId, Placement>> all;
+  for (const auto& [v, pl] : p.values) {
+    if (pl.view_of == kNone) {
+      all.push_back({v, pl});
+      continue;
+    }
+    // A view lives within its parent's lifetime, in the same arena.
+    auto it = p.values.find(pl.view_of);
+    if (it == p.values.end() || it->second.view_of != kNone || it->second.device != pl.device ||
+        pl.first < it->second.first || pl.last > it->second.last)
+      throw InternalError("memory plan: value " + std::to_string(v) +
+                          " is a view outside its parent's lifetime");
+  }
   for (size_t i = 0; i < all.size(); ++i)
     for (size_t j = i + 1; j < all.size(); ++j) {
       const Placement &a = all[i].second, &b = all[j].second;
