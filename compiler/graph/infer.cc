@@ -290,6 +290,14 @@ std::vector<TensorType> infer_output_types(const Graph& g, const Node& n) {
       break;
     case OpKind::Unpack:
       out.layout = Layout::plain();
+      if (n.has("out_h")) {  // a window of rows
+        want_rank(n, x, 4, "the input");
+        const int64_t y0 = n.get_int("y0", 0), h = n.get_int("out_h", 1);
+        if (y0 < 0 || h < 1 || y0 + h > x.shape[2])
+          fail(n, "rows [" + std::to_string(y0) + ", " + std::to_string(y0 + h) + ") are outside " +
+                      shape_str(x.shape));
+        out.shape[2] = h;
+      }
       break;
   }
   // A CPU node that writes the accelerator's packed layout itself (fold_packs).

@@ -166,10 +166,21 @@ std::vector<std::vector<float>> reference_int8(const Graph& g,
         iv[y] = o;
         break;
       }
+      case OpKind::Unpack:
+        if (n.has("out_h")) {  // rows [y0, y0 + out_h) of each plane
+          const IVec& a = ints(x);
+          const int64_t H = xt.shape[2], W = xt.shape[3], y0 = n.get_int("y0", 0), h = ot.shape[2];
+          IVec o;
+          for (int64_t p = 0; p < xt.shape[0] * xt.shape[1]; ++p)
+            o.insert(o.end(), a.begin() + (p * H + y0) * W, a.begin() + (p * H + y0 + h) * W);
+          iv[y] = o;
+          break;
+        }
+        iv[y] = ints(x);
+        break;
       case OpKind::Flatten:
       case OpKind::Reshape:
       case OpKind::Pack:
-      case OpKind::Unpack:
         iv[y] = ints(x);
         break;
       case OpKind::SpaceToDepth: {

@@ -220,16 +220,19 @@ GraphExecutor::GraphExecutor(const CompiledGraph& c, const isa::Layout& l, const
       st.kind = Step::kPack;
     } else if (n.kind == OpKind::Unpack) {
       st.kind = Step::kUnpack;
+    } else if (n.kind == OpKind::Concat && n.get_int("in_place", 0)) {
+      // On the device every input must be a view (there is no device copy); on the host the
+      // Concat copies the others in.
+      const bool device = g.value(n.outputs[0]).type.layout.kind == Layout::Blocked;
+      for (ValueId in : n.inputs)
+        if (device && m.plan.values.at(in).view_of != n.outputs[0])
+          throw InternalError("graph executor: Concat '" + n.name + "' is in place but input '" +
+                              g.value(in).name + "' is not a view of it");
+      st.kind = Step::kInPlace;
     } else if (g.value(n.outputs[0]).type.layout.kind == Layout::Blocked) {
       if (n.kind != OpKind::Im2Col && n.kind != OpKind::MaxPool && n.kind != OpKind::AveragePool)
         throw InternalError("graph executor: CPU node '" + n.name + "' cannot write a packed output");
       st.kind = Step::kCpuPacked;
-    } else if (n.kind == OpKind::Concat && n.get_int("in_place", 0)) {
-      for (ValueId in : n.inputs)
-        if (m.plan.values.at(in).view_of != n.outputs[0])
-          throw InternalError("graph executor: Concat '" + n.name + "' is in place but input '" +
-                              g.value(in).name + "' is not a view of it");
-      st.kind = Step::kInPlace;
     }
     m.steps.push_back(st);
   }
@@ -306,13 +309,23 @@ std::string GraphExecutor::listing() const {
         o << ")\n";
         break;
       }
-      case Step::kCpuPacked:
+      case Step::kCpuPacked: {
+        const auto& pl = m.plan.values.at(n.outputs[0]);
         o << "  cpu     " << n.name << " (" << op_name(n.kind) << ", packed straight into the device arena, "
-          << m.g.value(n.outputs[0]).type.stored_bytes() << " B)\n";
+          << m.g.value(n.outputs[0]).type.stored_bytes() << " B";
+        if (pl.view_of != kNone) o << ", into " << m.g.value(pl.view_of).name << " at " << pl.view_at;
+        o << ")\n";
         break;
-      case Step::kInPlace:
-        o << "  none    " << n.name << " (" << op_name(n.kind) << " in place: its inputs were unpacked into it)\n";
+      }
+      case Step::kInPlace: {
+        int copied = 0;
+        for (ValueId in : n.inputs) copied += m.plan.values.at(in).view_of == n.outputs[0] ? 0 : 1;
+        o << (copied ? "  cpu     " : "  none    ") << n.name << " (" << op_name(n.kind)
+          << " in place: its inputs were written into it";
+        if (copied) o << ", but " << copied << " copied in";
+        o << ")\n";
         break;
+      }
       case Step::kCpu:
         o << "  cpu     " << n.name << " (" << op_name(n.kind) << ")\n";
         break;
@@ -428,12 +441,16 @@ RunResult GraphExecutor::run(driver::Device& dev, const std::vector<std::vector<
         if (pl.view_of != kNone) dst = {reinterpret_cast<int8_t*>(host_ptr(pl.view_of)),
                                         g.value(pl.view_of).type.shape, pl.view_axis, pl.view_at};
         const uint64_t base = m.device_addr(n.inputs[0]);
-        staged(unpack_stream(g.value(n.inputs[0]).type,
-                             [&dev, base](int64_t off, int8_t* d, int64_t b) {
-                               dev.copy_from_device(base + static_cast<uint64_t>(off), d,
-                                                    static_cast<uint64_t>(b));
-                             },
-                             dst));
+        PackedReader read = [&dev, base](int64_t off, int8_t* d, int64_t b) {
+          dev.copy_from_device(base + static_cast<uint64_t>(off), d, static_cast<uint64_t>(b));
+        };
+        TensorType t = g.value(n.inputs[0]).type;
+        if (n.has("out_h")) {  // a window of rows (band_pool's halo)
+          const int64_t H = t.shape[2];
+          t.shape[2] = g.value(out).type.shape[2];
+          read = rows_of(read, t.shape[3] * t.layout.n * t.layout.c, t.shape[2], H, n.get_int("y0", 0));
+        }
+        staged(unpack_stream(t, read, dst));
         sr.engine = "cpu";
         sr.detail = pl.view_of != kNone ? "copy from the device + unpack into " + g.value(pl.view_of).name
                                         : "copy from the device + unpack";
@@ -441,20 +458,38 @@ RunResult GraphExecutor::run(driver::Device& dev, const std::vector<std::vector<
       }
       case Step::kCpuPacked: {
         const ValueId out = n.outputs[0];
+        const auto& pl = m.plan.values.at(out);
+        PackedWriter write = writer(m.device_addr(out));
+        if (pl.view_of != kNone) {  // its rows of a Concat in the device arena
+          const TensorType& t = g.value(out).type;
+          write = rows_of(write, t.shape[3] * t.layout.n * t.layout.c, t.shape[2],
+                          g.value(pl.view_of).type.shape[2], pl.view_at);
+        }
         if (n.kind == OpKind::Im2Col)
-          staged(im2col_packed(g, n, in_ptr(n.inputs[0]), writer(m.device_addr(out))));
+          staged(im2col_packed(g, n, in_ptr(n.inputs[0]), write));
         else
-          staged(pool_packed(g, n, reinterpret_cast<const int8_t*>(in_ptr(n.inputs[0])),
-                             writer(m.device_addr(out))));
+          staged(pool_packed(g, n, reinterpret_cast<const int8_t*>(in_ptr(n.inputs[0])), write));
         sr.engine = "cpu";
         sr.macs = passes::node_macs(g, n);
         sr.detail = "packed straight into the device arena";
         break;
       }
-      case Step::kInPlace:
+      case Step::kInPlace: {
+        const ValueId y = n.outputs[0];
+        int64_t axis = n.get_int("axis", 0);
+        if (axis < 0) axis += g.value(y).type.rank();
+        int64_t at = 0;
+        for (ValueId in : n.inputs) {
+          const auto& shape = g.value(in).type.shape;
+          if (m.plan.values.at(in).view_of != y)
+            copy_into(reinterpret_cast<const int8_t*>(in_ptr(in)), shape,
+                      {reinterpret_cast<int8_t*>(host_ptr(y)), g.value(y).type.shape, axis, at});
+          at += shape[static_cast<size_t>(axis)];
+        }
         sr.engine = "cpu";
-        sr.detail = "in place: its inputs were unpacked into it";
+        sr.detail = "in place: its inputs were written into it";
         break;
+      }
       case Step::kCpu: {
         std::vector<const uint8_t*> in;
         for (ValueId v : n.inputs) in.push_back(v == kNone ? nullptr : in_ptr(v));

@@ -38,7 +38,70 @@ struct Blocks {
 
 int8_t sat(double v) { return static_cast<int8_t>(v < -128 ? -128 : v > 127 ? 127 : v); }
 
+// Calls f(whole_offset, done, length) for each piece of [off, off + bytes) of the smaller
+// tensor, split where its planes end.
+template <typename F>
+void each_piece(int64_t off, int64_t bytes, int64_t part_plane, int64_t whole_plane, int64_t shift,
+                F f) {
+  for (int64_t done = 0; done < bytes;) {
+    const int64_t at = off + done, p = at / part_plane, rem = at % part_plane;
+    const int64_t len = std::min(bytes - done, part_plane - rem);
+    f(p * whole_plane + shift + rem, done, len);
+    done += len;
+  }
+}
+
+// Index in the destination of plain index p of a value of shape S placed at out.at on out.axis.
+struct SliceMap {
+  int64_t inner = 1, Sa, Pa, at;
+  SliceMap(const std::vector<int64_t>& S, const PlainSlice& out) {
+    const auto& P = out.shape;
+    if (P.size() != S.size() || out.axis < 0 || out.axis >= static_cast<int64_t>(S.size()) ||
+        out.at < 0 || out.at + S[out.axis] > P[out.axis])
+      throw InternalError("packed_io: a value does not fit its destination slice");
+    for (size_t d = static_cast<size_t>(out.axis) + 1; d < S.size(); ++d) inner *= S[d];
+    Sa = S[out.axis];
+    Pa = P[out.axis];
+    at = out.at;
+  }
+  int64_t operator()(int64_t p) const {
+    const int64_t in = p % inner, ia = (p / inner) % Sa, o = p / (inner * Sa);
+    return (o * Pa + at + ia) * inner + in;
+  }
+  // Copies n elements starting at plain index p in runs contiguous in the destination.
+  void copy(const int8_t* src, int64_t p, int64_t n, int8_t* dst) const {
+    for (int64_t k = 0; k < n;) {
+      const int64_t run = std::min(inner - (p + k) % inner, n - k);
+      std::memcpy(dst + (*this)(p + k), src + k, static_cast<size_t>(run));
+      k += run;
+    }
+  }
+};
+
 }  // namespace
+
+PackedReader rows_of(PackedReader whole, int64_t row_bytes, int64_t rows, int64_t whole_rows,
+                     int64_t y0) {
+  return [whole, row_bytes, rows, whole_rows, y0](int64_t off, int8_t* d, int64_t b) {
+    each_piece(off, b, rows * row_bytes, whole_rows * row_bytes, y0 * row_bytes,
+               [&](int64_t at, int64_t done, int64_t len) { whole(at, d + done, len); });
+  };
+}
+
+PackedWriter rows_of(PackedWriter whole, int64_t row_bytes, int64_t rows, int64_t whole_rows,
+                     int64_t y0) {
+  return [whole, row_bytes, rows, whole_rows, y0](int64_t off, const int8_t* d, int64_t b) {
+    each_piece(off, b, rows * row_bytes, whole_rows * row_bytes, y0 * row_bytes,
+               [&](int64_t at, int64_t done, int64_t len) { whole(at, d + done, len); });
+  };
+}
+
+void copy_into(const int8_t* src, const std::vector<int64_t>& shape, const PlainSlice& out) {
+  const SliceMap m(shape, out);
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  m.copy(src, 0, n, out.dst);
+}
 
 int64_t pack_stream(const TensorType& t, const int8_t* plain, const PackedWriter& write) {
   const Blocks b(t);
@@ -64,19 +127,7 @@ int64_t pack_stream(const TensorType& t, const int8_t* plain, const PackedWriter
 
 int64_t unpack_stream(const TensorType& t, const PackedReader& read, const PlainSlice& out) {
   const Blocks b(t);
-  const auto& S = t.shape;
-  const auto& P = out.shape;
-  if (P.size() != S.size() || out.axis < 0 || out.axis >= static_cast<int64_t>(S.size()) ||
-      out.at < 0 || out.at + S[out.axis] > P[out.axis])
-    throw InternalError("packed_io: " + t.str() + " does not fit its destination slice");
-  // Plain index p of the value -> index in the destination: p = (o * S[a] + ia) * inner + in.
-  int64_t inner = 1;
-  for (size_t d = static_cast<size_t>(out.axis) + 1; d < S.size(); ++d) inner *= S[d];
-  const int64_t Sa = S[out.axis], Pa = P[out.axis];
-  auto dst_index = [&](int64_t p) {
-    const int64_t in = p % inner, ia = (p / inner) % Sa, o = p / (inner * Sa);
-    return (o * Pa + out.at + ia) * inner + in;
-  };
+  const SliceMap m(t.shape, out);
   const int64_t total = b.NB * b.CB, per = std::min(total, b.planes_per_chunk());
   std::vector<int8_t> buf(static_cast<size_t>(per * b.plane)), pl(static_cast<size_t>(b.HW));
   for (int64_t p0 = 0; p0 < total; p0 += per) {
@@ -89,13 +140,7 @@ int64_t unpack_stream(const TensorType& t, const PackedReader& read, const Plain
         for (int64_t c = cb * b.bc; c < std::min(b.C, (cb + 1) * b.bc); ++c) {
           const int8_t* s = blk + (n % b.bn) * b.bc + c % b.bc;
           for (int64_t i = 0; i < b.HW; ++i) pl[i] = s[i * b.bn * b.bc];
-          // Copy the plane out in runs that stay contiguous in the destination.
-          const int64_t base = (n * b.C + c) * b.HW;
-          for (int64_t k = 0; k < b.HW;) {
-            const int64_t run = std::min(inner - (base + k) % inner, b.HW - k);
-            std::memcpy(out.dst + dst_index(base + k), pl.data() + k, static_cast<size_t>(run));
-            k += run;
-          }
+          m.copy(pl.data(), (n * b.C + c) * b.HW, b.HW, out.dst);  // the plane, in runs
         }
     }
   }

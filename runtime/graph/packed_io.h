@@ -35,6 +35,17 @@ struct PlainSlice {
   int64_t axis = 0, at = 0;
 };
 
+/// The same calls on rows [y0, y0 + rows) of every plane of a packed rank-4 tensor whose planes
+/// have `whole_rows` rows of `row_bytes` bytes (W x bn x bc): offsets of the smaller tensor map
+/// into the bigger one (a halo's rows of a band; a band's rows of the joined output).
+PackedReader rows_of(PackedReader whole, int64_t row_bytes, int64_t rows, int64_t whole_rows,
+                     int64_t y0);
+PackedWriter rows_of(PackedWriter whole, int64_t row_bytes, int64_t rows, int64_t whole_rows,
+                     int64_t y0);
+
+/// Copies a plain tensor of shape `shape` into `out` (a Concat's input that is not a view).
+void copy_into(const int8_t* src, const std::vector<int64_t>& shape, const PlainSlice& out);
+
 /// Plain -> packed: `t` is the packed type (rank 2 or 4, int8); zero padding included.
 int64_t pack_stream(const compiler::graph::TensorType& t, const int8_t* plain,
                     const PackedWriter& write);

@@ -93,9 +93,10 @@ TEST(GraphPipeline, EveryPassOnASmallResNet) {
 // im2col -> conv -> unpack before the next band's im2col, so one gathered band is live at a
 // time (the host arena fell from 2,283,008 B with the id-ordered topological order to
 // 1,605,632 B); fold_packs has each band's im2col write the packed layout straight into the
-// device arena (quantizing the f32 input as it gathers) and the max pool write its packed
-// output there too; plan_memory unpacks each band straight into its rows of the joined conv1
-// output (the Concat in place): the host arena holds conv1's output alone (802,816 B).
+// device arena (quantizing the f32 input as it gathers); band_pool runs the max pool in the
+// same bands (a 1-row halo from the band before), each band's pool writing its rows of the
+// packed max pool output in the device arena; plan_memory unpacks each band straight into its
+// pool's input window (Concats in place): the host holds one window and one halo.
 TEST(GraphPipeline, ResNet18StemBandsInterleaveAndArenasFit) {
   const CompiledGraph c = compile_graph(models::resnet18(), isa::layout_for("vta"),
                                         isa::find_platform("sim"), {});
@@ -118,19 +119,28 @@ TEST(GraphPipeline, ResNet18StemBandsInterleaveAndArenasFit) {
   ASSERT_EQ(im2col.size(), 4u);  // 4 bands of 28 rows, each gathered band under 512 KiB
   for (size_t b = 0; b + 1 < im2col.size(); ++b)
     EXPECT_LT(pos[conv[b]], pos[im2col[b + 1]]) << "band " << b << " not finished before the next";
-  // The bands' unpacks write into the Concat's buffer; it copies nothing.
-  int views = 0;
-  for (const auto& [v, pl] : c.plan.values)
-    if (pl.view_of != kNone) {
-      ++views;
-      EXPECT_EQ(q.value(pl.view_of).name, "conv1");
-      EXPECT_EQ(pl.view_at, 28 * (views - 1));
+  EXPECT_EQ(q.count(OpKind::MaxPool), 4);
+  // Views: bands 1-3 unpacked into row 1 of their pool's window (row 0: the halo, copied in);
+  // the 4 pools' packed outputs at rows 0, 14, 28, 42 of the joined max pool output.
+  int host_views = 0, device_views = 0;
+  for (const auto& [v, pl] : c.plan.values) {
+    if (pl.view_of == kNone) continue;
+    if (pl.device) {
+      EXPECT_EQ(q.value(pl.view_of).name, "maxpool");
+      EXPECT_EQ(pl.view_at, 14 * device_views++);
+    } else {
+      EXPECT_EQ(q.value(pl.view_of).name.rfind("maxpool.in.rows", 0), 0u);
+      EXPECT_EQ(pl.view_at, 1);
+      ++host_views;
     }
-  EXPECT_EQ(views, 4);
+  }
+  EXPECT_EQ(host_views, 3);
+  EXPECT_EQ(device_views, 4);
   // Deterministic bytes (the plan depends only on shapes and the order). Device: one band's
-  // packed im2col (501,760 B) and its conv output (200,704 B); host: conv1's output.
-  EXPECT_EQ(c.plan.device_arena, 702464);
-  EXPECT_EQ(c.plan.host_arena, 802816);
+  // packed im2col (501,760 B), its conv output (200,704 B) and the max pool output being
+  // filled (200,704 B); host: a 29-row window (207,872 B) and the next band's halo (7,168 B).
+  EXPECT_EQ(c.plan.device_arena, 903168);
+  EXPECT_EQ(c.plan.host_arena, 215040);
   // The target: the activation arenas of ResNet-18 batch 1 int8 together at most 1.7 MB.
   EXPECT_LE(c.plan.device_arena + c.plan.host_arena, 1700000);
 }
