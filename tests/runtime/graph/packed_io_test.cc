@@ -1,7 +1,7 @@
 // The executor's slice-at-a-time copies (runtime/graph/packed_io.h) against the whole-tensor
 // kernels: pack/unpack streams equal pack_activation/unpack_activation (partial batch and
 // channel blocks included), an unpack into a slice of a larger tensor lands on the right
-// elements along each axis, and the packed im2col (int8 and quantizing an f32 input) and the
+// elements along each axis, row windows of packed tensors read and write the right rows, and the packed im2col (int8 and quantizing an f32 input) and the
 // packed pools equal the plain CPU kernel followed by a pack. Every write stays inside the
 // packed tensor, and the staging stays far below the tensor.
 #include <gtest/gtest.h>
@@ -93,6 +93,47 @@ TEST(PackedIo, UnpackIntoASliceAlongEachAxis) {
           }
     EXPECT_EQ(written, t.elements());
   }
+}
+
+// rows_of: a tensor of `rows` rows read from / written to rows [y0, y0 + rows) of every plane of
+// a bigger packed tensor; copy_into: a plain tensor into a slice.
+TEST(PackedIo, RowWindowsAndSliceCopies) {
+  const cg::TensorType whole = packed({1, 40, 9, 5}, 1, 16), part = packed({1, 40, 2, 5}, 1, 16);
+  const int64_t row = 5 * 16;
+  std::vector<int8_t> big(static_cast<size_t>(whole.stored_bytes()));
+  const auto plain = pattern(whole.elements(), 6);
+  pack_activation(whole, 1, 16, plain.data(), big.data());
+  // Read rows [6, 8) as a 2-row tensor (a halo), in chunks that cross planes.
+  PackedReader whole_read = [&](int64_t off, int8_t* d, int64_t b) {
+    ASSERT_LE(off + b, static_cast<int64_t>(big.size()));
+    std::memcpy(d, big.data() + off, b);
+  };
+  std::vector<int8_t> got(static_cast<size_t>(part.elements()));
+  unpack_stream(part, rows_of(whole_read, row, 2, 9, 6), {got.data(), part.shape, 0, 0});
+  for (int64_t c = 0; c < 40; ++c)
+    for (int64_t i = 0; i < 10; ++i)
+      EXPECT_EQ(got[static_cast<size_t>(c * 10 + i)], plain[static_cast<size_t>((c * 9 + 6) * 5 + i)]);
+  // Write a 2-row tensor into rows [3, 5); the other rows stay.
+  const auto rows = pattern(part.elements(), 7);
+  std::vector<int8_t> before = big;
+  pack_stream(part, rows.data(), rows_of(into(big), row, 2, 9, 3));
+  std::vector<int8_t> back(plain.size());
+  unpack_activation(whole, 1, 16, big.data(), back.data());
+  for (int64_t c = 0; c < 40; ++c)
+    for (int64_t y = 0; y < 9; ++y)
+      for (int64_t x = 0; x < 5; ++x) {
+        const size_t at = static_cast<size_t>((c * 9 + y) * 5 + x);
+        EXPECT_EQ(back[at], y >= 3 && y < 5 ? rows[static_cast<size_t>((c * 2 + y - 3) * 5 + x)] : plain[at]);
+      }
+  // copy_into: a [1, 40, 2, 5] tensor into rows [7, 9) of a [1, 40, 9, 5] one.
+  std::vector<int8_t> dst(plain.begin(), plain.end());
+  copy_into(rows.data(), part.shape, {dst.data(), whole.shape, 2, 7});
+  for (int64_t c = 0; c < 40; ++c)
+    for (int64_t y = 0; y < 9; ++y)
+      for (int64_t x = 0; x < 5; ++x) {
+        const size_t at = static_cast<size_t>((c * 9 + y) * 5 + x);
+        EXPECT_EQ(dst[at], y >= 7 ? rows[static_cast<size_t>((c * 2 + y - 7) * 5 + x)] : plain[at]);
+      }
 }
 
 // Im2Col node reading `x` (int8 or f32) into a [N, C*K*K + consts, rows, W'] band.
