@@ -302,8 +302,13 @@ std::string GraphExecutor::listing() const {
         break;
       case Step::kUnpack: {
         const auto& pl = m.plan.values.at(n.outputs[0]);
-        o << "  copy-out " << n.name << " (" << m.g.value(n.inputs[0]).type.stored_bytes()
-          << " B from the device arena, unpack on the host";
+        o << "  copy-out " << n.name << " (";
+        if (n.has("out_h"))
+          o << "rows " << n.get_int("y0", 0) << "-" << n.get_int("y0", 0) + n.get_int("out_h", 1) - 1
+            << ", " << m.g.value(n.outputs[0]).type.stored_bytes();
+        else
+          o << m.g.value(n.inputs[0]).type.stored_bytes();
+        o << " B from the device arena, unpack on the host";
         if (pl.view_of != kNone)
           o << " into " << m.g.value(pl.view_of).name << " at " << pl.view_at << " on axis " << pl.view_axis;
         o << ")\n";
