@@ -134,8 +134,9 @@ struct Kernel {
 };
 
 struct Step {
-  // kCpuPacked: a CPU node that writes its packed output into the device arena (fold_packs);
-  // kInPlace: a Concat whose inputs were unpacked straight into it (plan_memory): no work.
+  // kCpuPacked: a CPU node that writes its packed output into the device arena (fold_packs,
+  // band_pool), maybe into its rows of a Concat there; kInPlace: a Concat whose inputs were
+  // written straight into it (plan_memory's views); it copies in only the others.
   enum Kind { kAccel, kCpu, kPack, kUnpack, kCpuPacked, kInPlace } kind;
   NodeId node;
   int kernel = -1;
