@@ -277,6 +277,11 @@ std::vector<TensorType> infer_output_types(const Graph& g, const Node& n) {
       const int64_t k = n.get_int("kernel", 1);
       const int64_t extra = static_cast<int64_t>(n.get_ints("consts", {}).size());
       out.shape = {x.shape[0], x.shape[1] * k * k + extra, n.get_int("out_h", 1), n.get_int("out_w", 1)};
+      if (x.dtype == DType::F32) {  // quantizes as it gathers (fold_packs)
+        if (!n.has("out_scale")) fail(n, "an f32 input needs out_scale");
+        out.dtype = DType::I8;
+        out.quant = out_quant(n);
+      }
       break;
     }
     case OpKind::Pack:
@@ -285,7 +290,22 @@ std::vector<TensorType> infer_output_types(const Graph& g, const Node& n) {
       break;
     case OpKind::Unpack:
       out.layout = Layout::plain();
+      if (n.has("out_h")) {  // a window of rows
+        want_rank(n, x, 4, "the input");
+        const int64_t y0 = n.get_int("y0", 0), h = n.get_int("out_h", 1);
+        if (y0 < 0 || h < 1 || y0 + h > x.shape[2])
+          fail(n, "rows [" + std::to_string(y0) + ", " + std::to_string(y0 + h) + ") are outside " +
+                      shape_str(x.shape));
+        out.shape[2] = h;
+      }
       break;
+  }
+  // A CPU node that writes the accelerator's packed layout itself (fold_packs).
+  if ((n.kind == OpKind::Im2Col || n.kind == OpKind::MaxPool || n.kind == OpKind::AveragePool) &&
+      n.has("layout_c")) {
+    if (x.layout.kind != Layout::Plain || out.dtype != DType::I8 || out.rank() != 4)
+      fail(n, "only an int8 rank-4 output from a plain input can be written packed");
+    out.layout = Layout::blocked(n.get_int("layout_n", 1), n.get_int("layout_c", 1));
   }
   return {out};
 }

@@ -3,7 +3,9 @@
 
 #include <chrono>
 
+#include "compiler/graph/passes/band_pool.h"
 #include "compiler/graph/passes/fold_batch_norm.h"
+#include "compiler/graph/passes/fold_packs.h"
 #include "compiler/graph/passes/fuse_epilogues.h"
 #include "compiler/graph/passes/pack_layouts.h"
 #include "compiler/graph/passes/partition.h"
@@ -16,7 +18,7 @@ namespace weft::compiler::graph {
 const std::vector<std::string>& graph_pass_names() {
   static const std::vector<std::string> names = {"import",         "fold_batch_norm", "quantize",
                                                  "fuse_epilogues", "stem_im2col", "stem_space_to_depth", "partition", "pack_layouts",
-                                                 "plan_memory"};
+                                                 "band_pool", "fold_packs", "plan_memory"};
   return names;
 }
 
@@ -63,6 +65,14 @@ CompiledGraph compile_graph(const Graph& input, const isa::Layout& layout,
   // Packing after partitioning: region edges are known only then.
   passes::pack_layouts(g, layout);
   done("pack_layouts");
+  // After packing (it works on the Unpacks and the Pack around the pool): the max pool after
+  // the stem's row bands runs in the same bands.
+  passes::band_pool(g);
+  done("band_pool");
+  // After packing: the Packs at the region edges are known; the CPU nodes before them write
+  // the packed layout into the device arena themselves.
+  passes::fold_packs(g);
+  done("fold_packs");
   c.plan = passes::plan_memory(g);
   done("plan_memory");
   c.graph = std::move(g);

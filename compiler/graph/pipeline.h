@@ -11,7 +11,12 @@
 //   partition        accelerator or CPU, per node, by estimated cost
 //   pack_layouts     the accelerator's packed layouts; Pack/Unpack only at region edges;
 //                    weights packed once
-//   plan_memory      liveness; one arena per device; weight region
+//   band_pool        a max pool after a layer's row bands runs in the same bands (a halo of
+//                    rows from the band before), so the joined layer output never exists
+//   fold_packs       CPU nodes that only feed a Pack (the stem's im2col bands, the max pool)
+//                    write the packed layout into the device arena themselves
+//   plan_memory      liveness; one arena per device; weight region; a Concat of unpacked
+//                    accelerator outputs is unpacked into in place
 //
 // Graphs that are already int8 (an imported QDQ model mapped onto weft.QConv etc.) skip
 // fold_batch_norm and quantize. With `accelerator` off the pipeline stops after quantize's

@@ -166,10 +166,21 @@ std::vector<std::vector<float>> reference_int8(const Graph& g,
         iv[y] = o;
         break;
       }
+      case OpKind::Unpack:
+        if (n.has("out_h")) {  // rows [y0, y0 + out_h) of each plane
+          const IVec& a = ints(x);
+          const int64_t H = xt.shape[2], W = xt.shape[3], y0 = n.get_int("y0", 0), h = ot.shape[2];
+          IVec o;
+          for (int64_t p = 0; p < xt.shape[0] * xt.shape[1]; ++p)
+            o.insert(o.end(), a.begin() + (p * H + y0) * W, a.begin() + (p * H + y0 + h) * W);
+          iv[y] = o;
+          break;
+        }
+        iv[y] = ints(x);
+        break;
       case OpKind::Flatten:
       case OpKind::Reshape:
       case OpKind::Pack:
-      case OpKind::Unpack:
         iv[y] = ints(x);
         break;
       case OpKind::SpaceToDepth: {
@@ -193,8 +204,17 @@ std::vector<std::vector<float>> reference_int8(const Graph& g,
         break;
       }
       case OpKind::Im2Col: {
-        // Written from the op's definition (ops.def), by output element.
-        const IVec& a = ints(x);
+        // Written from the op's definition (ops.def), by output element. An f32 input is
+        // quantized first, as weft.Quantize does.
+        IVec qx;
+        if (xt.dtype == DType::F32) {
+          const auto& f = fv.at(x);
+          const int e = exp_of(ot);
+          qx.resize(f.size());
+          for (size_t i = 0; i < f.size(); ++i)
+            qx[i] = sat8(static_cast<int64_t>(std::nearbyint(std::ldexp(static_cast<double>(f[i]), -e))));
+        }
+        const IVec& a = xt.dtype == DType::F32 ? qx : ints(x);
         const int64_t k = n.get_int("kernel", 1), s = n.get_int("stride", 1), y0 = n.get_int("y0", 0);
         const auto pd = n.get_ints("pads", {0, 0, 0, 0});
         const int64_t C = xt.shape[1], H = xt.shape[2], W = xt.shape[3];

@@ -221,7 +221,8 @@ void add_compile_resnet18(CLI::App& compile) {
       "The built-in ResNet-18 through the graph pipeline: --emit graph prints the graph after\n"
       "every pass (--pass P: only after P), --emit json the same as JSON, --emit steps the\n"
       "executor's static list of launches and copies. Passes: import, fold_batch_norm,\n"
-      "quantize, fuse_epilogues, partition, pack_layouts, plan_memory.");
+      "quantize, fuse_epilogues, stem_im2col, stem_space_to_depth, partition, pack_layouts,\n"
+      "band_pool, fold_packs, plan_memory.");
   o->net.add_to(*cmd);
   cmd->add_option("--emit", o->emit, "graph, json or steps")->capture_default_str();
   cmd->add_option("--pass", o->pass, "only the graph after this pass");

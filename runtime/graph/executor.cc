@@ -15,6 +15,7 @@
 #include "hardware/isa/errors.h"
 #include "runtime/bench/conv2d_study.h"
 #include "runtime/graph/cpu_kernels.h"
+#include "runtime/graph/packed_io.h"
 #include "runtime/graph/recorded_knobs.h"
 #include "runtime/stream/compiled_program.h"
 #include "runtime/stream/stream_builder.h"
@@ -133,7 +134,10 @@ struct Kernel {
 };
 
 struct Step {
-  enum Kind { kAccel, kCpu, kPack, kUnpack } kind;
+  // kCpuPacked: a CPU node that writes its packed output into the device arena (fold_packs,
+  // band_pool), maybe into its rows of a Concat there; kInPlace: a Concat whose inputs were
+  // written straight into it (plan_memory's views); it copies in only the others.
+  enum Kind { kAccel, kCpu, kPack, kUnpack, kCpuPacked, kInPlace } kind;
   NodeId node;
   int kernel = -1;
 };
@@ -217,6 +221,19 @@ GraphExecutor::GraphExecutor(const CompiledGraph& c, const isa::Layout& l, const
       st.kind = Step::kPack;
     } else if (n.kind == OpKind::Unpack) {
       st.kind = Step::kUnpack;
+    } else if (n.kind == OpKind::Concat && n.get_int("in_place", 0)) {
+      // On the device every input must be a view (there is no device copy); on the host the
+      // Concat copies the others in.
+      const bool device = g.value(n.outputs[0]).type.layout.kind == Layout::Blocked;
+      for (ValueId in : n.inputs)
+        if (device && m.plan.values.at(in).view_of != n.outputs[0])
+          throw InternalError("graph executor: Concat '" + n.name + "' is in place but input '" +
+                              g.value(in).name + "' is not a view of it");
+      st.kind = Step::kInPlace;
+    } else if (g.value(n.outputs[0]).type.layout.kind == Layout::Blocked) {
+      if (n.kind != OpKind::Im2Col && n.kind != OpKind::MaxPool && n.kind != OpKind::AveragePool)
+        throw InternalError("graph executor: CPU node '" + n.name + "' cannot write a packed output");
+      st.kind = Step::kCpuPacked;
     }
     m.steps.push_back(st);
   }
@@ -284,10 +301,37 @@ std::string GraphExecutor::listing() const {
         o << "  copy-in " << n.name << " (pack on the host, " << m.g.value(n.outputs[0]).type.stored_bytes()
           << " B to the device arena)\n";
         break;
-      case Step::kUnpack:
-        o << "  copy-out " << n.name << " (" << m.g.value(n.inputs[0]).type.stored_bytes()
-          << " B from the device arena, unpack on the host)\n";
+      case Step::kUnpack: {
+        const auto& pl = m.plan.values.at(n.outputs[0]);
+        o << "  copy-out " << n.name << " (";
+        if (n.has("out_h"))
+          o << "rows " << n.get_int("y0", 0) << "-" << n.get_int("y0", 0) + n.get_int("out_h", 1) - 1
+            << ", " << m.g.value(n.outputs[0]).type.stored_bytes();
+        else
+          o << m.g.value(n.inputs[0]).type.stored_bytes();
+        o << " B from the device arena, unpack on the host";
+        if (pl.view_of != kNone)
+          o << " into " << m.g.value(pl.view_of).name << " at " << pl.view_at << " on axis " << pl.view_axis;
+        o << ")\n";
         break;
+      }
+      case Step::kCpuPacked: {
+        const auto& pl = m.plan.values.at(n.outputs[0]);
+        o << "  cpu     " << n.name << " (" << op_name(n.kind) << ", packed straight into the device arena, "
+          << m.g.value(n.outputs[0]).type.stored_bytes() << " B";
+        if (pl.view_of != kNone) o << ", into " << m.g.value(pl.view_of).name << " at " << pl.view_at;
+        o << ")\n";
+        break;
+      }
+      case Step::kInPlace: {
+        int copied = 0;
+        for (ValueId in : n.inputs) copied += m.plan.values.at(in).view_of == n.outputs[0] ? 0 : 1;
+        o << (copied ? "  cpu     " : "  none    ") << n.name << " (" << op_name(n.kind)
+          << " in place: its inputs were written into it";
+        if (copied) o << ", but " << copied << " copied in";
+        o << ")\n";
+        break;
+      }
       case Step::kCpu:
         o << "  cpu     " << n.name << " (" << op_name(n.kind) << ")\n";
         break;
@@ -347,7 +391,12 @@ RunResult GraphExecutor::run(driver::Device& dev, const std::vector<std::vector<
   r.device_arena = m.plan.device_arena;
   r.host_arena = m.plan.host_arena;
   r.weight_bytes = m.plan.weight_bytes;
-  std::vector<uint8_t> tmp;
+  auto writer = [&](uint64_t base) {
+    return [&dev, base](int64_t off, const int8_t* d, int64_t b) {
+      dev.copy_to_device(base + static_cast<uint64_t>(off), d, static_cast<uint64_t>(b));
+    };
+  };
+  auto staged = [&](int64_t b) { r.staging_bytes = std::max(r.staging_bytes, b); };
   for (const Step& s : m.steps) {
     const Node& n = g.node(s.node);
     StepReport sr;
@@ -385,23 +434,66 @@ RunResult GraphExecutor::run(driver::Device& dev, const std::vector<std::vector<
       }
       case Step::kPack: {
         const ValueId out = n.outputs[0];
-        const TensorType& t = g.value(out).type;
-        tmp.assign(static_cast<size_t>(t.stored_bytes()), 0);
-        pack_activation(t, t.layout.n, t.layout.c, reinterpret_cast<const int8_t*>(in_ptr(n.inputs[0])),
-                        reinterpret_cast<int8_t*>(tmp.data()));
-        dev.copy_to_device(m.device_addr(out), tmp.data(), tmp.size());
+        staged(pack_stream(g.value(out).type, reinterpret_cast<const int8_t*>(in_ptr(n.inputs[0])),
+                           writer(m.device_addr(out))));
         sr.engine = "cpu";
         sr.detail = "pack + copy to the device";
         break;
       }
       case Step::kUnpack: {
-        const TensorType& t = g.value(n.inputs[0]).type;
-        tmp.assign(static_cast<size_t>(t.stored_bytes()), 0);
-        dev.copy_from_device(m.device_addr(n.inputs[0]), tmp.data(), tmp.size());
-        unpack_activation(t, t.layout.n, t.layout.c, reinterpret_cast<const int8_t*>(tmp.data()),
-                          reinterpret_cast<int8_t*>(host_ptr(n.outputs[0])));
+        const ValueId out = n.outputs[0];
+        const auto& pl = m.plan.values.at(out);
+        PlainSlice dst{reinterpret_cast<int8_t*>(host_ptr(out)), g.value(out).type.shape, 0, 0};
+        if (pl.view_of != kNone) dst = {reinterpret_cast<int8_t*>(host_ptr(pl.view_of)),
+                                        g.value(pl.view_of).type.shape, pl.view_axis, pl.view_at};
+        const uint64_t base = m.device_addr(n.inputs[0]);
+        PackedReader read = [&dev, base](int64_t off, int8_t* d, int64_t b) {
+          dev.copy_from_device(base + static_cast<uint64_t>(off), d, static_cast<uint64_t>(b));
+        };
+        TensorType t = g.value(n.inputs[0]).type;
+        if (n.has("out_h")) {  // a window of rows (band_pool's halo)
+          const int64_t H = t.shape[2];
+          t.shape[2] = g.value(out).type.shape[2];
+          read = rows_of(read, t.shape[3] * t.layout.n * t.layout.c, t.shape[2], H, n.get_int("y0", 0));
+        }
+        staged(unpack_stream(t, read, dst));
         sr.engine = "cpu";
-        sr.detail = "copy from the device + unpack";
+        sr.detail = pl.view_of != kNone ? "copy from the device + unpack into " + g.value(pl.view_of).name
+                                        : "copy from the device + unpack";
+        break;
+      }
+      case Step::kCpuPacked: {
+        const ValueId out = n.outputs[0];
+        const auto& pl = m.plan.values.at(out);
+        PackedWriter write = writer(m.device_addr(out));
+        if (pl.view_of != kNone) {  // its rows of a Concat in the device arena
+          const TensorType& t = g.value(out).type;
+          write = rows_of(write, t.shape[3] * t.layout.n * t.layout.c, t.shape[2],
+                          g.value(pl.view_of).type.shape[2], pl.view_at);
+        }
+        if (n.kind == OpKind::Im2Col)
+          staged(im2col_packed(g, n, in_ptr(n.inputs[0]), write));
+        else
+          staged(pool_packed(g, n, reinterpret_cast<const int8_t*>(in_ptr(n.inputs[0])), write));
+        sr.engine = "cpu";
+        sr.macs = passes::node_macs(g, n);
+        sr.detail = "packed straight into the device arena";
+        break;
+      }
+      case Step::kInPlace: {
+        const ValueId y = n.outputs[0];
+        int64_t axis = n.get_int("axis", 0);
+        if (axis < 0) axis += g.value(y).type.rank();
+        int64_t at = 0;
+        for (ValueId in : n.inputs) {
+          const auto& shape = g.value(in).type.shape;
+          if (m.plan.values.at(in).view_of != y)
+            copy_into(reinterpret_cast<const int8_t*>(in_ptr(in)), shape,
+                      {reinterpret_cast<int8_t*>(host_ptr(y)), g.value(y).type.shape, axis, at});
+          at += shape[static_cast<size_t>(axis)];
+        }
+        sr.engine = "cpu";
+        sr.detail = "in place: its inputs were written into it";
         break;
       }
       case Step::kCpu: {
@@ -466,6 +558,7 @@ nlohmann::ordered_json RunReport::to_json() const {
   j["utilization"] = utilization();
   j["device_arena_bytes"] = device_arena;
   j["host_arena_bytes"] = host_arena;
+  j["host_staging_bytes"] = staging_bytes;
   j["weight_bytes"] = weight_bytes;
   j["nodes"] = nlohmann::ordered_json::array();
   for (const StepReport& s : steps) {
@@ -531,7 +624,7 @@ std::string RunReport::table() const {
     << " cycles\n";
   o << "cpu: " << cpu_seconds * 1e3 << " ms; total " << total_seconds * 1e3 << " ms; wall "
     << wall_seconds << " s; arenas: device " << device_arena << " B, host " << host_arena
-    << " B; weights " << weight_bytes << " B\n";
+    << " B; weights " << weight_bytes << " B; copy staging " << staging_bytes << " B\n";
   return o.str();
 }
 

@@ -65,6 +65,8 @@ struct RunReport {
   int64_t macs = 0, accel_macs = 0;
   double macs_per_cycle = 0;  // the GEMM's peak
   int64_t device_arena = 0, host_arena = 0, weight_bytes = 0;
+  /// The largest host buffer a copy between the arenas used (packed_io.h: a slice at a time).
+  int64_t staging_bytes = 0;
   /// Accelerator utilization over its cycles: accel_macs / (cycles x peak).
   double utilization() const;
   nlohmann::ordered_json to_json() const;

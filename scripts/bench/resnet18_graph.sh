@@ -2,7 +2,7 @@
 # Whole-network benchmark: the built-in ResNet-18 through the graph pipeline and executor on
 # the cycle-exact model, batch 1 on `vta` and batch 8 on `gemm8x8`. Prints a markdown table
 # of the totals (accelerator cycles, share of conv+dense MACs on the accelerator, fraction of
-# the GEMM bound, wall and compile time, arenas) and, per configuration, each layer's cycles,
+# the GEMM bound, wall and compile time, arenas and the largest copy staging buffer) and, per configuration, each layer's cycles,
 # utilization and roofline limit. The latest table is in docs/graph.md.
 # Usage: scripts/bench/resnet18_graph.sh [BUILD_DIR] [PLATFORM]   (defaults: build, sim)
 set -euo pipefail
@@ -23,14 +23,15 @@ import json, sys, os
 out = sys.argv[1]
 runs = [("vta", 1), ("gemm8x8", 8)]
 print()
-print("| config | batch | accel cycles | conv+dense MACs on accel | of GEMM bound | wall s (run) | compile s (calibration) | device arena B | host arena B |")
-print("|---|---|---|---|---|---|---|---|---|")
+print("| config | batch | accel cycles | conv+dense MACs on accel | of GEMM bound | wall s (run) | compile s (calibration) | device arena B | host arena B | arenas together B | copy staging B |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
 for c, b in runs:
     j = json.load(open(os.path.join(out, f"{c}_b{b}.json")))
     bound = j["gemm_bound_cycles"] / j["accel_cycles"]
     calib = j["pass_seconds"].get("quantize", 0)
     print(f"| {c} | {b} | {j['accel_cycles']:,} | {100*j['accel_mac_fraction']:.1f}% | {100*bound:.1f}% "
-          f"| {j['wall_seconds']:.3f} | {j['compile_seconds']:.2f} ({calib:.2f}) | {j['device_arena_bytes']:,} | {j['host_arena_bytes']:,} |")
+          f"| {j['wall_seconds']:.3f} | {j['compile_seconds']:.2f} ({calib:.2f}) | {j['device_arena_bytes']:,} | {j['host_arena_bytes']:,} "
+          f"| {j['device_arena_bytes'] + j['host_arena_bytes']:,} | {j.get('host_staging_bytes', 0):,} |")
 for c, b in runs:
     j = json.load(open(os.path.join(out, f"{c}_b{b}.json")))
     print()

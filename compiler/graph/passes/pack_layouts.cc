@@ -29,6 +29,8 @@ int pack_layouts(Graph& g, const isa::Layout& l) {
   std::map<ValueId, ValueId> packed;    // plain value -> its packed copy
   std::map<ValueId, ValueId> unpacked;  // packed value -> its plain copy
   std::map<ValueId, bool> is_accel_out;
+  std::map<ValueId, ValueId> packed_weight;  // a weight read by several kernels (the stem's
+                                             // row bands) is packed once
   auto pack = [&](ValueId v) {
     if (is_accel_out.count(v)) return v;
     auto it = packed.find(v);
@@ -45,15 +47,18 @@ int pack_layouts(Graph& g, const isa::Layout& l) {
     const bool dense = n.kind == OpKind::QDense;
     // The weight, repacked once.
     const Value& wv = g.value(n.inputs[1]);
-    std::vector<int64_t> oihw = wv.type.shape;
-    if (dense) oihw = {oihw[0], oihw[1], 1, 1};
-    TensorType wt(DType::I8, wv.type.shape);
-    wt.quant = wv.type.quant;
-    wt.layout = Layout::blocked(BO, BI);
-    std::vector<int8_t> pw = pack_weight(wv.data->i8(), oihw, BO, BI);
-    // Blocked rank-2 and rank-4 types store [O/bo][I/bi][rest][bo][bi]: the same bytes.
-    const std::string wname = wv.name + ".packed";
-    ValueId nw = g.add_constant(wname, wt, ConstData::from_i8(pw));
+    if (!packed_weight.count(wv.id)) {
+      std::vector<int64_t> oihw = wv.type.shape;
+      if (dense) oihw = {oihw[0], oihw[1], 1, 1};
+      TensorType wt(DType::I8, wv.type.shape);
+      wt.quant = wv.type.quant;
+      wt.layout = Layout::blocked(BO, BI);
+      std::vector<int8_t> pw = pack_weight(wv.data->i8(), oihw, BO, BI);
+      // Blocked rank-2 and rank-4 types store [O/bo][I/bi][rest][bo][bi]: the same bytes.
+      const std::string wname = wv.name + ".packed";
+      packed_weight[wv.id] = g.add_constant(wname, wt, ConstData::from_i8(pw));
+    }
+    const ValueId nw = packed_weight.at(n.inputs[1]);
     std::vector<ValueId> ins = {pack(n.inputs[0]), nw};
     for (size_t i = 2; i < n.inputs.size(); ++i)
       ins.push_back(i == 3 ? pack(n.inputs[i]) : n.inputs[i]);

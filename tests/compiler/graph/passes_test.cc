@@ -6,6 +6,8 @@
 
 #include "compiler/graph/dump.h"
 #include "compiler/graph/models/resnet.h"
+#include "compiler/graph/passes/band_pool.h"
+#include "compiler/graph/passes/fold_packs.h"
 #include "compiler/graph/passes/fuse_epilogues.h"
 #include "compiler/graph/passes/pack_layouts.h"
 #include "compiler/graph/passes/partition.h"
@@ -164,6 +166,138 @@ TEST(PlanMemory, NoOverlapAndReuse) {
   ASSERT_NE(a, nullptr);
   b->offset = a->offset;
   EXPECT_THROW(passes::check_memory_plan(p), InternalError);
+}
+
+// fold_packs: the stem's im2col (quantizing the f32 input as it gathers) and the max pool write
+// their packed outputs themselves; the network computes the same (bit for bit).
+TEST(FoldPacks, ImColAndPoolWritePackedAndQuantizeFolds) {
+  Graph g = quantized_small();
+  passes::fuse_epilogues(g);
+  passes::stem_im2col(g, isa::layout_for("vta"));
+  passes::partition(g, isa::layout_for("vta"), isa::find_platform("sim"), 0.001);
+  passes::pack_layouts(g, isa::layout_for("vta"));
+  auto x = models::synthetic_input(g.value(g.inputs()[0]).type, 21);
+  const auto before = reference_int8(g, {x})[0];
+  EXPECT_EQ(g.count(OpKind::Pack), 3);
+  EXPECT_EQ(passes::fold_packs(g), 3);  // two packs and the Quantize
+  verify(g, "fold_packs");
+  EXPECT_EQ(g.count(OpKind::Pack), 1);  // the fc's input (a Flatten's output)
+  EXPECT_EQ(g.count(OpKind::Quantize), 0);
+  EXPECT_EQ(reference_int8(g, {x})[0], before);
+  const std::string t = to_text(g);
+  EXPECT_NE(t.find("%conv1.im2col = weft.Im2Col(%data) {consts=[1,64], device=\"cpu\", kernel=7, "
+                   "layout_c=16, layout_n=1, out_h=16, out_scale=0.015625, out_w=16, pads=[3,3,3,3], "
+                   "stride=2, y0=0} : i8[1,149,16,16] NCHW1n16c q=2^-6"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("%maxpool = MaxPool(%conv1.unpacked) {device=\"cpu\", kernel_shape=[3,3], layout_c=16, "
+                   "layout_n=1, pads=[1,1,1,1], strides=[2,2]} : i8[1,16,8,8] NCHW1n16c"),
+            std::string::npos)
+      << t;
+  // A value also read by another node keeps its Pack.
+  Graph h("two_readers");
+  TensorType it(DType::I8, {1, 4, 8, 8});
+  it.quant.scale = {0.5f};
+  const ValueId in = h.add_input("x", it);
+  const ValueId m = h.add_op(OpKind::MaxPool, "pool", {in}, {{"kernel_shape", std::vector<int64_t>{2, 2}}});
+  const ValueId pk = h.add_op(OpKind::Pack, "pool.packed", {m}, {{"n", int64_t{1}}, {"c", int64_t{16}}});
+  h.set_outputs({pk, m});
+  EXPECT_EQ(passes::fold_packs(h), 0);
+  EXPECT_EQ(h.count(OpKind::Pack), 1);
+}
+
+// band_pool: the max pool after the stem's row bands runs in the same bands, each band's
+// window the band's rows plus a halo row of the band before; bit-exact in the int8 reference.
+TEST(BandPool, PoolInTheStemsBandsIsExact) {
+  models::ResNetOptions o;
+  o.image = 128;
+  o.width = 16;
+  o.classes = 10;
+  o.stages = 1;
+  Graph g = quantize(models::resnet18(o));
+  passes::fuse_epilogues(g);
+  passes::stem_im2col(g, isa::layout_for("vta"), 160 << 10);  // rows of 9,408 B: 4 bands of 16
+  passes::partition(g, isa::layout_for("vta"), isa::find_platform("sim"), 0.001);
+  passes::pack_layouts(g, isa::layout_for("vta"));
+  auto x = models::synthetic_input(g.value(g.inputs()[0]).type, 23);
+  const auto before = reference_int8(g, {x})[0];
+  EXPECT_EQ(passes::band_pool(g), 1);
+  verify(g, "band_pool");
+  EXPECT_EQ(g.count(OpKind::MaxPool), 4);
+  EXPECT_EQ(reference_int8(g, {x})[0], before);
+  const std::string t = to_text(g);
+  EXPECT_NE(t.find("%conv1.rows0.halo = weft.Unpack(%conv1.rows0) {device=\"cpu\", out_h=1, y0=15} : "
+                   "i8[1,16,1,64] NCHW"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("%maxpool.rows8 = MaxPool(%maxpool.in.rows8) {device=\"cpu\", kernel_shape=[3,3], "
+                   "layout_c=16, layout_n=1, pads=[0,1,0,1], strides=[2,2]} : i8[1,16,8,32] NCHW1n16c"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("%maxpool = Concat(%maxpool.rows0, %maxpool.rows8, %maxpool.rows16, %maxpool.rows24) "
+                   "{axis=2, device=\"cpu\"} : i8[1,16,32,32] NCHW1n16c"),
+            std::string::npos)
+      << t;
+}
+
+TEST(BandPool, LeavesAJoinedOutputSomethingElseReads) {
+  models::ResNetOptions o;
+  o.image = 128;
+  o.width = 16;
+  o.classes = 10;
+  o.stages = 1;
+  Graph g = quantize(models::resnet18(o));
+  passes::fuse_epilogues(g);
+  passes::stem_im2col(g, isa::layout_for("vta"), 160 << 10);
+  passes::partition(g, isa::layout_for("vta"), isa::find_platform("sim"), 0.001);
+  passes::pack_layouts(g, isa::layout_for("vta"));
+  for (const Node& n : g.nodes())
+    if (!n.dead && n.kind == OpKind::Concat) g.add_output(n.outputs[0]);
+  EXPECT_EQ(passes::band_pool(g), 0);
+  EXPECT_EQ(g.count(OpKind::MaxPool), 1);
+}
+
+// plan_memory: a Concat of Unpacks read by nothing else is planned in place (the parts are
+// views of the whole, which lives from the first Unpack); a part with another reader keeps its
+// own buffer and is copied in.
+TEST(PlanMemory, ConcatOfUnpacksInPlace) {
+  for (bool extra_reader : {false, true}) {
+    Graph g("bands");
+    TensorType pt(DType::I8, {1, 16, 4, 8});
+    pt.layout = Layout::blocked(1, 16);
+    std::vector<ValueId> parts;
+    for (int b = 0; b < 3; ++b) {
+      const ValueId in = g.add_input("band" + std::to_string(b), pt);
+      parts.push_back(g.add_op(OpKind::Unpack, "band" + std::to_string(b) + ".unpacked", {in}));
+    }
+    const ValueId cat = g.add_op(OpKind::Concat, "cat", parts, {{"axis", int64_t{2}}});
+    const ValueId r = g.add_op(OpKind::Relu, "relu", {cat});
+    g.set_outputs({r});
+    if (extra_reader) g.add_output(parts[1]);
+    passes::MemoryPlan p = passes::plan_memory(g);
+    passes::check_memory_plan(p);
+    int views = 0;
+    for (size_t b = 0; b < parts.size(); ++b) {
+      const passes::Placement& pl = p.values.at(parts[b]);
+      EXPECT_EQ(pl.view_of == kNone, extra_reader && b == 1) << b;
+      if (pl.view_of == kNone) continue;
+      ++views;
+      EXPECT_EQ(pl.view_of, cat);
+      EXPECT_EQ(pl.view_axis, 2);
+      EXPECT_EQ(pl.view_at, 4 * static_cast<int64_t>(b));
+      EXPECT_EQ(pl.offset, p.values.at(cat).offset);
+      EXPECT_GE(pl.first, p.values.at(cat).first);
+    }
+    EXPECT_EQ(views, extra_reader ? 2 : 3);
+    EXPECT_EQ(g.node(g.value(cat).producer).get_int("in_place", 0), 1);
+    // The whole (1536 B) and the relu's output, and the part with another reader.
+    EXPECT_EQ(p.host_arena, extra_reader ? 2 * 1536 + 512 : 2 * 1536);
+    if (!extra_reader) {
+      // A view outside its parent's lifetime is caught.
+      p.values.at(parts[0]).first = p.values.at(cat).first - 1;
+      EXPECT_THROW(passes::check_memory_plan(p), InternalError);
+    }
+  }
 }
 
 TEST(Quantize, UnsupportedOperatorNamesTheNode) {
