@@ -84,6 +84,14 @@ Reduce sum(ir::Expr value, std::vector<IterVar> axes) {
   return Reduce{std::move(value), std::move(axes)};
 }
 
+Reduce maximum(ir::Expr value, std::vector<IterVar> axes) {
+  for (const IterVar& a : axes) {
+    if (!a->reduce)
+      throw UserError("maximum over '" + a->name() + "', which is not a reduce_axis");
+  }
+  return Reduce{std::move(value), std::move(axes), ReduceOp::kMax};
+}
+
 ir::Expr Tensor::operator()(std::vector<ir::Expr> indices) const {
   if (indices.size() != p_->shape.size()) {
     throw UserError("tensor '" + p_->name + "' has " + std::to_string(p_->shape.size()) +
@@ -117,9 +125,11 @@ Tensor compute_reduce(std::vector<int64_t> shape, ir::DType dtype,
   std::vector<ir::Expr> axes;
   auto t = new_compute(std::move(shape), dtype, name, &axes);
   Reduce r = fcompute(axes);
-  if (r.axes.empty()) throw UserError("compute_reduce '" + name + "': sum has no reduction axes");
+  if (r.axes.empty())
+    throw UserError("compute_reduce '" + name + "': the reduction has no reduction axes");
   t->body = ir::cast(dtype, r.value);
   t->reduce_axes = std::move(r.axes);
+  t->reduce_op = r.op;
   record_inputs(*t);
   return make(t);
 }

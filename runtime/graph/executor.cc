@@ -15,6 +15,7 @@
 #include "hardware/isa/errors.h"
 #include "runtime/bench/conv2d_study.h"
 #include "runtime/graph/cpu_kernels.h"
+#include "runtime/graph/llvm_kernels.h"
 #include "runtime/graph/recorded_knobs.h"
 #include "runtime/stream/compiled_program.h"
 #include "runtime/stream/stream_builder.h"
@@ -147,6 +148,7 @@ struct GraphExecutor::Impl {
   const isa::Platform& pf;
   std::vector<Kernel> kernels;
   std::vector<Step> steps;
+  std::map<NodeId, std::shared_ptr<LlvmNodeKernel>> llvm;  // CPU nodes with a JIT kernel
   uint64_t weights_base = 0, bias_base = 0, arena_base = 0, program_base = 0, total = 0;
   double compile_seconds = 0;
   const driver::Device* loaded = nullptr;
@@ -218,6 +220,8 @@ GraphExecutor::GraphExecutor(const CompiledGraph& c, const isa::Layout& l, const
     } else if (n.kind == OpKind::Unpack) {
       st.kind = Step::kUnpack;
     }
+    if (st.kind == Step::kCpu && opts.llvm_kernels)
+      if (auto lk = make_llvm_node_kernel(g, n)) m.llvm[id] = std::move(lk);
     m.steps.push_back(st);
   }
   // Device memory: weights, biases, arena, then the programs.
@@ -289,7 +293,8 @@ std::string GraphExecutor::listing() const {
           << " B from the device arena, unpack on the host)\n";
         break;
       case Step::kCpu:
-        o << "  cpu     " << n.name << " (" << op_name(n.kind) << ")\n";
+        o << "  cpu     " << n.name << " (" << op_name(n.kind)
+          << (m.llvm.count(s.node) ? ", llvm" : "") << ")\n";
         break;
     }
   }
@@ -407,8 +412,13 @@ RunResult GraphExecutor::run(driver::Device& dev, const std::vector<std::vector<
       case Step::kCpu: {
         std::vector<const uint8_t*> in;
         for (ValueId v : n.inputs) in.push_back(v == kNone ? nullptr : in_ptr(v));
-        run_cpu_node(g, n, in, host_ptr(n.outputs[0]));
-        sr.engine = "cpu";
+        if (auto it = m.llvm.find(s.node); it != m.llvm.end()) {
+          run_llvm_node(*it->second, in, host_ptr(n.outputs[0]));
+          sr.engine = "llvm";
+        } else {
+          run_cpu_node(g, n, in, host_ptr(n.outputs[0]));
+          sr.engine = "cpu";
+        }
         sr.macs = passes::node_macs(g, n);
         break;
       }
