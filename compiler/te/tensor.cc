@@ -2,6 +2,7 @@
 #include "compiler/te/tensor.h"
 
 #include <map>
+#include <mutex>
 #include <set>
 
 #include "compiler/ir/visitor.h"
@@ -28,14 +29,21 @@ class LoadCollector : public ir::Visitor {
   std::set<const ir::BufferObj*> seen_;
 };
 
-// Registry from buffer to tensor, so that compute() can list its inputs.
+// Registry from buffer to tensor, so that compute() can list its inputs. Guarded by
+// registry_mutex(): operators may be defined on several threads at once (the graph executor
+// builds its CPU kernels while it schedules the accelerator's).
 std::map<const ir::BufferObj*, std::weak_ptr<const TensorObj>>& registry() {
   static std::map<const ir::BufferObj*, std::weak_ptr<const TensorObj>> r;
   return r;
 }
+std::mutex& registry_mutex() {
+  static std::mutex m;
+  return m;
+}
 
 Tensor make(std::shared_ptr<TensorObj> t) {
   auto p = std::shared_ptr<const TensorObj>(std::move(t));
+  std::lock_guard<std::mutex> lock(registry_mutex());
   registry()[p->buffer.get()] = p;
   return Tensor(p);
 }
@@ -60,6 +68,7 @@ std::shared_ptr<TensorObj> new_compute(std::vector<int64_t> shape, ir::DType dty
 void record_inputs(TensorObj& t) {
   LoadCollector c;
   c.visit(t.body);
+  std::lock_guard<std::mutex> lock(registry_mutex());
   for (const ir::BufferObj* b : c.buffers) {
     auto it = registry().find(b);
     if (it != registry().end()) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <future>
 #include <iomanip>
 #include <map>
 #include <optional>
@@ -172,6 +173,21 @@ GraphExecutor::GraphExecutor(const CompiledGraph& c, const isa::Layout& l, const
   const auto t0 = std::chrono::steady_clock::now();
   const Graph& g = m.g;
   const int64_t B = l.config.batch(), BO = l.config.block_out();
+  // The CPU nodes' LLVM kernels (llvm_kernels.h), JIT-compiled on a second thread while the
+  // accelerator kernels are scheduled below.
+  std::future<std::map<NodeId, std::shared_ptr<LlvmNodeKernel>>> llvm_jobs;
+  if (opts.llvm_kernels && have_llvm_kernels())
+    llvm_jobs = std::async(std::launch::async, [&g] {
+      std::map<NodeId, std::shared_ptr<LlvmNodeKernel>> out;
+      for (NodeId id : g.schedule_order()) {
+        const Node& n = g.node(id);
+        if (n.kind == OpKind::AccelConv || n.kind == OpKind::AccelDense ||
+            n.kind == OpKind::Pack || n.kind == OpKind::Unpack)
+          continue;
+        if (auto lk = make_llvm_node_kernel(g, n)) out[id] = std::move(lk);
+      }
+      return out;
+    });
   // Kernels: schedule and lower each accelerator node once.
   for (NodeId id : g.schedule_order()) {
     const Node& n = g.node(id);
@@ -220,10 +236,9 @@ GraphExecutor::GraphExecutor(const CompiledGraph& c, const isa::Layout& l, const
     } else if (n.kind == OpKind::Unpack) {
       st.kind = Step::kUnpack;
     }
-    if (st.kind == Step::kCpu && opts.llvm_kernels)
-      if (auto lk = make_llvm_node_kernel(g, n)) m.llvm[id] = std::move(lk);
     m.steps.push_back(st);
   }
+  if (llvm_jobs.valid()) m.llvm = llvm_jobs.get();
   // Device memory: weights, biases, arena, then the programs.
   m.weights_base = 0;
   m.bias_base = align(static_cast<uint64_t>(m.plan.weight_bytes));
