@@ -1,7 +1,7 @@
 // The host interpreter of imported graphs; see cpu_graph.h. One template runs both paths:
 // F = double is the float64 reference, F = float the fp32 path, where Conv, Gemm and MatMul
 // go to JIT-compiled kernels of the LLVM CPU backend (LlvmGraphRunner::State), and Relu, Clip,
-// MaxPool, AveragePool, GlobalAveragePool and same-shape Add to the graph kernels of
+// MaxPool, AveragePool, GlobalAveragePool, BatchNormalization and same-shape Add to the graph kernels of
 // llvm_kernels.h (compiled once per shape); the rest runs host_kernels.h's loops.
 #include "runtime/graph/cpu_graph.h"
 
@@ -310,6 +310,24 @@ class Interpreter {
         Slot<F>& y = out(n);
         int64_t plane = 1;
         for (size_t d = 2; d < x.shape.size(); ++d) plane *= x.shape[d];
+        if constexpr (std::is_same_v<F, float>) {
+          if (llvm_) {
+            // The host kernel's per-channel factors, then x * a + b on the LLVM kernel.
+            const F eps = F(n.get_float("epsilon", 1e-5));
+            const F *sc = in(n, 1).f.data(), *bi = in(n, 2).f.data(), *mu = in(n, 3).f.data(),
+                    *var = in(n, 4).f.data();
+            std::vector<float> a(static_cast<size_t>(x.shape[1])), b(a.size());
+            for (size_t k = 0; k < a.size(); ++k) {
+              a[k] = sc[k] / std::sqrt(var[k] + eps);
+              b[k] = bi[k] - mu[k] * a[k];
+            }
+            if (llvm_scale_shift_f32(x.f.data(), a.data(), b.data(), y.f.data(), x.shape[0],
+                                     x.shape[1], plane)) {
+              rec.engine = "llvm";
+              return;
+            }
+          }
+        }
         batch_norm_kernel<F>(x.f.data(), in(n, 1).f.data(), in(n, 2).f.data(), in(n, 3).f.data(),
                              in(n, 4).f.data(), F(n.get_float("epsilon", 1e-5)), y.f.data(),
                              x.shape[0], x.shape[1], plane);

@@ -663,6 +663,28 @@ bool llvm_global_avg_pool_f32(const float* x, float* y, int64_t planes, int64_t 
   return true;
 }
 
+bool llvm_scale_shift_f32(const float* x, const float* a, const float* b, float* y, int64_t n,
+                          int64_t c, int64_t plane) {
+  if (n * c * plane <= 0) return true;
+  const std::string key = "scale_shift f32 " + std::to_string(n) + "x" + std::to_string(c) + "x" +
+                          std::to_string(plane);
+  auto k = compiled(key, [&] {
+    te::Tensor xt = te::placeholder({n, c, plane}, IDT::kFloat32, "X");
+    te::Tensor at = te::placeholder({c}, IDT::kFloat32, "A");
+    te::Tensor bt = te::placeholder({c}, IDT::kFloat32, "B");
+    te::Tensor yt = te::compute(
+        {n, c, plane}, IDT::kFloat32,
+        [&](const std::vector<Expr>& i) { return ir::add(ir::mul(xt(i), at({i[1]})), bt({i[1]})); },
+        "Y");
+    te::Schedule sc({yt});
+    schedule_elementwise(sc[yt]);
+    return finish(sc, {xt, at, bt}, yt);
+  });
+  std::lock_guard<std::mutex> lock(k->run_mu);
+  k->kernel->run({const_cast<float*>(x), const_cast<float*>(a), const_cast<float*>(b), y});
+  return true;
+}
+
 bool llvm_add_f32(const float* a, const float* b, float* y, int64_t count) {
   if (count <= 0) return true;
   auto k = compiled("add f32 " + std::to_string(count), [&] {

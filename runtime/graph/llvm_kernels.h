@@ -58,6 +58,9 @@ bool llvm_pool_f32(bool max, const float* x, float* y, int64_t planes, int64_t h
                    bool count_include_pad);
 /// Mean of each of `planes` planes of `hw` floats.
 bool llvm_global_avg_pool_f32(const float* x, float* y, int64_t planes, int64_t hw);
+/// Per-channel y = x * a[c] + b[c] over [n, c, plane] (inference batch norm, a and b folded).
+bool llvm_scale_shift_f32(const float* x, const float* a, const float* b, float* y, int64_t n,
+                          int64_t c, int64_t plane);
 /// y = a + b, elementwise on equal shapes (`count` floats).
 bool llvm_add_f32(const float* a, const float* b, float* y, int64_t count);
 

@@ -34,6 +34,10 @@ bool llvm_pool_f32(bool, const float*, float*, int64_t, int64_t, int64_t, int64_
   return false;
 }
 bool llvm_global_avg_pool_f32(const float*, float*, int64_t, int64_t) { return false; }
+bool llvm_scale_shift_f32(const float*, const float*, const float*, float*, int64_t, int64_t,
+                          int64_t) {
+  return false;
+}
 bool llvm_add_f32(const float*, const float*, float*, int64_t) { return false; }
 
 }  // namespace weft::rt::graph
