@@ -61,7 +61,11 @@ std::shared_ptr<Compiled> compiled(const std::string& key, const std::function<c
   if (it != c.kernels.end()) return it->second;
   const auto t0 = std::chrono::steady_clock::now();
   auto k = std::make_shared<Compiled>();
-  k->kernel = std::make_unique<cpu::CpuKernel>(make());
+  try {
+    k->kernel = std::make_unique<cpu::CpuKernel>(make());
+  } catch (const UserError& e) {
+    throw InternalError("llvm graph kernel '" + key + "': " + e.what());
+  }
   c.stats.compiled += 1;
   c.stats.compile_seconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -189,25 +193,41 @@ void schedule_window(te::Stage& st) {
   st.set_kind(inner, ForKind::kVectorized);
 }
 
-// Max pooling of [planes, h, w] (int8 or float32). A tap outside the input never wins.
+// Max pooling of [planes, h, w] (int8 or float32). A tap outside the input never wins: each
+// output row's input rows are first copied into a padded local buffer (lowest value outside
+// the input), computed at the row loop, so the window's taps read it at affine indices; the
+// taps are unrolled and LLVM's loop vectorizer takes the output columns (strided taps become
+// interleaved vector loads, where clamped indices would be gathers).
 cpu::CpuOp max_pool(const Window& s, IDT t) {
   te::Tensor x = te::placeholder({s.planes, s.h, s.w}, t, "X");
   const te::IterVar ry = te::reduce_axis(s.kh, "ry"), rx = te::reduce_axis(s.kw, "rx");
-  const bool guard = s.needs_guard();
   const Expr lowest = t == IDT::kFloat32 ? ir::fimm(-3.4028234663852886e38) : ir::imm(-128, t);
+  const int64_t ph = std::max(s.h + s.pt, (s.oh - 1) * s.sh + s.kh),
+                pw = std::max(s.w + s.pl, (s.ow - 1) * s.sw + s.kw);
+  te::Tensor xp = te::compute(
+      {s.planes, ph, pw}, t,
+      [&](const std::vector<Expr>& i) {
+        const Expr iy = ir::add(i[1], i64(-s.pt)), ix = ir::add(i[2], i64(-s.pl));
+        const Expr v = x({i[0], clamp(iy, i64(0), i64(s.h - 1)), clamp(ix, i64(0), i64(s.w - 1))});
+        return ir::select(inside(iy, ix, s), v, lowest);
+      },
+      "X.pad");
   te::Tensor y = te::compute_reduce(
       {s.planes, s.oh, s.ow}, t,
       [&](const std::vector<Expr>& i) {
-        const Expr iy = tap(i[1], ir::ref(ry->var), s.sh, s.pt);
-        const Expr ix = tap(i[2], ir::ref(rx->var), s.sw, s.pl);
-        Expr v = x({i[0], guard ? clamp(iy, i64(0), i64(s.h - 1)) : iy,
-                    guard ? clamp(ix, i64(0), i64(s.w - 1)) : ix});
-        if (guard) v = ir::select(inside(iy, ix, s), v, lowest);
-        return te::maximum(v, {ry, rx});
+        const Expr iy = ir::add(ir::mul(i[1], i64(s.sh)), ir::ref(ry->var));
+        const Expr ix = ir::add(ir::mul(i[2], i64(s.sw)), ir::ref(rx->var));
+        return te::maximum(xp({i[0], iy, ix}), {ry, rx});
       },
       "Y");
   te::Schedule sc({y});
-  schedule_window(sc[y]);
+  te::Stage& st = sc[y];
+  if (s.kh * s.kw <= 64) {
+    st.set_kind(ry, ForKind::kUnrolled);
+    st.set_kind(rx, ForKind::kUnrolled);
+  }
+  sc.set_scope(xp, ir::Scope::kLocal);
+  sc[xp].compute_at(st, st.axes()[1]);
   return finish(sc, {x}, y);
 }
 
@@ -410,11 +430,12 @@ std::shared_ptr<LlvmNodeKernel> qconv_kernel(const Graph& g, const Node& n) {
       if (vw > 1) a.set_kind(inner, ForKind::kVectorized);
       sc.set_scope(acc, ir::Scope::kLocal);
       a.compute_at(sc[y], sc[y].axes()[2]);
+      schedule_elementwise(sc[y]);  // below the row loop the accumulators are computed at
     } else {
+      // One accumulator per output, computed at the output's loop (a scalar in a register).
       sc.set_scope(acc, ir::Scope::kLocal);
       a.compute_at(sc[y], sc[y].axes()[1]);
     }
-    schedule_elementwise(sc[y]);
     return finish(sc, ins, y);
   });
   return node;

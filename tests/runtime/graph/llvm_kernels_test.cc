@@ -160,6 +160,14 @@ TEST(LlvmKernels, AveragePoolRoundsHalfUp) {
     }
 }
 
+TEST(LlvmKernels, AveragePoolOverLongRows) {
+  expect_same(one_node(cg::OpKind::AveragePool, {i8({1, 2, 8, 64}, -3)}, i8({1, 2, 8, 64}, -3),
+                       {{"kernel_shape", std::vector<int64_t>{3, 3}},
+                        {"strides", std::vector<int64_t>{1, 1}},
+                        {"pads", std::vector<int64_t>{1, 1, 1, 1}}}),
+              35);
+}
+
 TEST(LlvmKernels, GlobalAveragePool) {
   for (int eo : {-6, -4, -2})
     expect_same(one_node(cg::OpKind::GlobalAveragePool, {i8({2, 64, 7, 7}, -4)},
@@ -169,9 +177,10 @@ TEST(LlvmKernels, GlobalAveragePool) {
 
 // QConv/QDense on the CPU (the fallback the partition uses for per-channel shifts or tiny
 // layers): weights and biases constant, a residual, per-channel shifts, padding and strides.
-cg::Graph qconv_graph(bool residual, bool per_channel, int64_t stride, int64_t pad, bool relu) {
+cg::Graph qconv_graph(bool residual, bool per_channel, int64_t stride, int64_t pad, bool relu,
+                      int64_t W = 9) {
   cg::Graph g("qconv");
-  const int64_t C = 5, O = 6, H = 11, W = 9, K = 3;
+  const int64_t C = 5, O = 6, H = 11, K = 3;
   const int64_t OH = (H + 2 * pad - K) / stride + 1, OW = (W + 2 * pad - K) / stride + 1;
   const cg::ValueId x = g.add_input("x", i8({1, C, H, W}, -4));
   std::mt19937 rng(99);
@@ -201,11 +210,14 @@ TEST(LlvmKernels, QConvFallback) {
     for (bool per_channel : {false, true})
       for (auto [stride, pad] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {2, 0}, {2, 1}})
         expect_same(qconv_graph(residual, per_channel, stride, pad, residual), 51);
+  // Rows of 32 and 40 output columns: vectors of 16 and 8 columns, several per row.
+  expect_same(qconv_graph(true, true, 1, 1, true, 32), 52);
+  expect_same(qconv_graph(false, false, 1, 1, false, 40), 53);
 }
 
 TEST(LlvmKernels, QDenseFallback) {
   cg::Graph g("qdense");
-  const int64_t M = 3, K = 37, N = 10;
+  const int64_t M = 3, K = 37, N = 40;  // 40: the output row is vectorizable
   const cg::ValueId x = g.add_input("x", i8({M, K}, -4));
   std::mt19937 rng(7);
   std::uniform_int_distribution<int> d8(-128, 127);
