@@ -373,16 +373,31 @@ std::shared_ptr<LlvmNodeKernel> qconv_kernel(const Graph& g, const Node& n) {
       Window s{};
       s.h = H, s.w = W, s.oh = yt.shape[2], s.ow = yt.shape[3], s.kh = (KH - 1) * dl[0] + 1,
       s.kw = (KW - 1) * dl[1] + 1, s.sh = st[0], s.sw = st[1], s.pt = pd[0], s.pl = pd[1];
-      const bool guard = s.needs_guard();
+      // Padding: a zero-padded copy of the input (a workspace written first), so that the
+      // taps read it at affine indices (contiguous vectors at stride 1, no gathers).
+      te::Tensor src = x;
+      int64_t pt = 0, pl = 0;
+      if (s.needs_guard()) {
+        const int64_t ph = std::max(H + s.pt, (s.oh - 1) * s.sh + s.kh),
+                      pw = std::max(W + s.pl, (s.ow - 1) * s.sw + s.kw);
+        src = te::compute(
+            {xt.shape[0], C, ph, pw}, IDT::kInt8,
+            [&](const std::vector<Expr>& i) {
+              const Expr iy = ir::add(i[2], i64(-s.pt)), ix = ir::add(i[3], i64(-s.pl));
+              const Expr v = x({i[0], i[1], clamp(iy, i64(0), i64(H - 1)),
+                                clamp(ix, i64(0), i64(W - 1))});
+              return ir::select(inside(iy, ix, s), v, ir::imm(0, IDT::kInt8));
+            },
+            "X.pad");
+      } else {
+        pt = s.pt, pl = s.pl;
+      }
       acc = te::compute_reduce(
           yt.shape, IDT::kInt32,
           [&](const std::vector<Expr>& i) {
-            const Expr iy = tap(i[2], ir::mul(ir::ref(ry->var), i64(dl[0])), s.sh, s.pt);
-            const Expr ix = tap(i[3], ir::mul(ir::ref(rx->var), i64(dl[1])), s.sw, s.pl);
-            Expr v = ir::cast(IDT::kInt32,
-                              x({i[0], ir::ref(rc->var), guard ? clamp(iy, i64(0), i64(H - 1)) : iy,
-                                 guard ? clamp(ix, i64(0), i64(W - 1)) : ix}));
-            if (guard) v = ir::select(inside(iy, ix, s), v, i32(0));
+            const Expr iy = tap(i[2], ir::mul(ir::ref(ry->var), i64(dl[0])), s.sh, pt);
+            const Expr ix = tap(i[3], ir::mul(ir::ref(rx->var), i64(dl[1])), s.sw, pl);
+            const Expr v = ir::cast(IDT::kInt32, src({i[0], ir::ref(rc->var), iy, ix}));
             const Expr wk = ir::cast(
                 IDT::kInt32, w({i[1], ir::ref(rc->var), ir::ref(ry->var), ir::ref(rx->var)}));
             return te::sum(ir::mul(v, wk), {rc, ry, rx});
@@ -419,7 +434,9 @@ std::shared_ptr<LlvmNodeKernel> qconv_kernel(const Graph& g, const Node& n) {
       std::vector<te::IterVar> order = {ax[0], ax[1], ax[2]};
       order.insert(order.end(), red.begin(), red.end());
       te::IterVar inner = ax[3];
-      const int64_t vw = vector_width(ax[3]->extent, 16);
+      // Output columns in vectors where the taps are contiguous (stride 1); strided rows are
+      // left to LLVM's loop vectorizer.
+      const int64_t vw = st[1] == 1 ? vector_width(ax[3]->extent, 16) : 1;
       if (vw > 1 && vw < ax[3]->extent) {
         auto [o, i] = a.split(ax[3], vw);
         order.push_back(o);

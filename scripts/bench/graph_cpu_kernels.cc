@@ -29,16 +29,21 @@ int main(int argc, char** argv) {
   std::string config = "vta";
   int64_t batch = 1;
   int repeats = 9;
+  bool per_channel = false;
   app.add_option("--config", config)->capture_default_str();
   app.add_option("--batch", batch)->capture_default_str();
   app.add_option("--repeats", repeats)->capture_default_str();
+  app.add_flag("--per-channel", per_channel,
+               "per-channel weights: every conv and the fc run as CPU QConv/QDense nodes");
   CLI11_PARSE(app, argc, argv);
   cg::models::ResNetOptions o;
   o.batch = batch;
   cg::Graph g = cg::models::resnet18(o);
   const auto& l = weft::isa::layout_for(config);
   const auto& pf = weft::isa::find_platform("sim");
-  cg::CompiledGraph c = cg::compile_graph(g, l, pf, {});
+  cg::GraphCompileOptions co;
+  co.quantize.per_channel = per_channel;
+  cg::CompiledGraph c = cg::compile_graph(g, l, pf, co);
   rg::ExecutorOptions plain_opts, llvm_opts;
   plain_opts.llvm_kernels = false;
   const auto t0 = std::chrono::steady_clock::now();
