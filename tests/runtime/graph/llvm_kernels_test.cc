@@ -320,3 +320,42 @@ TEST(LlvmKernels, SmallResNetBitExactWithAndWithoutLlvmKernels) {
 
 }  // namespace
 }  // namespace weft::rt::graph
+
+namespace weft::rt::graph {
+namespace {
+
+// The full ResNet-18 (224x224, vta): each of its CPU nodes with an LLVM kernel at its real
+// shape and scales against the plain loop on random inputs, then the whole network on the
+// functional engine bit-exact with the int8 reference interpreter.
+TEST(LlvmKernels, FullResNet18BitExact) {
+  if (!have_llvm_kernels()) GTEST_SKIP() << "built without the LLVM CPU backend";
+  cg::Graph g = cg::models::resnet18({});
+  const isa::Layout& l = isa::layout_for("vta");
+  const isa::Platform& pf = isa::find_platform("sim");
+  cg::CompiledGraph c = cg::compile_graph(g, l, pf, {});
+  int checked = 0;
+  for (const cg::Node& n : c.graph.nodes()) {
+    if (n.dead || !make_llvm_node_kernel(c.graph, n)) continue;
+    // expect_same runs a graph's last node: the node alone, with its inputs' types.
+    std::vector<cg::TensorType> ins;
+    for (cg::ValueId v : n.inputs) ins.push_back(c.graph.value(v).type);
+    cg::Graph alone("alone");
+    std::vector<cg::ValueId> vs;
+    for (size_t i = 0; i < ins.size(); ++i) {
+      const cg::Value& val = c.graph.value(n.inputs[i]);
+      vs.push_back(val.is_constant() ? alone.add_constant(val.name, val.type, val.data)
+                                     : alone.add_input(val.name, val.type));
+    }
+    alone.add_node(n.kind, n.name, vs, n.attrs, {c.graph.value(n.outputs[0]).type});
+    expect_same(alone, 1000 + checked);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 4);  // data.q, maxpool, avgpool, logits.f32
+  GraphExecutor exe(c, l, pf);
+  auto dev = open_graph_device("functional", exe, l, pf);
+  auto x = cg::models::synthetic_input(g.value(g.inputs()[0]).type, 3);
+  EXPECT_EQ(exe.run(*dev, {x}).outputs[0], cg::reference_int8(c.graph, {x})[0]);
+}
+
+}  // namespace
+}  // namespace weft::rt::graph
