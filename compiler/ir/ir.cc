@@ -182,6 +182,10 @@ Expr dot4_u8s8(Expr x, Expr y) {
 Expr dot4_i8(Expr x, Expr y) {
   return call(DType::kInt32, kDot4I8, {std::move(x), std::move(y)});
 }
+Expr round_even(Expr x) {
+  const DType t = x->dtype;
+  return call(t, kRoundEven, {std::move(x)});
+}
 Expr select(Expr cond, Expr a, Expr b) {
   const DType t = a->dtype;
   return call(t, kSelect, {std::move(cond), std::move(a), std::move(b)});

@@ -256,6 +256,12 @@ Expr dot4_u8s8(Expr x, Expr y);
 inline constexpr const char* kDot4I8 = "weft.dot4_i8";
 Expr dot4_i8(Expr x, Expr y);
 
+/// round_even(x) of a float32 value: the nearest integer, ties to even, as float32 (C's
+/// nearbyint under the default rounding mode; x86's roundps with imm 8). Quantization to int8
+/// rounds with it before the (exact) conversion.
+inline constexpr const char* kRoundEven = "weft.round_even";
+Expr round_even(Expr x);
+
 /// The value of an integer immediate, if `e` is one.
 const IntImm* as_imm(const Expr& e);
 

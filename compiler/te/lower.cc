@@ -14,6 +14,16 @@ namespace weft::compiler::te {
 
 namespace {
 
+// The identity of a max reduction: the lowest value of `t`.
+ir::Expr lowest(ir::DType t) {
+  switch (t) {
+    case ir::DType::kInt8: return ir::imm(-128, t);
+    case ir::DType::kInt32: return ir::imm(std::numeric_limits<int32_t>::min(), t);
+    case ir::DType::kInt64: return ir::imm(std::numeric_limits<int64_t>::min(), t);
+    default: return ir::fimm(-double(std::numeric_limits<float>::max()), t);
+  }
+}
+
 class Substituter : public ir::Mutator {
  public:
   explicit Substituter(const std::map<const ir::VarObj*, ir::Expr>& m) : map_(m) {}
@@ -431,11 +441,13 @@ class Lowerer {
       for (size_t i = leaves.size(); i-- > 0;) s = nest_at(st, leaves[i], extent, inside, s);
       return s;
     }
+    const bool is_max = st.tensor()->reduce_op == ReduceOp::kMax;
+    const ir::Expr acc = ir::load(out, store_idx);
     const ir::Stmt update = guarded(
-        all_guards,
-        ir::store(out, store_idx, ir::cast(out->dtype, ir::add(ir::load(out, store_idx), body))));
-    const ir::Stmt init =
-        guarded(spatial_guards, ir::store(out, store_idx, ir::imm(0, out->dtype)));
+        all_guards, ir::store(out, store_idx,
+                              ir::cast(out->dtype, is_max ? ir::max(acc, body) : ir::add(acc, body))));
+    const ir::Stmt init = guarded(
+        spatial_guards, ir::store(out, store_idx, is_max ? lowest(out->dtype) : ir::imm(0, out->dtype)));
     return reduction_nest(st, leaves, leaves.size(), extent, inside, update, init);
   }
 

@@ -28,6 +28,8 @@ std::vector<IterVar> Stage::root_axes() const {
 
 void Stage::tensorize(const IterVar& leaf, const GemmIntrinsic& intrinsic) {
   const size_t i = leaf_index(leaf, "tensorize");
+  if (tensor_->reduce_op != ReduceOp::kSum)
+    throw UserError("stage '" + name() + "': cannot tensorize a max reduction to " + intrinsic.name);
   const std::vector<IterVar> inner(leaves_.begin() + static_cast<ptrdiff_t>(i), leaves_.end());
   auto fail = [&](const std::string& why) {
     throw UserError("stage '" + name() + "': cannot tensorize at loop '" + leaf->name() + "' to " +
@@ -289,6 +291,7 @@ Tensor Schedule::cache_write(const Tensor& t, ir::Scope scope) {
     w->reduce_axes.push_back(nr);
     rename[r->var.get()] = ir::ref(nr->var);
   }
+  w->reduce_op = t->reduce_op;
   w->body = substitute(st.body_, rename);
   w->inputs = t->inputs;
   const Tensor wt{std::shared_ptr<const TensorObj>(w)};

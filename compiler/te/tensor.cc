@@ -2,6 +2,7 @@
 #include "compiler/te/tensor.h"
 
 #include <map>
+#include <mutex>
 #include <set>
 
 #include "compiler/ir/visitor.h"
@@ -28,14 +29,21 @@ class LoadCollector : public ir::Visitor {
   std::set<const ir::BufferObj*> seen_;
 };
 
-// Registry from buffer to tensor, so that compute() can list its inputs.
+// Registry from buffer to tensor, so that compute() can list its inputs. Guarded by
+// registry_mutex(): operators may be defined on several threads at once (the graph executor
+// builds its CPU kernels while it schedules the accelerator's).
 std::map<const ir::BufferObj*, std::weak_ptr<const TensorObj>>& registry() {
   static std::map<const ir::BufferObj*, std::weak_ptr<const TensorObj>> r;
   return r;
 }
+std::mutex& registry_mutex() {
+  static std::mutex m;
+  return m;
+}
 
 Tensor make(std::shared_ptr<TensorObj> t) {
   auto p = std::shared_ptr<const TensorObj>(std::move(t));
+  std::lock_guard<std::mutex> lock(registry_mutex());
   registry()[p->buffer.get()] = p;
   return Tensor(p);
 }
@@ -60,6 +68,7 @@ std::shared_ptr<TensorObj> new_compute(std::vector<int64_t> shape, ir::DType dty
 void record_inputs(TensorObj& t) {
   LoadCollector c;
   c.visit(t.body);
+  std::lock_guard<std::mutex> lock(registry_mutex());
   for (const ir::BufferObj* b : c.buffers) {
     auto it = registry().find(b);
     if (it != registry().end()) {
@@ -82,6 +91,14 @@ Reduce sum(ir::Expr value, std::vector<IterVar> axes) {
     if (!a->reduce) throw UserError("sum over '" + a->name() + "', which is not a reduce_axis");
   }
   return Reduce{std::move(value), std::move(axes)};
+}
+
+Reduce maximum(ir::Expr value, std::vector<IterVar> axes) {
+  for (const IterVar& a : axes) {
+    if (!a->reduce)
+      throw UserError("maximum over '" + a->name() + "', which is not a reduce_axis");
+  }
+  return Reduce{std::move(value), std::move(axes), ReduceOp::kMax};
 }
 
 ir::Expr Tensor::operator()(std::vector<ir::Expr> indices) const {
@@ -117,9 +134,11 @@ Tensor compute_reduce(std::vector<int64_t> shape, ir::DType dtype,
   std::vector<ir::Expr> axes;
   auto t = new_compute(std::move(shape), dtype, name, &axes);
   Reduce r = fcompute(axes);
-  if (r.axes.empty()) throw UserError("compute_reduce '" + name + "': sum has no reduction axes");
+  if (r.axes.empty())
+    throw UserError("compute_reduce '" + name + "': the reduction has no reduction axes");
   t->body = ir::cast(dtype, r.value);
   t->reduce_axes = std::move(r.axes);
+  t->reduce_op = r.op;
   record_inputs(*t);
   return make(t);
 }

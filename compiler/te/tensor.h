@@ -25,13 +25,20 @@ using IterVar = std::shared_ptr<const IterVarObj>;
 /// A reduction axis of `extent` named `name`.
 IterVar reduce_axis(int64_t extent, const std::string& name);
 
-/// The body of a reduction: sum of `value` over `axes`.
+/// How a reduction combines: a sum (starting at 0) or a maximum (starting at the lowest value
+/// of the tensor's type: -128 for int8, -2^31 for int32, -FLT_MAX for float32).
+enum class ReduceOp { kSum, kMax };
+
+/// The body of a reduction: `op` of `value` over `axes`.
 struct Reduce {
   ir::Expr value;
   std::vector<IterVar> axes;
+  ReduceOp op = ReduceOp::kSum;
 };
 /// Sum of `value` over reduction axes.
 Reduce sum(ir::Expr value, std::vector<IterVar> axes);
+/// Maximum of `value` over reduction axes (e.g. max pooling).
+Reduce maximum(ir::Expr value, std::vector<IterVar> axes);
 
 struct TensorObj;
 /// A tensor handle.
@@ -58,6 +65,7 @@ struct TensorObj {
   bool is_placeholder = true;
   std::vector<IterVar> axes;         // one spatial axis per dimension (compute only)
   std::vector<IterVar> reduce_axes;  // empty unless a reduction
+  ReduceOp reduce_op = ReduceOp::kSum;
   ir::Expr body;                     // value, or the summand of a reduction
   std::vector<Tensor> inputs;        // tensors the body reads
 };
@@ -70,7 +78,7 @@ Tensor compute(std::vector<int64_t> shape, ir::DType dtype,
                const std::function<ir::Expr(const std::vector<ir::Expr>&)>& fcompute,
                const std::string& name);
 
-/// A reduction: fcompute maps the axis variables to a `sum(...)`.
+/// A reduction: fcompute maps the axis variables to a `sum(...)` or `maximum(...)`.
 Tensor compute_reduce(std::vector<int64_t> shape, ir::DType dtype,
                       const std::function<Reduce(const std::vector<ir::Expr>&)>& fcompute,
                       const std::string& name);

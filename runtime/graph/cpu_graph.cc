@@ -1,6 +1,8 @@
 // The host interpreter of imported graphs; see cpu_graph.h. One template runs both paths:
 // F = double is the float64 reference, F = float the fp32 path, where Conv, Gemm and MatMul
-// go to JIT-compiled kernels of the LLVM CPU backend (LlvmGraphRunner::State).
+// go to JIT-compiled kernels of the LLVM CPU backend (LlvmGraphRunner::State), and Relu, Clip,
+// MaxPool, AveragePool, GlobalAveragePool, BatchNormalization and same-shape Add to the graph kernels of
+// llvm_kernels.h (compiled once per shape); the rest runs host_kernels.h's loops.
 #include "runtime/graph/cpu_graph.h"
 
 #include <chrono>
@@ -14,6 +16,7 @@
 #include "runtime/cpu/layout.h"
 #include "runtime/cpu/ops.h"
 #include "runtime/graph/host_kernels.h"
+#include "runtime/graph/llvm_kernels.h"
 
 namespace weft::rt::graph {
 
@@ -252,6 +255,17 @@ class Interpreter {
       }
   }
 
+  // Relu/Clip of float values on the LLVM kernel (fp32 path only).
+  bool jit_clip(Slot<F>& x, Slot<F>& y, float lo, float hi, NodeRecord& rec) {
+    if constexpr (std::is_same_v<F, float>) {
+      if (llvm_ && x.dtype == DType::F32 && llvm_clip_f32(x.f.data(), y.f.data(), x.elements(), lo, hi)) {
+        rec.engine = "llvm";
+        return true;
+      }
+    }
+    return false;
+  }
+
   static F quantize(F x, F scale, int32_t zp) {
     const F q = std::nearbyint(x / scale) + F(zp);
     return std::min(std::max(q, F(-128)), F(127));
@@ -296,6 +310,24 @@ class Interpreter {
         Slot<F>& y = out(n);
         int64_t plane = 1;
         for (size_t d = 2; d < x.shape.size(); ++d) plane *= x.shape[d];
+        if constexpr (std::is_same_v<F, float>) {
+          if (llvm_) {
+            // The host kernel's per-channel factors, then x * a + b on the LLVM kernel.
+            const F eps = F(n.get_float("epsilon", 1e-5));
+            const F *sc = in(n, 1).f.data(), *bi = in(n, 2).f.data(), *mu = in(n, 3).f.data(),
+                    *var = in(n, 4).f.data();
+            std::vector<float> a(static_cast<size_t>(x.shape[1])), b(a.size());
+            for (size_t k = 0; k < a.size(); ++k) {
+              a[k] = sc[k] / std::sqrt(var[k] + eps);
+              b[k] = bi[k] - mu[k] * a[k];
+            }
+            if (llvm_scale_shift_f32(x.f.data(), a.data(), b.data(), y.f.data(), x.shape[0],
+                                     x.shape[1], plane)) {
+              rec.engine = "llvm";
+              return;
+            }
+          }
+        }
         batch_norm_kernel<F>(x.f.data(), in(n, 1).f.data(), in(n, 2).f.data(), in(n, 3).f.data(),
                              in(n, 4).f.data(), F(n.get_float("epsilon", 1e-5)), y.f.data(),
                              x.shape[0], x.shape[1], plane);
@@ -304,6 +336,7 @@ class Interpreter {
       case OpKind::Relu: {
         Slot<F>& x = in(n, 0);
         Slot<F>& y = out(n);
+        if (jit_clip(x, y, 0.0f, std::numeric_limits<float>::infinity(), rec)) return;
         clip_kernel<F>(x.f.data(), y.f.data(), x.elements(), F(0),
                        std::numeric_limits<F>::infinity());
         return;
@@ -315,6 +348,7 @@ class Interpreter {
           F lo = -std::numeric_limits<F>::infinity(), hi = std::numeric_limits<F>::infinity();
           if (has_in(n, 1)) lo = in(n, 1).f.at(0);
           if (has_in(n, 2)) hi = in(n, 2).f.at(0);
+          if (jit_clip(x, y, float(lo), float(hi), rec)) return;
           clip_kernel<F>(x.f.data(), y.f.data(), x.elements(), lo, hi);
         } else {
           int32_t lo = std::numeric_limits<int32_t>::min(), hi = std::numeric_limits<int32_t>::max();
@@ -330,6 +364,15 @@ class Interpreter {
         Slot<F>& y = out(n);
         const auto k = n.get_ints("kernel_shape");
         const Window2d s = window(n, x.shape, y.shape, k[0], k[1]);
+        if constexpr (std::is_same_v<F, float>) {
+          if (llvm_ && x.dtype == DType::F32 && s.dh == 1 && s.dw == 1 &&
+              llvm_pool_f32(n.kind == OpKind::MaxPool, x.f.data(), y.f.data(), s.n * s.c, s.h,
+                            s.w, s.oh, s.ow, {s.kh, s.kw}, {s.sh, s.sw},
+                            {s.pt, s.pl, s.pb, s.pr}, n.get_int("count_include_pad", 0) != 0)) {
+            rec.engine = "llvm";
+            return;
+          }
+        }
         if (n.kind == OpKind::AveragePool) {
           avg_pool_kernel<F>(x.f.data(), y.f.data(), s, n.get_int("count_include_pad", 0) != 0);
         } else if (x.dtype == DType::F32) {
@@ -342,6 +385,13 @@ class Interpreter {
       case OpKind::GlobalAveragePool: {
         Slot<F>& x = in(n, 0);
         Slot<F>& y = out(n);
+        if constexpr (std::is_same_v<F, float>) {
+          if (llvm_ && llvm_global_avg_pool_f32(x.f.data(), y.f.data(), x.shape[0] * x.shape[1],
+                                                x.elements() / (x.shape[0] * x.shape[1]))) {
+            rec.engine = "llvm";
+            return;
+          }
+        }
         global_avg_pool_kernel<F>(x.f.data(), y.f.data(), x.shape[0] * x.shape[1],
                                   x.elements() / (x.shape[0] * x.shape[1]));
         return;
@@ -353,6 +403,13 @@ class Interpreter {
           throw UserError("node '" + n.name + "' (Add): int8 Add is a quantized graph's; the "
                           "CPU graph path adds float32");
         Slot<F>& y = out(n);
+        if constexpr (std::is_same_v<F, float>) {
+          if (llvm_ && a.shape == b.shape && a.shape == y.shape &&
+              llvm_add_f32(a.f.data(), b.f.data(), y.f.data(), y.elements())) {
+            rec.engine = "llvm";
+            return;
+          }
+        }
         add_kernel<F>(a.f.data(), a.shape, b.f.data(), b.shape, y.f.data(), y.shape);
         return;
       }

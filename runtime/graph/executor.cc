@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <future>
 #include <iomanip>
 #include <map>
 #include <optional>
@@ -16,6 +17,7 @@
 #include "runtime/bench/conv2d_study.h"
 #include "runtime/graph/cpu_kernels.h"
 #include "runtime/graph/packed_io.h"
+#include "runtime/graph/llvm_kernels.h"
 #include "runtime/graph/recorded_knobs.h"
 #include "runtime/stream/compiled_program.h"
 #include "runtime/stream/stream_builder.h"
@@ -151,6 +153,7 @@ struct GraphExecutor::Impl {
   const isa::Platform& pf;
   std::vector<Kernel> kernels;
   std::vector<Step> steps;
+  std::map<NodeId, std::shared_ptr<LlvmNodeKernel>> llvm;  // CPU nodes with a JIT kernel
   uint64_t weights_base = 0, bias_base = 0, arena_base = 0, program_base = 0, total = 0;
   double compile_seconds = 0;
   const driver::Device* loaded = nullptr;
@@ -174,6 +177,21 @@ GraphExecutor::GraphExecutor(const CompiledGraph& c, const isa::Layout& l, const
   const auto t0 = std::chrono::steady_clock::now();
   const Graph& g = m.g;
   const int64_t B = l.config.batch(), BO = l.config.block_out();
+  // The CPU nodes' LLVM kernels (llvm_kernels.h), JIT-compiled on a second thread while the
+  // accelerator kernels are scheduled below.
+  std::future<std::map<NodeId, std::shared_ptr<LlvmNodeKernel>>> llvm_jobs;
+  if (opts.llvm_kernels && have_llvm_kernels())
+    llvm_jobs = std::async(std::launch::async, [&g] {
+      std::map<NodeId, std::shared_ptr<LlvmNodeKernel>> out;
+      for (NodeId id : g.schedule_order()) {
+        const Node& n = g.node(id);
+        if (n.kind == OpKind::AccelConv || n.kind == OpKind::AccelDense ||
+            n.kind == OpKind::Pack || n.kind == OpKind::Unpack)
+          continue;
+        if (auto lk = make_llvm_node_kernel(g, n)) out[id] = std::move(lk);
+      }
+      return out;
+    });
   // Kernels: schedule and lower each accelerator node once.
   for (NodeId id : g.schedule_order()) {
     const Node& n = g.node(id);
@@ -237,6 +255,7 @@ GraphExecutor::GraphExecutor(const CompiledGraph& c, const isa::Layout& l, const
     }
     m.steps.push_back(st);
   }
+  if (llvm_jobs.valid()) m.llvm = llvm_jobs.get();
   // Device memory: weights, biases, arena, then the programs.
   m.weights_base = 0;
   m.bias_base = align(static_cast<uint64_t>(m.plan.weight_bytes));
@@ -333,7 +352,8 @@ std::string GraphExecutor::listing() const {
         break;
       }
       case Step::kCpu:
-        o << "  cpu     " << n.name << " (" << op_name(n.kind) << ")\n";
+        o << "  cpu     " << n.name << " (" << op_name(n.kind)
+          << (m.llvm.count(s.node) ? ", llvm" : "") << ")\n";
         break;
     }
   }
@@ -499,8 +519,13 @@ RunResult GraphExecutor::run(driver::Device& dev, const std::vector<std::vector<
       case Step::kCpu: {
         std::vector<const uint8_t*> in;
         for (ValueId v : n.inputs) in.push_back(v == kNone ? nullptr : in_ptr(v));
-        run_cpu_node(g, n, in, host_ptr(n.outputs[0]));
-        sr.engine = "cpu";
+        if (auto it = m.llvm.find(s.node); it != m.llvm.end()) {
+          run_llvm_node(*it->second, in, host_ptr(n.outputs[0]));
+          sr.engine = "llvm";
+        } else {
+          run_cpu_node(g, n, in, host_ptr(n.outputs[0]));
+          sr.engine = "cpu";
+        }
         sr.macs = passes::node_macs(g, n);
         break;
       }

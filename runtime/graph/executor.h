@@ -40,7 +40,7 @@ namespace weft::rt::graph {
 
 /// One executed step.
 struct StepReport {
-  std::string node, op, engine, detail;  // engine: "accel" or "cpu"
+  std::string node, op, engine, detail;  // engine: "accel", "llvm" (a JIT kernel) or "cpu"
   std::string schedule_source;           // accelerator steps: where the knobs came from
   uint64_t cycles = 0;                   // accelerator steps
   double seconds = 0;                    // accelerator: cycles at the clock; CPU: host time
@@ -94,6 +94,9 @@ struct ExecutorOptions {
   /// above. The per-node report names each schedule's source.
   bool use_records = true;
   std::string tune_db;
+  /// CPU nodes run JIT kernels of the LLVM backend (llvm_kernels.h) where one exists, else the
+  /// plain loops of cpu_kernels.h (false: the plain loops everywhere, e.g. to compare).
+  bool llvm_kernels = true;
 };
 
 /// $XDG_CACHE_HOME/weft/graph_conv2d_knobs.json (or ~/.cache/...); "" without a home.

@@ -21,3 +21,11 @@ if(WEFT_CPU_BACKEND)
   target_link_libraries(bench_cpu_tune_search PRIVATE weft_runtime_tune CLI11::CLI11)
   target_link_libraries(bench_cpu PRIVATE weft_runtime_tune)
 endif()
+
+# The graph executor's CPU nodes, plain loops against the LLVM kernels
+# (scripts/bench/graph_cpu_kernels.sh).
+if(WEFT_CPU_BACKEND)
+  add_executable(bench_graph_cpu_kernels ${CMAKE_CURRENT_LIST_DIR}/graph_cpu_kernels.cc)
+  target_include_directories(bench_graph_cpu_kernels PRIVATE ${PROJECT_SOURCE_DIR})
+  target_link_libraries(bench_graph_cpu_kernels PRIVATE weft_runtime_graph CLI11::CLI11)
+endif()

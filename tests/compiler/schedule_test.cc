@@ -50,6 +50,32 @@ TEST(Schedule, NaiveGemmLowering) {
             "}\n");
 }
 
+// A max reduction starts at the lowest value of the type and combines with max; the
+// interpreter gives the window maxima.
+TEST(Schedule, MaxReductionLowersToMaxFromTheLowestValue) {
+  Tensor x = placeholder({3, 8}, DType::kInt8, "X");
+  const IterVar r = reduce_axis(4, "r");
+  Tensor y = compute_reduce(
+      {3, 2}, DType::kInt8,
+      [&](const std::vector<ir::Expr>& i) {
+        return maximum(x({i[0], ir::add(ir::mul(i[1], ir::imm(4)), ir::ref(r->var))}), {r});
+      },
+      "Y");
+  EXPECT_EQ(y->reduce_op, ReduceOp::kMax);
+  Schedule s({y});
+  EXPECT_EQ(ir::to_string(lower(s)),
+            "for (i, 0, 3) {\n"
+            "  for (j, 0, 2) {\n"
+            "    Y[i, j] = -128\n"
+            "    for (r, 0, 4) {\n"
+            "      Y[i, j] = max(Y[i, j], X[i, ((j*4) + r)])\n"
+            "    }\n"
+            "  }\n"
+            "}\n");
+  EXPECT_THROW(maximum(ir::imm(0), {IterVar(std::make_shared<IterVarObj>(ir::make_var("s"), 2, false))}),
+               UserError);
+}
+
 TEST(Schedule, TileAndReorderPutTheInitOutsideTheReduction) {
   Gemm g(16, 16, 16);
   Schedule s({g.c});

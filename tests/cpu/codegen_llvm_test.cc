@@ -237,6 +237,25 @@ TEST(CodegenLlvm, Dot2OfInt16HalvesInEveryLoopKindAndTheInterpreter) {
   }
 }
 
+// round_even rounds ties to even, scalar and vectorized (roundps / llvm.roundeven).
+TEST(CodegenLlvm, RoundEvenRoundsTiesToEven) {
+  const std::vector<float> in = {-2.5f, -1.5f, -0.5f, 0.5f, 1.5f, 2.5f, 2.4999f, -3.7f};
+  for (ForKind kind : {ForKind::kSerial, ForKind::kVectorized}) {
+    te::Tensor x = te::placeholder({8}, DType::kFloat32, "X");
+    te::Tensor y = te::compute(
+        {8}, DType::kInt32, [&](const std::vector<Expr>& i) { return round_even(x(i)); }, "Y");
+    te::Schedule s({y});
+    s[y].set_kind(s[y].axes()[0], kind);
+    LoweredFunc f{"round", {x->buffer, y->buffer}, te::lower(s)};
+    auto jit = jit_compile({f}, rt::cpu::host_symbols());
+    std::vector<float> xv(in);
+    std::vector<int32_t> yv(8, 99);
+    void* args[] = {xv.data(), yv.data()};
+    jit->kernel("round")(args);
+    EXPECT_EQ(yv, (std::vector<int32_t>{-2, -2, 0, 0, 2, 2, 2, -4})) << for_kind_name(kind);
+  }
+}
+
 TEST(CodegenLlvm, ScheduleErrorsNameTheLoop) {
   auto compile = [](const std::function<void(te::Stage&)>& sched) {
     te::Tensor a = te::placeholder({16, 200}, DType::kFloat32, "A");

@@ -117,7 +117,8 @@ class VectorCheck : public ir::Visitor {
   void visit_For(const ir::For& n) override { fail("it contains the loop '" + n.var->name + "'"); }
   void visit_Allocate(const ir::Allocate& n) override { fail("it allocates a buffer"); }
   void visit_Call(const ir::Call& n) override {
-    if (n.name != ir::kSelect && n.name != ir::kDot2I16 && n.name != ir::kDot4U8S8)
+    if (n.name != ir::kSelect && n.name != ir::kDot2I16 && n.name != ir::kDot4U8S8 &&
+        n.name != ir::kRoundEven)
       fail("it calls '" + n.name + "'");
     ir::Visitor::visit_Call(n);
   }
@@ -489,6 +490,10 @@ class Gen {
       return b_.CreateSelect(c, a, b);
     }
     if (n.name == ir::kDot4U8S8 && n.args.size() == 2) return dot4(n, nullptr);
+    if (n.name == ir::kRoundEven && n.args.size() == 1 && ir::is_float(n.dtype)) {
+      llvm::Value* x = convert(expr(n.args[0]), n.args[0]->dtype, n.dtype);
+      return b_.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, x);
+    }
     if (n.name == ir::kDot2I16 && n.args.size() == 2) {
       // Each int32 lane is two int16 halves: multiply pairwise and add (x86 pmaddwd).
       llvm::Value* x = convert(expr(n.args[0]), n.args[0]->dtype, ir::DType::kInt32);

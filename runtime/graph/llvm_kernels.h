@@ -1,0 +1,67 @@
+// The graph executor's CPU kernels from the LLVM CPU backend: each int8 host node (Quantize,
+// Dequantize, Relu, Clip, Add, Requantize, MaxPool, AveragePool, GlobalAveragePool and the
+// QConv/QDense fallback) is written as a tensor expression (te::compute, sum and max
+// reductions), lowered to loop IR, JIT-compiled once per shape by ORC (compiled kernels are
+// cached for the process, keyed by operator, shape and parameters) and called with the
+// executor's host pointers. Their rounding is the one quantize.h and reference_int8.h define;
+// cpu_kernels.h keeps the plain C++ loops as the reference the tests hold them to, bit for bit.
+// Nodes without an LLVM kernel (layout changes, im2col, concat, copies, and everything in a
+// build without the CPU backend) stay on cpu_kernels.h. This header has no LLVM types.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/graph/graph.h"
+
+namespace weft::rt::graph {
+
+/// Whether this build has the LLVM CPU backend (WEFT_CPU_BACKEND).
+bool have_llvm_kernels();
+
+/// One node's JIT kernel with the node's own constants (per-channel shifts, bias, weights).
+class LlvmNodeKernel;
+
+/// The JIT kernel of CPU node `n` of `g`, compiled on first use of its shape (later calls with
+/// the same shape and parameters take the process-wide cache), or null when the node kind or
+/// type has no LLVM kernel here (the executor then runs cpu_kernels.h's loop).
+std::shared_ptr<LlvmNodeKernel> make_llvm_node_kernel(const compiler::graph::Graph& g,
+                                                      const compiler::graph::Node& n);
+
+/// Runs `k` on run_cpu_node's pointers: `in[i]` input i's bytes (plain layout; f32 for
+/// weft.Quantize), `out` the output's. Safe to call from several threads.
+void run_llvm_node(LlvmNodeKernel& k, const std::vector<const uint8_t*>& in, uint8_t* out);
+
+/// What `k` computes, for listings ("maxpool i8 64x112x112 k3x3 s2x2 p1,1,1,1").
+const std::string& llvm_node_kernel_key(const LlvmNodeKernel& k);
+
+/// Kernels compiled in this process so far and the seconds their JIT compilation took.
+struct LlvmKernelStats {
+  int compiled = 0;
+  double compile_seconds = 0;
+};
+LlvmKernelStats llvm_kernel_stats();
+
+// ---- float32 kernels for the fp32 `--target llvm` path (runtime/graph/cpu_graph.cc) ----
+// Each returns false (doing nothing) without the CPU backend; the caller then runs its plain
+// loop. Shapes are NCHW, windows as in host_kernels.h.
+
+/// y = min(max(x, lo), hi) over `count` floats (Relu: lo 0, hi +inf).
+bool llvm_clip_f32(const float* x, float* y, int64_t count, float lo, float hi);
+/// 2D max or average pooling of [planes, h, w] to [planes, oh, ow]; window kh x kw, strides,
+/// pads (top, left, bottom, right); average: count_include_pad as ONNX.
+bool llvm_pool_f32(bool max, const float* x, float* y, int64_t planes, int64_t h, int64_t w,
+                   int64_t oh, int64_t ow, const std::vector<int64_t>& kernel,
+                   const std::vector<int64_t>& strides, const std::vector<int64_t>& pads,
+                   bool count_include_pad);
+/// Mean of each of `planes` planes of `hw` floats.
+bool llvm_global_avg_pool_f32(const float* x, float* y, int64_t planes, int64_t hw);
+/// Per-channel y = x * a[c] + b[c] over [n, c, plane] (inference batch norm, a and b folded).
+bool llvm_scale_shift_f32(const float* x, const float* a, const float* b, float* y, int64_t n,
+                          int64_t c, int64_t plane);
+/// y = a + b, elementwise on equal shapes (`count` floats).
+bool llvm_add_f32(const float* a, const float* b, float* y, int64_t count);
+
+}  // namespace weft::rt::graph

@@ -1,0 +1,43 @@
+// llvm_kernels.h in a build without the LLVM CPU backend (WEFT_CPU_BACKEND=OFF): no node has
+// an LLVM kernel, so the executor runs every CPU node on cpu_kernels.h's loops, and the fp32
+// path's callers run their plain loops.
+#include "runtime/graph/llvm_kernels.h"
+
+#include "hardware/isa/errors.h"
+
+namespace weft::rt::graph {
+
+class LlvmNodeKernel {};
+
+bool have_llvm_kernels() { return false; }
+
+std::shared_ptr<LlvmNodeKernel> make_llvm_node_kernel(const compiler::graph::Graph&,
+                                                      const compiler::graph::Node&) {
+  return nullptr;
+}
+
+void run_llvm_node(LlvmNodeKernel&, const std::vector<const uint8_t*>&, uint8_t*) {
+  throw InternalError("run_llvm_node: this build has no LLVM CPU backend");
+}
+
+const std::string& llvm_node_kernel_key(const LlvmNodeKernel&) {
+  static const std::string none;
+  return none;
+}
+
+LlvmKernelStats llvm_kernel_stats() { return {}; }
+
+bool llvm_clip_f32(const float*, float*, int64_t, float, float) { return false; }
+bool llvm_pool_f32(bool, const float*, float*, int64_t, int64_t, int64_t, int64_t, int64_t,
+                   const std::vector<int64_t>&, const std::vector<int64_t>&,
+                   const std::vector<int64_t>&, bool) {
+  return false;
+}
+bool llvm_global_avg_pool_f32(const float*, float*, int64_t, int64_t) { return false; }
+bool llvm_scale_shift_f32(const float*, const float*, const float*, float*, int64_t, int64_t,
+                          int64_t) {
+  return false;
+}
+bool llvm_add_f32(const float*, const float*, float*, int64_t) { return false; }
+
+}  // namespace weft::rt::graph

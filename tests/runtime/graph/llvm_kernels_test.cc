@@ -1,0 +1,361 @@
+// The graph executor's LLVM CPU kernels (runtime/graph/llvm_kernels.h) against the plain C++
+// loops of cpu_kernels.h, bit for bit, on random inputs: one graph of one node per kernel kind
+// and parameter case (odd shapes, padding, negative and positive shifts, ties at the rounding
+// points), then the whole int8 network path with and without them.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <tuple>
+
+#include "compiler/graph/models/resnet.h"
+#include "compiler/graph/pipeline.h"
+#include "compiler/graph/reference_int8.h"
+#include "runtime/graph/cpu_kernels.h"
+#include "runtime/graph/executor.h"
+#include "runtime/graph/llvm_kernels.h"
+
+namespace weft::rt::graph {
+namespace {
+
+namespace cg = compiler::graph;
+
+cg::TensorType i8(std::vector<int64_t> shape, int e) {
+  cg::TensorType t(cg::DType::I8, std::move(shape));
+  t.quant = cg::QuantParams::pow2(e);
+  return t;
+}
+
+std::vector<uint8_t> random_bytes(const cg::TensorType& t, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<uint8_t> b(static_cast<size_t>(t.stored_bytes()));
+  if (t.dtype == cg::DType::F32) {
+    // Reals on a grid of quarter steps at the output scale, so that ties occur, plus a few
+    // far out of range.
+    std::uniform_int_distribution<int> d(-700, 700);
+    auto* f = reinterpret_cast<float*>(b.data());
+    for (int64_t i = 0; i < t.elements(); ++i) f[i] = float(d(rng)) * 0.25f * 0.03125f;
+    if (t.elements() > 3) f[0] = 1e6f, f[1] = -1e6f, f[2] = 3.99f;
+  } else if (t.dtype == cg::DType::I32) {
+    std::uniform_int_distribution<int32_t> d(-4000, 4000);
+    auto* v = reinterpret_cast<int32_t*>(b.data());
+    for (int64_t i = 0; i < t.elements(); ++i) v[i] = d(rng);
+  } else {
+    std::uniform_int_distribution<int> d(-128, 127);
+    for (auto& x : b) x = static_cast<uint8_t>(d(rng));
+  }
+  return b;
+}
+
+// Runs the last node of `g` both ways on random inputs (graph inputs random, constants as
+// they are) and expects the same bytes; `want_llvm` says whether an LLVM kernel must exist.
+void expect_same(const cg::Graph& g, uint32_t seed, bool want_llvm = true) {
+  const cg::Node& n = g.node(static_cast<cg::NodeId>(g.num_nodes() - 1));
+  SCOPED_TRACE(n.name);
+  auto k = make_llvm_node_kernel(g, n);
+  if (!have_llvm_kernels()) GTEST_SKIP() << "built without the LLVM CPU backend";
+  ASSERT_EQ(k != nullptr, want_llvm);
+  if (!k) return;
+  std::vector<std::vector<uint8_t>> store;
+  std::vector<const uint8_t*> in;
+  for (cg::ValueId v : n.inputs) {
+    if (v == cg::kNone) {
+      in.push_back(nullptr);
+      continue;
+    }
+    const cg::Value& val = g.value(v);
+    if (val.is_constant()) {
+      in.push_back(val.data->bytes.data());
+    } else {
+      store.push_back(random_bytes(val.type, seed++));
+      in.push_back(store.back().data());
+    }
+  }
+  const auto& yt = g.value(n.outputs[0]).type;
+  std::vector<uint8_t> want(static_cast<size_t>(yt.stored_bytes()), 0xAA),
+      got(want.size(), 0x55);
+  run_cpu_node(g, n, in, want.data());
+  run_llvm_node(*k, in, got.data());
+  EXPECT_EQ(got, want) << llvm_node_kernel_key(*k);
+  // The same shape again takes the cached kernel.
+  const int before = llvm_kernel_stats().compiled;
+  auto again = make_llvm_node_kernel(g, n);
+  EXPECT_EQ(llvm_kernel_stats().compiled, before);
+}
+
+cg::Graph one_node(cg::OpKind kind, const std::vector<cg::TensorType>& ins, const cg::TensorType& out,
+                   const cg::Attrs& attrs = {}) {
+  cg::Graph g("one");
+  std::vector<cg::ValueId> vs;
+  for (size_t i = 0; i < ins.size(); ++i) vs.push_back(g.add_input("x" + std::to_string(i), ins[i]));
+  g.add_node(kind, "node", vs, attrs, {out});
+  return g;
+}
+
+TEST(LlvmKernels, QuantizeRoundsHalfToEvenAndSaturates) {
+  for (int e : {-5, -3, 0, 2}) {
+    cg::TensorType x(cg::DType::F32, {1, 3, 17, 9});
+    expect_same(one_node(cg::OpKind::Quantize, {x}, i8({1, 3, 17, 9}, e)), 1 + e);
+  }
+}
+
+TEST(LlvmKernels, Dequantize) {
+  for (int e : {-7, 0, 3}) {
+    cg::TensorType y(cg::DType::F32, {2, 1000});
+    expect_same(one_node(cg::OpKind::Dequantize, {i8({2, 1000}, e)}, y), 5);
+  }
+}
+
+TEST(LlvmKernels, ReluAndClip) {
+  expect_same(one_node(cg::OpKind::Relu, {i8({1, 5, 7, 7}, -4)}, i8({1, 5, 7, 7}, -4)), 2);
+  expect_same(one_node(cg::OpKind::Clip, {i8({1, 64, 8, 8}, -4)}, i8({1, 64, 8, 8}, -4),
+                       {{"min", -20.0}, {"max", 96.0}}),
+              3);
+}
+
+TEST(LlvmKernels, RequantizeBothDirections) {
+  for (int eo : {-6, -4, -3, -1, 4}) {
+    const std::vector<int64_t> s = {1, 3, 11, 13};
+    expect_same(one_node(cg::OpKind::Requantize, {i8(s, -4)}, i8(s, eo)), 7 + eo);
+  }
+}
+
+TEST(LlvmKernels, AddRequantizesEachSide) {
+  const std::vector<int64_t> s = {2, 8, 14, 14};
+  const std::vector<std::tuple<int, int, int>> cases = {
+      {-4, -4, -4}, {-5, -3, -3}, {-3, -5, -4}, {-6, -2, -7}, {-4, -4, 20}, {-30, -2, -3}};
+  for (auto [ea, eb, eo] : cases) {
+    expect_same(one_node(cg::OpKind::Add, {i8(s, ea), i8(s, eb)}, i8(s, eo)), 11);
+  }
+}
+
+TEST(LlvmKernels, MaxPool) {
+  // ResNet-18's stem pool, an unpadded one, and an odd one whose windows run off the edge.
+  expect_same(one_node(cg::OpKind::MaxPool, {i8({1, 8, 112, 112}, -3)}, i8({1, 8, 56, 56}, -3),
+                       {{"kernel_shape", std::vector<int64_t>{3, 3}},
+                        {"strides", std::vector<int64_t>{2, 2}},
+                        {"pads", std::vector<int64_t>{1, 1, 1, 1}}}),
+              21);
+  expect_same(one_node(cg::OpKind::MaxPool, {i8({2, 3, 8, 8}, -3)}, i8({2, 3, 4, 4}, -3),
+                       {{"kernel_shape", std::vector<int64_t>{2, 2}},
+                        {"strides", std::vector<int64_t>{2, 2}}}),
+              22);
+  expect_same(one_node(cg::OpKind::MaxPool, {i8({1, 3, 9, 10}, -3)}, i8({1, 3, 5, 4}, -3),
+                       {{"kernel_shape", std::vector<int64_t>{3, 4}},
+                        {"strides", std::vector<int64_t>{2, 3}},
+                        {"pads", std::vector<int64_t>{1, 0, 1, 2}}}),
+              23);
+}
+
+TEST(LlvmKernels, AveragePoolRoundsHalfUp) {
+  for (int64_t incl : {0, 1})
+    for (int eo : {-5, -3, -1}) {
+      expect_same(one_node(cg::OpKind::AveragePool, {i8({1, 4, 9, 9}, -3)}, i8({1, 4, 5, 5}, eo),
+                           {{"kernel_shape", std::vector<int64_t>{3, 3}},
+                            {"strides", std::vector<int64_t>{2, 2}},
+                            {"pads", std::vector<int64_t>{1, 1, 1, 1}},
+                            {"count_include_pad", incl}}),
+                  31 + eo);
+    }
+}
+
+TEST(LlvmKernels, AveragePoolOverLongRows) {
+  expect_same(one_node(cg::OpKind::AveragePool, {i8({1, 2, 8, 64}, -3)}, i8({1, 2, 8, 64}, -3),
+                       {{"kernel_shape", std::vector<int64_t>{3, 3}},
+                        {"strides", std::vector<int64_t>{1, 1}},
+                        {"pads", std::vector<int64_t>{1, 1, 1, 1}}}),
+              35);
+}
+
+TEST(LlvmKernels, GlobalAveragePool) {
+  for (int eo : {-6, -4, -2})
+    expect_same(one_node(cg::OpKind::GlobalAveragePool, {i8({2, 64, 7, 7}, -4)},
+                         i8({2, 64, 1, 1}, eo)),
+                41 + eo);
+}
+
+// QConv/QDense on the CPU (the fallback the partition uses for per-channel shifts or tiny
+// layers): weights and biases constant, a residual, per-channel shifts, padding and strides.
+cg::Graph qconv_graph(bool residual, bool per_channel, int64_t stride, int64_t pad, bool relu,
+                      int64_t W = 9) {
+  cg::Graph g("qconv");
+  const int64_t C = 5, O = 6, H = 11, K = 3;
+  const int64_t OH = (H + 2 * pad - K) / stride + 1, OW = (W + 2 * pad - K) / stride + 1;
+  const cg::ValueId x = g.add_input("x", i8({1, C, H, W}, -4));
+  std::mt19937 rng(99);
+  std::uniform_int_distribution<int> d8(-128, 127), db(-3000, 3000);
+  std::vector<int8_t> w(static_cast<size_t>(O * C * K * K));
+  for (auto& v : w) v = static_cast<int8_t>(d8(rng));
+  std::vector<int32_t> b(O);
+  for (auto& v : b) v = db(rng);
+  const cg::ValueId wv = g.add_constant("w", i8({O, C, K, K}, -7), cg::ConstData::from_i8(w));
+  cg::TensorType bt(cg::DType::I32, {O});
+  const cg::ValueId bv = g.add_constant("b", bt, cg::ConstData::from_i32(b));
+  std::vector<cg::ValueId> ins = {x, wv, bv};
+  if (residual) ins.push_back(g.add_input("r", i8({1, O, OH, OW}, -4)));
+  cg::Attrs a = {{"strides", std::vector<int64_t>{stride, stride}},
+                 {"pads", std::vector<int64_t>{pad, pad, pad, pad}},
+                 {"relu", int64_t{relu}}};
+  if (per_channel)
+    a["shifts"] = std::vector<int64_t>{7, 8, 9, 10, 6, 11};
+  else
+    a["shift"] = int64_t{9};
+  g.add_node(cg::OpKind::QConv, "qconv", ins, a, {i8({1, O, OH, OW}, -4)});
+  return g;
+}
+
+TEST(LlvmKernels, QConvFallback) {
+  for (bool residual : {false, true})
+    for (bool per_channel : {false, true})
+      for (auto [stride, pad] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {2, 0}, {2, 1}})
+        expect_same(qconv_graph(residual, per_channel, stride, pad, residual), 51);
+  // Rows of 32 and 40 output columns: vectors of 16 and 8 columns, several per row.
+  expect_same(qconv_graph(true, true, 1, 1, true, 32), 52);
+  expect_same(qconv_graph(false, false, 1, 1, false, 40), 53);
+}
+
+TEST(LlvmKernels, QDenseFallback) {
+  cg::Graph g("qdense");
+  const int64_t M = 3, K = 37, N = 40;  // 40: the output row is vectorizable
+  const cg::ValueId x = g.add_input("x", i8({M, K}, -4));
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> d8(-128, 127);
+  std::vector<int8_t> w(static_cast<size_t>(N * K));
+  for (auto& v : w) v = static_cast<int8_t>(d8(rng));
+  const cg::ValueId wv = g.add_constant("w", i8({N, K}, -7), cg::ConstData::from_i8(w));
+  g.add_node(cg::OpKind::QDense, "qdense", {x, wv}, {{"shift", int64_t{6}}}, {i8({M, N}, -4)});
+  expect_same(g, 61);
+}
+
+TEST(LlvmKernels, LayoutAndCopyNodesStayPlain) {
+  // Flatten/Reshape are copies, Concat and Im2Col belong to the arena work: no LLVM kernel.
+  expect_same(one_node(cg::OpKind::Flatten, {i8({1, 8, 1, 1}, -4)}, i8({1, 8}, -4)), 1, false);
+}
+
+TEST(LlvmKernels, FloatKernelsMatchThePlainLoops) {
+  if (!have_llvm_kernels()) GTEST_SKIP() << "built without the LLVM CPU backend";
+  std::mt19937 rng(3);
+  std::normal_distribution<float> d(0.f, 1.f);
+  std::vector<float> x(2 * 3 * 9 * 10);
+  for (auto& v : x) v = d(rng);
+  // Clip, max and average pools, global average pool, scale-shift (batch norm), add: equal to
+  // or within 1e-6 of double loops.
+  std::vector<float> y(x.size());
+  ASSERT_TRUE(llvm_clip_f32(x.data(), y.data(), int64_t(x.size()), -0.5f, 0.75f));
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(y[i], std::min(std::max(x[i], -0.5f), 0.75f));
+  const int64_t planes = 6, H = 9, W = 10, OH = 5, OW = 5;
+  std::vector<float> mp(planes * OH * OW), ap(planes * OH * OW);
+  ASSERT_TRUE(llvm_pool_f32(true, x.data(), mp.data(), planes, H, W, OH, OW, {3, 3}, {2, 2},
+                            {1, 1, 1, 1}, false));
+  ASSERT_TRUE(llvm_pool_f32(false, x.data(), ap.data(), planes, H, W, OH, OW, {3, 3}, {2, 2},
+                            {1, 1, 1, 1}, false));
+  for (int64_t p = 0; p < planes; ++p)
+    for (int64_t r = 0; r < OH; ++r)
+      for (int64_t q = 0; q < OW; ++q) {
+        float best = -INFINITY;
+        double sum = 0;
+        int cnt = 0;
+        for (int64_t dy = 0; dy < 3; ++dy)
+          for (int64_t dx = 0; dx < 3; ++dx) {
+            const int64_t iy = r * 2 + dy - 1, ix = q * 2 + dx - 1;
+            if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+            best = std::max(best, x[(p * H + iy) * W + ix]);
+            sum += x[(p * H + iy) * W + ix];
+            ++cnt;
+          }
+        EXPECT_EQ(mp[(p * OH + r) * OW + q], best);
+        EXPECT_NEAR(ap[(p * OH + r) * OW + q], sum / cnt, 1e-6);
+      }
+  std::vector<float> gap(planes);
+  ASSERT_TRUE(llvm_global_avg_pool_f32(x.data(), gap.data(), planes, H * W));
+  for (int64_t p = 0; p < planes; ++p) {
+    double sum = 0;
+    for (int64_t i = 0; i < H * W; ++i) sum += x[p * H * W + i];
+    EXPECT_NEAR(gap[p], sum / (H * W), 1e-6);
+  }
+  std::vector<float> sa = {0.5f, -2.f, 1.25f}, sb = {1.f, 0.f, -3.f}, bn(x.size());
+  ASSERT_TRUE(llvm_scale_shift_f32(x.data(), sa.data(), sb.data(), bn.data(), 2, 3, H * W));
+  for (size_t i = 0; i < x.size(); ++i) {
+    const size_t ch = (i / (H * W)) % 3;
+    EXPECT_NEAR(bn[i], double(x[i]) * sa[ch] + sb[ch], 1e-5);
+  }
+  std::vector<float> z(x.size());
+  ASSERT_TRUE(llvm_add_f32(x.data(), y.data(), z.data(), int64_t(x.size())));
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(z[i], x[i] + y[i]);
+}
+
+// The int8 network path: every CPU node that has an LLVM kernel reports "llvm", and the
+// outputs equal the plain loops' and the independent int8 reference's.
+TEST(LlvmKernels, SmallResNetBitExactWithAndWithoutLlvmKernels) {
+  cg::models::ResNetOptions o;
+  o.batch = 1, o.image = 32, o.width = 16, o.classes = 10, o.stages = 2;
+  cg::Graph g = cg::models::resnet18(o);
+  const isa::Layout& l = isa::layout_for("vta");
+  const isa::Platform& pf = isa::find_platform("sim");
+  cg::CompiledGraph c = cg::compile_graph(g, l, pf, {});
+  auto x = cg::models::synthetic_input(g.value(g.inputs()[0]).type, 5);
+  const auto want = cg::reference_int8(c.graph, {x})[0];
+  for (bool llvm : {true, false}) {
+    ExecutorOptions eo;
+    eo.llvm_kernels = llvm;
+    GraphExecutor exe(c, l, pf, eo);
+    auto dev = open_graph_device("functional", exe, l, pf);
+    RunResult r = exe.run(*dev, {x});
+    EXPECT_EQ(r.outputs[0], want) << (llvm ? "llvm" : "plain");
+    int on_llvm = 0;
+    for (const StepReport& s : r.report.steps) {
+      if (s.engine == "llvm") ++on_llvm;
+      if (s.op == "MaxPool" || s.op == "weft.Quantize" || s.op == "weft.Dequantize") {
+        EXPECT_EQ(s.engine, llvm && have_llvm_kernels() ? "llvm" : "cpu") << s.node;
+      }
+    }
+    if (!llvm || !have_llvm_kernels()) {
+      EXPECT_EQ(on_llvm, 0);
+    } else {
+      EXPECT_GE(on_llvm, 3);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace weft::rt::graph
+
+namespace weft::rt::graph {
+namespace {
+
+// The full ResNet-18 (224x224, vta): each of its CPU nodes with an LLVM kernel at its real
+// shape and scales against the plain loop on random inputs, then the whole network on the
+// functional engine bit-exact with the int8 reference interpreter.
+TEST(LlvmKernels, FullResNet18BitExact) {
+  if (!have_llvm_kernels()) GTEST_SKIP() << "built without the LLVM CPU backend";
+  cg::Graph g = cg::models::resnet18({});
+  const isa::Layout& l = isa::layout_for("vta");
+  const isa::Platform& pf = isa::find_platform("sim");
+  cg::CompiledGraph c = cg::compile_graph(g, l, pf, {});
+  int checked = 0;
+  for (const cg::Node& n : c.graph.nodes()) {
+    if (n.dead || !make_llvm_node_kernel(c.graph, n)) continue;
+    // expect_same runs a graph's last node: the node alone, with its inputs' types.
+    std::vector<cg::TensorType> ins;
+    for (cg::ValueId v : n.inputs) ins.push_back(c.graph.value(v).type);
+    cg::Graph alone("alone");
+    std::vector<cg::ValueId> vs;
+    for (size_t i = 0; i < ins.size(); ++i) {
+      const cg::Value& val = c.graph.value(n.inputs[i]);
+      vs.push_back(val.is_constant() ? alone.add_constant(val.name, val.type, val.data)
+                                     : alone.add_input(val.name, val.type));
+    }
+    alone.add_node(n.kind, n.name, vs, n.attrs, {c.graph.value(n.outputs[0]).type});
+    expect_same(alone, 1000 + checked);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 4);  // data.q, maxpool, avgpool, logits.f32
+  GraphExecutor exe(c, l, pf);
+  auto dev = open_graph_device("functional", exe, l, pf);
+  auto x = cg::models::synthetic_input(g.value(g.inputs()[0]).type, 3);
+  EXPECT_EQ(exe.run(*dev, {x}).outputs[0], cg::reference_int8(c.graph, {x})[0]);
+}
+
+}  // namespace
+}  // namespace weft::rt::graph
