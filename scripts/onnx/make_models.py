@@ -189,6 +189,21 @@ def qdq_zero_point(seed=1):
     return b.model("input", [1, 4], b.node("Relu", [y]), 13, "qdq_zero_point")
 
 
+def uint8_input():
+    """A model whose input is uint8 (an image's pixels): DequantizeLinear(x, 1/2, 0) -> Relu."""
+    nodes = [helper.make_node("DequantizeLinear", ["input", "s", "z"], ["dq"], name="dq"),
+             helper.make_node("Relu", ["dq"], ["out"], name="relu")]
+    inits = [numpy_helper.from_array(np.float32(0.5), "s"),
+             numpy_helper.from_array(np.uint8(0), "z")]
+    graph = helper.make_graph(nodes, "uint8_input",
+                              [helper.make_tensor_value_info("input", TensorProto.UINT8, [1, 4])],
+                              [helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, 4])],
+                              inits)
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    return m
+
+
 def unsupported(seed=1):
     b = Builder(seed)
     y = b.node("Softmax", [b.conv("input", 3, 4, 1)], "softmax", axis=1)
@@ -222,7 +237,7 @@ def old_opset():
 MODELS = {"resnet18": resnet18, "small_cnn": small_cnn, "tiny_resnet": tiny_resnet,
           "qdq_cnn": qdq_cnn, "qdq_zero_point": qdq_zero_point,
           "unsupported": unsupported, "bad_attr": bad_attr, "cycle": cycle,
-          "old_opset": old_opset}
+          "old_opset": old_opset, "uint8_input": uint8_input}
 INPUTS = {"resnet18": [1, 3, 224, 224], "small_cnn": [1, 3, 16, 16],
           "tiny_resnet": [1, 3, 16, 16], "qdq_cnn": [1, 3, 8, 8],
           "unsupported": [1, 3, 4, 4], "bad_attr": [1, 4, 6, 6]}
@@ -247,6 +262,8 @@ def main(argv):
         if name in INPUTS:
             x = np.random.default_rng(7).standard_normal(INPUTS[name]).astype(np.float32)
             np.save(os.path.join(out, name + "_input.npy"), x)
+        if name == "uint8_input":  # pixels 0, 1, 128, 255
+            np.save(os.path.join(out, name + "_input.npy"), np.array([[0, 1, 128, 255]], np.uint8))
     return 0
 
 

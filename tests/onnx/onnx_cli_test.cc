@@ -7,10 +7,12 @@
 
 #include <array>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -138,6 +140,33 @@ TEST_F(OnnxCli, InputOfTheWrongShapeOrDtype) {
                     "holds int8 values; the model's input 'input' is float32");
   write(dir_ / "bad.npy", "not an npy file");
   expect_user_error(models() + "/small_cnn.onnx", (dir_ / "bad.npy").string(), "bad.npy");
+}
+
+// A uint8 .npy is read only for a model whose input is uint8 (held as int8 = uint8 - 128):
+// DequantizeLinear(x, 1/2, zero point 0) of the pixels 0, 1, 128, 255 saves 0, 0.5, 64, 127.5.
+// A uint8 array for a float32 input, or an int8 one for the uint8 input, is a user error.
+TEST_F(OnnxCli, Uint8InputOnlyForAUint8Model) {
+  const fs::path save = dir_ / "out";
+  const Result r = weft("run " + models() + "/uint8_input.onnx --input " + models() +
+                        "/uint8_input_input.npy --target llvm --save " + save.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const std::string out = read(save / "output.npy");
+  ASSERT_EQ(out.size(), 128u + 4 * 4);
+  float v[4];
+  std::memcpy(v, out.data() + 128, sizeof v);
+  EXPECT_EQ(std::vector<float>(v, v + 4), (std::vector<float>{0.0f, 0.5f, 64.0f, 127.5f}));
+  expect_user_error(models() + "/small_cnn.onnx", models() + "/uint8_input_input.npy",
+                    "holds uint8 values; the model's input 'input' is float32 [1,3,16,16]");
+  // An int8 .npy of the uint8 input's shape (the values -1, 0, 1, 2).
+  std::string header("\x93NUMPY\x01\x00", 8);
+  std::string dict = "{'descr': '|i1', 'fortran_order': False, 'shape': (1, 4), }";
+  dict.resize(128 - 10 - 1, ' ');
+  dict += '\n';
+  header += static_cast<char>(dict.size() & 0xff);
+  header += static_cast<char>(dict.size() >> 8);
+  write(dir_ / "int8.npy", header + dict + std::string("\xff\x00\x01\x02", 4));
+  expect_user_error(models() + "/uint8_input.onnx", (dir_ / "int8.npy").string(),
+                    "holds int8 values; the model's input 'input' is uint8 [1,4]");
 }
 
 double field(const std::string& out, const std::string& name) {
