@@ -14,6 +14,10 @@ int max_register_shift(const isa::Layout& l) {
   return (1 << (log_bits - 1)) - 1;
 }
 
+bool ChannelShifts::uniform() const {
+  return std::all_of(lane.begin(), lane.end(), [&](int8_t v) { return v == lane.front(); });
+}
+
 ChannelShifts split_channel_shifts(const isa::Layout& l, const std::vector<int64_t>& shifts,
                                    const std::string& what) {
   if (shifts.empty()) throw UserError(what + ": no per-channel shifts");

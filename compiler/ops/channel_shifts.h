@@ -21,6 +21,8 @@ namespace weft::compiler::ops {
 struct ChannelShifts {
   int common = 0;                // every channel: x >> common (immediate SHRs)
   std::vector<int8_t> lane;      // channel c then: x >> lane[c] (one SHR with a register operand)
+  /// Every channel shifts by the same amount: one immediate shift does it (no shift tile).
+  bool uniform() const;
 };
 
 /// The largest right shift one register-operand SHR applies (15 for int32 accumulators).

@@ -186,13 +186,19 @@ GraphExecutor::GraphExecutor(const CompiledGraph& c, const isa::Layout& l, const
       compiler::ops::Conv2dEpilogue e;
       e.shift = static_cast<int>(n.get_int("shift", 0));
       // Per-channel shifts: the common part as the immediate shift, the rest per lane from a
-      // shift tile in the accumulator (compiler/ops/channel_shifts.h).
+      // shift tile in the accumulator (compiler/ops/channel_shifts.h). Channels that all shift
+      // alike need only the immediate shift: the per-tensor kernel.
       std::optional<compiler::ops::ChannelShifts> cs;
       if (n.has("shifts")) {
         cs = compiler::ops::split_channel_shifts(l, n.get_ints("shifts", {}),
                                                  "graph executor: node '" + n.name + "'");
-        e.shift = cs->common;
-        e.channel_shifts = true;
+        if (cs->uniform()) {
+          e.shift = cs->common + cs->lane.front();
+          cs.reset();
+        } else {
+          e.shift = cs->common;
+          e.channel_shifts = true;
+        }
       }
       // No bias input: stem_im2col folded it into the GEMM (constant input channels).
       const bool bias = n.inputs.size() > 2 && n.inputs[2] != kNone;
@@ -302,7 +308,7 @@ std::string GraphExecutor::listing() const {
         o << "  launch  " << n.name << ": " << k.insn_count << " instructions @0x" << std::hex
           << k.insn_addr << std::dec << " (" << k.op.shape.describe() << "; " << k.op.knobs.describe();
         if (k.op.epilogue.channel_shifts)
-          o << "; per-channel shifts: SHR " << k.op.epilogue.shift << " then a shift tile @0x"
+          o << "; per-channel shifts: SHR by " << k.op.epilogue.shift << ", then by the shift tile @0x"
             << std::hex << k.shift_addr << std::dec;
         o << ")\n";
         break;

@@ -59,6 +59,9 @@ void check_network(const char* config, const cg::models::ResNetOptions& o,
     EXPECT_GT(accel, 0);
   }
   GraphExecutor exe(c, l, pf);
+  // At least one kernel whose channels shift differently, with a shift tile (a kernel whose
+  // channels all shift alike is the per-tensor one).
+  if (per_channel) EXPECT_NE(exe.listing().find("per-channel shifts: SHR by"), std::string::npos);
   auto x = cg::models::synthetic_input(g.value(g.inputs()[0]).type, 11);
   const auto want = cg::reference_int8(c.graph, {x})[0];
   std::vector<Ran> runs;
