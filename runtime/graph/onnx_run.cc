@@ -262,6 +262,8 @@ nlohmann::ordered_json run_onnx_accel(const OnnxRunRequest& r, OutputSet& output
   if (compiler::onnx_import::has_qdq(g)) {
     qdq = compiler::onnx_import::map_qdq(g);
     opts.quantize.fixed_exponents = qdq->exponents;
+    // Per-axis weight scales are the model's own: keep each row's grid (per-channel weights).
+    if (qdq->per_channel_weights) opts.quantize.per_channel = true;
   }
   const auto t0 = Clock::now();
   const compiler::graph::CompiledGraph compiled =
@@ -303,7 +305,8 @@ nlohmann::ordered_json run_onnx_accel(const OnnxRunRequest& r, OutputSet& output
     for (const auto& c : qdq->changed)
       changed.push_back({{"value", c.value}, {"onnx_scale", c.onnx_scale},
                          {"power_of_two", "2^" + std::to_string(c.exponent)}});
-    j["qdq"] = {{"scales_kept", qdq->exponents.size()}, {"scales_rounded", changed}};
+    j["qdq"] = {{"scales_kept", qdq->exponents.size()}, {"scales_rounded", changed},
+                {"per_channel_weights", qdq->per_channel_weights}};
   }
   j["compile_seconds"] = compile_s;
   if (y.shape.size() == 2 && y.shape[0] == 1 && !y.data.empty())
