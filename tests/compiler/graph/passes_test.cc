@@ -61,6 +61,35 @@ TEST(FuseEpilogues, KeepsTheNetworkClose) {
   for (size_t i = 0; i < before.size(); ++i) EXPECT_NEAR(before[i], after[i], 8 * lsb);
 }
 
+// Per-channel weights: the residual Add and ReLU fuse as well (each channel's shift moves by
+// the same difference of exponents, each bias swaps its rounding term), keeping the network as
+// close as per tensor.
+TEST(FuseEpilogues, PerChannelFoldsResidualAndKeepsTheNetworkClose) {
+  models::ResNetOptions o;
+  o.image = 32;
+  o.width = 16;
+  o.classes = 10;
+  o.stages = 2;
+  QuantizeOptions qo;
+  qo.per_channel = true;
+  Graph g = quantize(models::resnet18(o), qo);
+  auto x = models::synthetic_input(g.value(g.inputs()[0]).type, 5);
+  auto before = reference_int8(g, {x})[0];
+  passes::fuse_epilogues(g);
+  verify(g, "fuse_epilogues");
+  EXPECT_EQ(g.count(OpKind::Add), 0);
+  int with_residual = 0;
+  for (const Node& n : g.nodes())
+    if (!n.dead && n.kind == OpKind::QConv && n.inputs.size() == 4) {
+      EXPECT_TRUE(n.has("shifts")) << n.name;
+      ++with_residual;
+    }
+  EXPECT_EQ(with_residual, 4);
+  auto after = reference_int8(g, {x})[0];
+  const float lsb = 0.125f;
+  for (size_t i = 0; i < before.size(); ++i) EXPECT_NEAR(before[i], after[i], 8 * lsb);
+}
+
 TEST(StemSpaceToDepth, IsExact) {
   models::ResNetOptions o;
   o.image = 64;
