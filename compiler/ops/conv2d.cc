@@ -328,9 +328,11 @@ Conv2d make_conv2d(const isa::Layout& l, const Conv2dShape& shape, const Conv2dK
   auto [oho, ohi] = out.split(ax[2], knobs.tile_h);
   auto [owo, owi] = out.split(ax[3], knobs.tile_w);
   out.reorder({ax[0], oco, oho, owo, oci, ohi, owi});
+  te::IterVar per_oc = oco;  // the loop of output-channel tiles (the shift tile's level)
   if (knobs.vthreads > 1) {
     const te::IterVar& axis = knobs.vthread_axis == 'o' ? oco : oho;
     auto [vt, rest] = out.split(axis, axis->extent / knobs.vthreads);
+    if (knobs.vthread_axis == 'o') per_oc = rest;
     out.set_kind(vt, ir::ForKind::kVirtualThread);
     out.reorder({vt, ax[0]});
   }
@@ -355,8 +357,10 @@ Conv2d make_conv2d(const isa::Layout& l, const Conv2dShape& shape, const Conv2dK
     sc[r32].pragma(sc[r32].axes()[0], "dma_copy");
   }
   if (epilogue.channel_shifts) {
+    // The shift tile depends on the output channels only: loaded once per channel tile, not
+    // per output tile.
     sc.set_scope(s32, ir::Scope::kAcc);
-    sc[s32].compute_at(out, owo);
+    sc[s32].compute_at(out, per_oc);
     sc[s32].pragma(sc[s32].axes()[0], "dma_copy");
   }
   out.pragma(oci, "dma_copy");
