@@ -86,7 +86,7 @@ void check_conv2d_shape(const Conv2dShape& s) {
 }
 
 void check_conv2d_knobs(const isa::Layout& l, const Conv2dShape& s, const Conv2dKnobs& k,
-                        bool residual) {
+                        bool residual, bool channel_shifts) {
   check_conv2d_shape(s);
   if (k.tile_h < 1 || k.tile_w < 1 || k.tile_ic < 1 || k.tile_oc < 1) {
     throw UserError("conv2d knobs: tiles must be at least 1 (" + k.describe() + ")");
@@ -130,7 +130,8 @@ void check_conv2d_knobs(const isa::Layout& l, const Conv2dShape& s, const Conv2d
     int64_t blocks, depth;
   };
   // output tile and bias (and the residual tile)
-  const int64_t acc = k.tile_oc * k.tile_h * k.tile_w * (residual ? 2 : 1) + k.tile_oc;
+  const int64_t acc = k.tile_oc * k.tile_h * k.tile_w * (residual ? 2 : 1) + k.tile_oc +
+                      (channel_shifts ? k.tile_oc : 0);  // per-channel shift tile
   for (const Need& n : {Need{"ACC", acc, l.acc_depth},
                         Need{"INP", k.tile_ic * p.rows * p.cols, l.inp_depth},
                         Need{"WGT", k.tile_oc * k.tile_ic * s.k * s.k, l.wgt_depth}}) {
@@ -143,7 +144,7 @@ void check_conv2d_knobs(const isa::Layout& l, const Conv2dShape& s, const Conv2d
     }
   }
   // Every thread's GEMM kernel and its reset and ALU kernels must be resident together.
-  const int64_t uops = (gemm_uops(s, k) + 5 * k.tile_w) * k.vthreads;
+  const int64_t uops = (gemm_uops(s, k) + (channel_shifts ? 6 : 5) * k.tile_w) * k.vthreads;
   if (uops > l.uop_depth) {
     throw UserError("conv2d knobs (" + k.describe() + "): the micro-op kernels need " +
                     std::to_string(uops) + " micro-ops, beyond the micro-op buffer's " +
@@ -157,7 +158,7 @@ void check_conv2d_knobs(const isa::Layout& l, const Conv2dShape& s, const Conv2d
 
 std::vector<Conv2dKnobs> conv2d_candidates(const isa::Layout& l, const isa::Platform& pf,
                                            const Conv2dShape& s, int64_t vthreads,
-                                           size_t limit, bool residual) {
+                                           size_t limit, bool residual, bool channel_shifts) {
   check_conv2d_shape(s);
   const auto& c = l.config;
   const double bus = pf.axi_data_bits / 8.0;
@@ -185,7 +186,7 @@ std::vector<Conv2dKnobs> conv2d_candidates(const isa::Layout& l, const isa::Plat
           for (int64_t toc : pow2(ocb)) {
             const Conv2dKnobs k{th, tw, tic, toc, vthreads, axis};
             try {
-              check_conv2d_knobs(l, s, k, residual);
+              check_conv2d_knobs(l, s, k, residual, channel_shifts);
             } catch (const UserError&) {
               continue;
             }
@@ -199,7 +200,9 @@ std::vector<Conv2dKnobs> conv2d_candidates(const isa::Layout& l, const isa::Plat
                                     bus +
                                 double(tic + 1) * pf.read_latency;
             // reset, shift, bias, max, min (and the residual's load and add)
-            const double tail = double(toc * th * tw) * (residual ? 7.0 : 5.0);
+            // (a per-channel shift: one more pass with a register operand, two cycles a uop)
+            const double tail =
+                double(toc * th * tw) * ((residual ? 7.0 : 5.0) + (channel_shifts ? 2.0 : 0.0));
             const double store = toc * th * tw * l.out_elem_bytes / bus + pf.write_latency;
             const double tile_time =
                 vthreads > 1 ? std::max(steps * std::max(compute, 1.25 * load) + tail, store)
@@ -223,7 +226,7 @@ std::vector<Conv2dKnobs> conv2d_candidates(const isa::Layout& l, const isa::Plat
 
 Conv2d make_conv2d(const isa::Layout& l, const Conv2dShape& shape, const Conv2dKnobs& knobs,
                    const Conv2dEpilogue& epilogue) {
-  check_conv2d_knobs(l, shape, knobs, epilogue.residual);
+  check_conv2d_knobs(l, shape, knobs, epilogue.residual, epilogue.channel_shifts);
   if (epilogue.shift < 0 || epilogue.shift > 31) {
     throw UserError("conv2d: shift = " + std::to_string(epilogue.shift) +
                     " is out of range (0 to 31)");
@@ -286,12 +289,22 @@ Conv2d make_conv2d(const isa::Layout& l, const Conv2dShape& shape, const Conv2dK
                       [&](const std::vector<ir::Expr>& i) { return ir::cast(DType::kInt32, r(i)); },
                       "R.acc");
   }
+  // --- per-channel shifts (epilogue.channel_shifts): S widened into the accumulator ---
+  te::Tensor s32;
+  if (epilogue.channel_shifts) {
+    cv.shifts = te::placeholder({p.ocb, g.batch, g.block_out}, DType::kInt8, "S");
+    const te::Tensor st = cv.shifts;
+    s32 = te::compute({p.ocb, g.batch, g.block_out}, DType::kInt32,
+                      [&](const std::vector<ir::Expr>& i) { return ir::cast(DType::kInt32, st(i)); },
+                      "S.acc");
+  }
   cv.d = te::compute(
       {p.nb, p.ocb, p.oh, p.ow, g.batch, g.block_out}, DType::kInt8,
       [&](const std::vector<ir::Expr>& i) {
         ir::Expr v = c(i);
         if (epilogue.bias && epilogue.bias_first) v = ir::add(v, bias({i[1], i[4], i[5]}));
         if (epilogue.shift > 0) v = ir::shr(v, ir::imm(epilogue.shift, DType::kInt32));
+        if (epilogue.channel_shifts) v = ir::shr(v, s32({i[1], i[4], i[5]}));
         if (epilogue.bias && !epilogue.bias_first) v = ir::add(v, bias({i[1], i[4], i[5]}));
         if (epilogue.residual) v = ir::add(v, r32(i));
         v = ir::max(v, ir::imm(epilogue.relu ? 0 : -128, DType::kInt32));
@@ -315,9 +328,11 @@ Conv2d make_conv2d(const isa::Layout& l, const Conv2dShape& shape, const Conv2dK
   auto [oho, ohi] = out.split(ax[2], knobs.tile_h);
   auto [owo, owi] = out.split(ax[3], knobs.tile_w);
   out.reorder({ax[0], oco, oho, owo, oci, ohi, owi});
+  te::IterVar per_oc = oco;  // the loop of output-channel tiles (the shift tile's level)
   if (knobs.vthreads > 1) {
     const te::IterVar& axis = knobs.vthread_axis == 'o' ? oco : oho;
     auto [vt, rest] = out.split(axis, axis->extent / knobs.vthreads);
+    if (knobs.vthread_axis == 'o') per_oc = rest;
     out.set_kind(vt, ir::ForKind::kVirtualThread);
     out.reorder({vt, ax[0]});
   }
@@ -340,6 +355,13 @@ Conv2d make_conv2d(const isa::Layout& l, const Conv2dShape& shape, const Conv2dK
     sc.set_scope(r32, ir::Scope::kAcc);
     sc[r32].compute_at(out, owo);
     sc[r32].pragma(sc[r32].axes()[0], "dma_copy");
+  }
+  if (epilogue.channel_shifts) {
+    // The shift tile depends on the output channels only: loaded once per channel tile, not
+    // per output tile.
+    sc.set_scope(s32, ir::Scope::kAcc);
+    sc[s32].compute_at(out, per_oc);
+    sc[s32].pragma(sc[s32].axes()[0], "dma_copy");
   }
   out.pragma(oci, "dma_copy");
   return cv;

@@ -48,6 +48,11 @@ struct Conv2dEpilogue {
   bool relu = true;
   bool bias_first = false;
   bool residual = false;
+  /// Per-output-channel shifts (per-channel weights): after the immediate `shift` (the part
+  /// common to all channels), one SHR with a register operand shifts each lane by its own
+  /// amount from a shift tile S[ocb][BATCH][BLOCK_OUT] (int8, 0..15, loaded into the
+  /// accumulator like the bias; see channel_shifts.h).
+  bool channel_shifts = false;
 };
 
 /// Schedule knobs: tiles (channels in blocks, pixels in output rows/columns), virtual
@@ -69,6 +74,7 @@ struct Conv2d {
   int64_t batch = 1, block_in = 1, block_out = 1;
   te::Tensor a, w, bias, c, d;
   te::Tensor residual;  // R[nb][ocb][OH'][OW'][BATCH][BLOCK_OUT] int8 when epilogue.residual
+  te::Tensor shifts;    // S[ocb][BATCH][BLOCK_OUT] int8 when epilogue.channel_shifts
   std::unique_ptr<te::Schedule> schedule;
 };
 
@@ -76,16 +82,18 @@ struct Conv2d {
 void check_conv2d_shape(const Conv2dShape& s);
 /// Checks knobs against the shape and the on-chip buffers (every virtual thread holds its own
 /// tiles) and the micro-op buffer; UserError naming the buffer, the need and the capacity.
-/// `residual`: the epilogue also holds a residual tile in the accumulator.
+/// `residual`: the epilogue also holds a residual tile in the accumulator; `channel_shifts`: a
+/// per-channel shift tile (tile_oc more blocks).
 void check_conv2d_knobs(const isa::Layout& layout, const Conv2dShape& shape,
-                        const Conv2dKnobs& k, bool residual = false);
+                        const Conv2dKnobs& k, bool residual = false, bool channel_shifts = false);
 
 /// Candidate knobs for `vthreads` threads that pass check_conv2d_knobs, best first by an
 /// analytic estimate of the run time on `platform` (at most `limit` of them).
 std::vector<Conv2dKnobs> conv2d_candidates(const isa::Layout& layout,
                                            const isa::Platform& platform,
                                            const Conv2dShape& shape, int64_t vthreads,
-                                           size_t limit, bool residual = false);
+                                           size_t limit, bool residual = false,
+                                           bool channel_shifts = false);
 
 /// Defines and schedules the operator; UserError for a bad shape or knobs.
 Conv2d make_conv2d(const isa::Layout& layout, const Conv2dShape& shape, const Conv2dKnobs& knobs,

@@ -59,7 +59,8 @@ std::string DenseKnobs::describe() const {
          " vthread_axis=" + std::string(1, vthread_axis);
 }
 
-void check_dense_knobs(const isa::Layout& l, const DenseShape& s, const DenseKnobs& k) {
+void check_dense_knobs(const isa::Layout& l, const DenseShape& s, const DenseKnobs& k,
+                       bool channel_shifts) {
   check_shape(s);
   if (k.tile_m < 1 || k.tile_n < 1 || k.tile_k < 1) {
     throw UserError("dense knobs: tiles must be at least one block (" + k.describe() + ")");
@@ -77,7 +78,8 @@ void check_dense_knobs(const isa::Layout& l, const DenseShape& s, const DenseKno
     const char* buffer;
     int64_t blocks, depth;
   };
-  for (const Need& n : {Need{"ACC", k.tile_m * k.tile_n, l.acc_depth},
+  const int64_t shift_tile = channel_shifts ? k.tile_n : 0;
+  for (const Need& n : {Need{"ACC", k.tile_m * k.tile_n + shift_tile, l.acc_depth},
                         Need{"INP", k.tile_m * k.tile_k, l.inp_depth},
                         Need{"WGT", k.tile_n * k.tile_k, l.wgt_depth}}) {
     if (n.blocks * k.vthreads > n.depth) {
@@ -99,7 +101,7 @@ void check_dense_knobs(const isa::Layout& l, const DenseShape& s, const DenseKno
 }
 
 DenseKnobs choose_dense_knobs(const isa::Layout& l, const isa::Platform& p, const DenseShape& s,
-                              int64_t vthreads) {
+                              int64_t vthreads, bool channel_shifts) {
   check_shape(s);
   const auto& c = l.config;
   const double bus = p.axi_data_bits / 8.0;
@@ -122,7 +124,8 @@ DenseKnobs choose_dense_knobs(const isa::Layout& l, const isa::Platform& p, cons
       for (int64_t tn : pow2_up_to(bn, std::min(l.acc_depth, l.uop_depth))) {
         for (int64_t tk : pow2_up_to(bk, l.inp_depth)) {
           DenseKnobs k{tm, tn, tk, vthreads, axis};
-          if (tm * tn * vthreads > l.acc_depth || tm * tk * vthreads > l.inp_depth ||
+          if ((tm * tn + (channel_shifts ? tn : 0)) * vthreads > l.acc_depth ||
+              tm * tk * vthreads > l.inp_depth ||
               tn * tk * vthreads > l.wgt_depth) {
             continue;
           }
@@ -133,7 +136,8 @@ DenseKnobs choose_dense_knobs(const isa::Layout& l, const isa::Platform& p, cons
           // each paying the read latency once.
           const double compute = double(tm * tn * tk);
           const double load = tk * (tm * inp_b + tn * wgt_b) / bus + 2.0 * p.read_latency;
-          const double tail = tm * tn * (1.0 + epilogue_ops);  // reset + ALU passes
+          // reset + ALU passes (a per-channel shift: one more, two cycles a micro-op)
+          const double tail = tm * tn * (1.0 + epilogue_ops + (channel_shifts ? 2.0 : 0.0));
           const double store = tm * tn * c.batch() * c.block_out() * out_b / bus / c.batch() +
                                p.write_latency;
           // With several threads, loads hide under compute only with some slack: a step
@@ -162,7 +166,7 @@ DenseKnobs choose_dense_knobs(const isa::Layout& l, const isa::Platform& p, cons
 
 Dense make_dense(const isa::Layout& l, const DenseShape& shape, const DenseKnobs& knobs,
                  const DenseEpilogue& epilogue) {
-  check_dense_knobs(l, shape, knobs);
+  check_dense_knobs(l, shape, knobs, epilogue.channel_shifts);
   if (epilogue.shift < 0 || epilogue.shift > 31) {
     throw UserError("dense: shift = " + std::to_string(epilogue.shift) +
                     " is out of range (0 to 31)");
@@ -194,11 +198,21 @@ Dense make_dense(const isa::Layout& l, const DenseShape& shape, const DenseKnobs
       },
       "C");
   const te::Tensor c = d.c;
+  // --- per-channel shifts (epilogue.channel_shifts): S widened into the accumulator ---
+  te::Tensor s32;
+  if (epilogue.channel_shifts) {
+    d.shifts = te::placeholder({b.n, g.batch, g.block_out}, DType::kInt8, "S");
+    const te::Tensor st = d.shifts;
+    s32 = te::compute({b.n, g.batch, g.block_out}, DType::kInt32,
+                      [&](const std::vector<ir::Expr>& i) { return ir::cast(DType::kInt32, st(i)); },
+                      "S.acc");
+  }
   d.d = te::compute(
       {b.m, b.n, g.batch, g.block_out}, DType::kInt8,
       [&](const std::vector<ir::Expr>& i) {
         ir::Expr v = c(i);
         if (epilogue.shift > 0) v = ir::shr(v, ir::imm(epilogue.shift, DType::kInt32));
+        if (epilogue.channel_shifts) v = ir::shr(v, s32({i[1], i[2], i[3]}));
         v = ir::max(v, ir::imm(epilogue.relu ? 0 : -128, DType::kInt32));
         v = ir::min(v, ir::imm(127, DType::kInt32));
         return ir::cast(DType::kInt8, v);
@@ -237,6 +251,11 @@ Dense make_dense(const isa::Layout& l, const DenseShape& shape, const DenseKnobs
   s[w_wgt].compute_at(acc, koo);
   s[a_inp].pragma(s[a_inp].axes()[0], "dma_copy");
   s[w_wgt].pragma(s[w_wgt].axes()[0], "dma_copy");
+  if (epilogue.channel_shifts) {
+    s.set_scope(s32, ir::Scope::kAcc);
+    s[s32].compute_at(out, attach);
+    s[s32].pragma(s[s32].axes()[0], "dma_copy");
+  }
   out.pragma(moi, "dma_copy");
   return d;
 }

@@ -30,6 +30,10 @@ struct DenseShape {
 struct DenseEpilogue {
   int shift = 8;
   bool relu = false;
+  /// Per-output-channel shifts: after `shift`, one SHR with a register operand shifts each
+  /// lane by its own amount (0..15) from a shift tile S[nb][BATCH][BLOCK_OUT] (int8, loaded
+  /// into the accumulator; see channel_shifts.h).
+  bool channel_shifts = false;
 };
 
 /// Schedule knobs, tiles in blocks. vthread_axis: 'm' or 'n'.
@@ -50,18 +54,22 @@ struct Dense {
   int64_t mb = 0, nb = 0, kb = 0;
   int64_t batch = 1, block_in = 1, block_out = 1;
   te::Tensor a, w, c, d;
+  te::Tensor shifts;  // S[nb][batch][block_out] int8 when epilogue.channel_shifts
   std::unique_ptr<te::Schedule> schedule;
 };
 
 /// Checks knobs against the shape and the on-chip buffers (every virtual thread holds its own
-/// tiles); UserError naming the buffer, the need and the capacity.
-void check_dense_knobs(const isa::Layout& layout, const DenseShape& shape, const DenseKnobs& k);
+/// tiles, and with `channel_shifts` a shift tile of tile_n blocks); UserError naming the buffer,
+/// the need and the capacity.
+void check_dense_knobs(const isa::Layout& layout, const DenseShape& shape, const DenseKnobs& k,
+                       bool channel_shifts = false);
 
 /// Picks knobs for `vthreads` threads: the tiles that fit the buffers and minimize an
 /// analytic estimate of the run time on `platform` (compute vs. DRAM traffic per reduction
 /// step, overlapped when there are several threads, plus padding waste).
 DenseKnobs choose_dense_knobs(const isa::Layout& layout, const isa::Platform& platform,
-                              const DenseShape& shape, int64_t vthreads);
+                              const DenseShape& shape, int64_t vthreads,
+                              bool channel_shifts = false);
 
 /// Defines and schedules the operator; UserError for a bad shape or knobs.
 Dense make_dense(const isa::Layout& layout, const DenseShape& shape, const DenseKnobs& knobs,

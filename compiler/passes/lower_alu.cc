@@ -62,7 +62,8 @@ class Epilogue {
       // tile (a bias, say) on the other; the chain is the left side when both are loads.
       const bool a_load = b.a->kind == ir::NodeKind::kLoad;
       const bool b_load = b.b->kind == ir::NodeKind::kLoad;
-      if (b.op == ir::BinOp::kShr || !(b_load || (a_load && commutes))) {
+      // SHR does not commute: its amount (a per-channel shift tile) must be the right side.
+      if ((b.op == ir::BinOp::kShr && (!b_load || lhs)) || !(b_load || (a_load && commutes))) {
         fail(e, "has no constant operand and no second accumulator tile");
       }
       const bool chain_left = b_load;
@@ -75,6 +76,7 @@ class Epilogue {
                             : b.op == ir::BinOp::kMax ? isa::AluOp::kMax
                             : b.op == ir::BinOp::kAdd ? isa::AluOp::kAdd
                             : b.op == ir::BinOp::kMul ? isa::AluOp::kMul
+                            : b.op == ir::BinOp::kShr ? isa::AluOp::kShr
                                                       : (fail(e, "is not an ALU operation"),
                                                          isa::AluOp::kAdd);
       steps.push_back({op, 0, &src});
@@ -120,7 +122,8 @@ class Epilogue {
   }
   [[noreturn]] void fail(const Expr& e, const std::string& why) const {
     throw UserError("ALU epilogue of '" + dst_->name + "': " + ir::to_string(e) + " " + why +
-                    " (supported: min, max, add, mul with a constant; shift right by a constant)");
+                    " (supported: min, max, add, mul with a constant or a second accumulator "
+                    "tile; shift right by a constant or by a tile of amounts)");
   }
   const ir::Buffer& dst_;
   const int64_t max_shift_;

@@ -9,8 +9,11 @@
 // split into several passes.
 //
 // Supported: min, max, add and mul with a constant operand or with a second accumulator tile
-// read block for block (e.g. a bias loaded into the accumulator: ALU with use_imm = 0), and
-// shift right by a constant. Anything else is a UserError that names the expression.
+// read block for block (e.g. a bias loaded into the accumulator: ALU with use_imm = 0), shift
+// right by a constant, and shift right by a second accumulator tile of per-lane amounts (the
+// ALU reads each amount's low log2(accumulator bits) bits as a signed number, so the amounts
+// must lie in 0..15 for int32: per-channel requantization, compiler/ops/channel_shifts.h).
+// Anything else is a UserError that names the expression.
 // Copies whose value is a plain or narrowing load are left alone.
 #pragma once
 

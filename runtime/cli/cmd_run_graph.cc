@@ -44,8 +44,8 @@ struct NetOptions {
     cmd.add_option("--stages", net.stages, "stages of two basic blocks (1 to 4)")->capture_default_str();
     cmd.add_option("--classes", net.classes, "classes of the fc layer")->capture_default_str();
     cmd.add_flag("--per-channel", per_channel,
-                 "quantize weights per output channel (runs those layers on the CPU: the "
-                 "accelerator's epilogue has one shift per kernel)");
+                 "quantize weights per output channel (one requantization shift per channel: "
+                 "the accelerator's epilogue applies them with a register SHR from a shift tile)");
     cmd.add_option("--calibrate", calibration,
                    "calibration inputs: a number of synthetic samples, or C.npy (float32 of the "
                    "network's input shape, or S of them stacked on a leading axis)")

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "compiler/graph/passes/partition.h"
+#include "compiler/ops/channel_shifts.h"
 #include "compiler/ops/conv2d.h"
 #include "compiler/pipeline.h"
 #include "driver/launch.h"
@@ -54,10 +55,12 @@ compiler::ops::Conv2dShape conv_shape(const Graph& g, const Node& n) {
 // repeats most of its layers).
 compiler::ops::Conv2dKnobs exact_knobs(const isa::Layout& l, const isa::Platform& pf,
                                        const compiler::ops::Conv2dShape& s, bool residual,
-                                       const std::string& node, size_t tune, KnobCache* cache) {
+                                       bool channel_shifts, const std::string& node, size_t tune,
+                                       KnobCache* cache) {
   static std::map<std::string, compiler::ops::Conv2dKnobs> memo;
   const std::string key = l.config.name + "/" + pf.name + "/" + s.describe() +
-                          (residual ? "/r" : "") + "/exact2/t" + std::to_string(tune);  // exact2: non-power-of-two tile_oc
+                          (residual ? "/r" : "") + (channel_shifts ? "/pc" : "") + "/exact2/t" +
+                          std::to_string(tune);  // exact2: non-power-of-two tile_oc
   if (auto it = memo.find(key); it != memo.end()) return it->second;
   if (cache && tune > 1)
     if (auto k = cache->find(key)) return memo[key] = *k;
@@ -68,7 +71,7 @@ compiler::ops::Conv2dKnobs exact_knobs(const isa::Layout& l, const isa::Platform
   for (int64_t vt : {2, 1}) {
     std::vector<compiler::ops::Conv2dKnobs> cand;
     try {
-      cand = compiler::ops::conv2d_candidates(l, pf, s, vt, 100000, residual);
+      cand = compiler::ops::conv2d_candidates(l, pf, s, vt, 100000, residual, channel_shifts);
     } catch (const UserError&) {
       continue;
     }
@@ -83,7 +86,7 @@ compiler::ops::Conv2dKnobs exact_knobs(const isa::Layout& l, const isa::Platform
         while (per % d) --d;
         k.tile_oc = d;
         try {
-          compiler::ops::check_conv2d_knobs(l, s, k, residual);
+          compiler::ops::check_conv2d_knobs(l, s, k, residual, channel_shifts);
         } catch (const UserError&) {
           continue;
         }
@@ -129,9 +132,10 @@ struct Kernel {
   compiler::ops::Conv2d op;
   compiler::accel::Program program;
   Program stream;
-  uint64_t insn_addr = 0, insn_count = 0, bias_addr = 0;
+  uint64_t insn_addr = 0, insn_count = 0, bias_addr = 0, shift_addr = 0;
   int64_t macs = 0;
   std::vector<uint8_t> bias_bytes;
+  std::vector<uint8_t> shift_bytes;  // per-channel shift tile S[ocb][B][BO] int8 (else empty)
   std::string schedule_source;
 };
 
@@ -197,15 +201,27 @@ GraphExecutor::GraphExecutor(const CompiledGraph& c, const isa::Layout& l, const
     const Node& n = g.node(id);
     Step st{Step::kCpu, id};
     if (n.kind == OpKind::AccelConv || n.kind == OpKind::AccelDense) {
-      if (n.has("shifts"))
-        throw UserError("graph executor: node '" + n.name + "' has per-channel shifts, which the "
-                        "accelerator's epilogue (one immediate shift) cannot apply");
       Kernel k;
       k.node = id;
       const auto s = conv_shape(g, n);
       const bool residual = n.inputs.size() > 3 && n.inputs[3] != kNone;
       compiler::ops::Conv2dEpilogue e;
       e.shift = static_cast<int>(n.get_int("shift", 0));
+      // Per-channel shifts: the common part as the immediate shift, the rest per lane from a
+      // shift tile in the accumulator (compiler/ops/channel_shifts.h). Channels that all shift
+      // alike need only the immediate shift: the per-tensor kernel.
+      std::optional<compiler::ops::ChannelShifts> cs;
+      if (n.has("shifts")) {
+        cs = compiler::ops::split_channel_shifts(l, n.get_ints("shifts", {}),
+                                                 "graph executor: node '" + n.name + "'");
+        if (cs->uniform()) {
+          e.shift = cs->common + cs->lane.front();
+          cs.reset();
+        } else {
+          e.shift = cs->common;
+          e.channel_shifts = true;
+        }
+      }
       // No bias input: stem_im2col folded it into the GEMM (constant input channels).
       const bool bias = n.inputs.size() > 2 && n.inputs[2] != kNone;
       e.bias = bias;
@@ -217,7 +233,8 @@ GraphExecutor::GraphExecutor(const CompiledGraph& c, const isa::Layout& l, const
       if (rec) {
         k.schedule_source = "tuning records";
       } else {
-        rec = exact_knobs(l, pf, s, residual, n.name, opts.tune_candidates, cache.get());
+        rec = exact_knobs(l, pf, s, residual, e.channel_shifts, n.name, opts.tune_candidates,
+                          cache.get());
         k.schedule_source = opts.tune_candidates > 1
                                 ? "measured (best of " + std::to_string(opts.tune_candidates) +
                                       " exact tilings" + (cache ? ", knob cache" : "") + ")"
@@ -233,6 +250,13 @@ GraphExecutor::GraphExecutor(const CompiledGraph& c, const isa::Layout& l, const
         for (int64_t r = 0; r < B; ++r) pb[((o / BO) * B + r) * BO + o % BO] = b[o];
       k.bias_bytes.resize(pb.size() * 4);
       if (!pb.empty()) std::memcpy(k.bias_bytes.data(), pb.data(), k.bias_bytes.size());
+      // The per-channel shift amounts likewise: [ocb][B][BO] int8 (padding channels shift 0).
+      if (cs) {
+        k.shift_bytes.assign(static_cast<size_t>(k.op.ocb * B * BO), 0);
+        for (int64_t o = 0; o < s.oc; ++o)
+          for (int64_t r = 0; r < B; ++r)
+            k.shift_bytes[((o / BO) * B + r) * BO + o % BO] = static_cast<uint8_t>(cs->lane[o]);
+      }
       st = {Step::kAccel, id, static_cast<int>(m.kernels.size())};
       m.kernels.push_back(std::move(k));
     } else if (n.kind == OpKind::Pack) {
@@ -263,6 +287,10 @@ GraphExecutor::GraphExecutor(const CompiledGraph& c, const isa::Layout& l, const
   for (Kernel& k : m.kernels) {
     k.bias_addr = at;
     at = align(at + k.bias_bytes.size());
+    if (!k.shift_bytes.empty()) {
+      k.shift_addr = at;
+      at = align(at + k.shift_bytes.size());
+    }
   }
   m.arena_base = at;
   m.program_base = align(m.arena_base + static_cast<uint64_t>(m.plan.device_arena));
@@ -274,6 +302,8 @@ GraphExecutor::GraphExecutor(const CompiledGraph& c, const isa::Layout& l, const
     place[k.op.w->buffer.get()] = static_cast<int64_t>(m.device_addr(n.inputs[1]) / l.wgt_elem_bytes);
     place[k.op.d->buffer.get()] = static_cast<int64_t>(m.device_addr(n.outputs[0]) / l.out_elem_bytes);
     place[k.op.bias->buffer.get()] = static_cast<int64_t>(k.bias_addr / l.acc_elem_bytes);
+    if (k.op.epilogue.channel_shifts)
+      place[k.op.shifts->buffer.get()] = static_cast<int64_t>(k.shift_addr / l.acc8_elem_bytes);
     if (k.op.epilogue.residual)
       place[k.op.residual->buffer.get()] =
           static_cast<int64_t>(m.device_addr(n.inputs[3]) / l.acc8_elem_bytes);
@@ -312,8 +342,11 @@ std::string GraphExecutor::listing() const {
       case Step::kAccel: {
         const Kernel& k = m.kernels[s.kernel];
         o << "  launch  " << n.name << ": " << k.insn_count << " instructions @0x" << std::hex
-          << k.insn_addr << std::dec << " (" << k.op.shape.describe() << "; " << k.op.knobs.describe()
-          << ")\n";
+          << k.insn_addr << std::dec << " (" << k.op.shape.describe() << "; " << k.op.knobs.describe();
+        if (k.op.epilogue.channel_shifts)
+          o << "; per-channel shifts: SHR by " << k.op.epilogue.shift << ", then by the shift tile @0x"
+            << std::hex << k.shift_addr << std::dec;
+        o << ")\n";
         break;
       }
       case Step::kPack:
@@ -384,6 +417,8 @@ RunResult GraphExecutor::run(driver::Device& dev, const std::vector<std::vector<
     }
     for (const Kernel& k : m.kernels) {
       if (!k.bias_bytes.empty()) dev.copy_to_device(k.bias_addr, k.bias_bytes.data(), k.bias_bytes.size());
+      if (!k.shift_bytes.empty())
+        dev.copy_to_device(k.shift_addr, k.shift_bytes.data(), k.shift_bytes.size());
       dev.copy_to_device(k.stream.insn_byte_offset, k.stream.insn_bytes.data(), k.stream.insn_bytes.size());
       if (!k.stream.uop_bytes.empty())
         dev.copy_to_device(k.stream.uop_byte_offset, k.stream.uop_bytes.data(), k.stream.uop_bytes.size());

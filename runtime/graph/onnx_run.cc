@@ -24,9 +24,8 @@ HostArray read_input_npy(const std::string& path, const compiler::onnx_import::I
   const auto ins = model.graph.inputs();
   if (k >= ins.size()) throw InternalError("the model has no input " + std::to_string(k));
   const auto& v = model.graph.value(ins[k]);
-  if (model.uint8_values.count(ins[k]))
-    throw UserError("--input '" + path + "': the model's input '" + v.name +
-                    "' is uint8, which weft run does not read from .npy files");
+  // A uint8 input is held as int8 = uint8 - 128 (onnx_import.h); its .npy must be uint8.
+  const bool u8 = model.uint8_values.count(ins[k]) != 0;
   NpyArray a;
   try {
     a = decode_npy(read_file(path), path);
@@ -41,9 +40,13 @@ HostArray read_input_npy(const std::string& path, const compiler::onnx_import::I
     case NpyType::kFloat32: h.dtype = DType::F32; got = "float32"; break;
     case NpyType::kInt8: h.dtype = DType::I8; got = "int8"; break;
     case NpyType::kInt32: h.dtype = DType::I32; got = "int32"; break;
+    case NpyType::kUint8: h.dtype = DType::I8; got = "uint8"; break;
   }
-  const char* want = v.type.dtype == DType::F32 ? "float32" : v.type.dtype == DType::I8 ? "int8" : "int32";
-  if (h.dtype != v.type.dtype)
+  const char* want = u8 ? "uint8"
+                     : v.type.dtype == DType::F32 ? "float32"
+                     : v.type.dtype == DType::I8  ? "int8"
+                                                  : "int32";
+  if (h.dtype != v.type.dtype || (a.type == NpyType::kUint8) != u8)
     throw UserError("--input '" + path + "' holds " + got + " values; the model's input '" +
                     v.name + "' is " + want + " " + compiler::graph::shape_str(v.type.shape));
   if (h.shape != v.type.shape)
@@ -64,6 +67,7 @@ HostArray read_input_npy(const std::string& path, const compiler::onnx_import::I
         break;
       }
       case NpyType::kInt8: h.data[i] = static_cast<int8_t>(a.data[i]); break;
+      case NpyType::kUint8: h.data[i] = int{a.data[i]} - 128; break;
       case NpyType::kInt32: {
         int32_t x;
         std::memcpy(&x, a.data.data() + 4 * i, 4);
@@ -258,6 +262,8 @@ nlohmann::ordered_json run_onnx_accel(const OnnxRunRequest& r, OutputSet& output
   if (compiler::onnx_import::has_qdq(g)) {
     qdq = compiler::onnx_import::map_qdq(g);
     opts.quantize.fixed_exponents = qdq->exponents;
+    // Per-axis weight scales are the model's own: keep each row's grid (per-channel weights).
+    if (qdq->per_channel_weights) opts.quantize.per_channel = true;
   }
   const auto t0 = Clock::now();
   const compiler::graph::CompiledGraph compiled =
@@ -299,7 +305,8 @@ nlohmann::ordered_json run_onnx_accel(const OnnxRunRequest& r, OutputSet& output
     for (const auto& c : qdq->changed)
       changed.push_back({{"value", c.value}, {"onnx_scale", c.onnx_scale},
                          {"power_of_two", "2^" + std::to_string(c.exponent)}});
-    j["qdq"] = {{"scales_kept", qdq->exponents.size()}, {"scales_rounded", changed}};
+    j["qdq"] = {{"scales_kept", qdq->exponents.size()}, {"scales_rounded", changed},
+                {"per_channel_weights", qdq->per_channel_weights}};
   }
   j["compile_seconds"] = compile_s;
   if (y.shape.size() == 2 && y.shape[0] == 1 && !y.data.empty())

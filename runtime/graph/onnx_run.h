@@ -28,8 +28,9 @@ struct OnnxRunRequest {
   bool no_records = false;
 };
 
-/// Reads `path` (.npy: float32, int8 or int32) as the graph's input `k`; UserError naming the
-/// file when it is unreadable or its dtype or shape differ from the input's.
+/// Reads `path` (.npy: float32, int8, uint8 or int32) as the graph's input `k`; UserError naming
+/// the file when it is unreadable or its dtype or shape differ from the input's (a uint8 array
+/// only for a uint8 input, read as int8 = uint8 - 128 like the importer holds it).
 HostArray read_input_npy(const std::string& path, const compiler::onnx_import::Imported& model,
                          size_t k = 0);
 

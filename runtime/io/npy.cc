@@ -20,6 +20,8 @@ const char* descr(NpyType t) {
       return "<i4";
     case NpyType::kFloat32:
       return "<f4";
+    case NpyType::kUint8:
+      return "|u1";
   }
   return "?";
 }
@@ -49,7 +51,7 @@ NpyArray make(NpyType t, std::vector<int64_t> shape, const std::vector<T>& v) {
 
 }  // namespace
 
-int npy_elem_bytes(NpyType t) { return t == NpyType::kInt8 ? 1 : 4; }
+int npy_elem_bytes(NpyType t) { return t == NpyType::kInt8 || t == NpyType::kUint8 ? 1 : 4; }
 
 std::vector<uint8_t> encode_npy(const NpyArray& a) {
   const uint64_t n = count(a.shape);
@@ -93,8 +95,10 @@ NpyArray decode_npy(const std::vector<uint8_t>& b, const std::string& what) {
     a.type = NpyType::kInt32;
   } else if (h.find("'descr': '<f4'") != std::string::npos) {
     a.type = NpyType::kFloat32;
+  } else if (h.find("'descr': '|u1'") != std::string::npos) {
+    a.type = NpyType::kUint8;
   } else {
-    throw bad("element type (int8, int32 and float32 are supported)");
+    throw bad("element type (int8, uint8, int32 and float32 are supported)");
   }
   if (h.find("'fortran_order': False") == std::string::npos) throw bad("not in C order");
   const size_t open = h.find("'shape': (");
@@ -140,6 +144,9 @@ NpyArray npy_int8(std::vector<int64_t> shape, const std::vector<int8_t>& v) {
 }
 NpyArray npy_int32(std::vector<int64_t> shape, const std::vector<int32_t>& v) {
   return make(NpyType::kInt32, std::move(shape), v);
+}
+NpyArray npy_uint8(std::vector<int64_t> shape, const std::vector<uint8_t>& v) {
+  return make(NpyType::kUint8, std::move(shape), v);
 }
 
 }  // namespace weft::rt

@@ -8,8 +8,9 @@
 
 namespace weft::rt {
 
-/// Element types weft writes: int8 ("|i1"), int32 ("<i4"), float32 ("<f4").
-enum class NpyType { kInt8, kInt32, kFloat32 };
+/// Element types weft reads and writes: int8 ("|i1"), int32 ("<i4"), float32 ("<f4"), and
+/// uint8 ("|u1", e.g. images fed to a model whose input is uint8).
+enum class NpyType { kInt8, kInt32, kFloat32, kUint8 };
 
 /// A C-order array: shape and little-endian element bytes.
 struct NpyArray {
@@ -30,5 +31,6 @@ NpyArray decode_npy(const std::vector<uint8_t>& bytes, const std::string& what);
 /// Helpers for the common cases.
 NpyArray npy_int8(std::vector<int64_t> shape, const std::vector<int8_t>& values);
 NpyArray npy_int32(std::vector<int64_t> shape, const std::vector<int32_t>& values);
+NpyArray npy_uint8(std::vector<int64_t> shape, const std::vector<uint8_t>& values);
 
 }  // namespace weft::rt

@@ -32,6 +32,8 @@ Conv2dBuild build_conv2d(const isa::Layout& l, const Conv2dShape& shape,
   if (epilogue.bias) slots.push_back({op.bias->buffer, bytes(op.bias), l.acc_elem_bytes});
   if (epilogue.residual)
     slots.push_back({op.residual->buffer, bytes(op.residual), l.acc8_elem_bytes});
+  if (epilogue.channel_shifts)
+    slots.push_back({op.shifts->buffer, bytes(op.shifts), l.acc8_elem_bytes});
   b.placed = place_program(l, b.program, slots);
   return b;
 }
@@ -47,6 +49,8 @@ Conv2dData random_conv2d_data(const Conv2dShape& s, uint32_t seed) {
   for (int32_t& v : d.bias) v = static_cast<int32_t>(rng() % 256) - 128;
   d.residual.resize(static_cast<size_t>(s.n * s.oc * s.out_h() * s.out_w()));
   for (int8_t& v : d.residual) v = static_cast<int8_t>(rng());
+  d.channel_shifts.resize(static_cast<size_t>(s.oc));
+  for (int8_t& v : d.channel_shifts) v = static_cast<int8_t>(rng() % 16);
   return d;
 }
 
@@ -90,6 +94,14 @@ std::vector<uint8_t> conv2d_image(const Conv2dBuild& b, const Conv2dData& d) {
     for (int64_t o = 0; o < s.oc; ++o) {
       for (int64_t r = 0; r < B; ++r) bias[((o / BO) * B + r) * BO + o % BO] = d.bias[o];
     }
+  }
+  // S[ocb][B][BO], each channel's shift amount repeated over the batch rows (int8).
+  if (op.epilogue.channel_shifts) {
+    if (d.channel_shifts.size() != static_cast<size_t>(s.oc))
+      throw UserError("conv2d: the per-channel shifts do not match OC of " + s.describe());
+    auto* sh = reinterpret_cast<int8_t*>(image.data() + b.placed.address(op.shifts->buffer));
+    for (int64_t o = 0; o < s.oc; ++o)
+      for (int64_t r = 0; r < B; ++r) sh[((o / BO) * B + r) * BO + o % BO] = d.channel_shifts[o];
   }
   // R[nb][ocb][OH'][OW'][B][BO], like the output.
   if (op.epilogue.residual) {
@@ -153,7 +165,7 @@ std::vector<int8_t> conv2d_reference(const Conv2dShape& s, const Conv2dData& d,
             return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
           };
           if (e.bias && e.bias_first) sum = wrap_add(sum, d.bias[o]);
-          int32_t v = sum >> e.shift;
+          int32_t v = sum >> (e.shift + (e.channel_shifts ? d.channel_shifts[o] : 0));
           if (e.bias && !e.bias_first) v = wrap_add(v, d.bias[o]);
           if (e.residual) v = wrap_add(v, d.residual[((n * s.oc + o) * oh + y) * ow + x]);
           out[((n * s.oc + o) * oh + y) * ow + x] =

@@ -33,6 +33,8 @@ struct Conv2dData {
   std::vector<int8_t> input, weight;
   std::vector<int32_t> bias;
   std::vector<int8_t> residual;  // N x OC x OH x OW, with epilogue.residual
+  /// OC per-channel shift amounts (0..15, after epilogue.shift), with epilogue.channel_shifts.
+  std::vector<int8_t> channel_shifts;
 };
 
 /// Random data for a shape (bias small enough to matter after the shift).
@@ -44,7 +46,8 @@ std::vector<uint8_t> conv2d_image(const Conv2dBuild& b, const Conv2dData& data);
 std::vector<int8_t> conv2d_output(const Conv2dBuild& b, const std::vector<uint8_t>& image);
 
 /// The CPU reference: clip(((sum >> shift) + bias), relu ? 0 : -128, 127) as int8, NCHW
-/// (or the bias_first/residual form of Conv2dEpilogue).
+/// (or the bias_first/residual form of Conv2dEpilogue; with channel_shifts channel o shifts by
+/// shift + channel_shifts[o]).
 std::vector<int8_t> conv2d_reference(const compiler::ops::Conv2dShape& s, const Conv2dData& d,
                                      const compiler::ops::Conv2dEpilogue& e);
 

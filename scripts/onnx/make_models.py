@@ -167,6 +167,30 @@ def qdq_cnn(seed=5):
     return b.model(x, [1, 3, 8, 8], y, 13, "qdq_cnn")
 
 
+def qdq_per_channel(seed=6):
+    """A QDQ conv whose weights have per-output-channel (axis 0) power-of-two scales."""
+    b = Builder(seed)
+    x = "input"
+    s_act = np.float32(1.0 / 32)
+    s_w = np.array([2.0 ** -(6 + c % 4) for c in range(16)], np.float32)  # 2^-6 .. 2^-9
+
+    def q(v, s):
+        return b.node("QuantizeLinear", [v, b.const("s", s), b.const("z", np.int8(0))])
+
+    def dq(v, s):
+        return b.node("DequantizeLinear", [v, b.const("s", s), b.const("z", np.int8(0))])
+
+    # Every row uses its int8 range, so the rows' real ranges differ by up to 8x: one per-tensor
+    # grid (the coarsest row's) would drop up to 3 bits of the finer rows.
+    w = conv_w(b.rng, 16, 16, 3)
+    wq = np.round(w / np.abs(w).reshape(16, -1).max(axis=1)[:, None, None, None] * 100).astype(np.int8)
+    wd = b.node("DequantizeLinear", [b.const("wq", wq), b.const("ws", s_w),
+                                     b.const("wz", np.zeros(16, np.int8))], axis=0)
+    y = b.node("Conv", [dq(q(x, s_act), s_act), wd], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    y = dq(q(b.node("Relu", [y]), s_act), s_act)
+    return b.model(x, [1, 16, 16, 16], y, 13, "qdq_per_channel")
+
+
 def tiny_resnet(seed=9):
     b = Builder(seed)
     y = b.node("Relu", [b.bn(b.conv("input", 3, 64, 3, 1, 1), 64)])              # 64x16x16
@@ -187,6 +211,21 @@ def qdq_zero_point(seed=1):
     s, z = b.const("s", np.float32(1.0 / 32)), b.const("z", np.int8(3))
     y = b.node("DequantizeLinear", [b.node("QuantizeLinear", ["input", s, z]), s, z])
     return b.model("input", [1, 4], b.node("Relu", [y]), 13, "qdq_zero_point")
+
+
+def uint8_input():
+    """A model whose input is uint8 (an image's pixels): DequantizeLinear(x, 1/2, 0) -> Relu."""
+    nodes = [helper.make_node("DequantizeLinear", ["input", "s", "z"], ["dq"], name="dq"),
+             helper.make_node("Relu", ["dq"], ["out"], name="relu")]
+    inits = [numpy_helper.from_array(np.float32(0.5), "s"),
+             numpy_helper.from_array(np.uint8(0), "z")]
+    graph = helper.make_graph(nodes, "uint8_input",
+                              [helper.make_tensor_value_info("input", TensorProto.UINT8, [1, 4])],
+                              [helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, 4])],
+                              inits)
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    return m
 
 
 def unsupported(seed=1):
@@ -220,11 +259,11 @@ def old_opset():
 
 
 MODELS = {"resnet18": resnet18, "small_cnn": small_cnn, "tiny_resnet": tiny_resnet,
-          "qdq_cnn": qdq_cnn, "qdq_zero_point": qdq_zero_point,
+          "qdq_cnn": qdq_cnn, "qdq_zero_point": qdq_zero_point, "qdq_per_channel": qdq_per_channel,
           "unsupported": unsupported, "bad_attr": bad_attr, "cycle": cycle,
-          "old_opset": old_opset}
+          "old_opset": old_opset, "uint8_input": uint8_input}
 INPUTS = {"resnet18": [1, 3, 224, 224], "small_cnn": [1, 3, 16, 16],
-          "tiny_resnet": [1, 3, 16, 16], "qdq_cnn": [1, 3, 8, 8],
+          "tiny_resnet": [1, 3, 16, 16], "qdq_cnn": [1, 3, 8, 8], "qdq_per_channel": [1, 16, 16, 16],
           "unsupported": [1, 3, 4, 4], "bad_attr": [1, 4, 6, 6]}
 
 
@@ -247,6 +286,8 @@ def main(argv):
         if name in INPUTS:
             x = np.random.default_rng(7).standard_normal(INPUTS[name]).astype(np.float32)
             np.save(os.path.join(out, name + "_input.npy"), x)
+        if name == "uint8_input":  # pixels 0, 1, 128, 255
+            np.save(os.path.join(out, name + "_input.npy"), np.array([[0, 1, 128, 255]], np.uint8))
     return 0
 
 

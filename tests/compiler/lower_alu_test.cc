@@ -183,6 +183,21 @@ TEST(LowerAlu, ACommutedConstantIsAccepted) {
               ElementsAre(Step{kMul, 2}, Step{kAdd, 4}, Step{kMax, -128}, Step{kMin, 127}));
 }
 
+// Per-channel requantization: the amounts come from a second accumulator tile (one per
+// output lane, loaded like a bias) and the SHR reads it as its register operand (use_imm 0),
+// after the immediate shift common to all channels.
+TEST(LowerAlu, ShiftByATileOfAmountsIsOneRegisterShr) {
+  Epilogue e;
+  const ir::Buffer amounts = ir::make_buffer("S.acc", DType::kInt32, {2, 1, 4}, ir::Scope::kAcc);
+  const ir::Expr s = ir::load(amounts, {ir::ref(e.j), ir::ref(e.k), ir::ref(e.l)});
+  const ir::Stmt lowered =
+      passes::lower_alu(e.copy(ir::min(ir::shr(ir::shr(e.c(), i32(3)), s), i32(127))), tiny());
+  const std::string text = ir::to_string(lowered);
+  EXPECT_THAT(text, HasSubstr("weft.alu(C.acc, C.acc, ((i*2) + j), ((i*2) + j), 3, 1, 3)\n"));
+  EXPECT_THAT(text, HasSubstr("weft.alu(C.acc, S.acc, ((i*2) + j), j, 3, 0, 0)\n"));
+  EXPECT_LT(text.find(", 3, 1, 3)"), text.find(", 3, 0, 0)"));  // immediate first
+}
+
 TEST(LowerAlu, ImmediatesAtTheEdgesOf16BitsAreAccepted) {
   Epilogue e;
   EXPECT_THAT(alu_steps(passes::lower_alu(e.copy(ir::min(ir::max(e.c(), i32(-32768)), i32(32767))),
@@ -194,9 +209,11 @@ TEST(LowerAlu, EpiloguesTheAluCannotRunAreErrors) {
   Epilogue e;
   auto lower_value = [&](const ir::Expr& v) { return passes::lower_alu(e.copy(v), tiny()); };
   auto throws = [](const std::string& what) { return ThrowsMessage<UserError>(HasSubstr(what)); };
-  // Operands that are not constants: a shift by another value, or by a loop variable.
-  EXPECT_THAT([&] { lower_value(ir::shr(e.c(), e.c())); },
-              throws("ALU epilogue of 'D': (C.acc[i, j, k, l] >> C.acc[i, j, k, l]) has no "
+  // Operands that are neither constants nor accumulator tiles: a shift by a loop variable,
+  // or by a value computed from the tile. (A shift by an accumulator tile is a per-lane
+  // register shift: ShiftByATileOfAmountsIsOneRegisterShr.)
+  EXPECT_THAT([&] { lower_value(ir::shr(e.c(), ir::add(e.c(), i32(1)))); },
+              throws("ALU epilogue of 'D': (C.acc[i, j, k, l] >> (C.acc[i, j, k, l] + 1)) has no "
                      "constant operand"));
   EXPECT_THAT([&] { lower_value(ir::shr(e.c(), ir::cast(DType::kInt32, ir::ref(e.i)))); },
               throws("(C.acc[i, j, k, l] >> int32(i)) has no constant operand"));

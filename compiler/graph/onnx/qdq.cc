@@ -82,6 +82,7 @@ class Mapper {
     const auto& s = g_.value(scale);
     if (!w.is_constant() || !s.is_constant()) fail(n, "needs constant weights and scales");
     const int64_t count = w.type.elements(), ns = s.type.elements();
+    if (ns > 1) out_.per_channel_weights = true;
     int64_t inner = 1;
     if (ns > 1)
       for (int64_t d = axis + 1; d < w.type.rank(); ++d) inner *= w.type.shape[d];

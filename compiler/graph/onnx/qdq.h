@@ -37,6 +37,9 @@ struct QdqMapping {
   graph::Graph graph;
   std::map<std::string, int> exponents;
   std::vector<ScaleChange> changed;
+  /// Some weight had per-axis (per-output-channel) scales: quantize weights per channel so the
+  /// rows keep their own grids (each then requantizes with its own shift on the accelerator).
+  bool per_channel_weights = false;
 };
 
 /// True when the graph has QuantizeLinear, DequantizeLinear or QLinearConv nodes.

@@ -37,8 +37,7 @@ int fuse_epilogues(Graph& g) {
     // Add with a residual at the Add's scale.
     NodeId add;
     if (k == OpKind::QConv && g.node(cur).inputs.size() == 3 &&
-        sole_consumer(g, g.node(cur).outputs[0], &add) && g.node(add).kind == OpKind::Add &&
-        !g.node(cur).has("shifts")) {
+        sole_consumer(g, g.node(cur).outputs[0], &add) && g.node(add).kind == OpKind::Add) {
       const Node a = g.node(add);
       const ValueId conv_out = g.node(cur).outputs[0];
       const ValueId r = a.inputs[0] == conv_out ? a.inputs[1] : a.inputs[0];
@@ -48,18 +47,29 @@ int fuse_epilogues(Graph& g) {
       if (a.inputs[0] != a.inputs[1] && rt.quant == at.quant && rt.shape == at.shape &&
           at.quant.is_pow2() && ct.quant.is_pow2()) {
         Node c = g.node(cur);
-        const int64_t s0 = c.get_int("shift", 0);
-        const int64_t s1 = s0 + at.quant.exponent() - ct.quant.exponent();
-        if (s1 >= 0 && s1 <= 31) {
+        // One shift, or one per output channel (per-channel weights): each moves by the same
+        // difference of exponents, and each channel's bias swaps its rounding term.
+        const bool per_channel = c.has("shifts");
+        const Value& bv = g.value(c.inputs[2]);
+        std::vector<int64_t> s0 = per_channel ? c.get_ints("shifts", {})
+                                              : std::vector<int64_t>{c.get_int("shift", 0)};
+        std::vector<int64_t> s1;
+        bool in_range = per_channel ? static_cast<int64_t>(s0.size()) == bv.type.elements() : true;
+        for (int64_t v : s0) {
+          s1.push_back(v + at.quant.exponent() - ct.quant.exponent());
+          in_range = in_range && s1.back() >= 0 && s1.back() <= 31;
+        }
+        if (in_range) {
           // New bias: the old rounding term out, the new one in (a fresh constant).
-          const Value& bv = g.value(c.inputs[2]);
           std::vector<int32_t> b(bv.data->i32(), bv.data->i32() + bv.type.elements());
-          for (int32_t& x : b)
-            x = x - (s0 > 0 ? (int32_t{1} << (s0 - 1)) : 0) + (s1 > 0 ? (int32_t{1} << (s1 - 1)) : 0);
+          for (size_t i = 0; i < b.size(); ++i) {
+            const int64_t o = s0[per_channel ? i : 0], n = s1[per_channel ? i : 0];
+            b[i] = b[i] - (o > 0 ? (int32_t{1} << (o - 1)) : 0) + (n > 0 ? (int32_t{1} << (n - 1)) : 0);
+          }
           const std::string bname = bv.name;
           const TensorType btype = bv.type;
           ValueId nb = g.add_constant(bname, btype, ConstData::from_i32(b));
-          c.attrs["shift"] = s1;
+          if (per_channel) c.attrs["shifts"] = s1; else c.attrs["shift"] = s1[0];
           c.attrs["out_scale"] = static_cast<double>(at.quant.scale[0]);
           cur = rebuild(g, cur, {c.inputs[0], c.inputs[1], nb, r}, c.attrs, at, a.outputs[0]);
           g.erase_node(add);

@@ -1,6 +1,7 @@
 // Pass partition; see partition.h.
 #include "compiler/graph/passes/partition.h"
 
+#include "compiler/ops/channel_shifts.h"
 #include "compiler/ops/conv2d.h"
 #include "hardware/isa/errors.h"
 
@@ -50,7 +51,17 @@ int partition(Graph& g, const isa::Layout& l, const isa::Platform& pf, double cp
       const double cpu_us = macs / (cpu_gmacs * 1e3);
       n.attrs["est_accel_us"] = accel_us;
       n.attrs["est_cpu_us"] = cpu_us;
-      bool ok = !n.has("shifts") && n.get_ints("dilations", {1, 1}) == std::vector<int64_t>{1, 1};
+      bool ok = n.get_ints("dilations", {1, 1}) == std::vector<int64_t>{1, 1};
+      // Per-channel shifts: one register SHR applies per-lane amounts 0..15 after a common
+      // immediate shift, so the channels' shifts must lie within 15 of each other.
+      if (n.has("shifts")) {
+        try {
+          (void)compiler::ops::split_channel_shifts(l, n.get_ints("shifts", {}), n.name);
+        } catch (const UserError& e) {
+          ok = false;
+          n.attrs["cpu_reason"] = std::string(e.what());
+        }
+      }
       if (n.kind == OpKind::QConv) {
         const auto st = n.get_ints("strides", {1, 1}), pd = n.get_ints("pads", {0, 0, 0, 0});
         ok = ok && st[0] == st[1] && pd[0] == pd[1] && pd[1] == pd[2] && pd[2] == pd[3] &&

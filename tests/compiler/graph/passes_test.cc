@@ -17,6 +17,7 @@
 #include "compiler/graph/quantize.h"
 #include "compiler/graph/reference_int8.h"
 #include "compiler/graph/verify.h"
+#include "compiler/ops/channel_shifts.h"
 #include "hardware/isa/errors.h"
 
 namespace weft::compiler::graph {
@@ -59,6 +60,35 @@ TEST(FuseEpilogues, KeepsTheNetworkClose) {
   auto after = reference_int8(g, {x})[0];
   // One rounding instead of two per fused add: logits move by a few of their LSBs at most.
   const float lsb = g.value(g.outputs()[0]).type.dtype == DType::F32 ? 0.125f : 1.0f;
+  for (size_t i = 0; i < before.size(); ++i) EXPECT_NEAR(before[i], after[i], 8 * lsb);
+}
+
+// Per-channel weights: the residual Add and ReLU fuse as well (each channel's shift moves by
+// the same difference of exponents, each bias swaps its rounding term), keeping the network as
+// close as per tensor.
+TEST(FuseEpilogues, PerChannelFoldsResidualAndKeepsTheNetworkClose) {
+  models::ResNetOptions o;
+  o.image = 32;
+  o.width = 16;
+  o.classes = 10;
+  o.stages = 2;
+  QuantizeOptions qo;
+  qo.per_channel = true;
+  Graph g = quantize(models::resnet18(o), qo);
+  auto x = models::synthetic_input(g.value(g.inputs()[0]).type, 5);
+  auto before = reference_int8(g, {x})[0];
+  passes::fuse_epilogues(g);
+  verify(g, "fuse_epilogues");
+  EXPECT_EQ(g.count(OpKind::Add), 0);
+  int with_residual = 0;
+  for (const Node& n : g.nodes())
+    if (!n.dead && n.kind == OpKind::QConv && n.inputs.size() == 4) {
+      EXPECT_TRUE(n.has("shifts")) << n.name;
+      ++with_residual;
+    }
+  EXPECT_EQ(with_residual, 4);
+  auto after = reference_int8(g, {x})[0];
+  const float lsb = 0.125f;
   for (size_t i = 0; i < before.size(); ++i) EXPECT_NEAR(before[i], after[i], 8 * lsb);
 }
 
@@ -338,6 +368,69 @@ TEST(Quantize, PerChannelScales) {
   EXPECT_GT(per_channel, 0);
   auto x = models::synthetic_input(g.value(g.inputs()[0]).type, 1);
   EXPECT_EQ(reference_int8(g, {x})[0].size(), 10u);
+}
+
+// Per-channel shifts on the accelerator: the common part and the per-lane remainders (0..15),
+// and a spread the register SHR cannot tell apart is a clear error.
+TEST(ChannelShifts, SplitIntoACommonImmediateAndPerLaneAmounts) {
+  const isa::Layout& l = isa::layout_for("vta");
+  EXPECT_EQ(ops::max_register_shift(l), 15);
+  ops::ChannelShifts a = ops::split_channel_shifts(l, {9, 11, 10}, "n");
+  EXPECT_EQ(a.common, 0);
+  EXPECT_EQ(a.lane, (std::vector<int8_t>{9, 11, 10}));
+  EXPECT_FALSE(a.uniform());
+  ops::ChannelShifts b = ops::split_channel_shifts(l, {20, 31, 16}, "n");
+  EXPECT_EQ(b.common, 16);
+  EXPECT_EQ(b.lane, (std::vector<int8_t>{4, 15, 0}));
+  EXPECT_TRUE(ops::split_channel_shifts(l, {12, 12}, "n").uniform());
+  auto what = [&](std::vector<int64_t> s) {
+    try {
+      ops::split_channel_shifts(l, s, "node 'c'");
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(what({3, 19}), "node 'c': the per-channel shifts range from 3 to 19, more than the 15 "
+                           "one register SHR of the accelerator's ALU can tell apart");
+  EXPECT_EQ(what({3, 32}), "node 'c': channel 1 shifts by 32 (0 to 31 allowed)");
+}
+
+// The partition keeps per-channel layers on the accelerator, and puts one whose shifts lie too
+// far apart on the CPU with the reason.
+TEST(Partition, PerChannelShiftsStayOnTheAcceleratorWhenTheySplit) {
+  models::ResNetOptions o;
+  o.image = 32;
+  o.width = 16;
+  o.classes = 10;
+  o.stages = 1;
+  QuantizeOptions qo;
+  qo.per_channel = true;
+  Graph g = quantize(models::resnet18(o), qo);
+  passes::fuse_epilogues(g);
+  NodeId spread = kNone;
+  for (NodeId id : g.topo_order())
+    if (g.node(id).kind == OpKind::QConv && spread == kNone) {
+      spread = id;
+      std::vector<int64_t> s = g.node(id).get_ints("shifts", {});
+      s[0] = s[1] + 16;  // one channel 16 further than another
+      g.node(id).attrs["shifts"] = s;
+    }
+  passes::partition(g, isa::layout_for("vta"), isa::find_platform("sim"), 0.001);
+  int accel = 0;
+  for (NodeId id : g.topo_order()) {
+    const Node& n = g.node(id);
+    if (n.kind != OpKind::QConv && n.kind != OpKind::QDense) continue;
+    if (id == spread) {
+      EXPECT_EQ(n.get_string("device", ""), "cpu");
+      EXPECT_NE(n.get_string("cpu_reason", "").find("more than the 15"), std::string::npos);
+    } else {
+      EXPECT_EQ(n.get_string("device", ""), "accel") << n.name;
+      EXPECT_TRUE(n.has("shifts")) << n.name;
+      ++accel;
+    }
+  }
+  EXPECT_GT(accel, 2);
 }
 
 }  // namespace

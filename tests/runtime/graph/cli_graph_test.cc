@@ -69,6 +69,20 @@ TEST_F(CliGraph, RunSmallResNetChecksAndSaves) {
   EXPECT_GT(t["traceEvents"].size(), 10u);
 }
 
+// --per-channel: one shift per output channel, applied on the accelerator (a shift tile and a
+// register SHR), so as many MACs run there as per tensor, bit-exact with the int8 reference.
+TEST_F(CliGraph, PerChannelStaysOnTheAccelerator) {
+  const Result pc = weft(std::string("run resnet18 ") + kSmall + " --engine cycle --check --json --per-channel");
+  const Result pt = weft(std::string("run resnet18 ") + kSmall + " --engine cycle --json");
+  ASSERT_EQ(pc.code, 0) << pc.err;
+  ASSERT_EQ(pt.code, 0) << pt.err;
+  const auto a = nlohmann::json::parse(pc.out), b = nlohmann::json::parse(pt.out);
+  EXPECT_TRUE(a["check"]["bit_exact_with_int8_reference"].get<bool>());
+  EXPECT_GT(a["check"]["cosine_vs_fp32"].get<double>(), 0.99);
+  EXPECT_EQ(a["accel_macs"], b["accel_macs"]);
+  EXPECT_EQ(a["macs"], b["macs"]);
+}
+
 TEST_F(CliGraph, FunctionalAndCycleAgree) {
   const Result a = weft(std::string("run resnet18 ") + kSmall + " --engine functional --json");
   const Result b = weft(std::string("run resnet18 ") + kSmall + " --engine cycle --json");

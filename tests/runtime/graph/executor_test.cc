@@ -37,14 +37,31 @@ struct Ran {
 };
 
 void check_network(const char* config, const cg::models::ResNetOptions& o,
-                   std::vector<std::string> engines) {
+                   std::vector<std::string> engines, bool per_channel = false) {
   cg::Graph g = cg::models::resnet18(o);
   const isa::Layout& l = isa::layout_for(config);
   const isa::Platform& pf = isa::find_platform("sim");
   cg::GraphCompileOptions co;
   co.cpu_gmacs = 0.01;  // every conv and dense on the accelerator
+  co.quantize.per_channel = per_channel;
   cg::CompiledGraph c = cg::compile_graph(g, l, pf, co);
+  if (per_channel) {
+    // Every conv and the fc keep their per-channel shifts, on the accelerator.
+    int accel = 0;
+    for (cg::NodeId id : c.graph.topo_order()) {
+      const cg::Node& n = c.graph.node(id);
+      if (n.kind == cg::OpKind::QConv || n.kind == cg::OpKind::QDense) ADD_FAILURE() << n.name;
+      if (n.kind == cg::OpKind::AccelConv || n.kind == cg::OpKind::AccelDense) {
+        EXPECT_TRUE(n.has("shifts")) << n.name;
+        ++accel;
+      }
+    }
+    EXPECT_GT(accel, 0);
+  }
   GraphExecutor exe(c, l, pf);
+  // At least one kernel whose channels shift differently, with a shift tile (a kernel whose
+  // channels all shift alike is the per-tensor one).
+  if (per_channel) EXPECT_NE(exe.listing().find("per-channel shifts: SHR by"), std::string::npos);
   auto x = cg::models::synthetic_input(g.value(g.inputs()[0]).type, 11);
   const auto want = cg::reference_int8(c.graph, {x})[0];
   std::vector<Ran> runs;
@@ -93,6 +110,23 @@ TEST(GraphExecutor, SmallResNetBitExactOnTiny) { check_network("tiny", tiny_net(
 TEST(GraphExecutor, RtlMatchesCycleAndReference) {
   if (!has_engine("rtl")) GTEST_SKIP() << "the rtl engine is not built (no Verilator)";
   check_network("tiny", tiny_net(1, 4, 1), {"cycle", "rtl"});
+}
+
+// Per-channel weights (--per-channel): one shift per output channel, applied on the
+// accelerator by a register SHR from a shift tile; bit-exact with the reference on every
+// configuration and engine, and every conv and dense MAC on the accelerator.
+TEST(GraphExecutor, PerChannelSmallResNetBitExactOnVta) {
+  check_network("vta", tiny_net(1, 16, 2), {"functional", "cycle"}, true);
+}
+TEST(GraphExecutor, PerChannelSmallResNetBitExactOnGemm8x8Batch8) {
+  check_network("gemm8x8", tiny_net(8, 8, 2), {"functional", "cycle"}, true);
+}
+TEST(GraphExecutor, PerChannelSmallResNetBitExactOnTiny) {
+  check_network("tiny", tiny_net(1, 4, 1), {"functional", "cycle"}, true);
+}
+TEST(GraphExecutor, PerChannelRtlMatchesCycleAndReference) {
+  if (!has_engine("rtl")) GTEST_SKIP() << "the rtl engine is not built (no Verilator)";
+  check_network("tiny", tiny_net(1, 4, 1), {"cycle", "rtl"}, true);
 }
 
 TEST(GraphExecutor, WrongInputSizeIsAUserError) {

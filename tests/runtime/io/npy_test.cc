@@ -21,7 +21,8 @@ TEST(Npy, HeaderIsAlignedAndReadable) {
 
 TEST(Npy, RoundTripsEveryTypeAndRank) {
   for (const NpyArray& a : {npy_int8({5}, {1, 2, 3, 4, -5}), npy_int32({2, 2}, {1, -1, 1 << 30, 7}),
-                            npy_int32({1, 2, 1, 2}, {0, 1, 2, 3}), npy_int8({0}, {})}) {
+                            npy_int32({1, 2, 1, 2}, {0, 1, 2, 3}), npy_int8({0}, {}),
+                            npy_uint8({3}, {0, 128, 255})}) {
     const NpyArray b = decode_npy(encode_npy(a), "t.npy");
     EXPECT_EQ(b.type, a.type);
     EXPECT_EQ(b.shape, a.shape);

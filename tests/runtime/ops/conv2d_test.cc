@@ -206,3 +206,48 @@ TEST(Conv2dResidual, BiasFirstAndResidualMatchTheReference) {
 
 }  // namespace
 }  // namespace weft::rt
+
+namespace weft::rt {
+namespace {
+
+// Per-channel requantization (per-channel weights): each output channel shifts by the common
+// immediate part plus its own amount 0..15 from a shift tile loaded into the accumulator and
+// applied by one SHR with a register operand; alone, and with bias first and a residual; 1 and
+// 2 virtual threads; every configuration, both engines. The common parts 0, 4 and 16 cover no
+// immediate SHR, one, and two (16 = 15 + 1) before the register one.
+TEST(Conv2dPerChannel, ChannelShiftsMatchTheReference) {
+  const Conv2dShape shapes[] = {{1, 8, 8, 16, 16, 3, 1, 1}, {2, 9, 7, 5, 20, 3, 2, 1},
+                                {1, 6, 6, 16, 32, 1, 2, 0}};
+  const int common[] = {0, 4, 16};
+  for (const char* config : {"gemm8x8", "vta", "tiny"}) {
+    const isa::Layout& l = isa::layout_for(config);
+    int t = 0;
+    for (const Conv2dShape& s : shapes) {
+      const bool fused = t % 2 == 1;
+      Conv2dEpilogue e{common[t % 3], true, t % 2 == 0, fused, fused};
+      e.channel_shifts = true;
+      const int64_t vt = 1 + (t++ % 2);
+      const Conv2dKnobs k = compiler::ops::conv2d_candidates(l, isa::find_platform("sim"), s, vt,
+                                                             1, e.residual, true)
+                                .at(0);
+      const Conv2dBuild b = build_conv2d(l, s, k, e);
+      for (const char* engine : {"functional", "cycle"}) run_and_check(l, b, engine, e);
+    }
+  }
+}
+
+// The shift tile costs the accumulator tile_oc blocks per thread: a tiling that fills the
+// accumulator with the bias alone is refused with the shift tile, naming the buffer.
+TEST(Conv2dPerChannel, TheShiftTileCountsInTheAccumulator) {
+  const isa::Layout& l = isa::layout_for("tiny");
+  ASSERT_EQ(l.acc_depth, 256);
+  const Conv2dShape s{1, 64, 64, 4, 4, 1, 1, 0};
+  // 15 x 17 output blocks and one bias block fill tiny's 256 accumulator blocks exactly.
+  const Conv2dKnobs k{15, 17, 1, 1, 1, 'o'};
+  EXPECT_NO_THROW(compiler::ops::check_conv2d_knobs(l, s, k));
+  EXPECT_THAT([&] { compiler::ops::check_conv2d_knobs(l, s, k, false, true); },
+              ::testing::ThrowsMessage<UserError>(::testing::HasSubstr("the ACC tiles need")));
+}
+
+}  // namespace
+}  // namespace weft::rt

@@ -90,6 +90,39 @@ TEST(DenseOpEpilogue, ReluAndLongShift) {
   }
 }
 
+// Per-channel requantization: each output column shifts by the common immediate part plus its
+// own amount 0..15 from a shift tile in the accumulator (one register SHR); every
+// configuration, 1 and 2 virtual threads along m and n, both engines, bit-exact.
+TEST(DenseOpEpilogue, PerChannelShifts) {
+  const DenseShape shapes[] = {{24, 40, 40}, {1, 100, 64}, {16, 20, 8}};
+  for (const char* config : {"gemm8x8", "vta", "tiny"}) {
+    const isa::Layout& l = isa::layout_for(config);
+    int t = 0;
+    for (const DenseShape& s : shapes) {
+      DenseEpilogue e{t == 1 ? 16 : 2 * t, t % 2 == 0};
+      e.channel_shifts = true;
+      const int64_t vt = 1 + t % 2;
+      const DenseKnobs k = compiler::ops::choose_dense_knobs(l, isa::find_platform("sim"), s, vt, true);
+      ++t;
+      const DenseBuild b = build_dense(l, s, k, e);
+      const auto a = random_matrix(s.m * s.k, 1), w = random_matrix(s.n * s.k, 2);
+      std::vector<int8_t> shifts(static_cast<size_t>(s.n));
+      std::mt19937 rng(5);
+      for (int8_t& v : shifts) v = static_cast<int8_t>(rng() % 16);
+      for (const char* engine : {"functional", "cycle"}) {
+        driver::DeviceOptions o;
+        o.layout = &l;
+        o.platform = &isa::find_platform("sim");
+        o.memory_bytes = b.placed.image_bytes;
+        auto dev = driver::open_device(engine, o);
+        EXPECT_EQ(run_dense(*dev, b, a, w, std::chrono::seconds(60), shifts),
+                  dense_reference(s, a, w, e, shifts))
+            << config << " " << engine << " " << k.describe();
+      }
+    }
+  }
+}
+
 // Virtual threads hide latency: the same dense takes fewer cycles with 2 and 4 threads.
 TEST(DenseOpLatencyHiding, MoreThreadsAreFaster) {
   for (const char* config : {"gemm8x8", "vta"}) {
