@@ -10,6 +10,7 @@
 
 #include "compiler/graph/passes/partition.h"
 #include "compiler/ops/conv2d.h"
+#include "compiler/ops/conv2d_floor.h"
 #include "compiler/pipeline.h"
 #include "driver/launch.h"
 #include "hardware/isa/errors.h"
@@ -130,6 +131,7 @@ struct Kernel {
   int64_t macs = 0;
   std::vector<uint8_t> bias_bytes;
   std::string schedule_source;
+  compiler::ops::Conv2dFloor floor;
 };
 
 struct Step {
@@ -203,6 +205,7 @@ GraphExecutor::GraphExecutor(const CompiledGraph& c, const isa::Layout& l, const
       }
       k.op = compiler::ops::make_conv2d(l, s, *rec, e);
       k.program = compiler::compile_accel(*k.op.schedule, l);
+      k.floor = compiler::ops::conv2d_floor(l, s, e, pf.axi_data_bits / 8);
       k.macs = passes::node_macs(g, n);
       // The bias packed once: [ocb][B][BO] int32, each channel's value over the batch rows.
       const int32_t* b = bias ? g.value(n.inputs[2]).data->i32() : nullptr;
@@ -363,7 +366,13 @@ RunResult GraphExecutor::run(driver::Device& dev, const std::vector<std::vector<
         sr.macs = k.macs;
         sr.detail = k.op.knobs.describe();
         sr.schedule_source = k.schedule_source;
+        sr.isa_floor_cycles = k.floor.cycles;
+        sr.isa_floor_no_pad_cycles = k.floor.cycles_no_pad;
         const auto d = dev.run_details();
+        if (d.contains("modules") && d["modules"].contains("compute")) {
+          sr.compute = d["modules"]["compute"];
+          if (d.contains("alu_uops")) sr.compute["alu_uops"] = d["alu_uops"];
+        }
         if (d.contains("gemm_uops") && d.contains("dram")) {
           sr.gemm_uops = d["gemm_uops"].get<uint64_t>();
           for (const auto& [kind, b] : d["dram"]["read_nbytes"].items()) sr.dram_bytes += b.get<uint64_t>();
@@ -464,6 +473,13 @@ nlohmann::ordered_json RunReport::to_json() const {
   j["accel_mac_fraction"] = macs ? double(accel_macs) / double(macs) : 0.0;
   j["gemm_bound_cycles"] = macs_per_cycle > 0 ? double(accel_macs) / macs_per_cycle : 0.0;
   j["utilization"] = utilization();
+  int64_t floor = 0, floor_no_pad = 0;
+  for (const StepReport& s : steps) {
+    floor += s.isa_floor_cycles;
+    floor_no_pad += s.isa_floor_no_pad_cycles;
+  }
+  j["isa_floor_cycles"] = floor;
+  j["isa_floor_no_pad_cycles"] = floor_no_pad;
   j["device_arena_bytes"] = device_arena;
   j["host_arena_bytes"] = host_arena;
   j["weight_bytes"] = weight_bytes;
@@ -478,6 +494,9 @@ nlohmann::ordered_json RunReport::to_json() const {
       n["utilization"] = s.utilization;
       n["schedule"] = s.detail;
       n["schedule_source"] = s.schedule_source;
+      n["isa_floor_cycles"] = s.isa_floor_cycles;
+      n["isa_floor_no_pad_cycles"] = s.isa_floor_no_pad_cycles;
+      if (!s.compute.is_null()) n["compute"] = s.compute;
       if (!s.limit.empty()) {
         n["gemm_uops"] = s.gemm_uops;
         n["dram_bytes"] = s.dram_bytes;

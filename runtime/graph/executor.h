@@ -54,6 +54,11 @@ struct StepReport {
   uint64_t gemm_uops = 0, dram_bytes = 0;
   double memory_cycles = 0, mac_bound_cycles = 0;
   std::string limit;
+  // The ISA floor (compiler/ops/conv2d_floor.h): the fewest cycles any program for this layer
+  // and epilogue can take on the configuration (with and without padding taps), and the
+  // compute module's counters of the run, which say where the cycles above it went.
+  int64_t isa_floor_cycles = 0, isa_floor_no_pad_cycles = 0;
+  nlohmann::ordered_json compute;
 };
 
 /// The report of one run.

@@ -1,0 +1,50 @@
+// The ISA floor of a convolution: a lower bound on the accelerator cycles of ANY program for a
+// conv2d layer (with its fused epilogue) on a configuration and platform, from the timing
+// contract (docs/microarchitecture.md) and the ISA (DESIGN.md section 3), not from a schedule.
+//
+// The compute module issues at most one GEMM or ALU iteration per cycle (a register-operand
+// ALU one per two), and every output vector (one accumulator row: BATCH x BLOCK_OUT elements)
+// needs on that module at least:
+//   - one GEMM micro-op per (input channel block, kernel tap) it sums, padding taps included
+//     when the micro-op kernel is the same for every tile (as the conv2d operator lowers it);
+//   - 1 to initialise its accumulator row (the buffer holds stale data: a reset GEMM, or a
+//     LOAD ACC on the compute module, which writes at most one row per cycle);
+//   - 1 SHR when shift > 0 (only the ALU shifts right);
+//   - 2 to clip to [relu ? 0 : -128, 127] (MAX and MIN: one ALU op bounds one side, and the
+//     STORE truncates rather than saturates);
+//   - 1 for a per-channel bias that is an input of the node (a GEMM against a constant-ones
+//     input block, or a 2-cycle register ADD; stem_im2col folds conv1's bias into free lanes
+//     of its last input block, which costs nothing);
+//   - 1 for a residual (it is added after the shift and is not in the conv's input blocks, so
+//     it needs its own GEMM micro-op or ALU op).
+// Every byte of input, weights, residual and output must also cross the bus once (bytes / W
+// cycles). The floor is the larger of the two; a layer's cycles above it are schedule
+// (overlap, pipeline drains, DRAM latency, loads on the compute module), not hardware.
+// `no_pad_taps` is the same bound for a lowering that would skip the GEMM micro-ops of taps
+// reading only zero padding (different micro-op kernels for border tiles): the absolute floor.
+#pragma once
+
+#include <cstdint>
+
+#include "compiler/ops/conv2d.h"
+#include "hardware/isa/layout.h"
+
+namespace weft::compiler::ops {
+
+/// The floor of one layer, in cycles, with its parts.
+struct Conv2dFloor {
+  int64_t vectors = 0;          // output vectors (accumulator rows) of the layer
+  int64_t gemm_uops = 0;        // GEMM micro-ops of the reduction, padding taps included
+  int64_t gemm_uops_no_pad = 0; // the same without taps that read only padding
+  int64_t epilogue_ops = 0;     // per output vector: init, shift, clip, bias, residual
+  int64_t memory_cycles = 0;    // bytes that must cross the bus, over its width
+  int64_t cycles = 0;           // max(gemm_uops + vectors x epilogue_ops, memory_cycles)
+  int64_t cycles_no_pad = 0;    // the same with gemm_uops_no_pad
+};
+
+/// The floor of `shape` with `epilogue` (epilogue.bias: the node has a bias input) on `layout`
+/// with a bus of `bus_bytes` bytes per beat.
+Conv2dFloor conv2d_floor(const isa::Layout& layout, const Conv2dShape& shape,
+                         const Conv2dEpilogue& epilogue, int64_t bus_bytes);
+
+}  // namespace weft::compiler::ops
