@@ -11,6 +11,7 @@
 #include "compiler/graph/passes/partition.h"
 #include "compiler/ops/conv2d.h"
 #include "compiler/ops/conv2d_floor.h"
+#include "compiler/passes/residual_init.h"
 #include "compiler/pipeline.h"
 #include "driver/launch.h"
 #include "hardware/isa/errors.h"
@@ -204,7 +205,21 @@ GraphExecutor::GraphExecutor(const CompiledGraph& c, const isa::Layout& l, const
                                 : "analytic chooser";
       }
       k.op = compiler::ops::make_conv2d(l, s, *rec, e);
-      k.program = compiler::compile_accel(*k.op.schedule, l);
+      std::vector<compiler::ProgramPass> rewrites;
+      // The residual as the accumulator's initial value (passes/residual_init.h) when
+      // r * 2^shift + sum + bias cannot wrap at 32 bits: |sum| <= 128 * 128 * IC * K * K.
+      if (residual && opts.residual_init) {
+        int64_t bmax = 0;
+        for (int64_t o = 0; bias && o < s.oc; ++o)
+          bmax = std::max<int64_t>(bmax, std::abs(int64_t{g.value(n.inputs[2]).data->i32()[o]}));
+        if (16384 * s.ic * s.k * s.k + bmax + (int64_t{128} << e.shift) < (int64_t{1} << 31)) {
+          const compiler::ir::Buffer r = k.op.residual->buffer;
+          rewrites.push_back([r](const compiler::accel::Program& p) {
+            return compiler::passes::residual_init(p, r);
+          });
+        }
+      }
+      k.program = compiler::compile_accel(*k.op.schedule, l, rewrites);
       k.floor = compiler::ops::conv2d_floor(l, s, e, pf.axi_data_bits / 8);
       k.macs = passes::node_macs(g, n);
       // The bias packed once: [ocb][B][BO] int32, each channel's value over the batch rows.

@@ -97,6 +97,9 @@ struct ExecutorOptions {
   /// above. The per-node report names each schedule's source.
   bool use_records = true;
   std::string tune_db;
+  /// Fused residuals loaded as the accumulator's initial value and shifted left instead of a
+  /// reset and a register ADD (compiler/passes/residual_init.h), where nothing can wrap.
+  bool residual_init = true;
 };
 
 /// $XDG_CACHE_HOME/weft/graph_conv2d_knobs.json (or ~/.cache/...); "" without a home.

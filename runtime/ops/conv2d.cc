@@ -17,11 +17,12 @@ using compiler::ops::Conv2dShape;
 Conv2dBuild build_conv2d(const isa::Layout& l, const Conv2dShape& shape,
                          const compiler::ops::Conv2dKnobs& knobs,
                          const compiler::ops::Conv2dEpilogue& epilogue,
-                         const compiler::PassObserver& after_pass) {
+                         const compiler::PassObserver& after_pass,
+                         const std::vector<compiler::ProgramPass>& before_tokens) {
   Conv2dBuild b;
   b.op = compiler::ops::make_conv2d(l, shape, knobs, epilogue);
   const auto& op = b.op;
-  b.program = compiler::compile_accel(*op.schedule, l, after_pass);
+  b.program = compiler::compile_accel(*op.schedule, l, before_tokens, after_pass);
   auto bytes = [](const compiler::te::Tensor& t) {
     return static_cast<uint64_t>(t->buffer->elements()) *
            static_cast<uint64_t>(compiler::ir::dtype_bits(t->dtype) / 8);
