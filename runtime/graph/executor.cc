@@ -11,6 +11,7 @@
 #include "compiler/graph/passes/partition.h"
 #include "compiler/ops/conv2d.h"
 #include "compiler/ops/conv2d_floor.h"
+#include "compiler/passes/bias_gemm.h"
 #include "compiler/passes/residual_init.h"
 #include "compiler/pipeline.h"
 #include "driver/launch.h"
@@ -133,6 +134,10 @@ struct Kernel {
   std::vector<uint8_t> bias_bytes;
   std::string schedule_source;
   compiler::ops::Conv2dFloor floor;
+  // passes/bias_gemm.h: the constant input block and the bias weight blocks, when used.
+  compiler::ir::Buffer ones, bias_w;
+  std::vector<uint8_t> ones_bytes, bias_w_bytes;
+  uint64_t ones_addr = 0, bias_w_addr = 0;
 };
 
 struct Step {
@@ -219,6 +224,24 @@ GraphExecutor::GraphExecutor(const CompiledGraph& c, const isa::Layout& l, const
           });
         }
       }
+      // The bias through the GEMM (passes/bias_gemm.h) when its pieces fit the lanes.
+      std::vector<int8_t> ones, bias_w;
+      if (bias && opts.bias_gemm &&
+          compiler::passes::bias_pieces(l, g.value(n.inputs[2]).data->i32(), s.oc, &ones, &bias_w)) {
+        const int64_t blocks = k.op.ocb;
+        bias_w.resize(static_cast<size_t>(blocks * l.config.block_out() * l.config.block_in()), 0);
+        k.ones = compiler::ir::make_buffer(n.name + ".ones", compiler::ir::DType::kInt8,
+                                           {l.config.batch(), l.config.block_in()});
+        k.bias_w = compiler::ir::make_buffer(n.name + ".bias_w", compiler::ir::DType::kInt8,
+                                             {blocks, l.config.block_out(), l.config.block_in()});
+        k.ones_bytes.assign(ones.begin(), ones.end());
+        k.bias_w_bytes.assign(bias_w.begin(), bias_w.end());
+        const compiler::ir::Buffer b = k.op.bias->buffer, o = k.ones, w = k.bias_w;
+        const isa::Layout* lp = &l;
+        rewrites.push_back([b, o, w, blocks, lp](const compiler::accel::Program& p) {
+          return compiler::passes::bias_gemm(p, *lp, b, o, w, blocks);
+        });
+      }
       k.program = compiler::compile_accel(*k.op.schedule, l, rewrites);
       k.floor = compiler::ops::conv2d_floor(l, s, e, pf.axi_data_bits / 8);
       k.macs = passes::node_macs(g, n);
@@ -245,6 +268,11 @@ GraphExecutor::GraphExecutor(const CompiledGraph& c, const isa::Layout& l, const
   for (Kernel& k : m.kernels) {
     k.bias_addr = at;
     at = align(at + k.bias_bytes.size());
+    if (k.bias_w) {
+      k.bias_w_addr = at;
+      k.ones_addr = align(at + k.bias_w_bytes.size(), 256);
+      at = align(k.ones_addr + k.ones_bytes.size());
+    }
   }
   m.arena_base = at;
   m.program_base = align(m.arena_base + static_cast<uint64_t>(m.plan.device_arena));
@@ -256,6 +284,10 @@ GraphExecutor::GraphExecutor(const CompiledGraph& c, const isa::Layout& l, const
     place[k.op.w->buffer.get()] = static_cast<int64_t>(m.device_addr(n.inputs[1]) / l.wgt_elem_bytes);
     place[k.op.d->buffer.get()] = static_cast<int64_t>(m.device_addr(n.outputs[0]) / l.out_elem_bytes);
     place[k.op.bias->buffer.get()] = static_cast<int64_t>(k.bias_addr / l.acc_elem_bytes);
+    if (k.bias_w) {
+      place[k.bias_w.get()] = static_cast<int64_t>(k.bias_w_addr / l.wgt_elem_bytes);
+      place[k.ones.get()] = static_cast<int64_t>(k.ones_addr / l.inp_elem_bytes);
+    }
     if (k.op.epilogue.residual)
       place[k.op.residual->buffer.get()] =
           static_cast<int64_t>(m.device_addr(n.inputs[3]) / l.acc8_elem_bytes);
@@ -338,6 +370,10 @@ RunResult GraphExecutor::run(driver::Device& dev, const std::vector<std::vector<
     }
     for (const Kernel& k : m.kernels) {
       if (!k.bias_bytes.empty()) dev.copy_to_device(k.bias_addr, k.bias_bytes.data(), k.bias_bytes.size());
+      if (k.bias_w) {
+        dev.copy_to_device(k.bias_w_addr, k.bias_w_bytes.data(), k.bias_w_bytes.size());
+        dev.copy_to_device(k.ones_addr, k.ones_bytes.data(), k.ones_bytes.size());
+      }
       dev.copy_to_device(k.stream.insn_byte_offset, k.stream.insn_bytes.data(), k.stream.insn_bytes.size());
       if (!k.stream.uop_bytes.empty())
         dev.copy_to_device(k.stream.uop_byte_offset, k.stream.uop_bytes.data(), k.stream.uop_bytes.size());

@@ -100,6 +100,9 @@ struct ExecutorOptions {
   /// Fused residuals loaded as the accumulator's initial value and shifted left instead of a
   /// reset and a register ADD (compiler/passes/residual_init.h), where nothing can wrap.
   bool residual_init = true;
+  /// The bias added by a GEMM against a constant input block instead of a LOAD ACC and a
+  /// register ADD (compiler/passes/bias_gemm.h), where its pieces fit the lanes.
+  bool bias_gemm = true;
 };
 
 /// $XDG_CACHE_HOME/weft/graph_conv2d_knobs.json (or ~/.cache/...); "" without a home.
