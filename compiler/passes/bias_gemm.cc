@@ -138,10 +138,15 @@ accel::Program bias_gemm(const accel::Program& p, const isa::Layout& l, const ir
   lw.sram_base = w_base;
   lw.x_size = blocks;
   lw.x_stride = blocks;
-  out.ops = {lo, lw};
+  // The two loads just before the first bias GEMM: the load module runs them after the first
+  // tiles' input and weight loads, behind those tiles' GEMMs.
   for (size_t i = 0; i < n; ++i) {
     if (auto it = load_free.find(i); it != load_free.end() && it->second) continue;
     auto g = gemm_for.find(i);
+    if (g == gemm_for.begin()) {
+      out.ops.push_back(lo);
+      out.ops.push_back(lw);
+    }
     out.ops.push_back(g == gemm_for.end() ? p.ops[i] : g->second);
   }
   if (rewritten) *rewritten = static_cast<int>(gemm_for.size());

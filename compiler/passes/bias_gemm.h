@@ -5,15 +5,15 @@
 // {1, 127, 127, ...}) and one weight block per output channel block whose lanes hold the bias
 // split into int8 pieces (bias = q0 + 127 (q1 + q2 + ...), bias_pieces below), acc += ones . W^T
 // adds exactly the bias to every row, and int32 sums in any order are the same. The constant
-// block and the bias weights are loaded once, by the load module, at the start, into INP and WGT
-// rows no other operation uses; the bias LOAD ACC goes where nothing else reads its rows.
+// block and the bias weights are loaded once, by the load module, before their first use, into
+// INP and WGT rows no other operation uses; the bias LOAD ACC goes where nothing else reads its rows.
 // stem_im2col does the same for conv1 inside its own free input lanes.
 //
 // Before: an emitted accel::Program without tokens, where `bias` is the DRAM tensor loaded as
 // ACC (packed [ocb][BATCH][BLOCK_OUT]). An ALU ADD with a register operand is rewritten when
 // every source row it reads comes from one bias load whose rows map affinely onto bias blocks.
 // Nothing is rewritten when the reserved rows do not fit the buffers. After: the same program
-// with GEMMs for those ADDs and the two loads first (plan_tokens then places the tokens).
+// with GEMMs for those ADDs and the two loads just before the first of them (plan_tokens then places the tokens).
 #pragma once
 
 #include <cstdint>

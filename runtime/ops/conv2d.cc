@@ -18,8 +18,10 @@ Conv2dBuild build_conv2d(const isa::Layout& l, const Conv2dShape& shape,
                          const compiler::ops::Conv2dKnobs& knobs,
                          const compiler::ops::Conv2dEpilogue& epilogue,
                          const compiler::PassObserver& after_pass,
-                         const std::vector<compiler::ProgramPass>& before_tokens) {
+                         const std::vector<compiler::ProgramPass>& before_tokens,
+                         std::vector<std::pair<TensorSlot, std::vector<uint8_t>>> constants) {
   Conv2dBuild b;
+  b.constants = std::move(constants);
   b.op = compiler::ops::make_conv2d(l, shape, knobs, epilogue);
   const auto& op = b.op;
   b.program = compiler::compile_accel(*op.schedule, l, before_tokens, after_pass);
@@ -33,6 +35,7 @@ Conv2dBuild build_conv2d(const isa::Layout& l, const Conv2dShape& shape,
   if (epilogue.bias) slots.push_back({op.bias->buffer, bytes(op.bias), l.acc_elem_bytes});
   if (epilogue.residual)
     slots.push_back({op.residual->buffer, bytes(op.residual), l.acc8_elem_bytes});
+  for (const auto& [slot, data] : b.constants) slots.push_back(slot);
   b.placed = place_program(l, b.program, slots);
   return b;
 }
@@ -60,6 +63,8 @@ std::vector<uint8_t> conv2d_image(const Conv2dBuild& b, const Conv2dData& d) {
     throw UserError("conv2d: the data does not match the shape " + s.describe());
   }
   std::vector<uint8_t> image = program_image(b.placed);
+  for (const auto& [slot, data] : b.constants)
+    std::copy(data.begin(), data.end(), image.begin() + static_cast<std::ptrdiff_t>(b.placed.address(slot.buffer)));
   const int64_t B = op.batch, BI = op.block_in, BO = op.block_out;
   // A[nb][icb][H][W][B][BI]
   auto* a = reinterpret_cast<int8_t*>(image.data() + b.placed.address(op.a->buffer));

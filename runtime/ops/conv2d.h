@@ -19,6 +19,8 @@ struct Conv2dBuild {
   compiler::ops::Conv2d op;
   compiler::accel::Program program;
   PlacedProgram placed;
+  /// Constant tensors that program rewrites added (passes/bias_gemm.h), with their bytes.
+  std::vector<std::pair<TensorSlot, std::vector<uint8_t>>> constants;
 };
 
 /// Compiles and places a conv2d; `after_pass` sees the IR after each pass; `before_tokens`
@@ -27,7 +29,8 @@ Conv2dBuild build_conv2d(const isa::Layout& layout, const compiler::ops::Conv2dS
                          const compiler::ops::Conv2dKnobs& knobs,
                          const compiler::ops::Conv2dEpilogue& epilogue,
                          const compiler::PassObserver& after_pass = {},
-                         const std::vector<compiler::ProgramPass>& before_tokens = {});
+                         const std::vector<compiler::ProgramPass>& before_tokens = {},
+                         std::vector<std::pair<TensorSlot, std::vector<uint8_t>>> constants = {});
 
 /// Plain layouts: input N x IC x H x W and weight OC x IC x K x K (int8), bias OC (int32),
 /// output N x OC x OH x OW (int8).
