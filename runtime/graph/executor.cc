@@ -13,6 +13,7 @@
 #include "compiler/ops/conv2d_floor.h"
 #include "compiler/passes/bias_gemm.h"
 #include "compiler/passes/residual_init.h"
+#include "compiler/passes/skip_pad_taps.h"
 #include "compiler/pipeline.h"
 #include "driver/launch.h"
 #include "hardware/isa/errors.h"
@@ -240,6 +241,14 @@ GraphExecutor::GraphExecutor(const CompiledGraph& c, const isa::Layout& l, const
         const isa::Layout* lp = &l;
         rewrites.push_back([b, o, w, blocks, lp](const compiler::accel::Program& p) {
           return compiler::passes::bias_gemm(p, *lp, b, o, w, blocks);
+        });
+      }
+      // GEMM micro-ops on zero padding dropped (passes/skip_pad_taps.h), last: after the bias
+      // and residual rewrites the epilogue's kernels are final.
+      if (opts.skip_pad_taps) {
+        const isa::Layout* lp = &l;
+        rewrites.push_back([lp](const compiler::accel::Program& p) {
+          return compiler::passes::skip_pad_taps(p, *lp);
         });
       }
       k.program = compiler::compile_accel(*k.op.schedule, l, rewrites);

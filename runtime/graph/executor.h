@@ -103,6 +103,9 @@ struct ExecutorOptions {
   /// The bias added by a GEMM against a constant input block instead of a LOAD ACC and a
   /// register ADD (compiler/passes/bias_gemm.h), where its pieces fit the lanes.
   bool bias_gemm = true;
+  /// GEMM micro-ops that read only zero padding dropped (compiler/passes/skip_pad_taps.h)
+  /// where the resulting kernels fit the micro-op buffer together.
+  bool skip_pad_taps = true;
 };
 
 /// $XDG_CACHE_HOME/weft/graph_conv2d_knobs.json (or ~/.cache/...); "" without a home.
