@@ -55,25 +55,62 @@ accel::Program skip_pad_taps(const accel::Program& p, const isa::Layout& l, int6
       out.ops.push_back(op);
       continue;
     }
+    // Which micro-ops read padding in each (i, j); the most compact form that drops them:
+    // one GEMM with both loops when the set is the same for every (i, j), one per inner
+    // iteration keeping the outer loop when it depends on j only, one per outer iteration
+    // keeping the inner loop when it depends on i only, else one per (i, j).
+    std::vector<std::vector<bool>> drop(static_cast<size_t>(op.iter_out * op.iter_in));
+    for (int64_t i = 0; i < op.iter_out; ++i)
+      for (int64_t j = 0; j < op.iter_in; ++j)
+        for (const isa::Uop& u : op.uops) {
+          const bool d = is_pad(u.src + i * op.src_factor_out + j * op.src_factor_in);
+          drop[static_cast<size_t>(i * op.iter_in + j)].push_back(d);
+          removed += d;
+        }
+    auto at = [&](int64_t i, int64_t j) -> const std::vector<bool>& {
+      return drop[static_cast<size_t>(i * op.iter_in + j)];
+    };
+    bool by_j = true, by_i = true;
     for (int64_t i = 0; i < op.iter_out; ++i)
       for (int64_t j = 0; j < op.iter_in; ++j) {
-        Op g = op;
-        g.uops.clear();
-        g.iter_out = g.iter_in = 1;
-        g.dst_factor_out = g.dst_factor_in = g.src_factor_out = g.src_factor_in = 0;
-        g.wgt_factor_out = g.wgt_factor_in = 0;
-        for (const isa::Uop& u : op.uops) {
-          const isa::Uop v{u.dst + i * op.dst_factor_out + j * op.dst_factor_in,
-                           u.src + i * op.src_factor_out + j * op.src_factor_in,
-                           u.wgt + i * op.wgt_factor_out + j * op.wgt_factor_in};
-          if (is_pad(v.src)) {
-            ++removed;
-          } else {
-            g.uops.push_back(v);
-          }
-        }
-        if (!g.uops.empty()) out.ops.push_back(g);
+        by_j = by_j && at(i, j) == at(0, j);
+        by_i = by_i && at(i, j) == at(i, 0);
       }
+    // A GEMM over loops `keep_out`/`keep_in` of the original with the others folded at (i, j).
+    auto emit = [&](int64_t i, int64_t j, bool keep_out, bool keep_in) {
+      Op g = op;
+      g.uops.clear();
+      if (!keep_out) {
+        g.iter_out = 1;
+        g.dst_factor_out = g.src_factor_out = g.wgt_factor_out = 0;
+      }
+      if (!keep_in) {
+        g.iter_in = 1;
+        g.dst_factor_in = g.src_factor_in = g.wgt_factor_in = 0;
+      }
+      const int64_t fi = keep_out ? 0 : i, fj = keep_in ? 0 : j;
+      const std::vector<bool>& d = at(i, j);
+      for (size_t k = 0; k < op.uops.size(); ++k) {
+        if (d[k]) continue;
+        const isa::Uop& u = op.uops[k];
+        g.uops.push_back({u.dst + fi * op.dst_factor_out + fj * op.dst_factor_in,
+                          u.src + fi * op.src_factor_out + fj * op.src_factor_in,
+                          u.wgt + fi * op.wgt_factor_out + fj * op.wgt_factor_in});
+      }
+      if (!g.uops.empty()) out.ops.push_back(g);
+    };
+    if (by_i && by_j) {
+      emit(0, 0, true, true);
+    } else if (by_j) {
+      // The original order is i outer, j inner: keeping the outer loop per j reorders the
+      // iterations, which only permutes additions into the accumulator (the same sums).
+      for (int64_t j = 0; j < op.iter_in; ++j) emit(0, j, true, false);
+    } else if (by_i) {
+      for (int64_t i = 0; i < op.iter_out; ++i) emit(i, 0, false, true);
+    } else {
+      for (int64_t i = 0; i < op.iter_out; ++i)
+        for (int64_t j = 0; j < op.iter_in; ++j) emit(i, j, false, false);
+    }
   }
   if (removed == 0) return p;
   // Every distinct kernel resident at once, or nothing changes.

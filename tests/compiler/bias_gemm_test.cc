@@ -2,11 +2,15 @@
 // (and refuses one that needs more lanes than a block has); bias_gemm turns a register ADD of
 // a loaded bias tile into a GEMM against the constant block, loads the constant block and the
 // bias weights first, and drops the bias load only when nothing else reads its rows;
-// residual_init moves a residual load to the reset and drops the ADD.
+// residual_init moves a residual load to the reset and drops the ADD; skip_pad_taps drops the
+// GEMM iterations that read DMA padding.
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include "compiler/passes/bias_gemm.h"
 #include "compiler/passes/residual_init.h"
+#include "compiler/passes/skip_pad_taps.h"
 
 namespace weft::compiler::passes {
 namespace {
@@ -132,6 +136,54 @@ TEST(ResidualInit, TheLoadMovesToTheResetAndTheAddGoes) {
   q.ops.insert(q.ops.begin() + 5, min);
   EXPECT_EQ(residual_init(q, res, &n).ops.size(), q.ops.size());
   EXPECT_EQ(n, 0);
+}
+
+TEST(SkipPadTaps, IterationsOnPaddingGo) {
+  const isa::Layout& l = isa::layout_for("vta");
+  const auto a = ir::make_buffer("A", ir::DType::kInt8, {4, 16});
+  // A 1-wide input column with one padding block above and below: INP rows 0 (pad), 1, 2, 3 (pad).
+  Op load;
+  load.kind = Op::Kind::kLoad;
+  load.mem = isa::MemType::kInp;
+  load.tensor = a;
+  load.y_size = 2;
+  load.x_size = 1;
+  load.x_stride = 1;
+  load.y_pad0 = load.y_pad1 = 1;
+  load.module = accel::module_of(load);
+  // Two output rows x three taps (a 3x1 conv): dst r, src r + tap, wgt tap; outer loop taps.
+  Op g;
+  g.kind = Op::Kind::kGemm;
+  g.uops = {{0, 0, 0}, {1, 1, 0}};
+  g.iter_out = 3;
+  g.dst_factor_out = 0;
+  g.src_factor_out = 1;
+  g.wgt_factor_out = 1;
+  accel::Program p;
+  p.ops = {load, g};
+  int64_t dropped = 0;
+  const accel::Program q = skip_pad_taps(p, l, &dropped);
+  // Reads: tap 0 -> rows 0 (pad), 1; tap 1 -> 1, 2; tap 2 -> 2, 3 (pad): two go.
+  EXPECT_EQ(dropped, 2);
+  int64_t iterations = 0;
+  std::vector<std::pair<int64_t, int64_t>> kept;
+  for (const Op& op : q.ops) {
+    if (op.kind != Op::Kind::kGemm) continue;
+    for (int64_t i = 0; i < op.iter_out; ++i)
+      for (const isa::Uop& u : op.uops) {
+        ++iterations;
+        kept.push_back({u.dst + i * op.dst_factor_out, u.src + i * op.src_factor_out});
+      }
+  }
+  EXPECT_EQ(iterations, 4);
+  std::sort(kept.begin(), kept.end());
+  EXPECT_EQ(kept, (std::vector<std::pair<int64_t, int64_t>>{{0, 1}, {0, 2}, {1, 1}, {1, 2}}));
+  // No padding: the program is returned as it was.
+  load.y_pad0 = load.y_pad1 = 0;
+  load.y_size = 4;
+  p.ops = {load, g};
+  EXPECT_EQ(skip_pad_taps(p, l, &dropped).ops.size(), 2u);
+  EXPECT_EQ(dropped, 0);
 }
 
 }  // namespace
