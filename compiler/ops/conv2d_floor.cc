@@ -28,8 +28,8 @@ Conv2dFloor conv2d_floor(const isa::Layout& l, const Conv2dShape& s, const Conv2
                 ocb = ceil_div(s.oc, c.block_out());
   Conv2dFloor f;
   f.vectors = nb * ocb * s.out_h() * s.out_w();
-  f.gemm_uops = f.vectors * icb * s.k * s.k;
-  f.gemm_uops_no_pad = nb * ocb * icb * inside_taps(s.h, s.out_h(), s.k, s.stride, s.pad) *
+  f.gemm_uops_all_taps = f.vectors * icb * s.k * s.k;
+  f.gemm_uops = nb * ocb * icb * inside_taps(s.h, s.out_h(), s.k, s.stride, s.pad) *
                        inside_taps(s.w, s.out_w(), s.k, s.stride, s.pad);
   f.epilogue_ops = 1 + (e.shift > 0 ? 1 : 0) + 2 + (e.bias ? 1 : 0) + (e.residual ? 1 : 0);
   // On-chip elements are whole blocks: an INP element holds BATCH x BLOCK_IN int8 values.
@@ -38,7 +38,7 @@ Conv2dFloor conv2d_floor(const isa::Layout& l, const Conv2dShape& s, const Conv2
                         f.vectors * l.out_elem_bytes * (e.residual ? 2 : 1);
   f.memory_cycles = ceil_div(bytes, bus_bytes);
   f.cycles = std::max(f.gemm_uops + f.vectors * f.epilogue_ops, f.memory_cycles);
-  f.cycles_no_pad = std::max(f.gemm_uops_no_pad + f.vectors * f.epilogue_ops, f.memory_cycles);
+  f.cycles_all_taps = std::max(f.gemm_uops_all_taps + f.vectors * f.epilogue_ops, f.memory_cycles);
   return f;
 }
 

@@ -5,8 +5,8 @@
 // The compute module issues at most one GEMM or ALU iteration per cycle (a register-operand
 // ALU one per two), and every output vector (one accumulator row: BATCH x BLOCK_OUT elements)
 // needs on that module at least:
-//   - one GEMM micro-op per (input channel block, kernel tap) it sums, padding taps included
-//     when the micro-op kernel is the same for every tile (as the conv2d operator lowers it);
+//   - one GEMM micro-op per (input channel block, kernel tap) it sums that reads input data (a
+//     tap that reads only zero padding adds nothing and can be left out: skip_pad_taps);
 //   - 1 to initialise its accumulator row (the buffer holds stale data: a reset GEMM, or a
 //     LOAD ACC on the compute module, which writes at most one row per cycle);
 //   - 1 SHR when shift > 0 (only the ALU shifts right);
@@ -20,8 +20,8 @@
 // Every byte of input, weights, residual and output must also cross the bus once (bytes / W
 // cycles). The floor is the larger of the two; a layer's cycles above it are schedule
 // (overlap, pipeline drains, DRAM latency, loads on the compute module), not hardware.
-// `no_pad_taps` is the same bound for a lowering that would skip the GEMM micro-ops of taps
-// reading only zero padding (different micro-op kernels for border tiles): the absolute floor.
+// `cycles_all_taps` is the same bound for a program that runs every tap of every output (one
+// micro-op kernel for every tile, as the conv2d operator lowers it before skip_pad_taps).
 #pragma once
 
 #include <cstdint>
@@ -34,12 +34,12 @@ namespace weft::compiler::ops {
 /// The floor of one layer, in cycles, with its parts.
 struct Conv2dFloor {
   int64_t vectors = 0;          // output vectors (accumulator rows) of the layer
-  int64_t gemm_uops = 0;        // GEMM micro-ops of the reduction, padding taps included
-  int64_t gemm_uops_no_pad = 0; // the same without taps that read only padding
+  int64_t gemm_uops = 0;           // GEMM micro-ops of the reduction, taps on data only
+  int64_t gemm_uops_all_taps = 0;  // the same with the taps that read only padding
   int64_t epilogue_ops = 0;     // per output vector: init, shift, clip, bias, residual
   int64_t memory_cycles = 0;    // bytes that must cross the bus, over its width
   int64_t cycles = 0;           // max(gemm_uops + vectors x epilogue_ops, memory_cycles)
-  int64_t cycles_no_pad = 0;    // the same with gemm_uops_no_pad
+  int64_t cycles_all_taps = 0;  // the same with gemm_uops_all_taps
 };
 
 /// The floor of `shape` with `epilogue` (epilogue.bias: the node has a bias input) on `layout`

@@ -45,7 +45,12 @@ struct Rewrite {
 accel::Program residual_init(const accel::Program& p, const ir::Buffer& residual, int* rewritten) {
   const size_t n = p.ops.size();
   std::vector<accel::Access> acc(n);
-  for (size_t i = 0; i < n; ++i) acc[i] = accel::accesses(p.ops[i]);
+  std::vector<std::set<int64_t>> wrows(n), rrows(n);  // accumulator rows written / read
+  for (size_t i = 0; i < n; ++i) {
+    acc[i] = accel::accesses(p.ops[i]);
+    wrows[i] = acc_rows(acc[i].writes);
+    rrows[i] = acc_rows(acc[i].reads);
+  }
   // Per accumulator row: the operation that last initialised it and the writers since.
   std::map<int64_t, size_t> last_init, last_writer;
   std::map<int64_t, std::vector<size_t>> since;
@@ -76,7 +81,7 @@ accel::Program residual_init(const accel::Program& p, const ir::Buffer& residual
         }
         std::set<int64_t> loaded;
         for (size_t l : loads) {
-          const auto rows = acc_rows(acc[l].writes);
+          const auto rows = wrows[l];
           loaded.insert(rows.begin(), rows.end());
         }
         if (loaded != src) return;
@@ -85,8 +90,8 @@ accel::Program residual_init(const accel::Program& p, const ir::Buffer& residual
         if (first == last_init.end()) return;
         r.reset = first->second;
         const Op& g = p.ops[r.reset];
-        if (g.kind != Op::Kind::kGemm || !g.reset || acc_rows(acc[r.reset].writes) != dst) return;
-        std::set<size_t> chain;
+        if (g.kind != Op::Kind::kGemm || !g.reset || wrows[r.reset] != dst) return;
+        std::set<size_t> chain, checked;
         for (int64_t d : dst) {
           auto it = last_init.find(d);
           if (it == last_init.end() || it->second != r.reset) return;
@@ -102,8 +107,8 @@ accel::Program residual_init(const accel::Program& p, const ir::Buffer& residual
             } else if (!adds || shift > 0) {
               return;  // not (adds)* (shifts)+
             }
-            const std::set<int64_t> rows = acc_rows(acc[w].writes);
-            if (!std::includes(dst.begin(), dst.end(), rows.begin(), rows.end()))
+            if (checked.insert(w).second &&
+                !std::includes(dst.begin(), dst.end(), wrows[w].begin(), wrows[w].end()))
               return;  // an operation over these rows and others
             chain.insert(w);
           }
@@ -115,22 +120,21 @@ accel::Program residual_init(const accel::Program& p, const ir::Buffer& residual
         // before they are written again.
         for (size_t j = r.reset + 1; j < i; ++j) {
           if (chain.count(j) || loads.count(j)) continue;
-          const auto rd = acc_rows(acc[j].reads);
-          for (int64_t d : rd)
+          for (int64_t d : rrows[j])
             if (dst.count(d) || src.count(d)) return;
         }
         std::set<int64_t> live = src;
         for (size_t j = i + 1; j < n && !live.empty(); ++j) {
-          for (int64_t d : acc_rows(acc[j].reads))
+          for (int64_t d : rrows[j])
             if (live.count(d)) return;
-          for (int64_t d : acc_rows(acc[j].writes)) live.erase(d);
+          for (int64_t d : wrows[j]) live.erase(d);
         }
         r.loads.assign(loads.begin(), loads.end());
         found.push_back(r);
       }();
     }
     // Track the rows this operation writes.
-    for (int64_t d : acc_rows(acc[i].writes)) {
+    for (int64_t d : wrows[i]) {
       last_writer[d] = i;
       if (is_init(op)) {
         last_init[d] = i;

@@ -427,7 +427,7 @@ RunResult GraphExecutor::run(driver::Device& dev, const std::vector<std::vector<
         sr.detail = k.op.knobs.describe();
         sr.schedule_source = k.schedule_source;
         sr.isa_floor_cycles = k.floor.cycles;
-        sr.isa_floor_no_pad_cycles = k.floor.cycles_no_pad;
+        sr.isa_floor_all_taps_cycles = k.floor.cycles_all_taps;
         const auto d = dev.run_details();
         if (d.contains("modules") && d["modules"].contains("compute")) {
           sr.compute = d["modules"]["compute"];
@@ -533,13 +533,13 @@ nlohmann::ordered_json RunReport::to_json() const {
   j["accel_mac_fraction"] = macs ? double(accel_macs) / double(macs) : 0.0;
   j["gemm_bound_cycles"] = macs_per_cycle > 0 ? double(accel_macs) / macs_per_cycle : 0.0;
   j["utilization"] = utilization();
-  int64_t floor = 0, floor_no_pad = 0;
+  int64_t floor = 0, floor_all_taps = 0;
   for (const StepReport& s : steps) {
     floor += s.isa_floor_cycles;
-    floor_no_pad += s.isa_floor_no_pad_cycles;
+    floor_all_taps += s.isa_floor_all_taps_cycles;
   }
   j["isa_floor_cycles"] = floor;
-  j["isa_floor_no_pad_cycles"] = floor_no_pad;
+  j["isa_floor_all_taps_cycles"] = floor_all_taps;
   j["device_arena_bytes"] = device_arena;
   j["host_arena_bytes"] = host_arena;
   j["weight_bytes"] = weight_bytes;
@@ -555,7 +555,7 @@ nlohmann::ordered_json RunReport::to_json() const {
       n["schedule"] = s.detail;
       n["schedule_source"] = s.schedule_source;
       n["isa_floor_cycles"] = s.isa_floor_cycles;
-      n["isa_floor_no_pad_cycles"] = s.isa_floor_no_pad_cycles;
+      n["isa_floor_all_taps_cycles"] = s.isa_floor_all_taps_cycles;
       if (!s.compute.is_null()) n["compute"] = s.compute;
       if (!s.limit.empty()) {
         n["gemm_uops"] = s.gemm_uops;

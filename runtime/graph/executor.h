@@ -55,9 +55,10 @@ struct StepReport {
   double memory_cycles = 0, mac_bound_cycles = 0;
   std::string limit;
   // The ISA floor (compiler/ops/conv2d_floor.h): the fewest cycles any program for this layer
-  // and epilogue can take on the configuration (with and without padding taps), and the
-  // compute module's counters of the run, which say where the cycles above it went.
-  int64_t isa_floor_cycles = 0, isa_floor_no_pad_cycles = 0;
+  // and epilogue can take on the configuration (and the same for a program that runs every
+  // tap, padding included), and the compute module's counters of the run, which say where the
+  // cycles above it went.
+  int64_t isa_floor_cycles = 0, isa_floor_all_taps_cycles = 0;
   nlohmann::ordered_json compute;
 };
 

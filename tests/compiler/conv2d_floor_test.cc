@@ -17,14 +17,14 @@ TEST(Conv2dFloor, ResNetStageOneConvOnVta) {
   e.bias_first = true;
   const Conv2dFloor f = conv2d_floor(l, s, e, 16);
   EXPECT_EQ(f.vectors, 4 * 56 * 56);
-  EXPECT_EQ(f.gemm_uops, 4 * 56 * 56 * 4 * 9);
+  EXPECT_EQ(f.gemm_uops_all_taps, 4 * 56 * 56 * 4 * 9);
   EXPECT_EQ(f.epilogue_ops, 5);  // init, bias, shr, max, min
-  EXPECT_EQ(f.cycles, 451584 + 5 * 12544);
+  EXPECT_EQ(f.cycles_all_taps, 451584 + 5 * 12544);
   // Rows (and columns) 0 and 55 see 2 of 3 taps: 54 x 3 + 2 x 2 = 166 per axis.
-  EXPECT_EQ(f.gemm_uops_no_pad, 4 * 4 * 166 * 166);
-  EXPECT_EQ(f.cycles_no_pad, 4 * 4 * 166 * 166 + 5 * 12544);
+  EXPECT_EQ(f.gemm_uops, 4 * 4 * 166 * 166);
+  EXPECT_EQ(f.cycles, 4 * 4 * 166 * 166 + 5 * 12544);
   e.residual = true;
-  EXPECT_EQ(conv2d_floor(l, s, e, 16).cycles, 451584 + 6 * 12544);
+  EXPECT_EQ(conv2d_floor(l, s, e, 16).cycles_all_taps, 451584 + 6 * 12544);
   // No bias input (stem_im2col folded it into free lanes) and no shift: init, max, min.
   e = Conv2dEpilogue{};
   e.shift = 0;
@@ -38,7 +38,7 @@ TEST(Conv2dFloor, StrideTwoPadsOnlyTheFirstRowAndColumn) {
   Conv2dEpilogue e;
   const Conv2dFloor f = conv2d_floor(l, s, e, 16);
   EXPECT_EQ(f.vectors, 32 * 49);
-  EXPECT_EQ(f.gemm_uops_no_pad, 32 * 16 * 20 * 20);  // 6 x 3 + 2 taps per axis
+  EXPECT_EQ(f.gemm_uops, 32 * 16 * 20 * 20);  // 6 x 3 + 2 taps per axis
 }
 
 TEST(Conv2dFloor, TheFcIsBoundByItsWeightsOnTheBus) {
@@ -51,6 +51,7 @@ TEST(Conv2dFloor, TheFcIsBoundByItsWeightsOnTheBus) {
   EXPECT_EQ(f.memory_cycles, (512 + 63 * 32 * 256 + 63 * 16 + 15) / 16);
   EXPECT_EQ(f.cycles, f.memory_cycles);
   EXPECT_GT(f.cycles, f.gemm_uops + f.vectors * f.epilogue_ops);
+  EXPECT_EQ(f.cycles_all_taps, f.cycles);
 }
 
 TEST(Conv2dFloor, BatchBlocksOnGemm8x8) {
@@ -59,7 +60,7 @@ TEST(Conv2dFloor, BatchBlocksOnGemm8x8) {
   Conv2dEpilogue e;
   const Conv2dFloor f = conv2d_floor(l, s, e, 16);
   EXPECT_EQ(f.vectors, 1 * 64 * 49);
-  EXPECT_EQ(f.gemm_uops, 64 * 49 * 64 * 9);
+  EXPECT_EQ(f.gemm_uops_all_taps, 64 * 49 * 64 * 9);
 }
 
 }  // namespace
