@@ -37,8 +37,11 @@ Conv2dFloor conv2d_floor(const isa::Layout& l, const Conv2dShape& s, const Conv2
                         ocb * icb * s.k * s.k * l.wgt_elem_bytes +
                         f.vectors * l.out_elem_bytes * (e.residual ? 2 : 1);
   f.memory_cycles = ceil_div(bytes, bus_bytes);
-  f.cycles = std::max(f.gemm_uops + f.vectors * f.epilogue_ops, f.memory_cycles);
-  f.cycles_all_taps = std::max(f.gemm_uops_all_taps + f.vectors * f.epilogue_ops, f.memory_cycles);
+  // The initialisation: one op, or a LOAD writing G rows a cycle where the bus is wider than a row.
+  const int64_t g = std::max<int64_t>(1, bus_bytes / l.acc8_elem_bytes);
+  const int64_t epilogue = f.vectors * (f.epilogue_ops - 1) + ceil_div(f.vectors, g);
+  f.cycles = std::max(f.gemm_uops + epilogue, f.memory_cycles);
+  f.cycles_all_taps = std::max(f.gemm_uops_all_taps + epilogue, f.memory_cycles);
   return f;
 }
 

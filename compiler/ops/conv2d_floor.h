@@ -8,7 +8,8 @@
 //   - one GEMM micro-op per (input channel block, kernel tap) it sums that reads input data (a
 //     tap that reads only zero padding adds nothing and can be left out: skip_pad_taps);
 //   - 1 to initialise its accumulator row (the buffer holds stale data: a reset GEMM, or a
-//     LOAD ACC on the compute module, which writes at most one row per cycle);
+//     LOAD on the compute module, whose filler writes at most G = max(1, W / E) rows a cycle,
+//     E the bytes of an ACC_8BIT row: 1 on vta and gemm8x8, so the floor counts 1/G);
 //   - 1 SHR when shift > 0 (only the ALU shifts right);
 //   - 2 to clip to [relu ? 0 : -128, 127] (MAX and MIN: one ALU op bounds one side, and the
 //     STORE truncates rather than saturates);

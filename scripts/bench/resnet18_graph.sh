@@ -38,7 +38,7 @@ for c, b in runs:
 for c, b in runs:
     j = json.load(open(os.path.join(out, f"{c}_b{b}.json")))
     print()
-    print(f"**{c}, batch {b}** (cycles; util = useful MACs / (cycles x peak); GEMM uops include padding and resets; "
+    print(f"**{c}, batch {b}** (cycles; util = useful MACs / (cycles x peak); GEMM uops = the run's GEMM micro-ops, resets included (util above 100%: padding taps the MAC bound counts were not run); "
           "memory = DRAM bytes / bus width; ISA floor = fewest cycles any program can take (GEMM micro-ops on "
           "data taps + the epilogue's minimum; in parentheses: a program that runs every tap, padding included); above floor = compute-module work beyond the floor (register ALU ops, "
           "its LOADs) + cycles it did no work)")

@@ -3,6 +3,8 @@
 // same without padding taps, and the bus bound where it is larger (the fc).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "compiler/ops/conv2d_floor.h"
 
 namespace weft::compiler::ops {
@@ -61,6 +63,17 @@ TEST(Conv2dFloor, BatchBlocksOnGemm8x8) {
   const Conv2dFloor f = conv2d_floor(l, s, e, 16);
   EXPECT_EQ(f.vectors, 1 * 64 * 49);
   EXPECT_EQ(f.gemm_uops_all_taps, 64 * 49 * 64 * 9);
+}
+
+TEST(Conv2dFloor, AWideBusInitialisesSeveralNarrowRowsACycle) {
+  // tiny's accumulator rows are narrower than the bus: a LOAD's filler writes several a cycle.
+  const isa::Layout& l = isa::layout_for("tiny");
+  const int64_t g = std::max<int64_t>(1, 16 / l.acc8_elem_bytes);
+  ASSERT_GT(g, 1);
+  const Conv2dShape s{1, 8, 8, 8, 8, 1, 1, 0};
+  Conv2dEpilogue e;  // init, bias, shr, max, min
+  const Conv2dFloor f = conv2d_floor(l, s, e, 16);
+  EXPECT_EQ(f.cycles, std::max(f.gemm_uops + 4 * f.vectors + (f.vectors + g - 1) / g, f.memory_cycles));
 }
 
 }  // namespace
