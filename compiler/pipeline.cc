@@ -22,6 +22,12 @@ const std::vector<std::string>& accel_pass_names() {
 
 accel::Program compile_accel(te::Schedule& schedule, const isa::Layout& layout,
                              const PassObserver& after_pass) {
+  return compile_accel(schedule, layout, std::vector<ProgramPass>{}, after_pass);
+}
+
+accel::Program compile_accel(te::Schedule& schedule, const isa::Layout& layout,
+                             const std::vector<ProgramPass>& before_tokens,
+                             const PassObserver& after_pass) {
   auto step = [&](const char* name, ir::Stmt s) {
     if (after_pass) after_pass(name, s);
     return s;
@@ -33,7 +39,9 @@ accel::Program compile_accel(te::Schedule& schedule, const isa::Layout& layout,
   s = step("allocate_onchip", passes::allocate_onchip(s, layout));
   s = step("fold_uops", passes::fold_uops(s));
   s = step("assign_queues", passes::assign_queues(s));
-  return passes::plan_tokens(passes::emit_accel(s));
+  accel::Program p = passes::emit_accel(s);
+  for (const ProgramPass& pass : before_tokens) p = pass(p);
+  return passes::plan_tokens(p);
 }
 
 }  // namespace weft::compiler

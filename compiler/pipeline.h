@@ -34,4 +34,12 @@ const std::vector<std::string>& accel_pass_names();
 accel::Program compile_accel(te::Schedule& schedule, const isa::Layout& layout,
                              const PassObserver& after_pass = {});
 
+/// A rewrite of the emitted program before plan_tokens (e.g. passes::residual_init).
+using ProgramPass = std::function<accel::Program(const accel::Program&)>;
+
+/// The same, with `before_tokens` applied in order between emit_accel and plan_tokens.
+accel::Program compile_accel(te::Schedule& schedule, const isa::Layout& layout,
+                             const std::vector<ProgramPass>& before_tokens,
+                             const PassObserver& after_pass = {});
+
 }  // namespace weft::compiler

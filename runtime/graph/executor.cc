@@ -12,6 +12,10 @@
 #include "compiler/graph/passes/partition.h"
 #include "compiler/ops/channel_shifts.h"
 #include "compiler/ops/conv2d.h"
+#include "compiler/ops/conv2d_floor.h"
+#include "compiler/passes/bias_gemm.h"
+#include "compiler/passes/residual_init.h"
+#include "compiler/passes/skip_pad_taps.h"
 #include "compiler/pipeline.h"
 #include "driver/launch.h"
 #include "hardware/isa/errors.h"
@@ -137,6 +141,11 @@ struct Kernel {
   std::vector<uint8_t> bias_bytes;
   std::vector<uint8_t> shift_bytes;  // per-channel shift tile S[ocb][B][BO] int8 (else empty)
   std::string schedule_source;
+  compiler::ops::Conv2dFloor floor;
+  // passes/bias_gemm.h: the constant input block and the bias weight blocks, when used.
+  compiler::ir::Buffer ones, bias_w;
+  std::vector<uint8_t> ones_bytes, bias_w_bytes;
+  uint64_t ones_addr = 0, bias_w_addr = 0;
 };
 
 struct Step {
@@ -241,7 +250,48 @@ GraphExecutor::GraphExecutor(const CompiledGraph& c, const isa::Layout& l, const
                                 : "analytic chooser";
       }
       k.op = compiler::ops::make_conv2d(l, s, *rec, e);
-      k.program = compiler::compile_accel(*k.op.schedule, l);
+      std::vector<compiler::ProgramPass> rewrites;
+      // The residual as the accumulator's initial value (passes/residual_init.h) when
+      // r * 2^shift + sum + bias cannot wrap at 32 bits: |sum| <= 128 * 128 * IC * K * K.
+      if (residual && opts.residual_init) {
+        int64_t bmax = 0;
+        for (int64_t o = 0; bias && o < s.oc; ++o)
+          bmax = std::max<int64_t>(bmax, std::abs(int64_t{g.value(n.inputs[2]).data->i32()[o]}));
+        if (16384 * s.ic * s.k * s.k + bmax + (int64_t{128} << e.shift) < (int64_t{1} << 31)) {
+          const compiler::ir::Buffer r = k.op.residual->buffer;
+          rewrites.push_back([r](const compiler::accel::Program& p) {
+            return compiler::passes::residual_init(p, r);
+          });
+        }
+      }
+      // The bias through the GEMM (passes/bias_gemm.h) when its pieces fit the lanes.
+      std::vector<int8_t> ones, bias_w;
+      if (bias && opts.bias_gemm &&
+          compiler::passes::bias_pieces(l, g.value(n.inputs[2]).data->i32(), s.oc, &ones, &bias_w)) {
+        const int64_t blocks = k.op.ocb;
+        bias_w.resize(static_cast<size_t>(blocks * l.config.block_out() * l.config.block_in()), 0);
+        k.ones = compiler::ir::make_buffer(n.name + ".ones", compiler::ir::DType::kInt8,
+                                           {l.config.batch(), l.config.block_in()});
+        k.bias_w = compiler::ir::make_buffer(n.name + ".bias_w", compiler::ir::DType::kInt8,
+                                             {blocks, l.config.block_out(), l.config.block_in()});
+        k.ones_bytes.assign(ones.begin(), ones.end());
+        k.bias_w_bytes.assign(bias_w.begin(), bias_w.end());
+        const compiler::ir::Buffer b = k.op.bias->buffer, o = k.ones, w = k.bias_w;
+        const isa::Layout* lp = &l;
+        rewrites.push_back([b, o, w, blocks, lp](const compiler::accel::Program& p) {
+          return compiler::passes::bias_gemm(p, *lp, b, o, w, blocks);
+        });
+      }
+      // GEMM micro-ops on zero padding dropped (passes/skip_pad_taps.h), last: after the bias
+      // and residual rewrites the epilogue's kernels are final.
+      if (opts.skip_pad_taps) {
+        const isa::Layout* lp = &l;
+        rewrites.push_back([lp](const compiler::accel::Program& p) {
+          return compiler::passes::skip_pad_taps(p, *lp);
+        });
+      }
+      k.program = compiler::compile_accel(*k.op.schedule, l, rewrites);
+      k.floor = compiler::ops::conv2d_floor(l, s, e, pf.axi_data_bits / 8);
       k.macs = passes::node_macs(g, n);
       // The bias packed once: [ocb][B][BO] int32, each channel's value over the batch rows.
       const int32_t* b = bias ? g.value(n.inputs[2]).data->i32() : nullptr;
@@ -291,6 +341,11 @@ GraphExecutor::GraphExecutor(const CompiledGraph& c, const isa::Layout& l, const
       k.shift_addr = at;
       at = align(at + k.shift_bytes.size());
     }
+    if (k.bias_w) {
+      k.bias_w_addr = at;
+      k.ones_addr = align(at + k.bias_w_bytes.size(), 256);
+      at = align(k.ones_addr + k.ones_bytes.size());
+    }
   }
   m.arena_base = at;
   m.program_base = align(m.arena_base + static_cast<uint64_t>(m.plan.device_arena));
@@ -304,6 +359,10 @@ GraphExecutor::GraphExecutor(const CompiledGraph& c, const isa::Layout& l, const
     place[k.op.bias->buffer.get()] = static_cast<int64_t>(k.bias_addr / l.acc_elem_bytes);
     if (k.op.epilogue.channel_shifts)
       place[k.op.shifts->buffer.get()] = static_cast<int64_t>(k.shift_addr / l.acc8_elem_bytes);
+    if (k.bias_w) {
+      place[k.bias_w.get()] = static_cast<int64_t>(k.bias_w_addr / l.wgt_elem_bytes);
+      place[k.ones.get()] = static_cast<int64_t>(k.ones_addr / l.inp_elem_bytes);
+    }
     if (k.op.epilogue.residual)
       place[k.op.residual->buffer.get()] =
           static_cast<int64_t>(m.device_addr(n.inputs[3]) / l.acc8_elem_bytes);
@@ -419,6 +478,10 @@ RunResult GraphExecutor::run(driver::Device& dev, const std::vector<std::vector<
       if (!k.bias_bytes.empty()) dev.copy_to_device(k.bias_addr, k.bias_bytes.data(), k.bias_bytes.size());
       if (!k.shift_bytes.empty())
         dev.copy_to_device(k.shift_addr, k.shift_bytes.data(), k.shift_bytes.size());
+      if (k.bias_w) {
+        dev.copy_to_device(k.bias_w_addr, k.bias_w_bytes.data(), k.bias_w_bytes.size());
+        dev.copy_to_device(k.ones_addr, k.ones_bytes.data(), k.ones_bytes.size());
+      }
       dev.copy_to_device(k.stream.insn_byte_offset, k.stream.insn_bytes.data(), k.stream.insn_bytes.size());
       if (!k.stream.uop_bytes.empty())
         dev.copy_to_device(k.stream.uop_byte_offset, k.stream.uop_bytes.data(), k.stream.uop_bytes.size());
@@ -467,7 +530,13 @@ RunResult GraphExecutor::run(driver::Device& dev, const std::vector<std::vector<
         sr.macs = k.macs;
         sr.detail = k.op.knobs.describe();
         sr.schedule_source = k.schedule_source;
+        sr.isa_floor_cycles = k.floor.cycles;
+        sr.isa_floor_all_taps_cycles = k.floor.cycles_all_taps;
         const auto d = dev.run_details();
+        if (d.contains("modules") && d["modules"].contains("compute")) {
+          sr.compute = d["modules"]["compute"];
+          if (d.contains("alu_uops")) sr.compute["alu_uops"] = d["alu_uops"];
+        }
         if (d.contains("gemm_uops") && d.contains("dram")) {
           sr.gemm_uops = d["gemm_uops"].get<uint64_t>();
           for (const auto& [kind, b] : d["dram"]["read_nbytes"].items()) sr.dram_bytes += b.get<uint64_t>();
@@ -616,6 +685,13 @@ nlohmann::ordered_json RunReport::to_json() const {
   j["accel_mac_fraction"] = macs ? double(accel_macs) / double(macs) : 0.0;
   j["gemm_bound_cycles"] = macs_per_cycle > 0 ? double(accel_macs) / macs_per_cycle : 0.0;
   j["utilization"] = utilization();
+  int64_t floor = 0, floor_all_taps = 0;
+  for (const StepReport& s : steps) {
+    floor += s.isa_floor_cycles;
+    floor_all_taps += s.isa_floor_all_taps_cycles;
+  }
+  j["isa_floor_cycles"] = floor;
+  j["isa_floor_all_taps_cycles"] = floor_all_taps;
   j["device_arena_bytes"] = device_arena;
   j["host_arena_bytes"] = host_arena;
   j["host_staging_bytes"] = staging_bytes;
@@ -631,6 +707,9 @@ nlohmann::ordered_json RunReport::to_json() const {
       n["utilization"] = s.utilization;
       n["schedule"] = s.detail;
       n["schedule_source"] = s.schedule_source;
+      n["isa_floor_cycles"] = s.isa_floor_cycles;
+      n["isa_floor_all_taps_cycles"] = s.isa_floor_all_taps_cycles;
+      if (!s.compute.is_null()) n["compute"] = s.compute;
       if (!s.limit.empty()) {
         n["gemm_uops"] = s.gemm_uops;
         n["dram_bytes"] = s.dram_bytes;

@@ -54,6 +54,12 @@ struct StepReport {
   uint64_t gemm_uops = 0, dram_bytes = 0;
   double memory_cycles = 0, mac_bound_cycles = 0;
   std::string limit;
+  // The ISA floor (compiler/ops/conv2d_floor.h): the fewest cycles any program for this layer
+  // and epilogue can take on the configuration (and the same for a program that runs every
+  // tap, padding included), and the compute module's counters of the run, which say where the
+  // cycles above it went.
+  int64_t isa_floor_cycles = 0, isa_floor_all_taps_cycles = 0;
+  nlohmann::ordered_json compute;
 };
 
 /// The report of one run.
@@ -97,6 +103,15 @@ struct ExecutorOptions {
   /// CPU nodes run JIT kernels of the LLVM backend (llvm_kernels.h) where one exists, else the
   /// plain loops of cpu_kernels.h (false: the plain loops everywhere, e.g. to compare).
   bool llvm_kernels = true;
+  /// Fused residuals loaded as the accumulator's initial value and shifted left instead of a
+  /// reset and a register ADD (compiler/passes/residual_init.h), where nothing can wrap.
+  bool residual_init = true;
+  /// The bias added by a GEMM against a constant input block instead of a LOAD ACC and a
+  /// register ADD (compiler/passes/bias_gemm.h), where its pieces fit the lanes.
+  bool bias_gemm = true;
+  /// GEMM micro-ops that read only zero padding dropped (compiler/passes/skip_pad_taps.h)
+  /// where the resulting kernels fit the micro-op buffer together.
+  bool skip_pad_taps = true;
 };
 
 /// $XDG_CACHE_HOME/weft/graph_conv2d_knobs.json (or ~/.cache/...); "" without a home.

@@ -17,11 +17,14 @@ using compiler::ops::Conv2dShape;
 Conv2dBuild build_conv2d(const isa::Layout& l, const Conv2dShape& shape,
                          const compiler::ops::Conv2dKnobs& knobs,
                          const compiler::ops::Conv2dEpilogue& epilogue,
-                         const compiler::PassObserver& after_pass) {
+                         const compiler::PassObserver& after_pass,
+                         const std::vector<compiler::ProgramPass>& before_tokens,
+                         std::vector<std::pair<TensorSlot, std::vector<uint8_t>>> constants) {
   Conv2dBuild b;
+  b.constants = std::move(constants);
   b.op = compiler::ops::make_conv2d(l, shape, knobs, epilogue);
   const auto& op = b.op;
-  b.program = compiler::compile_accel(*op.schedule, l, after_pass);
+  b.program = compiler::compile_accel(*op.schedule, l, before_tokens, after_pass);
   auto bytes = [](const compiler::te::Tensor& t) {
     return static_cast<uint64_t>(t->buffer->elements()) *
            static_cast<uint64_t>(compiler::ir::dtype_bits(t->dtype) / 8);
@@ -34,6 +37,7 @@ Conv2dBuild build_conv2d(const isa::Layout& l, const Conv2dShape& shape,
     slots.push_back({op.residual->buffer, bytes(op.residual), l.acc8_elem_bytes});
   if (epilogue.channel_shifts)
     slots.push_back({op.shifts->buffer, bytes(op.shifts), l.acc8_elem_bytes});
+  for (const auto& [slot, data] : b.constants) slots.push_back(slot);
   b.placed = place_program(l, b.program, slots);
   return b;
 }
@@ -63,6 +67,8 @@ std::vector<uint8_t> conv2d_image(const Conv2dBuild& b, const Conv2dData& d) {
     throw UserError("conv2d: the data does not match the shape " + s.describe());
   }
   std::vector<uint8_t> image = program_image(b.placed);
+  for (const auto& [slot, data] : b.constants)
+    std::copy(data.begin(), data.end(), image.begin() + static_cast<std::ptrdiff_t>(b.placed.address(slot.buffer)));
   const int64_t B = op.batch, BI = op.block_in, BO = op.block_out;
   // A[nb][icb][H][W][B][BI]
   auto* a = reinterpret_cast<int8_t*>(image.data() + b.placed.address(op.a->buffer));

@@ -19,13 +19,18 @@ struct Conv2dBuild {
   compiler::ops::Conv2d op;
   compiler::accel::Program program;
   PlacedProgram placed;
+  /// Constant tensors that program rewrites added (passes/bias_gemm.h), with their bytes.
+  std::vector<std::pair<TensorSlot, std::vector<uint8_t>>> constants;
 };
 
-/// Compiles and places a conv2d; `after_pass` sees the IR after each pass.
+/// Compiles and places a conv2d; `after_pass` sees the IR after each pass; `before_tokens`
+/// rewrite the emitted program (compile_accel).
 Conv2dBuild build_conv2d(const isa::Layout& layout, const compiler::ops::Conv2dShape& shape,
                          const compiler::ops::Conv2dKnobs& knobs,
                          const compiler::ops::Conv2dEpilogue& epilogue,
-                         const compiler::PassObserver& after_pass = {});
+                         const compiler::PassObserver& after_pass = {},
+                         const std::vector<compiler::ProgramPass>& before_tokens = {},
+                         std::vector<std::pair<TensorSlot, std::vector<uint8_t>>> constants = {});
 
 /// Plain layouts: input N x IC x H x W and weight OC x IC x K x K (int8), bias OC (int32),
 /// output N x OC x OH x OW (int8).

@@ -73,6 +73,15 @@ void check_network(const char* config, const cg::models::ResNetOptions& o,
     EXPECT_EQ(exe.run(*dev, {x}).outputs[0], want) << config << " " << e << " (again)";
     runs.push_back({r.outputs[0], r.report});
     EXPECT_EQ(r.report.accel_macs, r.report.macs) << config;
+    // The ISA floor is a lower bound on every program: no accelerator step beats it.
+    if (e != "functional") {
+      for (const StepReport& s : r.report.steps) {
+        if (s.engine != "accel") continue;
+        EXPECT_GT(s.isa_floor_cycles, 0) << s.node;
+        EXPECT_LE(s.isa_floor_cycles, s.isa_floor_all_taps_cycles) << s.node;
+        EXPECT_GE(static_cast<int64_t>(s.cycles), s.isa_floor_cycles) << config << " " << s.node;
+      }
+    }
   }
   for (size_t i = 0; i < engines.size(); ++i)
     for (size_t j = 0; j < engines.size(); ++j)

@@ -9,6 +9,9 @@
 #include "hardware/isa/errors.h"
 #include "runtime/bench/conv2d_study.h"
 #include "runtime/ops/conv2d.h"
+#include "compiler/passes/bias_gemm.h"
+#include "compiler/passes/residual_init.h"
+#include "compiler/passes/skip_pad_taps.h"
 
 namespace weft::rt {
 namespace {
@@ -200,6 +203,129 @@ TEST(Conv2dResidual, BiasFirstAndResidualMatchTheReference) {
                                 .at(0);
       const Conv2dBuild b = build_conv2d(l, s, k, e);
       for (const char* engine : {"functional", "cycle"}) run_and_check(l, b, engine, e);
+    }
+  }
+}
+
+// The same with the residual as the accumulator's initial value (compiler/passes/
+// residual_init.h): every residual ADD goes (one per output tile and thread), the results stay
+// exact on both engines, and the run is faster.
+TEST(Conv2dResidual, ResidualInitDropsTheAddsAndMatchesTheReference) {
+  const Conv2dShape shapes[] = {{1, 8, 8, 16, 16, 3, 1, 1}, {2, 9, 7, 5, 20, 3, 2, 1},
+                                {1, 6, 6, 16, 32, 1, 2, 0}, {8, 7, 7, 16, 32, 3, 1, 1}};
+  auto register_adds = [](const compiler::accel::Program& p) {
+    int n = 0;
+    for (const auto& op : p.ops)
+      n += op.kind == compiler::accel::Op::Kind::kAlu && op.alu_op == isa::AluOp::kAdd && !op.use_imm;
+    return n;
+  };
+  for (const char* config : {"gemm8x8", "vta", "tiny"}) {
+    const isa::Layout& l = isa::layout_for(config);
+    int t = 0;
+    for (const Conv2dShape& s : shapes) {
+      Conv2dEpilogue e{t == 3 ? 20 : 5, true, (t % 2) == 0, true, true};
+      const int64_t vt = 1 + (t++ % 2);
+      const Conv2dKnobs k = compiler::ops::conv2d_candidates(l, isa::find_platform("sim"), s, vt,
+                                                             1, true)
+                                .at(0);
+      const Conv2dBuild plain = build_conv2d(l, s, k, e);
+      int rewritten = 0;
+      const Conv2dBuild b = build_conv2d(
+          l, s, k, e, {},
+          {[&](const compiler::accel::Program& p) {
+            compiler::ir::Buffer r;  // the tensor of the ACC_8BIT loads: the residual
+            for (const auto& op : p.ops)
+              if (op.kind == compiler::accel::Op::Kind::kLoad && op.mem == isa::MemType::kAcc8Bit)
+                r = op.tensor;
+            return compiler::passes::residual_init(p, r, &rewritten);
+          }});
+      SCOPED_TRACE(std::string(config) + " " + s.describe() + " " + k.describe());
+      EXPECT_GT(rewritten, 0);
+      EXPECT_EQ(register_adds(b.program), register_adds(plain.program) - rewritten);
+      run_and_check(l, b, "functional", e);
+      EXPECT_LT(run_and_check(l, b, "cycle", e), run_and_check(l, plain, "cycle", e));
+    }
+  }
+}
+
+// The bias through the GEMM (compiler/passes/bias_gemm.h): the constant block and the bias
+// pieces in the tensors the operator's image reserves for them, every register ADD of the bias
+// replaced by a GEMM, exact on both engines (with and without the residual rewrite), faster.
+TEST(Conv2dBiasGemm, BiasAddsBecomeGemmsAndMatchTheReference) {
+  const Conv2dShape shapes[] = {{1, 8, 8, 16, 16, 3, 1, 1}, {2, 9, 7, 5, 20, 3, 2, 1},
+                                {1, 6, 6, 16, 32, 1, 2, 0}, {8, 7, 7, 16, 32, 3, 1, 1}};
+  auto count = [](const compiler::accel::Program& p, bool gemm) {
+    int n = 0;
+    for (const auto& op : p.ops)
+      n += gemm ? op.kind == compiler::accel::Op::Kind::kGemm && !op.reset
+                : op.kind == compiler::accel::Op::Kind::kAlu && op.alu_op == isa::AluOp::kAdd &&
+                      !op.use_imm;
+    return n;
+  };
+  for (const char* config : {"gemm8x8", "vta", "tiny"}) {
+    const isa::Layout& l = isa::layout_for(config);
+    int t = 0;
+    for (const Conv2dShape& s : shapes) {
+      const bool residual = t % 2 == 1;
+      Conv2dEpilogue e{5, true, (t % 2) == 0, true, residual};
+      const int64_t vt = 1 + (t++ % 2);
+      const Conv2dKnobs k = compiler::ops::conv2d_candidates(l, isa::find_platform("sim"), s, vt,
+                                                             1, residual)
+                                .at(0);
+      SCOPED_TRACE(std::string(config) + " " + s.describe() + " " + k.describe());
+      const Conv2dData d = random_conv2d_data(s, 3);
+      std::vector<int8_t> ones, pieces;
+      ASSERT_TRUE(compiler::passes::bias_pieces(l, d.bias.data(), s.oc, &ones, &pieces));
+      const Conv2dBuild plain = build_conv2d(l, s, k, e);
+      const int64_t blocks = plain.op.ocb;
+      pieces.resize(static_cast<size_t>(blocks * l.config.block_out() * l.config.block_in()), 0);
+      const auto ones_t = compiler::ir::make_buffer("ones", compiler::ir::DType::kInt8,
+                                                    {l.config.batch(), l.config.block_in()});
+      const auto w_t = compiler::ir::make_buffer(
+          "bias_w", compiler::ir::DType::kInt8, {blocks, l.config.block_out(), l.config.block_in()});
+      int rewritten = 0;
+      std::vector<compiler::ProgramPass> passes = {[&](const compiler::accel::Program& p) {
+        compiler::ir::Buffer bias;  // the tensor of the ACC loads: the bias
+        for (const auto& op : p.ops)
+          if (op.kind == compiler::accel::Op::Kind::kLoad && op.mem == isa::MemType::kAcc)
+            bias = op.tensor;
+        return compiler::passes::bias_gemm(p, l, bias, ones_t, w_t, blocks, &rewritten);
+      }};
+      const Conv2dBuild b = build_conv2d(
+          l, s, k, e, {}, passes,
+          {{{w_t, pieces.size(), l.wgt_elem_bytes}, std::vector<uint8_t>(pieces.begin(), pieces.end())},
+           {{ones_t, ones.size(), l.inp_elem_bytes}, std::vector<uint8_t>(ones.begin(), ones.end())}});
+      EXPECT_GT(rewritten, 0);
+      EXPECT_EQ(count(b.program, false), count(plain.program, false) - rewritten);
+      EXPECT_EQ(count(b.program, true), count(plain.program, true) + rewritten);
+      run_and_check(l, b, "functional", e);
+      EXPECT_LT(run_and_check(l, b, "cycle", e), run_and_check(l, plain, "cycle", e));
+    }
+  }
+}
+
+// GEMM micro-ops on DMA padding dropped (compiler/passes/skip_pad_taps.h): padded shapes lose
+// GEMM iterations and stay exact on both engines, every configuration, with the residual.
+TEST(Conv2dSkipPadTaps, PaddedShapesLoseIterationsAndMatchTheReference) {
+  const Conv2dShape shapes[] = {{1, 8, 8, 16, 16, 3, 1, 1}, {2, 9, 7, 5, 20, 3, 2, 1},
+                                {8, 7, 7, 16, 32, 3, 1, 1}};
+  for (const char* config : {"gemm8x8", "vta", "tiny"}) {
+    const isa::Layout& l = isa::layout_for(config);
+    int t = 0;
+    for (const Conv2dShape& s : shapes) {
+      Conv2dEpilogue e{5, true, (t % 2) == 0, true, true};
+      const int64_t vt = 1 + (t++ % 2);
+      const Conv2dKnobs k = compiler::ops::conv2d_candidates(l, isa::find_platform("sim"), s, vt,
+                                                             1, true)
+                                .at(0);
+      SCOPED_TRACE(std::string(config) + " " + s.describe() + " " + k.describe());
+      int64_t dropped = 0;
+      const Conv2dBuild b = build_conv2d(l, s, k, e, {}, {[&](const compiler::accel::Program& p) {
+                                           return compiler::passes::skip_pad_taps(p, l, &dropped);
+                                         }});
+      EXPECT_GT(dropped, 0);
+      run_and_check(l, b, "functional", e);
+      run_and_check(l, b, "cycle", e);
     }
   }
 }

@@ -1,0 +1,200 @@
+// Pass residual_init; see residual_init.h.
+#include "compiler/passes/residual_init.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace weft::compiler::passes {
+
+namespace {
+
+using accel::Op;
+
+// Every (dst, src) pair of a GEMM or ALU operation's iterations, in order.
+std::vector<std::pair<int64_t, int64_t>> iterations(const Op& op) {
+  std::vector<std::pair<int64_t, int64_t>> v;
+  for (int64_t i = 0; i < op.iter_out; ++i)
+    for (int64_t j = 0; j < op.iter_in; ++j)
+      for (const isa::Uop& u : op.uops)
+        v.push_back({u.dst + i * op.dst_factor_out + j * op.dst_factor_in,
+                     u.src + i * op.src_factor_out + j * op.src_factor_in});
+  return v;
+}
+
+std::set<int64_t> acc_rows(const std::vector<std::pair<accel::Space, int64_t>>& list) {
+  std::set<int64_t> s;
+  for (const auto& [sp, b] : list)
+    if (sp == accel::Space::kAcc) s.insert(b);
+  return s;
+}
+
+bool is_init(const Op& op) {
+  return (op.kind == Op::Kind::kGemm && op.reset) ||
+         (op.kind == Op::Kind::kLoad && module_of(op) == isa::Module::kCompute);
+}
+
+struct Rewrite {
+  size_t reset = 0, add = 0;
+  std::vector<size_t> loads;
+  int64_t delta = 0, shift = 0;
+};
+
+}  // namespace
+
+accel::Program residual_init(const accel::Program& p, const ir::Buffer& residual, int* rewritten) {
+  const size_t n = p.ops.size();
+  std::vector<accel::Access> acc(n);
+  std::vector<std::set<int64_t>> wrows(n), rrows(n);  // accumulator rows written / read
+  for (size_t i = 0; i < n; ++i) {
+    acc[i] = accel::accesses(p.ops[i]);
+    wrows[i] = acc_rows(acc[i].writes);
+    rrows[i] = acc_rows(acc[i].reads);
+  }
+  // Per accumulator row: the operation that last initialised it and the writers since.
+  std::map<int64_t, size_t> last_init, last_writer;
+  std::map<int64_t, std::vector<size_t>> since;
+  std::vector<Rewrite> found;
+  for (size_t i = 0; i < n; ++i) {
+    const Op& op = p.ops[i];
+    if (op.kind == Op::Kind::kAlu && op.alu_op == isa::AluOp::kAdd && !op.use_imm) {
+      [&] {
+        const auto pairs = iterations(op);
+        if (pairs.empty()) return;
+        Rewrite r;
+        r.add = i;
+        r.delta = pairs[0].second - pairs[0].first;
+        std::set<int64_t> dst, src;
+        for (const auto& [d, s] : pairs) {
+          if (s - d != r.delta || !dst.insert(d).second) return;  // a row twice: not a tile add
+          src.insert(s);
+        }
+        // The sources: rows of residual loads, nothing else in them.
+        std::set<size_t> loads;
+        for (int64_t s : src) {
+          auto w = last_writer.find(s);
+          if (w == last_writer.end()) return;
+          const Op& l = p.ops[w->second];
+          if (l.kind != Op::Kind::kLoad || l.mem != isa::MemType::kAcc8Bit || l.tensor != residual)
+            return;
+          loads.insert(w->second);
+        }
+        std::set<int64_t> loaded;
+        for (size_t l : loads) {
+          const auto rows = wrows[l];
+          loaded.insert(rows.begin(), rows.end());
+        }
+        if (loaded != src) return;
+        // The destinations: the rows of one reset, then accumulation, then right shifts.
+        auto first = last_init.find(*dst.begin());
+        if (first == last_init.end()) return;
+        r.reset = first->second;
+        const Op& g = p.ops[r.reset];
+        if (g.kind != Op::Kind::kGemm || !g.reset || wrows[r.reset] != dst) return;
+        std::set<size_t> chain, checked;
+        for (int64_t d : dst) {
+          auto it = last_init.find(d);
+          if (it == last_init.end() || it->second != r.reset) return;
+          int64_t shift = 0;
+          for (size_t w : since[d]) {
+            const Op& c = p.ops[w];
+            const bool shr = c.kind == Op::Kind::kAlu && c.alu_op == isa::AluOp::kShr && c.use_imm &&
+                             c.imm > 0;
+            const bool adds = (c.kind == Op::Kind::kGemm && !c.reset) ||
+                              (c.kind == Op::Kind::kAlu && c.alu_op == isa::AluOp::kAdd);
+            if (shr) {
+              shift += c.imm;
+            } else if (!adds || shift > 0) {
+              return;  // not (adds)* (shifts)+
+            }
+            if (checked.insert(w).second &&
+                !std::includes(dst.begin(), dst.end(), wrows[w].begin(), wrows[w].end()))
+              return;  // an operation over these rows and others
+            chain.insert(w);
+          }
+          if (shift == 0 || shift > 31 || (d != *dst.begin() && shift != r.shift)) return;
+          r.shift = shift;
+        }
+        // Between the reset and the ADD nothing else reads the destination rows; between each
+        // load and the ADD nothing else reads its rows, and after the ADD nothing reads them
+        // before they are written again.
+        for (size_t j = r.reset + 1; j < i; ++j) {
+          if (chain.count(j) || loads.count(j)) continue;
+          for (int64_t d : rrows[j])
+            if (dst.count(d) || src.count(d)) return;
+        }
+        std::set<int64_t> live = src;
+        for (size_t j = i + 1; j < n && !live.empty(); ++j) {
+          for (int64_t d : rrows[j])
+            if (live.count(d)) return;
+          for (int64_t d : wrows[j]) live.erase(d);
+        }
+        r.loads.assign(loads.begin(), loads.end());
+        found.push_back(r);
+      }();
+    }
+    // Track the rows this operation writes.
+    for (int64_t d : wrows[i]) {
+      last_writer[d] = i;
+      if (is_init(op)) {
+        last_init[d] = i;
+        since[d].clear();
+      } else {
+        since[d].push_back(i);
+      }
+    }
+  }
+  // Apply: at each reset, the residual loads into the output rows and the left shift; the
+  // loads' old places and the ADDs go.
+  std::map<size_t, const Rewrite*> at_reset;
+  std::set<size_t> drop;
+  for (const Rewrite& r : found) {
+    if (at_reset.count(r.reset)) continue;
+    bool taken = false;
+    for (size_t l : r.loads) taken = taken || drop.count(l);
+    if (taken || drop.count(r.add)) continue;
+    at_reset[r.reset] = &r;
+    drop.insert(r.add);
+    drop.insert(r.loads.begin(), r.loads.end());
+  }
+  accel::Program out;
+  out.tensors = p.tensors;
+  for (size_t i = 0; i < n; ++i) {
+    if (drop.count(i)) continue;
+    auto it = at_reset.find(i);
+    if (it == at_reset.end()) {
+      out.ops.push_back(p.ops[i]);
+      continue;
+    }
+    const Rewrite& r = *it->second;
+    for (size_t l : r.loads) {
+      Op load = p.ops[l];
+      load.sram_base -= r.delta;
+      out.ops.push_back(load);
+    }
+    const Op& g = p.ops[i];
+    // Left shifts: SHR reads its amount as a signed 5-bit number, -16 at most per instruction.
+    for (int64_t left = r.shift; left > 0; left -= 16) {
+      Op shl;
+      shl.kind = Op::Kind::kAlu;
+      shl.module = g.module;
+      shl.alu_op = isa::AluOp::kShr;
+      shl.use_imm = true;
+      shl.imm = -std::min<int64_t>(left, 16);
+      shl.uops = g.uops;
+      for (isa::Uop& u : shl.uops) {
+        u.src = u.dst;
+        u.wgt = 0;
+      }
+      shl.iter_out = g.iter_out;
+      shl.iter_in = g.iter_in;
+      shl.dst_factor_out = shl.src_factor_out = g.dst_factor_out;
+      shl.dst_factor_in = shl.src_factor_in = g.dst_factor_in;
+      out.ops.push_back(shl);
+    }
+  }
+  if (rewritten) *rewritten = static_cast<int>(at_reset.size());
+  return out;
+}
+
+}  // namespace weft::compiler::passes
