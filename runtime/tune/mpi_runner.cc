@@ -20,7 +20,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <list>
 #include <map>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -49,9 +51,39 @@ bool launched_by_mpirun() {
   return false;
 }
 
-void send_text(const std::string& s, int to, int tag) {
-  MPI_Send(s.data(), static_cast<int>(s.size()), MPI_CHAR, to, tag, MPI_COMM_WORLD);
-}
+// Messages sent without blocking. A blocking MPI_Send does not return until the receiver
+// takes the message (OpenMPI's shared-memory transport hands the buffer back only then), so a
+// coordinator queueing the next candidate for a busy worker would wait for that worker's
+// current one. Each text stays here until its send completes; reap() is called while polling.
+class Outbox {
+ public:
+  Outbox() = default;
+  Outbox(const Outbox&) = delete;
+  Outbox& operator=(const Outbox&) = delete;
+  ~Outbox() { flush(); }
+  void send(std::string text, int to, int tag) {
+    auto owned = std::make_unique<std::string>(std::move(text));  // fixed address
+    MPI_Request r;
+    MPI_Isend(owned->data(), static_cast<int>(owned->size()), MPI_CHAR, to, tag, MPI_COMM_WORLD,
+              &r);
+    pending_.emplace_back(r, std::move(owned));
+  }
+  void reap() {
+    for (auto it = pending_.begin(); it != pending_.end();) {
+      int done = 0;
+      MPI_Test(&it->first, &done, MPI_STATUS_IGNORE);
+      it = done ? pending_.erase(it) : std::next(it);
+    }
+  }
+  /// Waits until every message was taken (the receivers must still be listening).
+  void flush() {
+    for (auto& p : pending_) MPI_Wait(&p.first, MPI_STATUS_IGNORE);
+    pending_.clear();
+  }
+
+ private:
+  std::list<std::pair<MPI_Request, std::unique_ptr<std::string>>> pending_;
+};
 
 std::string recv_text(const MPI_Status& st) {
   int n = 0;
@@ -65,6 +97,16 @@ class MpiRunner : public Runner {
  public:
   MpiRunner(MpiSession& s, const std::vector<Task>& tasks)
       : s_(s), tasks_(tasks), local_(tasks), in_flight_(s.size(), 0) {}
+  // After a failure part-way through a batch, the replies still owed are taken (and dropped),
+  // so that no worker rank is left waiting to hand one over.
+  ~MpiRunner() override {
+    try {
+      for (int slot = 0; slot < s_.size(); ++slot)
+        while (in_flight_[slot] > 0) wait_reply(&slot_dummy_);
+      outbox_.flush();
+    } catch (...) {
+    }
+  }
   int workers() const override { return s_.size(); }
 
   Prepared prepare(const Task& task, const std::vector<compiler::tune::Trace>& traces,
@@ -154,7 +196,7 @@ class MpiRunner : public Runner {
       out[j.at("i").get<size_t>()] = result_from_json(j);
     }
     local_.post(WorkerThread::Kind::kClear, nullptr);
-    for (int w = 1; w < s_.size(); ++w) send_text("", w, kClear);
+    for (int w = 1; w < s_.size(); ++w) outbox_.send("", w, kClear);
     owner_.clear();
     return out;
   }
@@ -183,13 +225,14 @@ class MpiRunner : public Runner {
       local_.post(tag == kPrepare ? WorkerThread::Kind::kPrepare : WorkerThread::Kind::kMeasure,
                   j);
     else
-      send_text(j.dump(), slot, tag);
+      outbox_.send(j.dump(), slot, tag);
   }
 
   // The next reply from any slot.
   nlohmann::json wait_reply(int* slot) {
     nlohmann::json j;
     for (;;) {
+      outbox_.reap();
       if (local_.take(&j, std::chrono::microseconds(0))) {
         *slot = 0;
         break;
@@ -218,6 +261,8 @@ class MpiRunner : public Runner {
   WorkerThread local_;
   std::vector<int> in_flight_;        // per slot
   std::map<std::string, int> owner_;  // trace key -> the slot that prepared and kept it
+  Outbox outbox_;
+  int slot_dummy_ = 0;
 };
 
 }  // namespace
@@ -233,18 +278,22 @@ MpiSession::MpiSession() {
 }
 
 MpiSession::~MpiSession() {
-  if (initialized_) MPI_Finalize();
+  if (!initialized_) return;
+  stop_workers();  // when rank 0 failed before it ran a search: the workers still wait
+  MPI_Finalize();
 }
 
 bool mpi_available() { return true; }
 
 void mpi_worker_loop(MpiSession&, const std::vector<Task>& tasks) {
   CandidateWorker worker(tasks);
+  Outbox outbox;  // replies go out without waiting for the coordinator to take them
   for (;;) {
     // Wait for the coordinator, sleeping longer the longer it stays quiet (a batch's serial
     // part: sampling, ranking, the model's retrain), never spinning.
     MPI_Status st;
     for (int flag = 0, us = 20;; us = std::min(us * 2, 1000)) {
+      outbox.reap();
       MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
       if (flag) break;
       std::this_thread::sleep_for(std::chrono::microseconds(us));
@@ -252,15 +301,15 @@ void mpi_worker_loop(MpiSession&, const std::vector<Task>& tasks) {
     const std::string text = recv_text(st);
     switch (st.MPI_TAG) {
       case kStop:
-        return;
+        return;  // the coordinator took every reply before saying stop: the outbox empties
       case kClear:
         worker.clear();
         break;
       case kPrepare:
-        send_text(worker.prepare(nlohmann::json::parse(text)).dump(), 0, kPrepared);
+        outbox.send(worker.prepare(nlohmann::json::parse(text)).dump(), 0, kPrepared);
         break;
       case kWork:
-        send_text(worker.measure(nlohmann::json::parse(text)).dump(), 0, kResult);
+        outbox.send(worker.measure(nlohmann::json::parse(text)).dump(), 0, kResult);
         break;
       default:
         throw InternalError("MPI worker: unknown message tag " + std::to_string(st.MPI_TAG));
@@ -272,8 +321,12 @@ std::unique_ptr<Runner> make_mpi_runner(MpiSession& s, const std::vector<Task>& 
   return std::make_unique<MpiRunner>(s, tasks);
 }
 
-void mpi_stop_workers(MpiSession& s) {
-  for (int w = 1; w < s.size(); ++w) send_text("", w, kStop);
+void mpi_stop_workers(MpiSession& s) { s.stop_workers(); }
+
+void MpiSession::stop_workers() {
+  if (!initialized_ || rank_ != 0 || stopped_) return;
+  stopped_ = true;
+  for (int w = 1; w < size_; ++w) MPI_Send(nullptr, 0, MPI_CHAR, w, kStop, MPI_COMM_WORLD);
 }
 
 }  // namespace weft::rt::tune

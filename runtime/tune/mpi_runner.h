@@ -28,10 +28,12 @@ class MpiSession {
   bool coordinator() const { return rank_ == 0; }
   int rank() const { return rank_; }
   int size() const { return size_; }
+  /// Rank 0: tells every worker rank to leave its loop (once; also done on destruction).
+  void stop_workers();
 
  private:
   int rank_ = 0, size_ = 1;
-  bool initialized_ = false;
+  bool initialized_ = false, stopped_ = false;
 };
 
 /// True when this build has MPI.
