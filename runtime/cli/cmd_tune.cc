@@ -265,6 +265,7 @@ void add_tune_command(CLI::App& app) {
     db.commit();
     nlohmann::json j = {{"strategy", o->strategy}, {"seed", o->seed}, {"trials", o->trials},
                         {"workers", runner->workers()}, {"db", o->db},
+                        {"runner", runner->stats()},
                         {"tasks", nlohmann::json::array()}};
     for (const auto& r : results) j["tasks"].push_back(r.to_json());
     const std::string text = j.dump(2) + "\n";

@@ -96,7 +96,8 @@ std::string recv_text(const MPI_Status& st) {
 class MpiRunner : public Runner {
  public:
   MpiRunner(MpiSession& s, const std::vector<Task>& tasks)
-      : s_(s), tasks_(tasks), local_(tasks), in_flight_(s.size(), 0) {}
+      : s_(s), tasks_(tasks), local_(tasks), in_flight_(s.size(), 0),
+        busy_since_(s.size()), busy_s_(s.size(), 0.0), start_(Clock::now()) {}
   // After a failure part-way through a batch, the replies still owed are taken (and dropped),
   // so that no worker rank is left waiting to hand one over.
   ~MpiRunner() override {
@@ -108,6 +109,17 @@ class MpiRunner : public Runner {
     }
   }
   int workers() const override { return s_.size(); }
+  nlohmann::json stats() const override {
+    const double wall = std::chrono::duration<double>(Clock::now() - start_).count();
+    nlohmann::json busy = nlohmann::json::array();
+    double sum = 0;
+    for (double b : busy_s_) {
+      busy.push_back(b);
+      sum += b;
+    }
+    return {{"ranks", s_.size()}, {"search_wall_s", wall}, {"rank_busy_s", busy},
+            {"busy_fraction", wall > 0 ? sum / (wall * s_.size()) : 0.0}};
+  }
 
   Prepared prepare(const Task& task, const std::vector<compiler::tune::Trace>& traces,
                    const PrepareSpec& spec) override {
@@ -213,7 +225,10 @@ class MpiRunner : public Runner {
   template <typename HandOut, typename Left>
   void fill(HandOut hand_out, Left left) {
     for (int slot = 0; slot < s_.size(); ++slot)
-      if (in_flight_[slot] == 0 && hand_out(slot)) ++in_flight_[slot];
+      if (in_flight_[slot] == 0 && hand_out(slot)) {
+        ++in_flight_[slot];
+        busy_since_[slot] = Clock::now();
+      }
     for (int slot = 1; slot < s_.size(); ++slot)
       if (in_flight_[slot] == 1 && left() >= 2 * static_cast<size_t>(s_.size()) &&
           hand_out(slot))
@@ -252,14 +267,20 @@ class MpiRunner : public Runner {
         break;
       }
     }
-    --in_flight_[*slot];
+    if (--in_flight_[*slot] == 0)
+      busy_s_[*slot] += std::chrono::duration<double>(Clock::now() - busy_since_[*slot]).count();
     return j;
   }
 
   MpiSession& s_;
   const std::vector<Task>& tasks_;
   WorkerThread local_;
+  using Clock = std::chrono::steady_clock;
   std::vector<int> in_flight_;        // per slot
+  // Per slot, the time it had work in hand (handed out, reply not yet taken), for stats().
+  std::vector<Clock::time_point> busy_since_;
+  std::vector<double> busy_s_;
+  Clock::time_point start_;
   std::map<std::string, int> owner_;  // trace key -> the slot that prepared and kept it
   Outbox outbox_;
   int slot_dummy_ = 0;

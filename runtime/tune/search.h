@@ -79,6 +79,8 @@ class Runner {
                                          const std::vector<compiler::tune::Candidate>& cands,
                                          double stop_above) = 0;
   virtual int workers() const = 0;
+  /// How the workers were used, for the summary (the MPI runner: each rank's busy time).
+  virtual nlohmann::json stats() const { return nlohmann::json::object(); }
 };
 
 /// One task's outcome.
