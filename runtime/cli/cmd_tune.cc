@@ -164,7 +164,8 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--batch", o->batch, "candidates measured per round")->capture_default_str();
   cmd->add_option("--population", o->population, "model: candidates scored per round; --family: micro-kernels ranked")
       ->capture_default_str();
-  cmd->add_option("--workers", o->workers, "measuring threads (without mpirun; under mpirun each rank measures on one)")
+  cmd->add_option("--workers", o->workers,
+                  "measuring threads (without mpirun; under mpirun each rank measures on one)")
       ->capture_default_str();
   cmd->add_option("--early-stop", o->early_stop,
                   "skip a candidate whose lower bound exceeds this times the best")
