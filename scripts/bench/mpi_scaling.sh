@@ -5,7 +5,9 @@
 #     seed 4, 96 trials in batches of 16 (options below change them);
 #   - `mpirun -np 1` (rank 0 coordinates on its main thread and measures on a second one) against
 #     `mpirun -np 2` (rank 1 measures too), both with --bind-to none so a busy core is never
-#     forced on a rank; the wall time includes mpirun, MPI start-up and every rank's set-up;
+#     forced on a rank, and OpenMPI's shared-memory transport only (--mca pml ob1 --mca btl
+#     self,vader: one machine; it starts ~0.25 s sooner than probing every network transport;
+#     --mpi-args changes it); the wall time includes mpirun, MPI start-up and every rank's set-up;
 #   - the two are interleaved (1, 2, 1, 2, ...), `repeats` times, so that a change in the
 #     machine's load falls on both; the medians give the speedup T1/T2 and the efficiency
 #     T1/(2*T2); the CPU time of all processes (user+sys) shows the work done;
@@ -16,13 +18,14 @@
 #     as the quiet it got.
 # Usage: scripts/bench/mpi_scaling.sh [--weft PATH] [--trials N] [--batch B] [--repeats R]
 #          [--layer C9] [--config vta] [--strategy random] [--seed S] [--no-threads]
-#          [--json FILE]
+#          [--mpi-args "ARGS"] [--json FILE]
 # Prints a table and a JSON object (also written to --json FILE). Takes about 15 s a repeat
 # on an idle 2-core AMD EPYC (Zen 5); the default is 5 repeats.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 weft=$root/build/runtime/weft
 trials=96 batch=16 repeats=5 layer=C9 config=vta strategy=random seed=4 threads=1 json=""
+mpi_args="--mca pml ob1 --mca btl self,vader"
 while [ $# -gt 0 ]; do
   case $1 in
     --weft) weft=$2; shift 2 ;;
@@ -34,6 +37,7 @@ while [ $# -gt 0 ]; do
     --strategy) strategy=$2; shift 2 ;;
     --seed) seed=$2; shift 2 ;;
     --no-threads) threads=0; shift ;;
+    --mpi-args) mpi_args=$2; shift 2 ;;
     --json) json=$2; shift 2 ;;
     -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "mpi_scaling: unknown argument '$1' (see --help)" >&2; exit 1 ;;
@@ -52,7 +56,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 job=(tune conv2d --layer "$layer" --config "$config" --strategy "$strategy" --seed "$seed"
      --trials "$trials" --batch "$batch" --quiet)
-mpi=(mpirun --oversubscribe --bind-to none)
+read -r -a extra <<< "$mpi_args"
+mpi=(mpirun --oversubscribe --bind-to none "${extra[@]}")
 [ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)
 # An MPI-less weft refuses a 2-rank launch; say so before measuring anything.
 if ! "${mpi[@]}" -np 2 "$weft" tune dense --M 8 --N 16 --K 16 --trials 1 --quiet >/dev/null 2>"$tmp/probe.err"; then
@@ -76,7 +81,7 @@ run() {
   printf '  %-9s %6.2f s wall  (load %s)\n' "$name" "$wall" "$load" >&2
 }
 
-echo "mpi_scaling: ${job[*]}; $repeats repeats" >&2
+echo "mpi_scaling: ${mpi[*]} -np 1|2 weft ${job[*]}; $repeats repeats" >&2
 for r in $(seq 1 "$repeats"); do
   echo "repeat $r" >&2
   run np1 "${mpi[@]}" -np 1 "$weft" "${job[@]}"
@@ -88,9 +93,9 @@ for r in $(seq 1 "$repeats"); do
 done
 
 cpu=$(lscpu | sed -n 's/^Model name: *//p')
-python3 - "$tmp/runs" "$json" "$cpu" "$(nproc)" "${job[*]}" <<'EOF'
+python3 - "$tmp/runs" "$json" "$cpu" "$(nproc)" "${job[*]}" "${mpi[*]}" <<'EOF'
 import json, statistics, sys
-runs_file, out, cpu, cores, job = sys.argv[1:6]
+runs_file, out, cpu, cores, job, mpirun = sys.argv[1:7]
 runs = {}
 bests = set()
 for line in open(runs_file):
@@ -98,9 +103,14 @@ for line in open(runs_file):
     s = json.load(open(summary))
     task = s["tasks"][0]
     bests.add((task["best"], tuple(task["best_after_trial"])))
-    runs.setdefault(name, []).append({"wall_s": float(wall), "cpu_s": float(cputime),
-                                      "load1": float(load), "best": task["best"]})
-res = {"cpu": cpu, "cores": int(cores), "job": "weft " + job, "runs": runs}
+    r = {"wall_s": float(wall), "cpu_s": float(cputime), "load1": float(load),
+         "best": task["best"]}
+    if s.get("runner"):  # MPI: how busy each rank was, the coordinator's CPU
+        r["busy_fraction"] = s["runner"]["busy_fraction"]
+        r["search_wall_s"] = s["runner"]["search_wall_s"]
+        r["coordinator_cpu_s"] = s["runner"]["coordinator_cpu_s"]
+    runs.setdefault(name, []).append(r)
+res = {"cpu": cpu, "cores": int(cores), "job": "weft " + job, "mpirun": mpirun, "runs": runs}
 rows = []
 def pair(a, b, label):
     if a not in runs or b not in runs: return
@@ -119,13 +129,20 @@ pair("np1", "np2", "mpi")
 pair("workers1", "workers2", "threads")
 res["same_best"] = len(bests) == 1
 res["best"] = runs["np1"][0]["best"]
-print(f"# weft tune scaling 1 -> 2, {cpu}, {cores} cores; {job}")
+print(f"# weft tune scaling 1 -> 2, {cpu}, {cores} cores; {mpirun} -np 1|2 weft {job}")
 print("| runner | 1: wall (median) | 2: wall (median) | CPU 1 / 2 | speedup | efficiency | per repeat | load average |")
 print("|---|---|---|---|---|---|---|---|")
 for label, ta, tb, ca, cb, sp, eff, per, lo, hi in rows:
     name = "MPI, -np 1 / -np 2" if label == "mpi" else "threads, --workers 1 / 2"
     print(f"| {name} | {ta:.2f} s | {tb:.2f} s | {ca:.2f} / {cb:.2f} s | {sp:.2f}x | "
           f"{100 * eff:.0f}% | {' '.join(f'{p:.2f}' for p in per)} | {lo:.1f}-{hi:.1f} |")
+for n in ("np1", "np2"):
+    if runs.get(n) and "busy_fraction" in runs[n][0]:
+        bf = statistics.median(r["busy_fraction"] for r in runs[n])
+        sw = statistics.median(r["search_wall_s"] for r in runs[n])
+        cc = statistics.median(r["coordinator_cpu_s"] for r in runs[n])
+        res[n + "_median"] = {"busy_fraction": bf, "search_wall_s": sw, "coordinator_cpu_s": cc}
+        print(f"{n}: ranks busy {100 * bf:.1f}% of the search's {sw:.2f} s; coordinator CPU {cc:.3f} s")
 print(f"best {res['best']:.0f}; the same best and the same convergence in every run: "
       f"{'yes' if res['same_best'] else 'NO'}")
 text = json.dumps(res, indent=1)
