@@ -41,7 +41,7 @@ while [ $# -gt 0 ]; do
     --no-threads) threads=0; shift ;;
     --mpi-args) mpi_args=$2; shift 2 ;;
     --json) json=$2; shift 2 ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "mpi_scaling: unknown argument '$1' (see --help)" >&2; exit 1 ;;
   esac
 done
