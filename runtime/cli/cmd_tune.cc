@@ -3,8 +3,8 @@
 // JSON-lines database (rewritten atomically after every batch, so an interrupted run loses at
 // most one batch and a bad run never damages an existing file) and prints a JSON summary: per
 // task the trials, the best value and trace, and the measured value after each trial.
-// Progress goes to stderr. Under `mpirun` (a build with MPI) rank 0 coordinates and the other
-// ranks measure.
+// Progress goes to stderr. Under `mpirun` (a build with MPI) rank 0 coordinates and every rank
+// measures (rank 0 on a second thread).
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
@@ -146,7 +146,7 @@ void add_tune_command(CLI::App& app) {
       "evolutionary (seeded with the analytic chooser's picks), model (an XGBoost ranker picks\n"
       "what to measure). The same --seed gives the same trials and best at any --workers or MPI\n"
       "rank count. Run `mpirun -np N weft tune ...` (as root add --allow-run-as-root) to\n"
-      "measure on N-1 worker ranks.");
+      "measure on N ranks (rank 0 also coordinates, on a thread of its own).");
   cmd->add_option("what", o->what, "dense, conv2d, resnet18, or MODEL.onnx (its conv2d/dense layers, weighted by their share)")
       ->required();
   cmd->add_option("--dtype", o->dtype, "llvm: float32 or int8 (int8 inputs, int32 outputs)")
@@ -164,7 +164,8 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--batch", o->batch, "candidates measured per round")->capture_default_str();
   cmd->add_option("--population", o->population, "model: candidates scored per round; --family: micro-kernels ranked")
       ->capture_default_str();
-  cmd->add_option("--workers", o->workers, "measuring threads (without MPI)")
+  cmd->add_option("--workers", o->workers,
+                  "measuring threads (without mpirun; under mpirun each rank measures on one)")
       ->capture_default_str();
   cmd->add_option("--early-stop", o->early_stop,
                   "skip a candidate whose lower bound exceeds this times the best")
@@ -199,7 +200,16 @@ void add_tune_command(CLI::App& app) {
     if (o->batch < 1) throw UserError("--batch must be at least 1");
     if (o->workers < 1) throw UserError("--workers must be at least 1");
     if (o->early_stop < 1) throw UserError("--early-stop must be at least 1");
+    // MPI: every rank builds the same tasks; rank 0 searches and measures, the others measure.
+    tn::MpiSession mpi;
+    if (mpi.active() && o->workers != 1)
+      throw UserError("--workers: under mpirun every rank measures on one thread (rank 0 "
+                      "beside its coordinating thread); start more ranks (mpirun -np N) "
+                      "instead of --workers " + std::to_string(o->workers));
     if (!o->family.empty()) {
+      if (mpi.size() > 1)
+        throw UserError("--family does not run distributed over MPI ranks (each rank would "
+                        "tune the family alone); run it without mpirun, or with -np 1");
       TuneFamilyRequest r;
       r.op = o->what;
       r.spec = o->family;
@@ -230,8 +240,6 @@ void add_tune_command(CLI::App& app) {
     if (so.strategy == tn::Strategy::kModel && !compiler::tune::xgboost_available())
       throw UserError("--strategy model needs the XGBoost cost model, and this build has no "
                       "XGBoost (install libxgboost-dev and reconfigure)");
-    // MPI: every rank builds the same tasks; workers measure, rank 0 searches.
-    tn::MpiSession mpi;
     const std::vector<tn::Task> tasks = make_tasks(*o, cmd);
     if (mpi.active() && !mpi.coordinator()) {
       tn::mpi_worker_loop(mpi, tasks);
@@ -258,6 +266,7 @@ void add_tune_command(CLI::App& app) {
     db.commit();
     nlohmann::json j = {{"strategy", o->strategy}, {"seed", o->seed}, {"trials", o->trials},
                         {"workers", runner->workers()}, {"db", o->db},
+                        {"runner", runner->stats()},
                         {"tasks", nlohmann::json::array()}};
     for (const auto& r : results) j["tasks"].push_back(r.to_json());
     const std::string text = j.dump(2) + "\n";

@@ -24,5 +24,6 @@ std::unique_ptr<Runner> make_mpi_runner(MpiSession&, const std::vector<Task>&) {
   throw InternalError("make_mpi_runner without MPI");
 }
 void mpi_stop_workers(MpiSession&) {}
+void MpiSession::stop_workers() {}
 
 }  // namespace weft::rt::tune

@@ -15,13 +15,18 @@
 
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
+#include <exception>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "compiler/tune/cost_model.h"
 #include "hardware/isa/errors.h"
+#include "runtime/tune/prefix_dispatch.h"
 #include "runtime/tune/thread_runner.h"
 
 namespace weft::rt::tune {
@@ -57,14 +62,57 @@ json TaskResult::to_json() const {
 }
 
 Prepared Runner::prepare(const Task& task, const std::vector<Trace>& traces,
-                         bool with_features) {
+                         const PrepareSpec& spec) {
   Prepared out;
   out.cands.resize(traces.size());
   out.features.resize(traces.size());
-  parallel_for(traces.size(), std::max(1, workers()), [&](size_t i) {
-    out.cands[i] = task.space->apply(traces[i]);
-    if (with_features && out.cands[i].ok()) out.features[i] = task.features->extract(out.cands[i]);
-  });
+  out.measured.resize(traces.size());
+  auto work = [&](size_t i) {
+    Candidate& c = out.cands[i];
+    c = task.space->apply(traces[i]);
+    if (!c.ok()) return;
+    if (spec.features) out.features[i] = task.features->extract(c);
+    if (spec.measure) out.measured[i] = task.measurer->measure(c, spec.stop_above);
+  };
+  PrefixDispatch d(traces.size(), spec.want);
+  const int workers = std::max(1, this->workers());
+  if (workers == 1) {
+    for (size_t j; d.next(&j);) {
+      work(j);
+      d.done(out.cands[j].ok());
+    }
+  } else {
+    // Each thread takes the next trace the dispatch allows, or waits for one in flight to
+    // come back (a failed one may let another be handed out).
+    std::mutex m;
+    std::condition_variable changed;
+    std::exception_ptr failure;
+    auto loop = [&] {
+      std::unique_lock<std::mutex> lock(m);
+      for (size_t j;;) {
+        changed.wait(lock, [&] { return failure || d.finished() || d.ready() > 0; });
+        if (failure || !d.next(&j)) break;
+        lock.unlock();
+        try {
+          work(j);
+        } catch (...) {
+          std::lock_guard<std::mutex> g(m);
+          if (!failure) failure = std::current_exception();
+        }
+        lock.lock();
+        d.done(out.cands[j].ok());
+        changed.notify_all();
+      }
+    };
+    std::vector<std::thread> pool;
+    for (int w = 0; w < workers && static_cast<size_t>(w) < traces.size(); ++w)
+      pool.emplace_back(loop);
+    for (auto& t : pool) t.join();
+    if (failure) std::rethrow_exception(failure);
+  }
+  out.cands.resize(d.handed());
+  out.features.resize(d.handed());
+  out.measured.resize(d.handed());
   return out;
 }
 
@@ -107,12 +155,19 @@ Trace child_of(TaskState& st) {
 }
 
 // Up to n valid candidates not measured before (with their features when the model is
-// used); invalid ones are recorded.
+// used); invalid ones are recorded. Candidates that are measured whatever happens (the seeds,
+// and every valid one when nothing ranks them) are measured while compiled, with the early-stop
+// threshold `stop`, and come back with their results.
 Prepared propose(TaskState& st, Strategy strategy, int n, const CostModel* model,
-                 const SearchOptions& opts, Runner& runner, Database* db) {
+                 const SearchOptions& opts, double stop, Runner& runner, Database* db) {
   const auto& space = *st.task->space;
   const bool want_x = model != nullptr;
   Prepared chosen;
+  auto choose = [&](Prepared& p, size_t i) {
+    chosen.cands.push_back(std::move(p.cands[i]));
+    chosen.features.push_back(std::move(p.features[i]));
+    chosen.measured.push_back(std::move(p.measured[i]));
+  };
   // The space's seeds (the analytic chooser's picks) are measured as they come, never ranked
   // away by a model trained on other tasks.
   if (strategy != Strategy::kRandom) {
@@ -125,12 +180,13 @@ Prepared propose(TaskState& st, Strategy strategy, int n, const CostModel* model
         st.seen.insert(t.key());
         some.push_back(t);
       }
-      Prepared p = runner.prepare(*st.task, some, want_x);
-      for (size_t i = 0; i < p.cands.size(); ++i) {
-        if (!p.cands[i].ok()) continue;
-        chosen.cands.push_back(std::move(p.cands[i]));
-        chosen.features.push_back(std::move(p.features[i]));
-      }
+      PrepareSpec spec;
+      spec.features = want_x;
+      spec.measure = true;
+      spec.stop_above = stop;
+      Prepared p = runner.prepare(*st.task, some, spec);
+      for (size_t i = 0; i < p.cands.size(); ++i)
+        if (p.cands[i].ok()) choose(p, i);
     }
   }
   for (int attempt = 0; attempt < 64 && static_cast<int>(chosen.cands.size()) < n; ++attempt) {
@@ -152,31 +208,26 @@ Prepared propose(TaskState& st, Strategy strategy, int n, const CostModel* model
         offer(child_of(st));
     }
     if (pool.empty()) continue;
-    // Unranked, only as many as are still wanted are compiled at a time (the pool's rest is
-    // spare for invalid ones); ranked, the whole population is (the model needs features).
-    Prepared applied;
-    for (size_t from = 0; from < pool.size();) {
-      size_t ok = 0;
-      for (const Candidate& c : applied.cands) ok += c.ok() ? 1 : 0;
-      if (!ranked && static_cast<int>(ok) >= want) break;
-      const size_t take = ranked ? pool.size() - from
-                                 : std::min(pool.size() - from, static_cast<size_t>(want) - ok);
-      Prepared part = runner.prepare(
-          *st.task, std::vector<Trace>(pool.begin() + from, pool.begin() + from + take), want_x);
-      for (size_t i = 0; i < take; ++i) {
-        applied.cands.push_back(std::move(part.cands[i]));
-        applied.features.push_back(std::move(part.features[i]));
-      }
-      from += take;
+    // Ranked, the whole population is compiled (the model needs features) and the picks are
+    // measured later. Unranked, only the shortest prefix of the pool holding the `want` valid
+    // candidates still wanted is compiled (the rest is spare for invalid ones), and each valid
+    // one is measured as it is compiled.
+    PrepareSpec spec;
+    spec.features = want_x;
+    if (!ranked) {
+      spec.measure = true;
+      spec.stop_above = stop;
+      spec.want = static_cast<size_t>(want);
     }
-    std::vector<Candidate> valid;
-    std::vector<std::vector<float>> valid_x;
+    Prepared applied = runner.prepare(*st.task, pool, spec);
+    Prepared valid;
     for (size_t ci = 0; ci < applied.cands.size(); ++ci) {
       Candidate& c = applied.cands[ci];
       st.seen.insert(c.trace.key());
       if (c.ok()) {
-        valid.push_back(std::move(c));
-        valid_x.push_back(std::move(applied.features[ci]));
+        valid.cands.push_back(std::move(c));
+        valid.features.push_back(std::move(applied.features[ci]));
+        valid.measured.push_back(std::move(applied.measured[ci]));
         continue;
       }
       ++st.invalid_here;
@@ -194,40 +245,37 @@ Prepared propose(TaskState& st, Strategy strategy, int n, const CostModel* model
       }
     }
     if (st.invalid_here > opts.max_invalid) break;
-    if (ranked && static_cast<int>(valid.size()) > want) {
-      const std::vector<double> score = model->predict(valid_x);
-      std::vector<size_t> order(valid.size());
+    if (ranked && static_cast<int>(valid.cands.size()) > want) {
+      const std::vector<double> score = model->predict(valid.features);
+      std::vector<size_t> order(valid.cands.size());
       for (size_t i = 0; i < order.size(); ++i) order[i] = i;
       std::stable_sort(order.begin(), order.end(),
                        [&](size_t a, size_t b) { return score[a] > score[b]; });
       // The best-scored, and (batches of 4 or more) one exploratory pick from the rest.
       const int exploit = want >= 4 ? want - 1 : want;
-      std::vector<Candidate> pick;
-      std::vector<std::vector<float>> pick_x;
-      for (int i = 0; i < exploit; ++i) {
-        pick.push_back(valid[order[i]]);
-        pick_x.push_back(valid_x[order[i]]);
-      }
-      if (exploit < want) {
-        const size_t r = order[st.rng.uniform(exploit, order.size() - 1)];
-        pick.push_back(valid[r]);
-        pick_x.push_back(valid_x[r]);
-      }
+      std::vector<size_t> pick(order.begin(), order.begin() + exploit);
+      if (exploit < want) pick.push_back(order[st.rng.uniform(exploit, order.size() - 1)]);
       // Candidates not picked may be proposed again later.
       std::set<std::string> picked;
-      for (const Candidate& c : pick) picked.insert(c.trace.key());
-      for (const Candidate& c : valid)
+      for (size_t i : pick) picked.insert(valid.cands[i].trace.key());
+      for (const Candidate& c : valid.cands)
         if (!picked.count(c.trace.key())) st.seen.erase(c.trace.key());
-      valid = std::move(pick);
-      valid_x = std::move(pick_x);
+      Prepared kept;
+      for (size_t i : pick) {
+        kept.cands.push_back(valid.cands[i]);
+        kept.features.push_back(valid.features[i]);
+        kept.measured.push_back(valid.measured[i]);
+      }
+      valid = std::move(kept);
     }
-    for (size_t ci = 0; ci < valid.size(); ++ci) {
+    for (size_t ci = 0; ci < valid.cands.size(); ++ci) {
       if (static_cast<int>(chosen.cands.size()) >= n) {
-        st.seen.erase(valid[ci].trace.key());
+        st.seen.erase(valid.cands[ci].trace.key());
         continue;
       }
-      chosen.cands.push_back(std::move(valid[ci]));
-      chosen.features.push_back(std::move(valid_x[ci]));
+      chosen.cands.push_back(std::move(valid.cands[ci]));
+      chosen.features.push_back(std::move(valid.features[ci]));
+      chosen.measured.push_back(std::move(valid.measured[ci]));
     }
   }
   return chosen;
@@ -321,7 +369,8 @@ std::vector<TaskResult> tune(const std::vector<Task>& tasks, const SearchOptions
       if (st.exhausted || st.result.trials >= st.budget) continue;
       any = true;
       const int n = static_cast<int>(std::min<int64_t>(opts.batch, st.budget - st.result.trials));
-      Prepared proposed = propose(st, opts.strategy, n, model.get(), opts, runner, db);
+      const double stop = st.result.best > 0 ? st.result.best * opts.early_stop : kInf;
+      Prepared proposed = propose(st, opts.strategy, n, model.get(), opts, stop, runner, db);
       const std::vector<Candidate>& cands = proposed.cands;
       if (cands.empty()) {
         st.exhausted = true;
@@ -332,8 +381,22 @@ std::vector<TaskResult> tune(const std::vector<Task>& tasks, const SearchOptions
                           "database or --verbose)");
         continue;
       }
-      const double stop = st.result.best > 0 ? st.result.best * opts.early_stop : kInf;
-      const std::vector<MeasureResult> res = runner.run(*st.task, cands, stop);
+      // Those not measured while proposed (the model's picks) are measured now.
+      std::vector<MeasureResult> res(cands.size());
+      std::vector<Candidate> rest;
+      std::vector<size_t> rest_at;
+      for (size_t k = 0; k < cands.size(); ++k) {
+        if (proposed.measured[k]) {
+          res[k] = std::move(*proposed.measured[k]);
+        } else {
+          rest.push_back(cands[k]);
+          rest_at.push_back(k);
+        }
+      }
+      if (!rest.empty()) {
+        std::vector<MeasureResult> got = runner.run(*st.task, rest, stop);
+        for (size_t k = 0; k < rest.size(); ++k) res[rest_at[k]] = std::move(got[k]);
+      }
       for (size_t k = 0; k < cands.size(); ++k) {
         const MeasureResult& m = res[k];
         ++st.result.trials;

@@ -9,6 +9,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -33,27 +35,52 @@ struct SearchOptions {
   int max_invalid = 4096;     // invalid candidates tolerated per task before giving up
 };
 
+/// What Runner::prepare does besides compiling the traces.
+struct PrepareSpec {
+  bool features = false;  // extract the features of the valid candidates
+  // Measure each valid candidate right after compiling it, on the same worker with the same
+  // build, with this early-stop threshold (one pass over the workers instead of two).
+  bool measure = false;
+  double stop_above = std::numeric_limits<double>::infinity();
+  // Compile only the shortest prefix of the traces that holds `want` valid candidates (all of
+  // them when fewer are valid); the traces after it come back uncompiled. The prefix does not
+  // depend on the number of workers or on which finished first.
+  size_t want = std::numeric_limits<size_t>::max();
+};
+
 /// Candidates applied (compiled and validated) by a Runner, with their features when asked.
 struct Prepared {
   std::vector<compiler::tune::Candidate> cands;    // in the order of the traces
   std::vector<std::vector<float>> features;         // per candidate when asked (empty if not ok)
+  std::vector<std::optional<MeasureResult>> measured;  // per candidate, when measured already
+  size_t compiled = 0;  // traces [0, compiled) were compiled; the rest were not (`want` reached)
 };
 
 /// Measures candidates of one task, possibly in parallel. The results come back in order.
 class Runner {
  public:
   virtual ~Runner() = default;
-  /// Applies the traces (compile + validation, the expensive part of proposing) and extracts
-  /// the features of the valid ones when `with_features`. By default on this process's
-  /// threads (workers()); the MPI runner has the worker ranks do it and keep the builds for
-  /// the measurement, so the coordinating rank only proposes. A candidate returned may then
-  /// carry only a description, not the compiled program: pass it to run() of the same runner.
+  /// Applies the traces (compile + validation, the expensive part of proposing), extracts the
+  /// features and measures the valid ones as `spec` asks. By default on this process's
+  /// threads (workers()), taking traces in order as threads free up; the MPI runner has the
+  /// measuring ranks do it and keep the builds for a later run(), so the coordinator only
+  /// proposes. A candidate returned may then carry only a description, not the compiled
+  /// program: pass it to run() of the same runner.
   virtual Prepared prepare(const Task& task, const std::vector<compiler::tune::Trace>& traces,
-                           bool with_features);
+                           const PrepareSpec& spec);
+  /// The same, compiling every trace (with features when asked), measuring none.
+  Prepared prepare(const Task& task, const std::vector<compiler::tune::Trace>& traces,
+                   bool with_features) {
+    PrepareSpec spec;
+    spec.features = with_features;
+    return prepare(task, traces, spec);
+  }
   virtual std::vector<MeasureResult> run(const Task& task,
                                          const std::vector<compiler::tune::Candidate>& cands,
                                          double stop_above) = 0;
   virtual int workers() const = 0;
+  /// How the workers were used, for the summary (the MPI runner: each rank's busy time).
+  virtual nlohmann::json stats() const { return nlohmann::json::object(); }
 };
 
 /// One task's outcome.
