@@ -648,7 +648,11 @@ cpu::CpuOp im2col_packed_op(const TensorType& xt, const TensorType& yt, int64_t 
         return ir::select(ir::lt(bt, i64(g.N)), ir::select(tap_ok, v, cv), ir::imm(0, IDT::kInt8));
       },
       "Y");
+  // Column by column as the plain loop: the (batch row, column) loops outside, so the column's
+  // input channel and tap (the divisions by K) are loop-invariant in the row and x loops.
   te::Schedule sc({y});
+  const auto ax = sc[y].axes();
+  sc[y].reorder({ax[0], ax[1], ax[4], ax[5], ax[2], ax[3]});
   return finish(sc, {x, cs, r0}, y);
 }
 
