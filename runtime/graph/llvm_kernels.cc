@@ -319,6 +319,7 @@ class LlvmNodeKernel {
   // argument; kPool: `planes` block planes (of `total`), the first one a run-time argument.
   enum Packed { kNone, kIm2Col, kPool } packed = kNone;
   int64_t rows = 0, out_rows = 0, row_bytes = 0, planes = 0, total = 0, plane_bytes = 0;
+  int64_t first_row = 0;  // kIm2Col: the band's first row (y0)
 };
 
 namespace {
@@ -611,11 +612,12 @@ Expr all(std::initializer_list<Expr> cs) {
 }
 
 // weft.Im2Col with a packed output, `R` output rows per call: Y[nb][cb][r][x][ln][lc] is
-// column oc = cb*bc + lc of batch row bt = nb*bn + ln at output row y0 + r0 + r (r0 read from
-// the int32 argument R0): a tap of input channel oc / K^2 (quantized when the input is f32),
+// column oc = cb*bc + lc of batch row bt = nb*bn + ln at output row r0 + r of the whole im2col
+// (r0, the band's first row y0 plus the chunk's, read from the int32 argument R0, so the bands
+// of one shape share one kernel): a tap of input channel oc / K^2 (quantized when the input is f32),
 // or constant column consts[oc - CK^2], or 0 (padding lanes, taps outside the input).
 cpu::CpuOp im2col_packed_op(const TensorType& xt, const TensorType& yt, int64_t R, int64_t K,
-                            int64_t s, int64_t y0, int64_t pt, int64_t pl, int64_t nconsts) {
+                            int64_t s, int64_t pt, int64_t pl, int64_t nconsts) {
   const PackedGeom g(yt);
   const int64_t C = xt.shape[1], H = xt.shape[2], W = xt.shape[3], CKK = C * K * K;
   const bool f32 = xt.dtype == DType::F32;
@@ -629,7 +631,7 @@ cpu::CpuOp im2col_packed_op(const TensorType& xt, const TensorType& yt, int64_t 
         const Expr bt = ir::add(ir::mul(i[0], i64(g.bn)), i[4]);
         const Expr oc = ir::add(ir::mul(i[1], i64(g.bc)), i[5]);
         const Expr c = ir::floordiv(oc, i64(K * K)), k = ir::floormod(oc, i64(K * K));
-        const Expr row = ir::add(ir::add(ir::cast(IDT::kInt64, r0({i64(0)})), i[2]), i64(y0));
+        const Expr row = ir::add(ir::cast(IDT::kInt64, r0({i64(0)})), i[2]);
         const Expr iy = ir::add(ir::mul(row, i64(s)), ir::add(ir::floordiv(k, i64(K)), i64(-pt)));
         const Expr ix = ir::add(ir::mul(i[3], i64(s)), ir::add(ir::floormod(k, i64(K)), i64(-pl)));
         Expr v = x({clamp(bt, i64(0), i64(g.N - 1)), clamp(c, i64(0), i64(C - 1)),
@@ -719,6 +721,7 @@ std::shared_ptr<LlvmNodeKernel> make_llvm_packed_kernel(const Graph& g, const No
     node->packed = LlvmNodeKernel::kIm2Col;
     node->planes = pg.NB * pg.CB;
     node->out_rows = pg.H;
+    node->first_row = y0;
     node->row_bytes = pg.W * pg.bn * pg.bc;
     const int64_t row = node->planes * node->row_bytes;  // one output row of every plane
     node->rows = std::max<int64_t>(1, std::min(pg.H, kPackedChunkBytes / row));
@@ -727,11 +730,11 @@ std::shared_ptr<LlvmNodeKernel> make_llvm_packed_kernel(const Graph& g, const No
     node->consts.push_back(std::move(cv));
     node->key = "im2col->packed " + std::string(xt.dtype == DType::F32 ? "f32" : "i8") + " " +
                 xt.str() + " k" + std::to_string(K) + " s" + std::to_string(s) + " p" +
-                ints_str(pd) + " y0 " + std::to_string(y0) + " consts " + std::to_string(nc) +
+                ints_str(pd) + " consts " + std::to_string(nc) +
                 " e" + std::to_string(yt.quant.exponent()) + " -> " + ints_str(yt.shape) + lay +
                 " rows " + std::to_string(node->rows);
     node->k = compiled(node->key, [&] {
-      return im2col_packed_op(xt, yt, node->rows, K, s, y0, pd.at(0), pd.at(1), nc);
+      return im2col_packed_op(xt, yt, node->rows, K, s, pd.at(0), pd.at(1), nc);
     });
     return node;
   }
@@ -757,9 +760,10 @@ int64_t run_llvm_packed(LlvmNodeKernel& k, const void* in, const PackedWriter& w
   std::lock_guard<std::mutex> lock(k.k->run_mu);
   if (k.packed == LlvmNodeKernel::kIm2Col) {
     std::vector<int8_t> buf(static_cast<size_t>(k.planes * k.rows * k.row_bytes));
-    for (int32_t r0 = 0; r0 < k.out_rows; r0 += static_cast<int32_t>(k.rows)) {
+    for (int64_t r0 = 0; r0 < k.out_rows; r0 += k.rows) {
       const int64_t nr = std::min<int64_t>(k.rows, k.out_rows - r0);
-      k.k->kernel->run({const_cast<void*>(in), k.consts[0].data(), &r0, buf.data()});
+      int32_t row = static_cast<int32_t>(k.first_row + r0);
+      k.k->kernel->run({const_cast<void*>(in), k.consts[0].data(), &row, buf.data()});
       for (int64_t p = 0; p < k.planes; ++p)
         write((p * k.out_rows + r0) * k.row_bytes, buf.data() + p * k.rows * k.row_bytes,
               nr * k.row_bytes);

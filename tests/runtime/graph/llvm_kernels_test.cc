@@ -4,6 +4,7 @@
 // points), then the whole int8 network path with and without them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -425,36 +426,61 @@ namespace weft::rt::graph {
 namespace {
 
 // The full ResNet-18 (224x224, vta): each of its CPU nodes with an LLVM kernel at its real
-// shape and scales against the plain loop on random inputs, then the whole network on the
-// functional engine bit-exact with the int8 reference interpreter.
+// shape and scales against the plain loop on random inputs (plain outputs: cpu_kernels.h's
+// loops; packed outputs written into the device arena: packed_io.h's), then the whole network
+// on the functional engine bit-exact with the int8 reference interpreter, every one of those
+// nodes reporting engine "llvm".
 TEST(LlvmKernels, FullResNet18BitExact) {
   if (!have_llvm_kernels()) GTEST_SKIP() << "built without the LLVM CPU backend";
   cg::Graph g = cg::models::resnet18({});
   const isa::Layout& l = isa::layout_for("vta");
   const isa::Platform& pf = isa::find_platform("sim");
   cg::CompiledGraph c = cg::compile_graph(g, l, pf, {});
-  int checked = 0;
+  std::vector<std::string> plain_nodes, packed_nodes;
   for (const cg::Node& n : c.graph.nodes()) {
-    if (n.dead || !make_llvm_node_kernel(c.graph, n)) continue;
-    // expect_same runs a graph's last node: the node alone, with its inputs' types.
-    std::vector<cg::TensorType> ins;
-    for (cg::ValueId v : n.inputs) ins.push_back(c.graph.value(v).type);
+    if (n.dead) continue;
+    const bool plain = make_llvm_node_kernel(c.graph, n) != nullptr;
+    if (!plain && !make_llvm_packed_kernel(c.graph, n)) continue;
+    // The node alone, with its inputs' types (and constants) and its output's type.
     cg::Graph alone("alone");
     std::vector<cg::ValueId> vs;
-    for (size_t i = 0; i < ins.size(); ++i) {
-      const cg::Value& val = c.graph.value(n.inputs[i]);
+    for (cg::ValueId v : n.inputs) {
+      const cg::Value& val = c.graph.value(v);
       vs.push_back(val.is_constant() ? alone.add_constant(val.name, val.type, val.data)
                                      : alone.add_input(val.name, val.type));
     }
     alone.add_node(n.kind, n.name, vs, n.attrs, {c.graph.value(n.outputs[0]).type});
-    expect_same(alone, 1000 + checked);
-    ++checked;
+    const uint32_t seed = 1000 + static_cast<uint32_t>(plain_nodes.size() + packed_nodes.size());
+    if (plain) {
+      expect_same(alone, seed);  // runs the graph's last node
+      plain_nodes.push_back(n.name);
+    } else {
+      const cg::Node& an = alone.node(static_cast<cg::NodeId>(alone.num_nodes() - 1));
+      const auto in = random_bytes(alone.value(an.inputs[0]).type, seed);
+      expect_same_packed(alone, an, in.data());
+      packed_nodes.push_back(n.name);
+    }
   }
-  EXPECT_EQ(checked, 4);  // data.q, maxpool, avgpool, logits.f32
+  // Plain: the global average pool and the logits' dequantize. Packed (band_pool's four row
+  // bands): the stem's Im2Col, quantizing the f32 image, and the max pool.
+  EXPECT_EQ(plain_nodes, (std::vector<std::string>{"avgpool", "logits.f32"}));
+  EXPECT_EQ(packed_nodes,
+            (std::vector<std::string>{"conv1.im2col.rows0", "conv1.im2col.rows28",
+                                      "conv1.im2col.rows56", "conv1.im2col.rows84", "maxpool.rows0",
+                                      "maxpool.rows14", "maxpool.rows28", "maxpool.rows42"}));
   GraphExecutor exe(c, l, pf);
   auto dev = open_graph_device("functional", exe, l, pf);
   auto x = cg::models::synthetic_input(g.value(g.inputs()[0]).type, 3);
-  EXPECT_EQ(exe.run(*dev, {x}).outputs[0], cg::reference_int8(c.graph, {x})[0]);
+  const RunResult r = exe.run(*dev, {x});
+  EXPECT_EQ(r.outputs[0], cg::reference_int8(c.graph, {x})[0]);
+  std::vector<std::string> on_llvm;
+  for (const StepReport& s : r.report.steps)
+    if (s.engine == "llvm") on_llvm.push_back(s.node);
+  std::vector<std::string> want = packed_nodes;
+  want.insert(want.end(), plain_nodes.begin(), plain_nodes.end());
+  std::sort(on_llvm.begin(), on_llvm.end());
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(on_llvm, want);
 }
 
 }  // namespace
