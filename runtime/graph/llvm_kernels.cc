@@ -620,34 +620,47 @@ cpu::CpuOp im2col_packed_op(const TensorType& xt, const TensorType& yt, int64_t 
                             int64_t s, int64_t pt, int64_t pl, int64_t nconsts) {
   const PackedGeom g(yt);
   const int64_t C = xt.shape[1], H = xt.shape[2], W = xt.shape[3], CKK = C * K * K;
+  const int64_t WR = (R - 1) * s + K, WP = (g.W - 1) * s + K;  // the window's rows, columns
   const bool f32 = xt.dtype == DType::F32;
   te::Tensor x = te::placeholder(xt.shape, f32 ? IDT::kFloat32 : IDT::kInt8, "X");
   te::Tensor cs = te::placeholder({std::max<int64_t>(nconsts, 1)}, IDT::kInt32, "consts");
   te::Tensor r0 = te::placeholder({1}, IDT::kInt32, "R0");
   const double scale = f32 ? std::ldexp(1.0, -yt.quant.exponent()) : 1.0;
+  // Stage 1, once per call: the input rows the chunk's windows read, quantized (f32) and
+  // zero-padded (rows and columns outside the input), Q[bt][c][wr][wx] (a kernel workspace).
+  te::Tensor q = te::compute(
+      {g.N, C, WR, WP}, IDT::kInt8,
+      [&](const std::vector<Expr>& i) {
+        const Expr iy = ir::add(ir::add(ir::mul(ir::cast(IDT::kInt64, r0({i64(0)})), i64(s)), i[2]),
+                                i64(-pt));
+        const Expr ix = ir::add(i[3], i64(-pl));
+        Expr v = x({i[0], i[1], clamp(iy, i64(0), i64(H - 1)), clamp(ix, i64(0), i64(W - 1))});
+        if (f32)  // as weft.Quantize: x * 2^-e is exact; clip, then round half to even
+          v = ir::cast(IDT::kInt8, ir::round_even(clamp(ir::mul(v, ir::fimm(scale)),
+                                                        ir::fimm(-128.0), ir::fimm(127.0))));
+        return ir::select(all({ir::ge(iy, i64(0)), ir::lt(iy, i64(H)), ir::ge(ix, i64(0)),
+                               ir::lt(ix, i64(W))}),
+                          v, ir::imm(0, IDT::kInt8));
+      },
+      "Q");
+  // Stage 2: the gather, column by column.
   te::Tensor y = te::compute(
       {g.NB, g.CB, R, g.W, g.bn, g.bc}, IDT::kInt8,
       [&](const std::vector<Expr>& i) {
         const Expr bt = ir::add(ir::mul(i[0], i64(g.bn)), i[4]);
         const Expr oc = ir::add(ir::mul(i[1], i64(g.bc)), i[5]);
         const Expr c = ir::floordiv(oc, i64(K * K)), k = ir::floormod(oc, i64(K * K));
-        const Expr row = ir::add(ir::cast(IDT::kInt64, r0({i64(0)})), i[2]);
-        const Expr iy = ir::add(ir::mul(row, i64(s)), ir::add(ir::floordiv(k, i64(K)), i64(-pt)));
-        const Expr ix = ir::add(ir::mul(i[3], i64(s)), ir::add(ir::floormod(k, i64(K)), i64(-pl)));
-        Expr v = x({clamp(bt, i64(0), i64(g.N - 1)), clamp(c, i64(0), i64(C - 1)),
-                    clamp(iy, i64(0), i64(H - 1)), clamp(ix, i64(0), i64(W - 1))});
-        if (f32)  // as weft.Quantize: x * 2^-e is exact; clip, then round half to even
-          v = ir::cast(IDT::kInt8, ir::round_even(clamp(ir::mul(v, ir::fimm(scale)),
-                                                        ir::fimm(-128.0), ir::fimm(127.0))));
-        const Expr tap_ok = all({ir::lt(oc, i64(CKK)), ir::ge(iy, i64(0)), ir::lt(iy, i64(H)),
-                                 ir::ge(ix, i64(0)), ir::lt(ix, i64(W))});
+        const Expr v = q({clamp(bt, i64(0), i64(g.N - 1)), clamp(c, i64(0), i64(C - 1)),
+                          ir::add(ir::mul(i[2], i64(s)), ir::floordiv(k, i64(K))),
+                          ir::add(ir::mul(i[3], i64(s)), ir::floormod(k, i64(K)))});
         Expr cv = ir::imm(0, IDT::kInt8);
         if (nconsts > 0)
-          cv = ir::select(all({ir::ge(oc, i64(CKK)), ir::lt(oc, i64(CKK + nconsts))}),
+          cv = ir::select(ir::lt(oc, i64(CKK + nconsts)),
                           ir::cast(IDT::kInt8, cs({clamp(ir::add(oc, i64(-CKK)), i64(0),
                                                          i64(nconsts - 1))})),
                           ir::imm(0, IDT::kInt8));
-        return ir::select(ir::lt(bt, i64(g.N)), ir::select(tap_ok, v, cv), ir::imm(0, IDT::kInt8));
+        return ir::select(ir::lt(bt, i64(g.N)), ir::select(ir::lt(oc, i64(CKK)), v, cv),
+                          ir::imm(0, IDT::kInt8));
       },
       "Y");
   // Column by column as the plain loop: the (batch row, column) loops outside, so the column's
@@ -655,6 +668,7 @@ cpu::CpuOp im2col_packed_op(const TensorType& xt, const TensorType& yt, int64_t 
   te::Schedule sc({y});
   const auto ax = sc[y].axes();
   sc[y].reorder({ax[0], ax[1], ax[4], ax[5], ax[2], ax[3]});
+  schedule_elementwise(sc[q]);
   return finish(sc, {x, cs, r0}, y);
 }
 
