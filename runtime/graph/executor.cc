@@ -373,7 +373,7 @@ std::string GraphExecutor::listing() const {
         o << "  cpu     " << n.name << " (" << op_name(n.kind) << ", packed straight into the device arena, "
           << m.g.value(n.outputs[0]).type.stored_bytes() << " B";
         if (pl.view_of != kNone) o << ", into " << m.g.value(pl.view_of).name << " at " << pl.view_at;
-        o << ")\n";
+        o << (m.llvm.count(s.node) ? ", llvm" : "") << ")\n";
         break;
       }
       case Step::kInPlace: {

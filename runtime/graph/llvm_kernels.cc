@@ -320,6 +320,7 @@ class LlvmNodeKernel {
   enum Packed { kNone, kIm2Col, kPool } packed = kNone;
   int64_t rows = 0, out_rows = 0, row_bytes = 0, planes = 0, total = 0, plane_bytes = 0;
   int64_t first_row = 0;  // kIm2Col: the band's first row (y0)
+  int64_t workspace = 0;  // kIm2Col: bytes of the quantized window rows (a kernel workspace)
 };
 
 namespace {
@@ -739,6 +740,7 @@ std::shared_ptr<LlvmNodeKernel> make_llvm_packed_kernel(const Graph& g, const No
     node->row_bytes = pg.W * pg.bn * pg.bc;
     const int64_t row = node->planes * node->row_bytes;  // one output row of every plane
     node->rows = std::max<int64_t>(1, std::min(pg.H, kPackedChunkBytes / row));
+    node->workspace = pg.N * xt.shape[1] * ((node->rows - 1) * s + K) * ((pg.W - 1) * s + K);
     std::vector<int32_t> cv(consts.begin(), consts.begin() + nc);
     if (cv.empty()) cv.push_back(0);
     node->consts.push_back(std::move(cv));
@@ -782,7 +784,7 @@ int64_t run_llvm_packed(LlvmNodeKernel& k, const void* in, const PackedWriter& w
         write((p * k.out_rows + r0) * k.row_bytes, buf.data() + p * k.rows * k.row_bytes,
               nr * k.row_bytes);
     }
-    return static_cast<int64_t>(buf.size());
+    return static_cast<int64_t>(buf.size()) + k.workspace;  // as packed_io.cc counts its window
   }
   std::vector<int8_t> buf(static_cast<size_t>(k.planes * k.plane_bytes));
   for (int32_t p0 = 0; p0 < k.total; p0 += static_cast<int32_t>(k.planes)) {

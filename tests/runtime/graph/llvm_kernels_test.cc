@@ -230,7 +230,8 @@ TEST(LlvmKernels, QDenseFallback) {
 }
 
 TEST(LlvmKernels, LayoutAndCopyNodesStayPlain) {
-  // Flatten/Reshape are copies, Concat and Im2Col belong to the arena work: no LLVM kernel.
+  // Flatten/Reshape are copies: no LLVM kernel (Im2Col and MaxPool with packed outputs have
+  // theirs, make_llvm_packed_kernel, tested below).
   expect_same(one_node(cg::OpKind::Flatten, {i8({1, 8, 1, 1}, -4)}, i8({1, 8}, -4)), 1, false);
 }
 
@@ -309,17 +310,18 @@ void expect_same_packed(const cg::Graph& g, const cg::Node& n, const void* in) {
   EXPECT_EQ(make_llvm_node_kernel(g, n), nullptr);  // a packed output: not a plain kernel
   const cg::TensorType& yt = g.value(n.outputs[0]).type;
   std::vector<int8_t> want(static_cast<size_t>(yt.stored_bytes()), 0x11), got(want.size(), 0x22);
-  if (n.kind == cg::OpKind::Im2Col)
-    im2col_packed(g, n, in, into(want));
-  else
-    pool_packed(g, n, static_cast<const int8_t*>(in), into(want));
+  const int64_t plain_staged = n.kind == cg::OpKind::Im2Col
+                                   ? im2col_packed(g, n, in, into(want))
+                                   : pool_packed(g, n, static_cast<const int8_t*>(in), into(want));
   const int64_t staged = run_llvm_packed(*k, in, into(got));
   EXPECT_EQ(got, want) << llvm_node_kernel_key(*k);
+  // The same chunks: the output chunk (plus, for Im2Col, its window of input rows, padded).
   const int64_t bn = yt.layout.n, bc = yt.layout.c;
   const int64_t blocks = (yt.shape[0] + bn - 1) / bn * ((yt.shape[1] + bc - 1) / bc);
   const int64_t unit = n.kind == cg::OpKind::Im2Col ? blocks * yt.shape[3] * bn * bc  // a row
                                                     : yt.shape[2] * yt.shape[3] * bn * bc;  // a plane
-  EXPECT_LE(staged, std::max<int64_t>(kPackedChunkBytes, unit));
+  EXPECT_LE(staged, plain_staged + plain_staged / 4);
+  if (n.kind == cg::OpKind::MaxPool) EXPECT_LE(staged, std::max<int64_t>(kPackedChunkBytes, unit));
   const int before = llvm_kernel_stats().compiled;
   make_llvm_packed_kernel(g, n);
   EXPECT_EQ(llvm_kernel_stats().compiled, before);
