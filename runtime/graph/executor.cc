@@ -202,6 +202,7 @@ GraphExecutor::GraphExecutor(const CompiledGraph& c, const isa::Layout& l, const
             n.kind == OpKind::Pack || n.kind == OpKind::Unpack)
           continue;
         if (auto lk = make_llvm_node_kernel(g, n)) out[id] = std::move(lk);
+        else if (auto pk = make_llvm_packed_kernel(g, n)) out[id] = std::move(pk);  // kCpuPacked
       }
       return out;
     });
@@ -431,7 +432,7 @@ std::string GraphExecutor::listing() const {
         o << "  cpu     " << n.name << " (" << op_name(n.kind) << ", packed straight into the device arena, "
           << m.g.value(n.outputs[0]).type.stored_bytes() << " B";
         if (pl.view_of != kNone) o << ", into " << m.g.value(pl.view_of).name << " at " << pl.view_at;
-        o << ")\n";
+        o << (m.llvm.count(s.node) ? ", llvm" : "") << ")\n";
         break;
       }
       case Step::kInPlace: {
@@ -595,11 +596,16 @@ RunResult GraphExecutor::run(driver::Device& dev, const std::vector<std::vector<
           write = rows_of(write, t.shape[3] * t.layout.n * t.layout.c, t.shape[2],
                           g.value(pl.view_of).type.shape[2], pl.view_at);
         }
-        if (n.kind == OpKind::Im2Col)
+        if (auto it = m.llvm.find(s.node); it != m.llvm.end()) {
+          staged(run_llvm_packed(*it->second, in_ptr(n.inputs[0]), write));
+          sr.engine = "llvm";
+        } else if (n.kind == OpKind::Im2Col) {
           staged(im2col_packed(g, n, in_ptr(n.inputs[0]), write));
-        else
+          sr.engine = "cpu";
+        } else {
           staged(pool_packed(g, n, reinterpret_cast<const int8_t*>(in_ptr(n.inputs[0])), write));
-        sr.engine = "cpu";
+          sr.engine = "cpu";
+        }
         sr.macs = passes::node_macs(g, n);
         sr.detail = "packed straight into the device arena";
         break;

@@ -314,6 +314,13 @@ class LlvmNodeKernel {
   std::vector<std::vector<int32_t>> consts;
   // Which node inputs are passed (indices into run_llvm_node's `in`), in order.
   std::vector<size_t> inputs;
+  // Packed kernels (make_llvm_packed_kernel): what each call computes. kIm2Col: `rows` output
+  // rows (of `out_rows`) of every one of `planes` block planes, the first row a run-time
+  // argument; kPool: `planes` block planes (of `total`), the first one a run-time argument.
+  enum Packed { kNone, kIm2Col, kPool } packed = kNone;
+  int64_t rows = 0, out_rows = 0, row_bytes = 0, planes = 0, total = 0, plane_bytes = 0;
+  int64_t first_row = 0;  // kIm2Col: the band's first row (y0)
+  int64_t workspace = 0;  // kIm2Col: bytes of the quantized window rows (a kernel workspace)
 };
 
 namespace {
@@ -585,6 +592,207 @@ void run_llvm_node(LlvmNodeKernel& k, const std::vector<const uint8_t*>& in, uin
   bufs.push_back(out);
   std::lock_guard<std::mutex> lock(k.k->run_mu);
   k.k->kernel->run(bufs);
+}
+
+// ---- packed outputs (kCpuPacked) ----
+
+namespace {
+
+// The packed geometry of a blocked int8 output type, as packed_io.cc's Blocks.
+struct PackedGeom {
+  int64_t N, C, H, W, bn, bc, NB, CB;
+  explicit PackedGeom(const TensorType& t)
+      : N(t.shape[0]), C(t.shape[1]), H(t.shape[2]), W(t.shape[3]), bn(t.layout.n),
+        bc(t.layout.c), NB((N + bn - 1) / bn), CB((C + bc - 1) / bc) {}
+};
+
+Expr all(std::initializer_list<Expr> cs) {
+  Expr r;
+  for (const Expr& c : cs) r = r ? ir::logical_and(r, c) : c;
+  return r;
+}
+
+// weft.Im2Col with a packed output, `R` output rows per call: Y[nb][cb][r][x][ln][lc] is
+// column oc = cb*bc + lc of batch row bt = nb*bn + ln at output row r0 + r of the whole im2col
+// (r0, the band's first row y0 plus the chunk's, read from the int32 argument R0, so the bands
+// of one shape share one kernel): a tap of input channel oc / K^2 (quantized when the input is f32),
+// or constant column consts[oc - CK^2], or 0 (padding lanes, taps outside the input).
+cpu::CpuOp im2col_packed_op(const TensorType& xt, const TensorType& yt, int64_t R, int64_t K,
+                            int64_t s, int64_t pt, int64_t pl, int64_t nconsts) {
+  const PackedGeom g(yt);
+  const int64_t C = xt.shape[1], H = xt.shape[2], W = xt.shape[3], CKK = C * K * K;
+  const int64_t WR = (R - 1) * s + K, WP = (g.W - 1) * s + K;  // the window's rows, columns
+  const bool f32 = xt.dtype == DType::F32;
+  te::Tensor x = te::placeholder(xt.shape, f32 ? IDT::kFloat32 : IDT::kInt8, "X");
+  te::Tensor cs = te::placeholder({std::max<int64_t>(nconsts, 1)}, IDT::kInt32, "consts");
+  te::Tensor r0 = te::placeholder({1}, IDT::kInt32, "R0");
+  const double scale = f32 ? std::ldexp(1.0, -yt.quant.exponent()) : 1.0;
+  // Stage 1, once per call: the input rows the chunk's windows read, quantized (f32) and
+  // zero-padded (rows and columns outside the input), Q[bt][c][wr][wx] (a kernel workspace).
+  te::Tensor q = te::compute(
+      {g.N, C, WR, WP}, IDT::kInt8,
+      [&](const std::vector<Expr>& i) {
+        const Expr iy = ir::add(ir::add(ir::mul(ir::cast(IDT::kInt64, r0({i64(0)})), i64(s)), i[2]),
+                                i64(-pt));
+        const Expr ix = ir::add(i[3], i64(-pl));
+        Expr v = x({i[0], i[1], clamp(iy, i64(0), i64(H - 1)), clamp(ix, i64(0), i64(W - 1))});
+        if (f32)  // as weft.Quantize: x * 2^-e is exact; clip, then round half to even
+          v = ir::cast(IDT::kInt8, ir::round_even(clamp(ir::mul(v, ir::fimm(scale)),
+                                                        ir::fimm(-128.0), ir::fimm(127.0))));
+        return ir::select(all({ir::ge(iy, i64(0)), ir::lt(iy, i64(H)), ir::ge(ix, i64(0)),
+                               ir::lt(ix, i64(W))}),
+                          v, ir::imm(0, IDT::kInt8));
+      },
+      "Q");
+  // Stage 2: the gather, column by column.
+  te::Tensor y = te::compute(
+      {g.NB, g.CB, R, g.W, g.bn, g.bc}, IDT::kInt8,
+      [&](const std::vector<Expr>& i) {
+        const Expr bt = ir::add(ir::mul(i[0], i64(g.bn)), i[4]);
+        const Expr oc = ir::add(ir::mul(i[1], i64(g.bc)), i[5]);
+        const Expr c = ir::floordiv(oc, i64(K * K)), k = ir::floormod(oc, i64(K * K));
+        const Expr v = q({clamp(bt, i64(0), i64(g.N - 1)), clamp(c, i64(0), i64(C - 1)),
+                          ir::add(ir::mul(i[2], i64(s)), ir::floordiv(k, i64(K))),
+                          ir::add(ir::mul(i[3], i64(s)), ir::floormod(k, i64(K)))});
+        Expr cv = ir::imm(0, IDT::kInt8);
+        if (nconsts > 0)
+          cv = ir::select(ir::lt(oc, i64(CKK + nconsts)),
+                          ir::cast(IDT::kInt8, cs({clamp(ir::add(oc, i64(-CKK)), i64(0),
+                                                         i64(nconsts - 1))})),
+                          ir::imm(0, IDT::kInt8));
+        return ir::select(ir::lt(bt, i64(g.N)), ir::select(ir::lt(oc, i64(CKK)), v, cv),
+                          ir::imm(0, IDT::kInt8));
+      },
+      "Y");
+  // Column by column as the plain loop: the (batch row, column) loops outside, so the column's
+  // input channel and tap (the divisions by K) are loop-invariant in the row and x loops.
+  te::Schedule sc({y});
+  const auto ax = sc[y].axes();
+  sc[y].reorder({ax[0], ax[1], ax[4], ax[5], ax[2], ax[3]});
+  schedule_elementwise(sc[q]);
+  return finish(sc, {x, cs, r0}, y);
+}
+
+// MaxPool with a packed output, `per` block planes per call: Y[q][oy][ox][ln][lc] is the
+// window maximum of plane (bt, c) = (nb*bn + ln, cb*bc + lc) where nb, cb = divmod(p0 + q,
+// CB) (p0 read from the int32 argument P0); 0 in padding lanes and planes past the last.
+cpu::CpuOp pool_packed_op(const TensorType& xt, const TensorType& yt, const Window& s,
+                          int64_t per) {
+  const PackedGeom g(yt);
+  te::Tensor x = te::placeholder(xt.shape, IDT::kInt8, "X");
+  te::Tensor p0 = te::placeholder({1}, IDT::kInt32, "P0");
+  const te::IterVar ry = te::reduce_axis(s.kh, "ry"), rx = te::reduce_axis(s.kw, "rx");
+  auto where = [&](const std::vector<Expr>& i) {
+    const Expr p = ir::add(ir::cast(IDT::kInt64, p0({i64(0)})), i[0]);
+    const Expr bt = ir::add(ir::mul(ir::floordiv(p, i64(g.CB)), i64(g.bn)), i[3]);
+    const Expr c = ir::add(ir::mul(ir::floormod(p, i64(g.CB)), i64(g.bc)), i[4]);
+    return std::make_pair(bt, c);
+  };
+  te::Tensor acc = te::compute_reduce(
+      {per, s.oh, s.ow, g.bn, g.bc}, IDT::kInt8,
+      [&](const std::vector<Expr>& i) {
+        const auto [bt, c] = where(i);
+        const Expr iy = tap(i[1], ir::ref(ry->var), s.sh, s.pt);
+        const Expr ix = tap(i[2], ir::ref(rx->var), s.sw, s.pl);
+        const Expr v = x({clamp(bt, i64(0), i64(g.N - 1)), clamp(c, i64(0), i64(g.C - 1)),
+                          clamp(iy, i64(0), i64(s.h - 1)), clamp(ix, i64(0), i64(s.w - 1))});
+        return te::maximum(ir::select(inside(iy, ix, s), v, ir::imm(-128, IDT::kInt8)), {ry, rx});
+      },
+      "Y.max");
+  te::Tensor y = te::compute(
+      {per, s.oh, s.ow, g.bn, g.bc}, IDT::kInt8,
+      [&](const std::vector<Expr>& i) {
+        const auto [bt, c] = where(i);
+        return ir::select(ir::logical_and(ir::lt(bt, i64(g.N)), ir::lt(c, i64(g.C))), acc(i),
+                          ir::imm(0, IDT::kInt8));
+      },
+      "Y");
+  te::Schedule sc({y});
+  sc.set_scope(acc, ir::Scope::kLocal);
+  sc[acc].compute_at(sc[y], sc[y].axes()[4]);
+  return finish(sc, {x, p0}, y);
+}
+
+}  // namespace
+
+std::shared_ptr<LlvmNodeKernel> make_llvm_packed_kernel(const Graph& g, const Node& n) {
+  if (n.inputs.empty() || n.outputs.empty()) return nullptr;
+  const TensorType& xt = g.value(n.inputs[0]).type;
+  const TensorType& yt = g.value(n.outputs[0]).type;
+  if (yt.layout.kind != compiler::graph::Layout::Blocked || yt.dtype != DType::I8 ||
+      yt.rank() != 4 || xt.rank() != 4 || xt.layout.kind != compiler::graph::Layout::Plain)
+    return nullptr;
+  const PackedGeom pg(yt);
+  auto node = std::make_shared<LlvmNodeKernel>();
+  node->inputs = {0};
+  const std::string lay = " n" + std::to_string(pg.bn) + "c" + std::to_string(pg.bc);
+  if (n.kind == OpKind::Im2Col) {
+    if (xt.dtype != DType::F32 && xt.dtype != DType::I8) return nullptr;
+    const int64_t K = n.get_int("kernel", 1), s = n.get_int("stride", 1), y0 = n.get_int("y0", 0);
+    const auto pd = n.get_ints("pads", {0, 0, 0, 0});
+    const auto consts = n.get_ints("consts", {});
+    const int64_t CKK = xt.shape[1] * K * K;
+    const int64_t nc = std::max<int64_t>(0, std::min<int64_t>(int64_t(consts.size()), pg.C - CKK));
+    node->packed = LlvmNodeKernel::kIm2Col;
+    node->planes = pg.NB * pg.CB;
+    node->out_rows = pg.H;
+    node->first_row = y0;
+    node->row_bytes = pg.W * pg.bn * pg.bc;
+    const int64_t row = node->planes * node->row_bytes;  // one output row of every plane
+    node->rows = std::max<int64_t>(1, std::min(pg.H, kPackedChunkBytes / row));
+    node->workspace = pg.N * xt.shape[1] * ((node->rows - 1) * s + K) * ((pg.W - 1) * s + K);
+    std::vector<int32_t> cv(consts.begin(), consts.begin() + nc);
+    if (cv.empty()) cv.push_back(0);
+    node->consts.push_back(std::move(cv));
+    node->key = "im2col->packed " + std::string(xt.dtype == DType::F32 ? "f32" : "i8") + " " +
+                xt.str() + " k" + std::to_string(K) + " s" + std::to_string(s) + " p" +
+                ints_str(pd) + " consts " + std::to_string(nc) +
+                " e" + std::to_string(yt.quant.exponent()) + " -> " + ints_str(yt.shape) + lay +
+                " rows " + std::to_string(node->rows);
+    node->k = compiled(node->key, [&] {
+      return im2col_packed_op(xt, yt, node->rows, K, s, pd.at(0), pd.at(1), nc);
+    });
+    return node;
+  }
+  if (n.kind == OpKind::MaxPool) {
+    if (xt.dtype != DType::I8) return nullptr;
+    if (n.get_ints("dilations", {1, 1}) != std::vector<int64_t>{1, 1}) return nullptr;
+    const Window s = window_of(g, n);
+    node->packed = LlvmNodeKernel::kPool;
+    node->total = pg.NB * pg.CB;
+    node->plane_bytes = pg.H * pg.W * pg.bn * pg.bc;
+    node->planes = std::min(node->total, std::max<int64_t>(1, kPackedChunkBytes / node->plane_bytes));
+    node->key = "maxpool->packed i8 " + ints_str(xt.shape) + " " + s.str() + " -> " +
+                ints_str(yt.shape) + lay + " planes " + std::to_string(node->planes);
+    node->k = compiled(node->key, [&] { return pool_packed_op(xt, yt, s, node->planes); });
+    return node;
+  }
+  return nullptr;
+}
+
+int64_t run_llvm_packed(LlvmNodeKernel& k, const void* in, const PackedWriter& write) {
+  if (k.packed == LlvmNodeKernel::kNone)
+    throw InternalError("llvm kernel '" + k.key + "' has no packed output");
+  std::lock_guard<std::mutex> lock(k.k->run_mu);
+  if (k.packed == LlvmNodeKernel::kIm2Col) {
+    std::vector<int8_t> buf(static_cast<size_t>(k.planes * k.rows * k.row_bytes));
+    for (int64_t r0 = 0; r0 < k.out_rows; r0 += k.rows) {
+      const int64_t nr = std::min<int64_t>(k.rows, k.out_rows - r0);
+      int32_t row = static_cast<int32_t>(k.first_row + r0);
+      k.k->kernel->run({const_cast<void*>(in), k.consts[0].data(), &row, buf.data()});
+      for (int64_t p = 0; p < k.planes; ++p)
+        write((p * k.out_rows + r0) * k.row_bytes, buf.data() + p * k.rows * k.row_bytes,
+              nr * k.row_bytes);
+    }
+    return static_cast<int64_t>(buf.size()) + k.workspace;  // as packed_io.cc counts its window
+  }
+  std::vector<int8_t> buf(static_cast<size_t>(k.planes * k.plane_bytes));
+  for (int32_t p0 = 0; p0 < k.total; p0 += static_cast<int32_t>(k.planes)) {
+    const int64_t np = std::min<int64_t>(k.planes, k.total - p0);
+    k.k->kernel->run({const_cast<void*>(in), &p0, buf.data()});
+    write(p0 * k.plane_bytes, buf.data(), np * k.plane_bytes);
+  }
+  return static_cast<int64_t>(buf.size());
 }
 
 const std::string& llvm_node_kernel_key(const LlvmNodeKernel& k) { return k.key; }

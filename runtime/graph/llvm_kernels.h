@@ -5,8 +5,14 @@
 // cached for the process, keyed by operator, shape and parameters) and called with the
 // executor's host pointers. Their rounding is the one quantize.h and reference_int8.h define;
 // cpu_kernels.h keeps the plain C++ loops as the reference the tests hold them to, bit for bit.
-// Nodes without an LLVM kernel (layout changes, im2col, concat, copies, and everything in a
-// build without the CPU backend) stay on cpu_kernels.h. This header has no LLVM types.
+// The CPU nodes that write a packed output straight into the device arena (kCpuPacked: the
+// stem's weft.Im2Col with the f32 -> int8 quantize folded in, and band_pool's MaxPool bands)
+// have LLVM kernels too, each computing one chunk of the packed output per call (a chunk of
+// output rows, or of (batch, channel) block planes) with the chunk's position a run-time
+// argument, so one kernel per shape serves every chunk; packed_io.h's loops stay their
+// reference. Nodes without an LLVM kernel (layout changes, concat, copies, average pools with
+// a packed output, and everything in a build without the CPU backend) stay on cpu_kernels.h
+// and packed_io.h. This header has no LLVM types.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +21,7 @@
 #include <vector>
 
 #include "compiler/graph/graph.h"
+#include "runtime/graph/packed_io.h"
 
 namespace weft::rt::graph {
 
@@ -33,6 +40,17 @@ std::shared_ptr<LlvmNodeKernel> make_llvm_node_kernel(const compiler::graph::Gra
 /// Runs `k` on run_cpu_node's pointers: `in[i]` input i's bytes (plain layout; f32 for
 /// weft.Quantize), `out` the output's. Safe to call from several threads.
 void run_llvm_node(LlvmNodeKernel& k, const std::vector<const uint8_t*>& in, uint8_t* out);
+
+/// The JIT kernel of CPU node `n` of `g` with a packed (blocked int8) output: weft.Im2Col
+/// (int8 input, or f32 quantized as weft.Quantize does) or MaxPool; null when it has none (the
+/// executor then runs packed_io.h's im2col_packed / pool_packed). Cached like the others.
+std::shared_ptr<LlvmNodeKernel> make_llvm_packed_kernel(const compiler::graph::Graph& g,
+                                                        const compiler::graph::Node& n);
+
+/// Runs packed kernel `k` on the node's input `in` (its first input's bytes) and writes the
+/// packed output through `write` chunk by chunk, as packed_io.h's loops do (the same chunks,
+/// the same bytes); returns the staging bytes it used.
+int64_t run_llvm_packed(LlvmNodeKernel& k, const void* in, const PackedWriter& write);
 
 /// What `k` computes, for listings ("maxpool i8 64x112x112 k3x3 s2x2 p1,1,1,1").
 const std::string& llvm_node_kernel_key(const LlvmNodeKernel& k);

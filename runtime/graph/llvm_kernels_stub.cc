@@ -1,5 +1,5 @@
 // llvm_kernels.h in a build without the LLVM CPU backend (WEFT_CPU_BACKEND=OFF): no node has
-// an LLVM kernel, so the executor runs every CPU node on cpu_kernels.h's loops, and the fp32
+// an LLVM kernel, so the executor runs every CPU node on cpu_kernels.h's and packed_io.h's loops, and the fp32
 // path's callers run their plain loops.
 #include "runtime/graph/llvm_kernels.h"
 
@@ -18,6 +18,15 @@ std::shared_ptr<LlvmNodeKernel> make_llvm_node_kernel(const compiler::graph::Gra
 
 void run_llvm_node(LlvmNodeKernel&, const std::vector<const uint8_t*>&, uint8_t*) {
   throw InternalError("run_llvm_node: this build has no LLVM CPU backend");
+}
+
+std::shared_ptr<LlvmNodeKernel> make_llvm_packed_kernel(const compiler::graph::Graph&,
+                                                        const compiler::graph::Node&) {
+  return nullptr;
+}
+
+int64_t run_llvm_packed(LlvmNodeKernel&, const void*, const PackedWriter&) {
+  throw InternalError("run_llvm_packed: this build has no LLVM CPU backend");
 }
 
 const std::string& llvm_node_kernel_key(const LlvmNodeKernel&) {

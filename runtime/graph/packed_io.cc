@@ -21,7 +21,7 @@ using compiler::graph::ValueId;
 
 namespace {
 
-constexpr int64_t kChunk = int64_t{64} << 10;  // staging target per copy
+constexpr int64_t kChunk = kPackedChunkBytes;  // staging target per copy
 
 // The packed geometry of a blocked rank-2/4 type.
 struct Blocks {

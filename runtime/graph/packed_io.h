@@ -22,6 +22,10 @@
 
 namespace weft::rt::graph {
 
+/// The staging target of one copy (bytes): a chunk is this much, or one plane or row when that
+/// is larger. llvm_kernels.h's packed kernels chunk alike.
+inline constexpr int64_t kPackedChunkBytes = int64_t{64} << 10;
+
 /// Writes `bytes` bytes at byte `offset` of a packed tensor (in the device arena).
 using PackedWriter = std::function<void(int64_t offset, const int8_t* data, int64_t bytes)>;
 /// Reads `bytes` bytes at byte `offset` of a packed tensor.

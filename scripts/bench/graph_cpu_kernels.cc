@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
   for (const auto& n : c.graph.nodes())
     if (!n.dead && n.kind != cg::OpKind::AccelConv && n.kind != cg::OpKind::AccelDense &&
         n.kind != cg::OpKind::Pack && n.kind != cg::OpKind::Unpack)
-      rg::make_llvm_node_kernel(c.graph, n);
+      if (!rg::make_llvm_node_kernel(c.graph, n)) rg::make_llvm_packed_kernel(c.graph, n);
   const double jit_only = since(t0);
   const rg::LlvmKernelStats st = rg::llvm_kernel_stats();
   rg::GraphExecutor jit(c, l, pf, llvm_opts);  // its kernels now come from the cache

@@ -4,6 +4,7 @@
 // points), then the whole int8 network path with and without them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -229,7 +230,8 @@ TEST(LlvmKernels, QDenseFallback) {
 }
 
 TEST(LlvmKernels, LayoutAndCopyNodesStayPlain) {
-  // Flatten/Reshape are copies, Concat and Im2Col belong to the arena work: no LLVM kernel.
+  // Flatten/Reshape are copies: no LLVM kernel (Im2Col and MaxPool with packed outputs have
+  // theirs, make_llvm_packed_kernel, tested below).
   expect_same(one_node(cg::OpKind::Flatten, {i8({1, 8, 1, 1}, -4)}, i8({1, 8}, -4)), 1, false);
 }
 
@@ -285,6 +287,104 @@ TEST(LlvmKernels, FloatKernelsMatchThePlainLoops) {
   for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(z[i], x[i] + y[i]);
 }
 
+// ---- packed outputs (kCpuPacked): the stem's Im2Col (quantizing an f32 input) and the max
+// pool writing the device arena's blocked layout, against packed_io.h's loops ----
+
+// A writer into `mem` that checks bounds.
+PackedWriter into(std::vector<int8_t>& mem) {
+  return [&mem](int64_t off, const int8_t* d, int64_t b) {
+    ASSERT_GE(off, 0);
+    ASSERT_LE(off + b, static_cast<int64_t>(mem.size()));
+    std::memcpy(mem.data() + off, d, static_cast<size_t>(b));
+  };
+}
+
+// Runs packed node `n` of `g` on `in` through packed_io.h's loop and through its LLVM kernel:
+// the same bytes over the whole packed tensor (each side starts from a different fill, so a
+// byte either leaves unwritten shows), the staging within one chunk, the kernel cached.
+void expect_same_packed(const cg::Graph& g, const cg::Node& n, const void* in) {
+  SCOPED_TRACE(n.name);
+  auto k = make_llvm_packed_kernel(g, n);
+  if (!have_llvm_kernels()) GTEST_SKIP() << "built without the LLVM CPU backend";
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(make_llvm_node_kernel(g, n), nullptr);  // a packed output: not a plain kernel
+  const cg::TensorType& yt = g.value(n.outputs[0]).type;
+  std::vector<int8_t> want(static_cast<size_t>(yt.stored_bytes()), 0x11), got(want.size(), 0x22);
+  const int64_t plain_staged = n.kind == cg::OpKind::Im2Col
+                                   ? im2col_packed(g, n, in, into(want))
+                                   : pool_packed(g, n, static_cast<const int8_t*>(in), into(want));
+  const int64_t staged = run_llvm_packed(*k, in, into(got));
+  EXPECT_EQ(got, want) << llvm_node_kernel_key(*k);
+  // The same chunks: the output chunk (plus, for Im2Col, its window of input rows, padded).
+  const int64_t bn = yt.layout.n, bc = yt.layout.c;
+  const int64_t blocks = (yt.shape[0] + bn - 1) / bn * ((yt.shape[1] + bc - 1) / bc);
+  const int64_t unit = n.kind == cg::OpKind::Im2Col ? blocks * yt.shape[3] * bn * bc  // a row
+                                                    : yt.shape[2] * yt.shape[3] * bn * bc;  // a plane
+  EXPECT_LE(staged, plain_staged + plain_staged / 4);
+  if (n.kind == cg::OpKind::MaxPool) EXPECT_LE(staged, std::max<int64_t>(kPackedChunkBytes, unit));
+  const int before = llvm_kernel_stats().compiled;
+  make_llvm_packed_kernel(g, n);
+  EXPECT_EQ(llvm_kernel_stats().compiled, before);
+}
+
+// An Im2Col band as fold_packs writes it: rows 3.. of a 7x7 stride-2 window over a 3x23x21
+// input, 40 output rows (the last ones past the input: zeros), three constant columns.
+cg::Graph im2col_graph(cg::DType in, int64_t N, int64_t bn, int64_t bc) {
+  cg::Graph g("im2col");
+  cg::TensorType xt(in, {N, 3, 23, 21});
+  if (in == cg::DType::I8) xt.quant.scale = {0.125f};
+  const cg::ValueId x = g.add_input("x", xt);
+  cg::Attrs a = {{"kernel", int64_t{7}}, {"stride", int64_t{2}}, {"pads", std::vector<int64_t>{3, 3, 3, 3}},
+                 {"y0", int64_t{3}}, {"out_h", int64_t{40}}, {"out_w", int64_t{11}},
+                 {"consts", std::vector<int64_t>{1, 64, 64}}, {"layout_n", bn}, {"layout_c", bc}};
+  if (in == cg::DType::F32) a["out_scale"] = 0.125;
+  g.add_op(cg::OpKind::Im2Col, "im2col", {x}, a);
+  return g;
+}
+
+TEST(LlvmKernels, PackedIm2ColQuantizesAndGathersAsThePlainLoop) {
+  for (cg::DType dt : {cg::DType::F32, cg::DType::I8})
+    for (auto [N, bn, bc] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{{1, 1, 16}, {3, 2, 8}}) {
+      const cg::Graph g = im2col_graph(dt, N, bn, bc);
+      const cg::Node& n = g.node(static_cast<cg::NodeId>(g.num_nodes() - 1));
+      // f32: quarter steps at the output scale (ties at .5 round to even) and +-1e6 (saturate).
+      const auto x = random_bytes(g.value(n.inputs[0]).type, 71 + static_cast<uint32_t>(N));
+      expect_same_packed(g, n, x.data());
+    }
+}
+
+TEST(LlvmKernels, PackedMaxPoolAsThePlainLoop) {
+  struct Case {
+    std::vector<int64_t> shape;
+    int64_t bn, bc;
+    std::vector<int64_t> k, s, p;
+  };
+  const std::vector<Case> cases = {
+      {{1, 40, 13, 12}, 1, 16, {3, 3}, {2, 2}, {1, 1, 1, 1}},  // partial channel block
+      {{3, 8, 13, 12}, 2, 8, {3, 3}, {2, 2}, {1, 1, 1, 1}},    // partial batch block
+      {{1, 3, 9, 10}, 1, 16, {3, 4}, {2, 3}, {1, 0, 1, 2}},    // windows off the edge
+      {{1, 64, 30, 112}, 1, 16, {3, 3}, {2, 2}, {1, 1, 1, 1}},  // a stem band: one plane per chunk
+  };
+  uint32_t seed = 81;
+  for (const Case& c : cases) {
+    cg::Graph g("pool");
+    const cg::ValueId x = g.add_input("x", i8(c.shape, -3));
+    g.add_op(cg::OpKind::MaxPool, "pool.packed", {x},
+             {{"kernel_shape", c.k}, {"strides", c.s}, {"pads", c.p}, {"layout_n", c.bn},
+              {"layout_c", c.bc}});
+    const cg::Node& n = g.node(static_cast<cg::NodeId>(g.num_nodes() - 1));
+    const auto in = random_bytes(g.value(x).type, seed++);
+    expect_same_packed(g, n, in.data());
+  }
+  // A packed average pool has no LLVM kernel: the executor runs packed_io.h's loop.
+  cg::Graph g("avg");
+  const cg::ValueId x = g.add_input("x", i8({1, 8, 6, 6}, -3));
+  g.add_op(cg::OpKind::AveragePool, "avg.packed", {x},
+           {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}},
+            {"out_scale", 0.25}, {"layout_n", int64_t{1}}, {"layout_c", int64_t{16}}});
+  EXPECT_EQ(make_llvm_packed_kernel(g, g.node(static_cast<cg::NodeId>(g.num_nodes() - 1))), nullptr);
+}
+
 // The int8 network path: every CPU node that has an LLVM kernel reports "llvm", and the
 // outputs equal the plain loops' and the independent int8 reference's.
 TEST(LlvmKernels, SmallResNetBitExactWithAndWithoutLlvmKernels) {
@@ -306,7 +406,10 @@ TEST(LlvmKernels, SmallResNetBitExactWithAndWithoutLlvmKernels) {
     int on_llvm = 0;
     for (const StepReport& s : r.report.steps) {
       if (s.engine == "llvm") ++on_llvm;
-      if (s.op == "MaxPool" || s.op == "weft.Quantize" || s.op == "weft.Dequantize") {
+      // The stem's Im2Col (quantizing the f32 input, writing packed) and the max pool's bands
+      // (writing packed) included.
+      if (s.op == "MaxPool" || s.op == "weft.Im2Col" || s.op == "weft.Quantize" ||
+          s.op == "weft.Dequantize") {
         EXPECT_EQ(s.engine, llvm && have_llvm_kernels() ? "llvm" : "cpu") << s.node;
       }
     }
@@ -325,36 +428,61 @@ namespace weft::rt::graph {
 namespace {
 
 // The full ResNet-18 (224x224, vta): each of its CPU nodes with an LLVM kernel at its real
-// shape and scales against the plain loop on random inputs, then the whole network on the
-// functional engine bit-exact with the int8 reference interpreter.
+// shape and scales against the plain loop on random inputs (plain outputs: cpu_kernels.h's
+// loops; packed outputs written into the device arena: packed_io.h's), then the whole network
+// on the functional engine bit-exact with the int8 reference interpreter, every one of those
+// nodes reporting engine "llvm".
 TEST(LlvmKernels, FullResNet18BitExact) {
   if (!have_llvm_kernels()) GTEST_SKIP() << "built without the LLVM CPU backend";
   cg::Graph g = cg::models::resnet18({});
   const isa::Layout& l = isa::layout_for("vta");
   const isa::Platform& pf = isa::find_platform("sim");
   cg::CompiledGraph c = cg::compile_graph(g, l, pf, {});
-  int checked = 0;
+  std::vector<std::string> plain_nodes, packed_nodes;
   for (const cg::Node& n : c.graph.nodes()) {
-    if (n.dead || !make_llvm_node_kernel(c.graph, n)) continue;
-    // expect_same runs a graph's last node: the node alone, with its inputs' types.
-    std::vector<cg::TensorType> ins;
-    for (cg::ValueId v : n.inputs) ins.push_back(c.graph.value(v).type);
+    if (n.dead) continue;
+    const bool plain = make_llvm_node_kernel(c.graph, n) != nullptr;
+    if (!plain && !make_llvm_packed_kernel(c.graph, n)) continue;
+    // The node alone, with its inputs' types (and constants) and its output's type.
     cg::Graph alone("alone");
     std::vector<cg::ValueId> vs;
-    for (size_t i = 0; i < ins.size(); ++i) {
-      const cg::Value& val = c.graph.value(n.inputs[i]);
+    for (cg::ValueId v : n.inputs) {
+      const cg::Value& val = c.graph.value(v);
       vs.push_back(val.is_constant() ? alone.add_constant(val.name, val.type, val.data)
                                      : alone.add_input(val.name, val.type));
     }
     alone.add_node(n.kind, n.name, vs, n.attrs, {c.graph.value(n.outputs[0]).type});
-    expect_same(alone, 1000 + checked);
-    ++checked;
+    const uint32_t seed = 1000 + static_cast<uint32_t>(plain_nodes.size() + packed_nodes.size());
+    if (plain) {
+      expect_same(alone, seed);  // runs the graph's last node
+      plain_nodes.push_back(n.name);
+    } else {
+      const cg::Node& an = alone.node(static_cast<cg::NodeId>(alone.num_nodes() - 1));
+      const auto in = random_bytes(alone.value(an.inputs[0]).type, seed);
+      expect_same_packed(alone, an, in.data());
+      packed_nodes.push_back(n.name);
+    }
   }
-  EXPECT_EQ(checked, 4);  // data.q, maxpool, avgpool, logits.f32
+  // Plain: the global average pool and the logits' dequantize. Packed (band_pool's four row
+  // bands): the stem's Im2Col, quantizing the f32 image, and the max pool.
+  EXPECT_EQ(plain_nodes, (std::vector<std::string>{"avgpool", "logits.f32"}));
+  EXPECT_EQ(packed_nodes,
+            (std::vector<std::string>{"conv1.im2col.rows0", "conv1.im2col.rows28",
+                                      "conv1.im2col.rows56", "conv1.im2col.rows84", "maxpool.rows0",
+                                      "maxpool.rows14", "maxpool.rows28", "maxpool.rows42"}));
   GraphExecutor exe(c, l, pf);
   auto dev = open_graph_device("functional", exe, l, pf);
   auto x = cg::models::synthetic_input(g.value(g.inputs()[0]).type, 3);
-  EXPECT_EQ(exe.run(*dev, {x}).outputs[0], cg::reference_int8(c.graph, {x})[0]);
+  const RunResult r = exe.run(*dev, {x});
+  EXPECT_EQ(r.outputs[0], cg::reference_int8(c.graph, {x})[0]);
+  std::vector<std::string> on_llvm;
+  for (const StepReport& s : r.report.steps)
+    if (s.engine == "llvm") on_llvm.push_back(s.node);
+  std::vector<std::string> want = packed_nodes;
+  want.insert(want.end(), plain_nodes.begin(), plain_nodes.end());
+  std::sort(on_llvm.begin(), on_llvm.end());
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(on_llvm, want);
 }
 
 }  // namespace
