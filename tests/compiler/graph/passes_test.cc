@@ -23,14 +23,19 @@
 namespace weft::compiler::graph {
 namespace {
 
-Graph quantized_small() {
+// A small quantized ResNet (10 classes): image x image inputs, `width` channels in stage 1.
+Graph quantized_resnet(int64_t image, int64_t width, int stages, bool per_channel = false) {
   models::ResNetOptions o;
-  o.image = 32;
-  o.width = 16;
+  o.image = image;
+  o.width = width;
   o.classes = 10;
-  o.stages = 2;
-  return quantize(models::resnet18(o));
+  o.stages = stages;
+  QuantizeOptions qo;
+  qo.per_channel = per_channel;
+  return quantize(models::resnet18(o), qo);
 }
+
+Graph quantized_small() { return quantized_resnet(32, 16, 2); }
 
 TEST(FuseEpilogues, FoldsReluAndResidualAdd) {
   Graph g = quantized_small();
@@ -67,14 +72,7 @@ TEST(FuseEpilogues, KeepsTheNetworkClose) {
 // the same difference of exponents, each bias swaps its rounding term), keeping the network as
 // close as per tensor.
 TEST(FuseEpilogues, PerChannelFoldsResidualAndKeepsTheNetworkClose) {
-  models::ResNetOptions o;
-  o.image = 32;
-  o.width = 16;
-  o.classes = 10;
-  o.stages = 2;
-  QuantizeOptions qo;
-  qo.per_channel = true;
-  Graph g = quantize(models::resnet18(o), qo);
+  Graph g = quantized_resnet(32, 16, 2, /*per_channel=*/true);
   auto x = models::synthetic_input(g.value(g.inputs()[0]).type, 5);
   auto before = reference_int8(g, {x})[0];
   passes::fuse_epilogues(g);
@@ -93,12 +91,7 @@ TEST(FuseEpilogues, PerChannelFoldsResidualAndKeepsTheNetworkClose) {
 }
 
 TEST(StemSpaceToDepth, IsExact) {
-  models::ResNetOptions o;
-  o.image = 64;
-  o.width = 16;
-  o.classes = 10;
-  o.stages = 1;
-  Graph g = quantize(models::resnet18(o));
+  Graph g = quantized_resnet(64, 16, 1);
   passes::fuse_epilogues(g);
   auto x = models::synthetic_input(g.value(g.inputs()[0]).type, 9);
   auto before = reference_int8(g, {x})[0];
@@ -112,17 +105,12 @@ TEST(StemSpaceToDepth, IsExact) {
             std::string::npos)
       << t;
   // gemm8x8 (8 lanes): 12 channels fill two blocks; still fewer executed MACs than 49 x 8.
-  Graph g2 = quantize(models::resnet18(o));
+  Graph g2 = quantized_resnet(64, 16, 1);
   EXPECT_EQ(passes::stem_space_to_depth(g2, isa::layout_for("gemm8x8")), 1);
 }
 
 TEST(StemIm2Col, IsExactWholeAndInBands) {
-  models::ResNetOptions o;
-  o.image = 64;
-  o.width = 16;
-  o.classes = 10;
-  o.stages = 1;
-  Graph g = quantize(models::resnet18(o));
+  Graph g = quantized_resnet(64, 16, 1);
   passes::fuse_epilogues(g);
   auto x = models::synthetic_input(g.value(g.inputs()[0]).type, 9);
   auto before = reference_int8(g, {x})[0];
@@ -239,12 +227,7 @@ TEST(FoldPacks, ImColAndPoolWritePackedAndQuantizeFolds) {
 // band_pool: the max pool after the stem's row bands runs in the same bands, each band's
 // window the band's rows plus a halo row of the band before; bit-exact in the int8 reference.
 TEST(BandPool, PoolInTheStemsBandsIsExact) {
-  models::ResNetOptions o;
-  o.image = 128;
-  o.width = 16;
-  o.classes = 10;
-  o.stages = 1;
-  Graph g = quantize(models::resnet18(o));
+  Graph g = quantized_resnet(128, 16, 1);
   passes::fuse_epilogues(g);
   passes::stem_im2col(g, isa::layout_for("vta"), 160 << 10);  // rows of 9,408 B: 4 bands of 16
   passes::partition(g, isa::layout_for("vta"), isa::find_platform("sim"), 0.001);
@@ -271,12 +254,7 @@ TEST(BandPool, PoolInTheStemsBandsIsExact) {
 }
 
 TEST(BandPool, LeavesAJoinedOutputSomethingElseReads) {
-  models::ResNetOptions o;
-  o.image = 128;
-  o.width = 16;
-  o.classes = 10;
-  o.stages = 1;
-  Graph g = quantize(models::resnet18(o));
+  Graph g = quantized_resnet(128, 16, 1);
   passes::fuse_epilogues(g);
   passes::stem_im2col(g, isa::layout_for("vta"), 160 << 10);
   passes::partition(g, isa::layout_for("vta"), isa::find_platform("sim"), 0.001);
@@ -350,14 +328,7 @@ TEST(Quantize, UnsupportedOperatorNamesTheNode) {
 }
 
 TEST(Quantize, PerChannelScales) {
-  models::ResNetOptions o;
-  o.image = 32;
-  o.width = 8;
-  o.classes = 10;
-  o.stages = 1;
-  QuantizeOptions qo;
-  qo.per_channel = true;
-  Graph g = quantize(models::resnet18(o), qo);
+  Graph g = quantized_resnet(32, 8, 1, /*per_channel=*/true);
   int per_channel = 0;
   for (const Node& n : g.nodes())
     if (!n.dead && n.kind == OpKind::QConv) {
@@ -399,14 +370,7 @@ TEST(ChannelShifts, SplitIntoACommonImmediateAndPerLaneAmounts) {
 // The partition keeps per-channel layers on the accelerator, and puts one whose shifts lie too
 // far apart on the CPU with the reason.
 TEST(Partition, PerChannelShiftsStayOnTheAcceleratorWhenTheySplit) {
-  models::ResNetOptions o;
-  o.image = 32;
-  o.width = 16;
-  o.classes = 10;
-  o.stages = 1;
-  QuantizeOptions qo;
-  qo.per_channel = true;
-  Graph g = quantize(models::resnet18(o), qo);
+  Graph g = quantized_resnet(32, 16, 1, /*per_channel=*/true);
   passes::fuse_epilogues(g);
   NodeId spread = kNone;
   for (NodeId id : g.topo_order())
