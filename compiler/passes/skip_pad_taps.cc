@@ -21,10 +21,12 @@ std::vector<int64_t> key_of(const std::vector<isa::Uop>& uops) {
 accel::Program skip_pad_taps(const accel::Program& p, const isa::Layout& l, int64_t* dropped) {
   if (dropped) *dropped = 0;
   std::map<int64_t, bool> pad;  // INP block -> the last load wrote padding there
-  accel::Program out;
-  out.tensors = p.tensors;
+  // Per op of `p`: its replacement GEMMs and the iterations they drop (none: kept as is).
+  std::vector<std::vector<Op>> repl(p.ops.size());
+  std::vector<int64_t> gain(p.ops.size(), 0);
   int64_t removed = 0;
-  for (const Op& op : p.ops) {
+  for (size_t oi = 0; oi < p.ops.size(); ++oi) {
+    const Op& op = p.ops[oi];
     if (op.kind == Op::Kind::kLoad && op.mem == isa::MemType::kInp) {
       const int64_t rows = op.y_pad0 + op.y_size + op.y_pad1;
       const int64_t cols = op.x_pad0 + op.x_size + op.x_pad1;
@@ -32,13 +34,9 @@ accel::Program skip_pad_taps(const accel::Program& p, const isa::Layout& l, int6
         for (int64_t x = 0; x < cols; ++x)
           pad[op.sram_base + y * cols + x] = y < op.y_pad0 || y >= op.y_pad0 + op.y_size ||
                                              x < op.x_pad0 || x >= op.x_pad0 + op.x_size;
-      out.ops.push_back(op);
       continue;
     }
-    if (op.kind != Op::Kind::kGemm || op.reset) {
-      out.ops.push_back(op);
-      continue;
-    }
+    if (op.kind != Op::Kind::kGemm || op.reset) continue;
     auto is_pad = [&](int64_t src) {
       auto it = pad.find(src);
       return it != pad.end() && it->second;
@@ -51,10 +49,8 @@ accel::Program skip_pad_taps(const accel::Program& p, const isa::Layout& l, int6
             any = true;
             break;
           }
-    if (!any) {
-      out.ops.push_back(op);
-      continue;
-    }
+    if (!any) continue;
+    int64_t here = 0;
     // Which micro-ops read padding in each (i, j); the most compact form that drops them:
     // one GEMM with both loops when the set is the same for every (i, j), one per inner
     // iteration keeping the outer loop when it depends on j only, one per outer iteration
@@ -65,7 +61,7 @@ accel::Program skip_pad_taps(const accel::Program& p, const isa::Layout& l, int6
         for (const isa::Uop& u : op.uops) {
           const bool d = is_pad(u.src + i * op.src_factor_out + j * op.src_factor_in);
           drop[static_cast<size_t>(i * op.iter_in + j)].push_back(d);
-          removed += d;
+          here += d;
         }
     auto at = [&](int64_t i, int64_t j) -> const std::vector<bool>& {
       return drop[static_cast<size_t>(i * op.iter_in + j)];
@@ -97,7 +93,7 @@ accel::Program skip_pad_taps(const accel::Program& p, const isa::Layout& l, int6
                           u.src + fi * op.src_factor_out + fj * op.src_factor_in,
                           u.wgt + fi * op.wgt_factor_out + fj * op.wgt_factor_in});
       }
-      if (!g.uops.empty()) out.ops.push_back(g);
+      if (!g.uops.empty()) repl[oi].push_back(g);
     };
     if (by_i && by_j) {
       emit(0, 0, true, true);
@@ -111,16 +107,80 @@ accel::Program skip_pad_taps(const accel::Program& p, const isa::Layout& l, int6
       for (int64_t i = 0; i < op.iter_out; ++i)
         for (int64_t j = 0; j < op.iter_in; ++j) emit(i, j, false, false);
     }
+    gain[oi] = here;
+  }
+  // Which rewrites to take: every distinct kernel must be resident at once (reloading kernels
+  // would cost more than the dropped micro-ops save). Rewrites with the same original kernel
+  // and the same replacement kernels form a group; groups are taken greedily, the most
+  // iterations saved per micro-op-buffer entry they add first, while the kernels still fit
+  // (a kernel no op uses any more frees its entries).
+  std::map<std::vector<int64_t>, int64_t> use;  // kernel -> ops using it
+  int64_t uops = 0;
+  auto add = [&](const std::vector<isa::Uop>& k, int64_t n) {
+    const std::vector<int64_t> key = key_of(k);
+    int64_t& c = use[key];
+    if (c == 0 && n > 0) uops += static_cast<int64_t>(k.size());
+    c += n;
+    if (c == 0) uops -= static_cast<int64_t>(k.size());
+  };
+  auto is_kernel_op = [](const Op& op) {
+    return op.kind == Op::Kind::kGemm || op.kind == Op::Kind::kAlu;
+  };
+  for (const Op& op : p.ops)
+    if (is_kernel_op(op)) add(op.uops, 1);
+  struct Group {
+    std::vector<size_t> ops;
+    int64_t gain = 0;
+  };
+  std::map<std::vector<std::vector<int64_t>>, Group> by_sig;
+  for (size_t oi = 0; oi < p.ops.size(); ++oi) {
+    if (repl[oi].empty() && gain[oi] == 0) continue;
+    std::vector<std::vector<int64_t>> sig{key_of(p.ops[oi].uops)};
+    for (const Op& g : repl[oi]) sig.push_back(key_of(g.uops));
+    Group& gr = by_sig[sig];
+    gr.ops.push_back(oi);
+    // Each extra GEMM instruction costs about an issue slot.
+    gr.gain += gain[oi] - std::max<int64_t>(0, static_cast<int64_t>(repl[oi].size()) - 1);
+  }
+  std::vector<Group> groups;
+  for (auto& [sig, gr] : by_sig)
+    if (gr.gain > 0) groups.push_back(std::move(gr));
+  std::vector<bool> take(p.ops.size(), false), done(groups.size(), false);
+  auto apply = [&](const Group& gr, int64_t sign) {
+    for (size_t oi : gr.ops) {
+      add(p.ops[oi].uops, -sign);
+      for (const Op& g : repl[oi]) add(g.uops, sign);
+    }
+  };
+  for (;;) {
+    int best = -1;
+    double best_ratio = 0;
+    for (size_t gi = 0; gi < groups.size(); ++gi) {
+      if (done[gi]) continue;
+      const int64_t before = uops;
+      apply(groups[gi], 1);
+      const int64_t after = uops;
+      apply(groups[gi], -1);
+      if (after > l.uop_depth) continue;
+      const double ratio = static_cast<double>(groups[gi].gain) /
+                           static_cast<double>(std::max<int64_t>(1, after - before));
+      if (best < 0 || ratio > best_ratio) best = static_cast<int>(gi), best_ratio = ratio;
+    }
+    if (best < 0) break;
+    done[static_cast<size_t>(best)] = true;
+    apply(groups[static_cast<size_t>(best)], 1);
+    for (size_t oi : groups[static_cast<size_t>(best)].ops) take[oi] = true, removed += gain[oi];
   }
   if (removed == 0) return p;
-  // Every distinct kernel resident at once, or nothing changes.
-  std::set<std::vector<int64_t>> kernels;
-  int64_t uops = 0;
-  for (const Op& op : out.ops)
-    if ((op.kind == Op::Kind::kGemm || op.kind == Op::Kind::kAlu) &&
-        kernels.insert(key_of(op.uops)).second)
-      uops += static_cast<int64_t>(op.uops.size());
-  if (uops > l.uop_depth) return p;
+  accel::Program out;
+  out.tensors = p.tensors;
+  for (size_t oi = 0; oi < p.ops.size(); ++oi) {
+    if (!take[oi]) {
+      out.ops.push_back(p.ops[oi]);
+      continue;
+    }
+    for (const Op& g : repl[oi]) out.ops.push_back(g);
+  }
   if (dropped) *dropped = removed;
   return out;
 }
