@@ -1,8 +1,11 @@
 // Pass skip_pad_taps; see skip_pad_taps.h.
 #include "compiler/passes/skip_pad_taps.h"
 
+#include <functional>
 #include <map>
 #include <set>
+#include <cstdlib>
+#include <cstdio>
 
 namespace weft::compiler::passes {
 
@@ -66,47 +69,49 @@ accel::Program skip_pad_taps(const accel::Program& p, const isa::Layout& l, int6
     auto at = [&](int64_t i, int64_t j) -> const std::vector<bool>& {
       return drop[static_cast<size_t>(i * op.iter_in + j)];
     };
-    bool by_j = true, by_i = true;
-    for (int64_t i = 0; i < op.iter_out; ++i)
-      for (int64_t j = 0; j < op.iter_in; ++j) {
-        by_j = by_j && at(i, j) == at(0, j);
-        by_i = by_i && at(i, j) == at(i, 0);
-      }
-    // A GEMM over loops `keep_out`/`keep_in` of the original with the others folded at (i, j).
-    auto emit = [&](int64_t i, int64_t j, bool keep_out, bool keep_in) {
-      Op g = op;
-      g.uops.clear();
-      if (!keep_out) {
-        g.iter_out = 1;
-        g.dst_factor_out = g.src_factor_out = g.wgt_factor_out = 0;
-      }
-      if (!keep_in) {
-        g.iter_in = 1;
-        g.dst_factor_in = g.src_factor_in = g.wgt_factor_in = 0;
-      }
-      const int64_t fi = keep_out ? 0 : i, fj = keep_in ? 0 : j;
-      const std::vector<bool>& d = at(i, j);
-      for (size_t k = 0; k < op.uops.size(); ++k) {
-        if (d[k]) continue;
-        const isa::Uop& u = op.uops[k];
-        g.uops.push_back({u.dst + fi * op.dst_factor_out + fj * op.dst_factor_in,
-                          u.src + fi * op.src_factor_out + fj * op.src_factor_in,
-                          u.wgt + fi * op.wgt_factor_out + fj * op.wgt_factor_in});
-      }
-      if (!g.uops.empty()) repl[oi].push_back(g);
+    // Rows i with the same drop sets (for every j) in runs of consecutive i, columns j
+    // likewise: on each run-by-run rectangle the drop set is uniform, so one GEMM with both
+    // hardware loops (over the rectangle, its origin folded into the micro-ops) drops it.
+    // Typically 3 x 3 rectangles at a tile touching the image's corners: the border rows and
+    // columns and the interior. The original order is i outer, j inner: splitting it into
+    // rectangles only permutes additions into the accumulator (the same sums).
+    auto runs = [](int64_t n, const std::function<bool(int64_t, int64_t)>& same) {
+      std::vector<std::pair<int64_t, int64_t>> r;  // (first, count)
+      for (int64_t x = 0; x < n; ++x)
+        if (!r.empty() && same(r.back().first, x))
+          ++r.back().second;
+        else
+          r.push_back({x, 1});
+      return r;
     };
-    if (by_i && by_j) {
-      emit(0, 0, true, true);
-    } else if (by_j) {
-      // The original order is i outer, j inner: keeping the outer loop per j reorders the
-      // iterations, which only permutes additions into the accumulator (the same sums).
-      for (int64_t j = 0; j < op.iter_in; ++j) emit(0, j, true, false);
-    } else if (by_i) {
-      for (int64_t i = 0; i < op.iter_out; ++i) emit(i, 0, false, true);
-    } else {
+    const auto irun = runs(op.iter_out, [&](int64_t a, int64_t b) {
+      for (int64_t j = 0; j < op.iter_in; ++j)
+        if (at(a, j) != at(b, j)) return false;
+      return true;
+    });
+    const auto jrun = runs(op.iter_in, [&](int64_t a, int64_t b) {
       for (int64_t i = 0; i < op.iter_out; ++i)
-        for (int64_t j = 0; j < op.iter_in; ++j) emit(i, j, false, false);
-    }
+        if (at(i, a) != at(i, b)) return false;
+      return true;
+    });
+    for (const auto& [i0, ni] : irun)
+      for (const auto& [j0, nj] : jrun) {
+        Op g = op;
+        g.uops.clear();
+        g.iter_out = ni;
+        g.iter_in = nj;
+        if (ni == 1) g.dst_factor_out = g.src_factor_out = g.wgt_factor_out = 0;
+        if (nj == 1) g.dst_factor_in = g.src_factor_in = g.wgt_factor_in = 0;
+        const std::vector<bool>& d = at(i0, j0);
+        for (size_t k = 0; k < op.uops.size(); ++k) {
+          if (d[k]) continue;
+          const isa::Uop& u = op.uops[k];
+          g.uops.push_back({u.dst + i0 * op.dst_factor_out + j0 * op.dst_factor_in,
+                            u.src + i0 * op.src_factor_out + j0 * op.src_factor_in,
+                            u.wgt + i0 * op.wgt_factor_out + j0 * op.wgt_factor_in});
+        }
+        if (!g.uops.empty()) repl[oi].push_back(g);
+      }
     gain[oi] = here;
   }
   // Which rewrites to take: every distinct kernel must be resident at once (reloading kernels
@@ -140,7 +145,8 @@ accel::Program skip_pad_taps(const accel::Program& p, const isa::Layout& l, int6
     Group& gr = by_sig[sig];
     gr.ops.push_back(oi);
     // Each extra GEMM instruction costs about an issue slot.
-    gr.gain += gain[oi] - std::max<int64_t>(0, static_cast<int64_t>(repl[oi].size()) - 1);
+    static const int64_t kOv = getenv("OV") ? atoi(getenv("OV")) : 1;
+    gr.gain += gain[oi] - kOv * std::max<int64_t>(0, static_cast<int64_t>(repl[oi].size()) - 1);
   }
   std::vector<Group> groups;
   for (auto& [sig, gr] : by_sig)
@@ -170,6 +176,12 @@ accel::Program skip_pad_taps(const accel::Program& p, const isa::Layout& l, int6
     done[static_cast<size_t>(best)] = true;
     apply(groups[static_cast<size_t>(best)], 1);
     for (size_t oi : groups[static_cast<size_t>(best)].ops) take[oi] = true, removed += gain[oi];
+  }
+  if (getenv("SPT_DEBUG")) {
+    int64_t all = 0;
+    for (int64_t g : gain) all += g;
+    fprintf(stderr, "spt: groups %zu dropped %lld of %lld, uops %lld of %lld\n", groups.size(),
+            (long long)removed, (long long)all, (long long)uops, (long long)l.uop_depth);
   }
   if (removed == 0) return p;
   accel::Program out;
