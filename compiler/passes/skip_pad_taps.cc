@@ -144,9 +144,7 @@ accel::Program skip_pad_taps(const accel::Program& p, const isa::Layout& l, int6
     for (const Op& g : repl[oi]) sig.push_back(key_of(g.uops));
     Group& gr = by_sig[sig];
     gr.ops.push_back(oi);
-    // Each extra GEMM instruction costs about an issue slot.
-    static const int64_t kOv = getenv("OV") ? atoi(getenv("OV")) : 1;
-    gr.gain += gain[oi] - kOv * std::max<int64_t>(0, static_cast<int64_t>(repl[oi].size()) - 1);
+    gr.gain += gain[oi];
   }
   std::vector<Group> groups;
   for (auto& [sig, gr] : by_sig)
