@@ -116,65 +116,91 @@ accel::Program skip_pad_taps(const accel::Program& p, const isa::Layout& l, int6
   }
   // Which rewrites to take: every distinct kernel must be resident at once (reloading kernels
   // would cost more than the dropped micro-ops save). Rewrites with the same original kernel
-  // and the same replacement kernels form a group; groups are taken greedily, the most
-  // iterations saved per micro-op-buffer entry they add first, while the kernels still fit
-  // (a kernel no op uses any more frees its entries).
-  std::map<std::vector<int64_t>, int64_t> use;  // kernel -> ops using it
-  int64_t uops = 0;
-  auto add = [&](const std::vector<isa::Uop>& k, int64_t n) {
-    const std::vector<int64_t> key = key_of(k);
-    int64_t& c = use[key];
-    if (c == 0 && n > 0) uops += static_cast<int64_t>(k.size());
-    c += n;
-    if (c == 0) uops -= static_cast<int64_t>(k.size());
+  // and the same replacement kernels form a group (taking part of one saves its micro-op
+  // entries nowhere); the set of groups with the most iterations saved whose kernels fit
+  // together (a kernel no op uses any more frees its entries) is searched exhaustively up to
+  // kExhaustive groups, else taken greedily, most iterations saved per entry added first.
+  std::map<std::vector<int64_t>, int> kernel_id;
+  std::vector<int64_t> kernel_size;
+  auto id_of = [&](const std::vector<isa::Uop>& k) {
+    auto [it, fresh] = kernel_id.try_emplace(key_of(k), static_cast<int>(kernel_size.size()));
+    if (fresh) kernel_size.push_back(static_cast<int64_t>(k.size()));
+    return it->second;
   };
-  auto is_kernel_op = [](const Op& op) {
-    return op.kind == Op::Kind::kGemm || op.kind == Op::Kind::kAlu;
+  std::vector<int64_t> base;  // kernel -> ops of `p` using it
+  auto bump = [](std::vector<int64_t>& v, int id, int64_t n) {
+    if (static_cast<size_t>(id) >= v.size()) v.resize(static_cast<size_t>(id) + 1, 0);
+    v[static_cast<size_t>(id)] += n;
   };
   for (const Op& op : p.ops)
-    if (is_kernel_op(op)) add(op.uops, 1);
+    if (op.kind == Op::Kind::kGemm || op.kind == Op::Kind::kAlu) bump(base, id_of(op.uops), 1);
   struct Group {
     std::vector<size_t> ops;
     int64_t gain = 0;
+    std::map<int, int64_t> delta;  // kernel -> change in its users when taken
   };
-  std::map<std::vector<std::vector<int64_t>>, Group> by_sig;
+  std::map<std::vector<int>, Group> by_sig;
   for (size_t oi = 0; oi < p.ops.size(); ++oi) {
-    if (repl[oi].empty() && gain[oi] == 0) continue;
-    std::vector<std::vector<int64_t>> sig{key_of(p.ops[oi].uops)};
-    for (const Op& g : repl[oi]) sig.push_back(key_of(g.uops));
+    if (gain[oi] == 0) continue;
+    std::vector<int> sig{id_of(p.ops[oi].uops)};
+    for (const Op& g : repl[oi]) sig.push_back(id_of(g.uops));
     Group& gr = by_sig[sig];
     gr.ops.push_back(oi);
     gr.gain += gain[oi];
+    gr.delta[sig[0]] -= 1;
+    for (size_t k = 1; k < sig.size(); ++k) gr.delta[sig[k]] += 1;
   }
   std::vector<Group> groups;
-  for (auto& [sig, gr] : by_sig)
-    if (gr.gain > 0) groups.push_back(std::move(gr));
-  std::vector<bool> take(p.ops.size(), false), done(groups.size(), false);
-  auto apply = [&](const Group& gr, int64_t sign) {
-    for (size_t oi : gr.ops) {
-      add(p.ops[oi].uops, -sign);
-      for (const Op& g : repl[oi]) add(g.uops, sign);
-    }
+  for (auto& [sig, gr] : by_sig) groups.push_back(std::move(gr));
+  base.resize(kernel_size.size(), 0);
+  // Micro-op entries with the groups in `taken` applied.
+  auto entries = [&](const std::vector<bool>& taken) {
+    std::vector<int64_t> c = base;
+    for (size_t gi = 0; gi < groups.size(); ++gi)
+      if (taken[gi])
+        for (const auto& [id, n] : groups[gi].delta) c[static_cast<size_t>(id)] += n;
+    int64_t e = 0;
+    for (size_t id = 0; id < c.size(); ++id)
+      if (c[id] > 0) e += kernel_size[id];
+    return e;
   };
-  for (;;) {
-    int best = -1;
-    double best_ratio = 0;
-    for (size_t gi = 0; gi < groups.size(); ++gi) {
-      if (done[gi]) continue;
-      const int64_t before = uops;
-      apply(groups[gi], 1);
-      const int64_t after = uops;
-      apply(groups[gi], -1);
-      if (after > l.uop_depth) continue;
-      const double ratio = static_cast<double>(groups[gi].gain) /
-                           static_cast<double>(std::max<int64_t>(1, after - before));
-      if (best < 0 || ratio > best_ratio) best = static_cast<int>(gi), best_ratio = ratio;
+  constexpr size_t kExhaustive = 12;
+  std::vector<bool> chosen(groups.size(), false);
+  if (groups.size() <= kExhaustive) {
+    int64_t best = 0, best_entries = 0;
+    for (uint32_t m = 1; m < (1u << groups.size()); ++m) {
+      std::vector<bool> t(groups.size());
+      int64_t g = 0;
+      for (size_t gi = 0; gi < groups.size(); ++gi)
+        if ((t[gi] = (m >> gi) & 1u)) g += groups[gi].gain;
+      if (g < best) continue;
+      const int64_t e = entries(t);  // ties: the fewest entries
+      if (e <= l.uop_depth && (g > best || e < best_entries)) best = g, best_entries = e, chosen = t;
     }
-    if (best < 0) break;
-    done[static_cast<size_t>(best)] = true;
-    apply(groups[static_cast<size_t>(best)], 1);
-    for (size_t oi : groups[static_cast<size_t>(best)].ops) take[oi] = true, removed += gain[oi];
+  } else {
+    for (;;) {
+      const int64_t now = entries(chosen);
+      int best = -1;
+      double best_ratio = 0;
+      for (size_t gi = 0; gi < groups.size(); ++gi) {
+        if (chosen[gi]) continue;
+        chosen[gi] = true;
+        const int64_t after = entries(chosen);
+        chosen[gi] = false;
+        if (after > l.uop_depth) continue;
+        const double ratio = static_cast<double>(groups[gi].gain) /
+                             static_cast<double>(std::max<int64_t>(1, after - now));
+        if (best < 0 || ratio > best_ratio) best = static_cast<int>(gi), best_ratio = ratio;
+      }
+      if (best < 0) break;
+      chosen[static_cast<size_t>(best)] = true;
+    }
   }
+  std::vector<bool> take(p.ops.size(), false);
+  for (size_t gi = 0; gi < groups.size(); ++gi)
+    if (chosen[gi])
+      for (size_t oi : groups[gi].ops) take[oi] = true, removed += gain[oi];
+  const int64_t uops = entries(chosen);
   if (getenv("SPT_DEBUG")) {
     int64_t all = 0;
     for (int64_t g : gain) all += g;
