@@ -69,12 +69,23 @@ accel::Program skip_pad_taps(const accel::Program& p, const isa::Layout& l, int6
     auto at = [&](int64_t i, int64_t j) -> const std::vector<bool>& {
       return drop[static_cast<size_t>(i * op.iter_in + j)];
     };
-    // Rows i with the same drop sets (for every j) in runs of consecutive i, columns j
-    // likewise: on each run-by-run rectangle the drop set is uniform, so one GEMM with both
-    // hardware loops (over the rectangle, its origin folded into the micro-ops) drops it.
-    // Typically 3 x 3 rectangles at a tile touching the image's corners: the border rows and
-    // columns and the interior. The original order is i outer, j inner: splitting it into
-    // rectangles only permutes additions into the accumulator (the same sums).
+    // The micro-ops in classes by where they read padding (the same (i, j) iterations); per
+    // class, the iterations it keeps in runs of consecutive i with the same kept j and runs
+    // of consecutive j with the same kept i: on each run-by-run rectangle the class is kept
+    // or dropped as a whole, so one GEMM with both hardware loops over the rectangle (its
+    // origin folded into the micro-ops) runs each kept rectangle. A convolution tile at the
+    // image's corner: the interior pixels keep every tap in one GEMM, the border rows and
+    // columns keep a rectangle of taps each; the kernels hold each micro-op about once. The
+    // original order is i outer, j inner: the split only permutes additions into the
+    // accumulator (the same sums).
+    std::map<std::vector<bool>, std::vector<size_t>> classes;
+    for (size_t k = 0; k < op.uops.size(); ++k) {
+      std::vector<bool> sig(static_cast<size_t>(op.iter_out * op.iter_in));
+      for (int64_t i = 0; i < op.iter_out; ++i)
+        for (int64_t j = 0; j < op.iter_in; ++j)
+          sig[static_cast<size_t>(i * op.iter_in + j)] = at(i, j)[k];
+      classes[sig].push_back(k);
+    }
     auto runs = [](int64_t n, const std::function<bool(int64_t, int64_t)>& same) {
       std::vector<std::pair<int64_t, int64_t>> r;  // (first, count)
       for (int64_t x = 0; x < n; ++x)
@@ -84,34 +95,38 @@ accel::Program skip_pad_taps(const accel::Program& p, const isa::Layout& l, int6
           r.push_back({x, 1});
       return r;
     };
-    const auto irun = runs(op.iter_out, [&](int64_t a, int64_t b) {
-      for (int64_t j = 0; j < op.iter_in; ++j)
-        if (at(a, j) != at(b, j)) return false;
-      return true;
-    });
-    const auto jrun = runs(op.iter_in, [&](int64_t a, int64_t b) {
-      for (int64_t i = 0; i < op.iter_out; ++i)
-        if (at(i, a) != at(i, b)) return false;
-      return true;
-    });
-    for (const auto& [i0, ni] : irun)
-      for (const auto& [j0, nj] : jrun) {
-        Op g = op;
-        g.uops.clear();
-        g.iter_out = ni;
-        g.iter_in = nj;
-        if (ni == 1) g.dst_factor_out = g.src_factor_out = g.wgt_factor_out = 0;
-        if (nj == 1) g.dst_factor_in = g.src_factor_in = g.wgt_factor_in = 0;
-        const std::vector<bool>& d = at(i0, j0);
-        for (size_t k = 0; k < op.uops.size(); ++k) {
-          if (d[k]) continue;
-          const isa::Uop& u = op.uops[k];
-          g.uops.push_back({u.dst + i0 * op.dst_factor_out + j0 * op.dst_factor_in,
-                            u.src + i0 * op.src_factor_out + j0 * op.src_factor_in,
-                            u.wgt + i0 * op.wgt_factor_out + j0 * op.wgt_factor_in});
+    for (const auto& [sig, ks] : classes) {
+      auto dropped_at = [&, &sig = sig](int64_t i, int64_t j) {
+        return static_cast<bool>(sig[static_cast<size_t>(i * op.iter_in + j)]);
+      };
+      const auto irun = runs(op.iter_out, [&](int64_t a, int64_t b) {
+        for (int64_t j = 0; j < op.iter_in; ++j)
+          if (dropped_at(a, j) != dropped_at(b, j)) return false;
+        return true;
+      });
+      const auto jrun = runs(op.iter_in, [&](int64_t a, int64_t b) {
+        for (int64_t i = 0; i < op.iter_out; ++i)
+          if (dropped_at(i, a) != dropped_at(i, b)) return false;
+        return true;
+      });
+      for (const auto& [i0, ni] : irun)
+        for (const auto& [j0, nj] : jrun) {
+          if (dropped_at(i0, j0)) continue;
+          Op g = op;
+          g.uops.clear();
+          g.iter_out = ni;
+          g.iter_in = nj;
+          if (ni == 1) g.dst_factor_out = g.src_factor_out = g.wgt_factor_out = 0;
+          if (nj == 1) g.dst_factor_in = g.src_factor_in = g.wgt_factor_in = 0;
+          for (size_t k : ks) {
+            const isa::Uop& u = op.uops[k];
+            g.uops.push_back({u.dst + i0 * op.dst_factor_out + j0 * op.dst_factor_in,
+                              u.src + i0 * op.src_factor_out + j0 * op.src_factor_in,
+                              u.wgt + i0 * op.wgt_factor_out + j0 * op.wgt_factor_in});
+          }
+          repl[oi].push_back(g);
         }
-        if (!g.uops.empty()) repl[oi].push_back(g);
-      }
+    }
     gain[oi] = here;
   }
   // Which rewrites to take: every distinct kernel must be resident at once (reloading kernels
@@ -204,6 +219,14 @@ accel::Program skip_pad_taps(const accel::Program& p, const isa::Layout& l, int6
   if (getenv("SPT_DEBUG")) {
     int64_t all = 0;
     for (int64_t g : gain) all += g;
+    for (size_t gi = 0; gi < groups.size(); ++gi) {
+      const Op& o0 = p.ops[groups[gi].ops[0]];
+      fprintf(stderr, "  g%zu ops %zu gain %lld uops %zu iter %lldx%lld repl %zu taken %d:", gi, groups[gi].ops.size(),
+              (long long)groups[gi].gain, o0.uops.size(), (long long)o0.iter_out, (long long)o0.iter_in,
+              repl[groups[gi].ops[0]].size(), (int)chosen[gi]);
+      for (const Op& r : repl[groups[gi].ops[0]]) fprintf(stderr, " %zu(%lldx%lld)", r.uops.size(), (long long)r.iter_out, (long long)r.iter_in);
+      fprintf(stderr, "\n");
+    }
     fprintf(stderr, "spt: groups %zu dropped %lld of %lld, uops %lld of %lld\n", groups.size(),
             (long long)removed, (long long)all, (long long)uops, (long long)l.uop_depth);
   }
