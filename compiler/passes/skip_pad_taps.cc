@@ -1,11 +1,10 @@
 // Pass skip_pad_taps; see skip_pad_taps.h.
 #include "compiler/passes/skip_pad_taps.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
-#include <cstdlib>
-#include <cstdio>
 
 namespace weft::compiler::passes {
 
@@ -24,10 +23,9 @@ std::vector<int64_t> key_of(const std::vector<isa::Uop>& uops) {
 accel::Program skip_pad_taps(const accel::Program& p, const isa::Layout& l, int64_t* dropped) {
   if (dropped) *dropped = 0;
   std::map<int64_t, bool> pad;  // INP block -> the last load wrote padding there
-  // Per op of `p`: its replacement GEMMs and the iterations they drop (none: kept as is).
+  // Per op of `p`: the iterations it may drop and its replacement GEMMs.
   std::vector<std::vector<Op>> repl(p.ops.size());
   std::vector<int64_t> gain(p.ops.size(), 0);
-  int64_t removed = 0;
   for (size_t oi = 0; oi < p.ops.size(); ++oi) {
     const Op& op = p.ops[oi];
     if (op.kind == Op::Kind::kLoad && op.mem == isa::MemType::kInp) {
@@ -54,10 +52,7 @@ accel::Program skip_pad_taps(const accel::Program& p, const isa::Layout& l, int6
           }
     if (!any) continue;
     int64_t here = 0;
-    // Which micro-ops read padding in each (i, j); the most compact form that drops them:
-    // one GEMM with both loops when the set is the same for every (i, j), one per inner
-    // iteration keeping the outer loop when it depends on j only, one per outer iteration
-    // keeping the inner loop when it depends on i only, else one per (i, j).
+    // Which micro-ops read padding in each (i, j).
     std::vector<std::vector<bool>> drop(static_cast<size_t>(op.iter_out * op.iter_in));
     for (int64_t i = 0; i < op.iter_out; ++i)
       for (int64_t j = 0; j < op.iter_in; ++j)
@@ -95,7 +90,12 @@ accel::Program skip_pad_taps(const accel::Program& p, const isa::Layout& l, int6
           r.push_back({x, 1});
       return r;
     };
-    for (const auto& [sig, ks] : classes) {
+    // The classes in the order of their first micro-op (the original's order, roughly).
+    std::vector<std::pair<std::vector<bool>, std::vector<size_t>>> order(classes.begin(),
+                                                                         classes.end());
+    std::sort(order.begin(), order.end(),
+              [](const auto& a, const auto& b) { return a.second.front() < b.second.front(); });
+    for (const auto& [sig, ks] : order) {
       auto dropped_at = [&, &sig = sig](int64_t i, int64_t j) {
         return static_cast<bool>(sig[static_cast<size_t>(i * op.iter_in + j)]);
       };
@@ -190,7 +190,8 @@ accel::Program skip_pad_taps(const accel::Program& p, const isa::Layout& l, int6
         if ((t[gi] = (m >> gi) & 1u)) g += groups[gi].gain;
       if (g < best) continue;
       const int64_t e = entries(t);  // ties: the fewest entries
-      if (e <= l.uop_depth && (g > best || e < best_entries)) best = g, best_entries = e, chosen = t;
+      if (e <= l.uop_depth && (g > best || e < best_entries))
+        best = g, best_entries = e, chosen = t;
     }
   } else {
     for (;;) {
@@ -212,24 +213,10 @@ accel::Program skip_pad_taps(const accel::Program& p, const isa::Layout& l, int6
     }
   }
   std::vector<bool> take(p.ops.size(), false);
+  int64_t removed = 0;
   for (size_t gi = 0; gi < groups.size(); ++gi)
     if (chosen[gi])
       for (size_t oi : groups[gi].ops) take[oi] = true, removed += gain[oi];
-  const int64_t uops = entries(chosen);
-  if (getenv("SPT_DEBUG")) {
-    int64_t all = 0;
-    for (int64_t g : gain) all += g;
-    for (size_t gi = 0; gi < groups.size(); ++gi) {
-      const Op& o0 = p.ops[groups[gi].ops[0]];
-      fprintf(stderr, "  g%zu ops %zu gain %lld uops %zu iter %lldx%lld repl %zu taken %d:", gi, groups[gi].ops.size(),
-              (long long)groups[gi].gain, o0.uops.size(), (long long)o0.iter_out, (long long)o0.iter_in,
-              repl[groups[gi].ops[0]].size(), (int)chosen[gi]);
-      for (const Op& r : repl[groups[gi].ops[0]]) fprintf(stderr, " %zu(%lldx%lld)", r.uops.size(), (long long)r.iter_out, (long long)r.iter_in);
-      fprintf(stderr, "\n");
-    }
-    fprintf(stderr, "spt: groups %zu dropped %lld of %lld, uops %lld of %lld\n", groups.size(),
-            (long long)removed, (long long)all, (long long)uops, (long long)l.uop_depth);
-  }
   if (removed == 0) return p;
   accel::Program out;
   out.tensors = p.tensors;
