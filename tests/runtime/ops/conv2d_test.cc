@@ -186,12 +186,16 @@ TEST(Conv2dKnobSearch, ARejectedCandidateIsRecordedAndSkipped) {
 namespace weft::rt {
 namespace {
 
+// The shapes every epilogue test below runs: a 3x3 stage-like layer, odd sizes with stride 2
+// and channels that fill no block, and a strided 1x1 with two output blocks.
+const Conv2dShape kEpilogueShapes[] = {{1, 8, 8, 16, 16, 3, 1, 1}, {2, 9, 7, 5, 20, 3, 2, 1},
+                                       {1, 6, 6, 16, 32, 1, 2, 0}};
+
 // The graph layer's fused epilogue: bias before the shift (at the accumulator's scale) and an
 // int8 residual added after it, loaded into the accumulator with ACC_8BIT; with and without
 // ReLU, 1 and 2 virtual threads, every configuration, both engines.
 TEST(Conv2dResidual, BiasFirstAndResidualMatchTheReference) {
-  const Conv2dShape shapes[] = {{1, 8, 8, 16, 16, 3, 1, 1}, {2, 9, 7, 5, 20, 3, 2, 1},
-                                {1, 6, 6, 16, 32, 1, 2, 0}};
+  const auto& shapes = kEpilogueShapes;
   for (const char* config : {"gemm8x8", "vta", "tiny"}) {
     const isa::Layout& l = isa::layout_for(config);
     int t = 0;
@@ -342,8 +346,7 @@ namespace {
 // 2 virtual threads; every configuration, both engines. The common parts 0, 4 and 16 cover no
 // immediate SHR, one, and two (16 = 15 + 1) before the register one.
 TEST(Conv2dPerChannel, ChannelShiftsMatchTheReference) {
-  const Conv2dShape shapes[] = {{1, 8, 8, 16, 16, 3, 1, 1}, {2, 9, 7, 5, 20, 3, 2, 1},
-                                {1, 6, 6, 16, 32, 1, 2, 0}};
+  const auto& shapes = kEpilogueShapes;
   const int common[] = {0, 4, 16};
   for (const char* config : {"gemm8x8", "vta", "tiny"}) {
     const isa::Layout& l = isa::layout_for(config);
