@@ -9,7 +9,8 @@
 // Rounding, in one table:
 //   shift_round        right shifts round half up (towards +inf); negative shifts are exact
 //   round_div          divisions round half up (towards +inf)
-//   quantize, round_half_even  floats round half to even (IEEE default, C's nearbyint)
+//   quantize, round_half_even, round_clip, quantize_linear
+//                      floats round half to even (IEEE default, C's nearbyint)
 //   accel_epilogue     the accelerator's shift is a floor (its bias carries the rounding term)
 //   saturate_int8      every int8 result saturates to [-128, 127]; STORE truncates instead
 //                      (that is the hardware's narrowing, not a rounding of these functions)
@@ -63,12 +64,19 @@ F round_half_even(F v) {
   return std::nearbyint(v);
 }
 
+/// round_half_even(v) clipped to [lo, hi] (NaN stays NaN): the quantizer's symmetric int8
+/// weights ([-127, 127]) and its int32 biases.
+inline double round_clip(double v, double lo, double hi) {
+  return std::clamp(round_half_even(v), lo, hi);
+}
+
 /// The float x quantized to int8 with exponent e: round_half_even(x * 2^-e) saturated to
-/// [-128, 127]. x * 2^-e is exact in double for float x. NaN has no int8 value: it gives 0.
+/// [-128, 127] (infinities saturate). x * 2^-e is exact in double for float x. NaN has no int8
+/// value: it gives 0.
 inline int8_t quantize(double x, int e) {
-  const double r = round_half_even(std::ldexp(x, -e));
-  if (r != r) return 0;
-  return static_cast<int8_t>(r < -128.0 ? -128.0 : r > 127.0 ? 127.0 : r);
+  const double v = std::ldexp(x, -e);
+  if (v != v) return 0;
+  return static_cast<int8_t>(round_clip(v, double(kInt8Min), double(kInt8Max)));
 }
 
 /// The int8 (or int32) q with exponent e as a float: q * 2^e (exact for |q| < 2^24).
