@@ -1,8 +1,9 @@
-// Plain-loop kernels of the graph operators in ONNX's layouts (NCHW activations, OIHW
-// weights, row-major matrices), templated on the element type: with T = double they are the
-// float64 reference interpreter's kernels; with T = float they run the operators of the fp32
-// LLVM path that are not worth a JIT kernel (pooling, batch norm, element-wise, concat,
-// quantize/dequantize). Shapes are checked by the caller (the importer and the executor).
+// Plain-loop kernels of the graph operators in their logical layouts (NCHW activations, OIHW
+// weights, row-major matrices), templated on the element type: the host interpreter's
+// (interpret.h: float and double) and, on integers, the int8 reference's (reference_int8.h:
+// convolution sums, pooling windows, concatenation). Straight loops, no tiling; each
+// floating-point result is summed in one fixed order written down here, so an instantiation's
+// results are reproducible bit for bit. Shapes are checked by the caller.
 #pragma once
 
 #include <algorithm>
@@ -11,7 +12,7 @@
 #include <limits>
 #include <vector>
 
-namespace weft::rt::graph {
+namespace weft::compiler::graph {
 
 /// A 2D window (convolution or pooling) over NCHW data: pads top, left, bottom, right.
 struct Window2d {
@@ -23,7 +24,8 @@ struct Window2d {
   int64_t oh = 0, ow = 0;                // output (from ONNX's shape rules, ceil_mode included)
 };
 
-/// y[n, o, oh, ow] = sum x * w (+ bias[o]); group convolution with `group` groups.
+/// y[n, o, oh, ow] = bias[o] + sum x * w, the sum over (input channel, kernel row, kernel
+/// column) in that order, taps outside the input skipped; `group` groups of input channels.
 template <typename T>
 void conv2d_kernel(const T* x, const T* w, const T* bias, T* y, const Window2d& s, int64_t o,
                    int64_t group = 1) {
@@ -52,13 +54,16 @@ void conv2d_kernel(const T* x, const T* w, const T* bias, T* y, const Window2d& 
     }
 }
 
-/// Max pooling; padded taps never win (ONNX's MaxPool).
+/// Max pooling; padded taps never win (ONNX's MaxPool). The start value is -inf for floating
+/// types, the lowest value otherwise.
 template <typename T>
 void max_pool_kernel(const T* x, T* y, const Window2d& s) {
+  const T start = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                       : std::numeric_limits<T>::lowest();
   for (int64_t nc = 0; nc < s.n * s.c; ++nc)
     for (int64_t r = 0; r < s.oh; ++r)
       for (int64_t q = 0; q < s.ow; ++q) {
-        T m = std::numeric_limits<T>::lowest();
+        T m = start;
         for (int64_t dy = 0; dy < s.kh; ++dy) {
           const int64_t iy = r * s.sh + dy * s.dh - s.pt;
           if (iy < 0 || iy >= s.h) continue;
@@ -72,15 +77,16 @@ void max_pool_kernel(const T* x, T* y, const Window2d& s) {
       }
 }
 
-/// Average pooling. count_include_pad: divide by the window clipped to the padded input
-/// (ONNX's rule: taps past the explicit pads, from ceil_mode, never count); else by the taps
-/// inside the input.
-template <typename T>
-void avg_pool_kernel(const T* x, T* y, const Window2d& s, bool count_include_pad) {
+/// Average pooling: y = mean(sum, count) with the window's sum (in Acc, taps in row-major
+/// order) and count. count_include_pad: the window clipped to the padded input (ONNX's rule:
+/// taps past the explicit pads, from ceil_mode, never count); else the taps inside the input.
+template <typename T, typename Acc, typename Mean>
+void avg_pool_kernel(const T* x, T* y, const Window2d& s, bool count_include_pad,
+                     const Mean& mean) {
   for (int64_t nc = 0; nc < s.n * s.c; ++nc)
     for (int64_t r = 0; r < s.oh; ++r)
       for (int64_t q = 0; q < s.ow; ++q) {
-        T sum = 0;
+        Acc sum = 0;
         int64_t inside = 0, padded = 0;
         for (int64_t dy = 0; dy < s.kh; ++dy) {
           const int64_t iy = r * s.sh + dy - s.pt;
@@ -94,31 +100,39 @@ void avg_pool_kernel(const T* x, T* y, const Window2d& s, bool count_include_pad
             ++inside;
           }
         }
-        const int64_t count = count_include_pad ? padded : inside;
-        y[(nc * s.oh + r) * s.ow + q] = count ? sum / T(count) : T(0);
+        y[(nc * s.oh + r) * s.ow + q] = mean(sum, count_include_pad ? padded : inside);
       }
 }
 
-/// Mean over all positions of each (n, c) plane.
+/// Floating-point average pooling: sum / count (0 for an empty window).
+template <typename T>
+void avg_pool_kernel(const T* x, T* y, const Window2d& s, bool count_include_pad) {
+  avg_pool_kernel<T, T>(x, y, s, count_include_pad,
+                        [](T sum, int64_t count) { return count ? sum / T(count) : T(0); });
+}
+
+/// Mean over all positions of each (n, c) plane, summed and divided in double.
 template <typename T>
 void global_avg_pool_kernel(const T* x, T* y, int64_t nc, int64_t plane) {
   for (int64_t i = 0; i < nc; ++i) {
-    T sum = 0;
+    double sum = 0;
     for (int64_t k = 0; k < plane; ++k) sum += x[i * plane + k];
-    y[i] = sum / T(plane);
+    y[i] = static_cast<T>(sum / static_cast<double>(plane));
   }
 }
 
-/// Inference batch norm over NC(spatial) data.
+/// Inference batch norm over NC(spatial) data: (x - mean) / sqrt(var + eps) * scale + bias,
+/// the difference in T and the rest in double.
 template <typename T>
 void batch_norm_kernel(const T* x, const T* scale, const T* bias, const T* mean, const T* var,
-                       T eps, T* y, int64_t n, int64_t c, int64_t plane) {
+                       double eps, T* y, int64_t n, int64_t c, int64_t plane) {
   for (int64_t i = 0; i < n; ++i)
     for (int64_t k = 0; k < c; ++k) {
-      const T a = scale[k] / std::sqrt(var[k] + eps), b = bias[k] - mean[k] * a;
+      const double root = std::sqrt(static_cast<double>(var[k]) + eps);
       for (int64_t p = 0; p < plane; ++p) {
         const int64_t at = (i * c + k) * plane + p;
-        y[at] = x[at] * a + b;
+        const T centred = x[at] - mean[k];
+        y[at] = static_cast<T>(static_cast<double>(centred) / root * scale[k] + bias[k]);
       }
     }
 }
@@ -182,27 +196,15 @@ void concat_kernel(const std::vector<const T*>& parts, const std::vector<int64_t
   }
 }
 
-/// Y[M, N] = alpha * op(A) op(B) + beta * C, op = transpose when asked; C broadcast from
-/// `c_shape` (empty: no C).
+/// C[M, N] = A[M, K] W[N, K]^T, each element summed over k in order from 0.
 template <typename T>
-void gemm_kernel(const T* a, const T* b, const T* c, const std::vector<int64_t>& c_shape, T* y,
-                 int64_t m, int64_t n, int64_t k, bool ta, bool tb, T alpha, T beta) {
-  std::vector<int64_t> cs;
-  if (c) cs = broadcast_strides(c_shape, 2);
+void dense_kernel(const T* a, const T* w, T* c, int64_t m, int64_t n, int64_t k) {
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
       T acc = 0;
-      for (int64_t q = 0; q < k; ++q)
-        acc += (ta ? a[q * m + i] : a[i * k + q]) * (tb ? b[j * k + q] : b[q * n + j]);
-      y[i * n + j] = alpha * acc + (c ? beta * c[i * cs[0] + j * cs[1]] : T(0));
+      for (int64_t q = 0; q < k; ++q) acc += a[i * k + q] * w[j * k + q];
+      c[i * n + j] = acc;
     }
 }
 
-/// ONNX QuantizeLinear: saturate(round_half_even(x / scale) + zero_point) into [lo, hi].
-template <typename T>
-double quantize_value(T x, double scale, double zero_point, double lo, double hi) {
-  const double v = std::nearbyint(static_cast<double>(x) / scale) + zero_point;
-  return std::min(std::max(v, lo), hi);
-}
-
-}  // namespace weft::rt::graph
+}  // namespace weft::compiler::graph
