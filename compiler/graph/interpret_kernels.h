@@ -26,6 +26,8 @@ struct Window2d {
 
 /// y[n, o, oh, ow] = bias[o] + sum x * w, the sum over (input channel, kernel row, kernel
 /// column) in that order, taps outside the input skipped; `group` groups of input channels.
+/// Loops run a tap at a time over whole output rows (the inner loop over columns vectorizes);
+/// each element still sees its terms in that order.
 template <typename T>
 void conv2d_kernel(const T* x, const T* w, const T* bias, T* y, const Window2d& s, int64_t o,
                    int64_t group = 1) {
@@ -33,24 +35,31 @@ void conv2d_kernel(const T* x, const T* w, const T* bias, T* y, const Window2d& 
   for (int64_t n = 0; n < s.n; ++n)
     for (int64_t oc = 0; oc < o; ++oc) {
       const int64_t g = oc / og;
-      for (int64_t r = 0; r < s.oh; ++r)
-        for (int64_t q = 0; q < s.ow; ++q) {
-          T acc = bias ? bias[oc] : T(0);
-          for (int64_t ci = 0; ci < cg; ++ci) {
-            const int64_t c = g * cg + ci;
-            for (int64_t dy = 0; dy < s.kh; ++dy) {
+      T* yp = y + (n * o + oc) * s.oh * s.ow;
+      std::fill(yp, yp + s.oh * s.ow, bias ? bias[oc] : T(0));
+      for (int64_t ci = 0; ci < cg; ++ci) {
+        const T* xp = x + (n * s.c + g * cg + ci) * s.h * s.w;
+        for (int64_t dy = 0; dy < s.kh; ++dy)
+          for (int64_t dx = 0; dx < s.kw; ++dx) {
+            const T wv = w[((oc * cg + ci) * s.kh + dy) * s.kw + dx];
+            // The output columns whose input column lies inside: [q_lo, q_hi).
+            const int64_t off = dx * s.dw - s.pl;
+            const int64_t q_lo = off >= 0 ? 0 : (-off + s.sw - 1) / s.sw;
+            const int64_t q_hi =
+                std::min(s.ow, s.w - off <= 0 ? int64_t{0} : (s.w - off + s.sw - 1) / s.sw);
+            for (int64_t r = 0; r < s.oh; ++r) {
               const int64_t iy = r * s.sh + dy * s.dh - s.pt;
               if (iy < 0 || iy >= s.h) continue;
-              for (int64_t dx = 0; dx < s.kw; ++dx) {
-                const int64_t ix = q * s.sw + dx * s.dw - s.pl;
-                if (ix < 0 || ix >= s.w) continue;
-                acc += x[((n * s.c + c) * s.h + iy) * s.w + ix] *
-                       w[((oc * cg + ci) * s.kh + dy) * s.kw + dx];
+              T* yrow = yp + r * s.ow;
+              const T* xrow = xp + iy * s.w;
+              if (s.sw == 1) {
+                for (int64_t q = q_lo; q < q_hi; ++q) yrow[q] += wv * xrow[q + off];
+              } else {
+                for (int64_t q = q_lo; q < q_hi; ++q) yrow[q] += wv * xrow[q * s.sw + off];
               }
             }
           }
-          y[((n * o + oc) * s.oh + r) * s.ow + q] = acc;
-        }
+      }
     }
 }
 
