@@ -8,9 +8,11 @@
 
 namespace weft::rt::gpu {
 
-size_t dtype_bytes(DType t) { return static_cast<size_t>(compiler::ir::dtype_bits(t) / 8); }
+size_t dtype_bytes(compiler::ir::DType t) {
+  return static_cast<size_t>(compiler::ir::dtype_bits(t) / 8);
+}
 
-GpuKernel::GpuKernel(const GpuOp& op) : op_(op) {
+GpuKernel::GpuKernel(const compiler::ops::LoweredOp& op) : op_(op) {
   Gpu& gpu = Gpu::get();
   const auto t0 = std::chrono::steady_clock::now();
   module_ = compiler::codegen::codegen_cuda(op.func);

@@ -1,11 +1,11 @@
-// IEEE half-precision conversions on the host (round to nearest even), for float16 inputs of
-// the GPU operators and their references.
+// IEEE half-precision conversions on the host (round to nearest even), for the float16 inputs
+// of the GPU operators (host_values.h) and their references.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 
-namespace weft::rt::gpu {
+namespace weft::rt {
 
 /// float -> binary16 bits (round to nearest even; overflow to infinity).
 inline uint16_t float_to_half(float f) {
@@ -56,4 +56,4 @@ inline float half_to_float(uint16_t h) {
   return f;
 }
 
-}  // namespace weft::rt::gpu
+}  // namespace weft::rt
