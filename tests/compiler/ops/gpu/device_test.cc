@@ -4,16 +4,24 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <random>
 
+#include "compiler/ops/gpu/conv2d.h"
+#include "compiler/ops/gpu/dense.h"
+#include "compiler/ops/gpu/pool.h"
+#include "compiler/ops/reference.h"
 #include "runtime/gpu/cuda_driver.h"
 #include "runtime/gpu/executor.h"
-#include "runtime/gpu/half.h"
-#include "runtime/gpu/ops.h"
+#include "runtime/target/host_values.h"
 
 namespace weft::rt::gpu {
 namespace {
+
+using namespace compiler::ops::gpu;  // the operators under test
+using compiler::ops::conv2d_reference;
+using compiler::ops::Conv2dNchw;
+using compiler::ops::dense_reference;
+using compiler::ops::LoweredOp;
 
 #define WEFT_NEED_GPU()                                            \
   do {                                                             \
@@ -21,27 +29,7 @@ namespace {
     if (!why.empty()) GTEST_SKIP() << why;                         \
   } while (0)
 
-// Host values as doubles; uploaded in the buffer's dtype, downloaded back to doubles.
-std::vector<uint8_t> bytes_of(const std::vector<double>& v, DType t) {
-  std::vector<uint8_t> b(v.size() * dtype_bytes(t));
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (t == DType::kFloat32) {
-      const float f = float(v[i]);
-      std::memcpy(&b[i * 4], &f, 4);
-    } else if (t == DType::kFloat16) {
-      const uint16_t h = float_to_half(float(v[i]));
-      std::memcpy(&b[i * 2], &h, 2);
-    } else if (t == DType::kInt32) {
-      const int32_t x = int32_t(v[i]);
-      std::memcpy(&b[i * 4], &x, 4);
-    } else {
-      b[i] = uint8_t(int8_t(v[i]));
-    }
-  }
-  return b;
-}
-
-std::vector<double> run(const GpuOp& op, const std::vector<std::vector<double>>& inputs) {
+std::vector<double> run(const LoweredOp& op, const std::vector<std::vector<double>>& inputs) {
   Gpu& gpu = Gpu::get();
   GpuKernel k(op);
   std::vector<DeviceBuffer> bufs;
@@ -51,7 +39,7 @@ std::vector<double> run(const GpuOp& op, const std::vector<std::vector<double>>&
     bufs.emplace_back(size_t(b->elements()) * dtype_bytes(b->dtype));
     ptrs.push_back(bufs.back().ptr());
     if (i < op.num_inputs) {
-      const auto bytes = bytes_of(inputs[i], b->dtype);
+      const auto bytes = to_bytes(inputs[i], b->dtype);
       gpu.upload(ptrs.back(), bytes.data(), bytes.size());
     }
   }
@@ -60,31 +48,7 @@ std::vector<double> run(const GpuOp& op, const std::vector<std::vector<double>>&
   const auto& out = op.func.args[op.num_inputs];
   std::vector<uint8_t> raw(size_t(out->elements()) * dtype_bytes(out->dtype));
   gpu.download(raw.data(), ptrs[op.num_inputs], raw.size());
-  std::vector<double> v(size_t(out->elements()));
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (out->dtype == DType::kFloat32) {
-      float f;
-      std::memcpy(&f, &raw[i * 4], 4);
-      v[i] = f;
-    } else if (out->dtype == DType::kInt32) {
-      int32_t x;
-      std::memcpy(&x, &raw[i * 4], 4);
-      v[i] = x;
-    } else {
-      v[i] = int8_t(raw[i]);
-    }
-  }
-  return v;
-}
-
-std::vector<double> random(int64_t n, DType t, std::mt19937& rng) {
-  std::vector<double> v(static_cast<size_t>(n));
-  std::uniform_real_distribution<float> f(-1, 1);
-  for (double& x : v)
-    x = t == DType::kFloat32   ? f(rng)
-        : t == DType::kFloat16 ? int(rng() % 17) / 8.0 - 1.0
-                               : double(int8_t(rng()));
-  return v;
+  return from_bytes(raw, out->dtype);
 }
 
 void expect_near(const std::vector<double>& got, const std::vector<double>& want, double tol) {
@@ -114,11 +78,8 @@ TEST(GpuOps, DenseEveryDtypeAndPath) {
                    std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
       GemmSchedule s;
       s.path = c.p;
-      const auto a = random(m * k, c.t, rng), w = random(n * k, c.t, rng);
-      std::vector<double> want(size_t(m * n));
-      for (int64_t i = 0; i < m; ++i)
-        for (int64_t j = 0; j < n; ++j)
-          for (int64_t r = 0; r < k; ++r) want[size_t(i * n + j)] += a[size_t(i * k + r)] * w[size_t(j * k + r)];
+      const auto a = random_values(m * k, c.t, rng), w = random_values(n * k, c.t, rng);
+      const auto want = dense_reference<double, double>(a, w, m, n, k);
       expect_near(run(dense(m, n, k, c.t, s), {a, w}), want,
                   c.t == DType::kFloat32 ? 1e-5 * double(k) : 1e-6);
     }
@@ -127,29 +88,14 @@ TEST(GpuOps, DenseEveryDtypeAndPath) {
 TEST(GpuOps, Conv2dEveryDtype) {
   WEFT_NEED_GPU();
   std::mt19937 rng(2);
-  const Conv2dShape shapes[] = {{1, 3, 32, 30, 16, 7, 7, 2, 3}, {2, 5, 15, 13, 33, 3, 3, 2, 1},
+  const Conv2dNchw shapes[] = {{1, 3, 32, 30, 16, 7, 7, 2, 3}, {2, 5, 15, 13, 33, 3, 3, 2, 1},
                                 {1, 64, 14, 14, 64, 3, 3, 1, 1}, {3, 16, 9, 9, 20, 1, 1, 1, 0}};
   for (DType t : {DType::kFloat32, DType::kFloat16, DType::kInt8})
-    for (const Conv2dShape& s : shapes) {
+    for (const Conv2dNchw& s : shapes) {
       SCOPED_TRACE(compiler::ir::dtype_name(t));
-      const auto x = random(s.n * s.c * s.h * s.w, t, rng);
-      const auto w = random(s.o * s.c * s.kh * s.kw, t, rng);
-      std::vector<double> want(size_t(s.n * s.o * s.oh() * s.ow()));
-      for (int64_t n = 0; n < s.n; ++n)
-        for (int64_t o = 0; o < s.o; ++o)
-          for (int64_t r = 0; r < s.oh(); ++r)
-            for (int64_t q = 0; q < s.ow(); ++q) {
-              double acc = 0;
-              for (int64_t c = 0; c < s.c; ++c)
-                for (int64_t dy = 0; dy < s.kh; ++dy)
-                  for (int64_t dx = 0; dx < s.kw; ++dx) {
-                    const int64_t iy = r * s.stride + dy - s.pad, ix = q * s.stride + dx - s.pad;
-                    if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) continue;
-                    acc += x[size_t(((n * s.c + c) * s.h + iy) * s.w + ix)] *
-                           w[size_t(((o * s.c + c) * s.kh + dy) * s.kw + dx)];
-                  }
-              want[size_t(((n * s.o + o) * s.oh() + r) * s.ow() + q)] = acc;
-            }
+      const auto x = random_values(s.n * s.c * s.h * s.w, t, rng);
+      const auto w = random_values(s.o * s.c * s.kh * s.kw, t, rng);
+      const auto want = conv2d_reference<double, double>(x, w, s);
       expect_near(run(conv2d(s, t), {x, w}), want,
                   t == DType::kFloat32 ? 1e-5 * double(s.c * s.kh * s.kw) : 1e-6);
     }
@@ -160,7 +106,7 @@ TEST(GpuOps, ElementwiseEpiloguesAndPooling) {
   std::mt19937 rng(3);
   const Nchw s{2, 5, 15, 13};
   for (DType t : {DType::kFloat32, DType::kInt8}) {
-    const auto a = random(s.elements(), t, rng), b = random(s.elements(), t, rng);
+    const auto a = random_values(s.elements(), t, rng), b = random_values(s.elements(), t, rng);
     std::vector<double> r(a.size()), ar(a.size());
     for (size_t i = 0; i < a.size(); ++i) {
       r[i] = std::max(a[i], 0.0);
@@ -202,7 +148,7 @@ TEST(GpuOps, ElementwiseEpiloguesAndPooling) {
     expect_near(run(global_avg_pool(s, t), {a}), g, 1e-5);
   }
   // Epilogues.
-  const auto x = random(s.elements(), DType::kFloat32, rng), bias = random(s.c, DType::kFloat32, rng);
+  const auto x = random_values(s.elements(), DType::kFloat32, rng), bias = random_values(s.c, DType::kFloat32, rng);
   std::vector<double> br(x.size());
   for (size_t i = 0; i < x.size(); ++i)
     br[i] = std::max(float(x[i]) + float(bias[size_t(int64_t(i) / (s.h * s.w) % s.c)]), 0.0f);

@@ -13,12 +13,13 @@
 #include "compiler/codegen/cuda/double_buffer.h"
 #include "compiler/codegen/cuda/insert_barriers.h"
 #include "compiler/ir/interpreter.h"
-#include "runtime/gpu/ops.h"
+#include "compiler/ops/gpu/conv2d.h"
+#include "compiler/ops/gpu/dense.h"
+#include "compiler/ops/gpu/pool.h"
 
-namespace weft::rt::gpu {
+namespace weft::compiler::ops::gpu {
 namespace {
 
-namespace ir = compiler::ir;
 namespace cg = compiler::codegen;
 
 int64_t byte(int64_t v, int i) { return static_cast<int8_t>((v >> (8 * i)) & 0xff); }
@@ -56,7 +57,7 @@ std::map<std::string, ir::Intrinsic> gpu_intrinsics() {
 }
 
 // Runs `op` on the given inputs (after the GPU passes, kernel by kernel); returns its output.
-std::vector<int64_t> run(const GpuOp& op, const std::vector<std::vector<int64_t>>& inputs) {
+std::vector<int64_t> run(const LoweredOp& op, const std::vector<std::vector<int64_t>>& inputs) {
   ir::BufferData data;
   for (size_t i = 0; i < op.func.args.size(); ++i) {
     const auto& b = op.func.args[i];
@@ -99,7 +100,7 @@ TEST(GpuInterpreted, Int8DenseEveryPathMatchesReference) {
                  " " + gemm_path_name(c.path));
     GemmSchedule s;
     s.path = c.path;
-    const GpuOp op = dense(c.m, c.n, c.k, ir::DType::kInt8, s);
+    const LoweredOp op = dense(c.m, c.n, c.k, ir::DType::kInt8, s);
     const auto a = random_int8(c.m * c.k, rng), w = random_int8(c.n * c.k, rng);
     EXPECT_EQ(run(op, {a, w}), dense_ref(a, w, c.m, c.n, c.k));
   }
@@ -108,11 +109,11 @@ TEST(GpuInterpreted, Int8DenseEveryPathMatchesReference) {
 TEST(GpuInterpreted, Int8Conv2dMatchesReference) {
   std::mt19937 rng(8);
   for (GemmPath path : {GemmPath::kDp4a, GemmPath::kTensorCore}) {
-    const Conv2dShape sh{2, 5, 9, 7, 6, 3, 3, 2, 1};
+    const Conv2dNchw sh{2, 5, 9, 7, 6, 3, 3, 2, 1};
     SCOPED_TRACE(gemm_path_name(path));
     GemmSchedule s;
     s.path = path;
-    const GpuOp op = conv2d(sh, ir::DType::kInt8, s);
+    const LoweredOp op = conv2d(sh, ir::DType::kInt8, s);
     const auto x = random_int8(sh.n * sh.c * sh.h * sh.w, rng);
     const auto w = random_int8(sh.o * sh.c * sh.kh * sh.kw, rng);
     std::vector<int64_t> want(static_cast<size_t>(sh.n * sh.o * sh.oh() * sh.ow()));
@@ -188,4 +189,4 @@ TEST(GpuInterpreted, Int8EpiloguesAndPoolingMatchReference) {
 }
 
 }  // namespace
-}  // namespace weft::rt::gpu
+}  // namespace weft::compiler::ops::gpu

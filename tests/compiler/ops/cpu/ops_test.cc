@@ -9,12 +9,20 @@
 #include <random>
 
 #include "hardware/isa/errors.h"
+#include "compiler/ops/cpu/blocked_ops.h"
+#include "compiler/ops/cpu/conv2d.h"
+#include "compiler/ops/cpu/dense.h"
+#include "compiler/ops/cpu/layout.h"
+#include "compiler/ops/reference.h"
 #include "runtime/cpu/executor.h"
-#include "runtime/cpu/layout.h"
-#include "runtime/cpu/reference.h"
 
 namespace weft::rt::cpu {
 namespace {
+
+using namespace compiler::ops::cpu;  // the operators under test
+using compiler::ops::conv2d_reference;
+using compiler::ops::Conv2dNchw;
+using compiler::ops::dense_reference;
 
 using ::testing::HasSubstr;
 
@@ -173,7 +181,7 @@ TEST(CpuDense, ShapeAndScheduleErrors) {
 }
 
 template <typename In, typename Out>
-void check_conv(const Conv2dShape& s, int threads, std::mt19937& rng,
+void check_conv(const Conv2dNchw& s, int threads, std::mt19937& rng,
                 const ConvSchedule& sch = {}) {
   const DType dt = std::is_same_v<In, float> ? DType::kFloat32 : DType::kInt8;
   CpuKernel kernel(conv2d(s, dt, sch));
@@ -201,7 +209,7 @@ void check_conv(const Conv2dShape& s, int threads, std::mt19937& rng,
                    " s" + std::to_string(s.stride) + " p" + std::to_string(s.pad));
 }
 
-std::vector<Conv2dShape> conv_shapes() {
+std::vector<Conv2dNchw> conv_shapes() {
   // n, c, h, w, o, kh, kw, stride, pad
   return {{1, 3, 15, 15, 16, 7, 7, 2, 3}, {1, 16, 14, 14, 32, 3, 3, 1, 1},
           {2, 8, 9, 11, 16, 1, 1, 1, 0},  {1, 32, 10, 10, 16, 3, 3, 2, 1},
@@ -211,13 +219,13 @@ std::vector<Conv2dShape> conv_shapes() {
 
 TEST(CpuConv2d, Float32BlockedOnResNetLikeAndAwkwardShapes) {
   std::mt19937 rng(4);
-  for (const Conv2dShape& s : conv_shapes()) check_conv<float, float>(s, 1, rng);
+  for (const Conv2dNchw& s : conv_shapes()) check_conv<float, float>(s, 1, rng);
   check_conv<float, float>({1, 16, 12, 12, 32, 3, 3, 1, 1}, 2, rng, ConvSchedule{4, true});
 }
 
 TEST(CpuConv2d, Int8BlockedAccumulatesInInt32) {
   std::mt19937 rng(5);
-  for (const Conv2dShape& s : conv_shapes()) check_conv<int8_t, int32_t>(s, 2, rng);
+  for (const Conv2dNchw& s : conv_shapes()) check_conv<int8_t, int32_t>(s, 2, rng);
 }
 
 TEST(CpuConv2d, ShapeErrors) {
