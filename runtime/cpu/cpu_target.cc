@@ -27,25 +27,6 @@ std::vector<uint8_t> bytes_of(const std::vector<T>& v) {
   return b;
 }
 
-// The plain conv2d's inputs in the operator's blocked layouts, and its output back.
-TargetOp blocked_conv2d(ops::LoweredOp op, const ops::Conv2dNchw& s, DType dt) {
-  const int64_t cb = ops::cpu::conv_in_block(s.c), nob = (s.o + kConvOutBlock - 1) / kConvOutBlock;
-  TargetOp t;
-  t.op = std::move(op);
-  t.pack = [s, dt, cb, nob](size_t arg, const std::vector<double>& v) {
-    if (arg == 0) return to_bytes(ops::cpu::to_blocked(v, s.n, s.c, s.h, s.w, cb), dt);
-    const auto wb = ops::cpu::pack_conv_weights(v, s.o, s.c, s.kh, s.kw, cb, kConvOutBlock);
-    if (dt != DType::kInt8) return to_bytes(wb, dt);
-    return bytes_of(ops::cpu::pair_conv_weights(values_as<int8_t>(wb), nob, s.c / cb, s.kh, s.kw,
-                                                cb, kConvOutBlock));
-  };
-  const DType out = t.op.func.args[t.op.num_inputs]->dtype;
-  t.unpack = [s, out](const std::vector<uint8_t>& b) {
-    return ops::cpu::from_blocked(from_bytes(b, out), s.n, s.o, s.oh(), s.ow(), kConvOutBlock);
-  };
-  return t;
-}
-
 // A compiled CPU operator with 64-byte aligned host buffers for its arguments.
 class CpuTargetKernel : public TargetKernel {
  public:
@@ -93,22 +74,42 @@ CpuTarget::CpuTarget(Options o) : o_(std::move(o)) {
     throw UserError("--threads " + std::to_string(o_.threads) + " is outside [1, 1024]");
 }
 
-TargetOp CpuTarget::build(const OpRequest& r) const {
+TargetOp CpuTarget::layouts(const OpRequest& r) {
   const DType dt = ops::parse_dtype(r.dtype, "--dtype", {DType::kFloat32, DType::kInt8});
+  const DType out = ops::accumulator_of(dt);
+  TargetOp t;
   if (r.op == "dense") {
-    TargetOp t;
-    t.op = ops::cpu::dense(r.m, r.n, r.k, dt, o_.dense_schedule.value_or(ops::cpu::DenseSchedule{}));
-    const DType out = t.op.func.args[t.op.num_inputs]->dtype;
     t.pack = [dt](size_t, const std::vector<double>& v) { return to_bytes(v, dt); };
     t.unpack = [out](const std::vector<uint8_t>& b) { return from_bytes(b, out); };
     return t;
   }
-  if (r.op == "conv2d") {
-    return blocked_conv2d(
-        ops::cpu::conv2d(r.conv, dt, o_.conv_schedule.value_or(ops::cpu::ConvSchedule{})), r.conv,
-        dt);
+  if (r.op != "conv2d")
+    throw UserError("the CPU backend has no operator '" + r.op + "' (dense or conv2d)");
+  // conv2d's inputs in the operator's blocked layouts (int8 weights paired), its output back.
+  const ops::Conv2dNchw s = r.conv;
+  const int64_t cb = ops::cpu::conv_in_block(s.c), nob = (s.o + kConvOutBlock - 1) / kConvOutBlock;
+  t.pack = [s, dt, cb, nob](size_t arg, const std::vector<double>& v) {
+    if (arg == 0) return to_bytes(ops::cpu::to_blocked(v, s.n, s.c, s.h, s.w, cb), dt);
+    const auto wb = ops::cpu::pack_conv_weights(v, s.o, s.c, s.kh, s.kw, cb, kConvOutBlock);
+    if (dt != DType::kInt8) return to_bytes(wb, dt);
+    return bytes_of(ops::cpu::pair_conv_weights(values_as<int8_t>(wb), nob, s.c / cb, s.kh, s.kw,
+                                                cb, kConvOutBlock));
+  };
+  t.unpack = [s, out](const std::vector<uint8_t>& b) {
+    return ops::cpu::from_blocked(from_bytes(b, out), s.n, s.o, s.oh(), s.ow(), kConvOutBlock);
+  };
+  return t;
+}
+
+TargetOp CpuTarget::build(const OpRequest& r) const {
+  TargetOp t = layouts(r);  // dtype and op errors first
+  const DType dt = ops::parse_dtype(r.dtype, "--dtype", {DType::kFloat32, DType::kInt8});
+  if (r.op == "dense") {
+    t.op = ops::cpu::dense(r.m, r.n, r.k, dt, o_.dense_schedule.value_or(ops::cpu::DenseSchedule{}));
+  } else {
+    t.op = ops::cpu::conv2d(r.conv, dt, o_.conv_schedule.value_or(ops::cpu::ConvSchedule{}));
   }
-  throw UserError("the CPU backend has no operator '" + r.op + "' (dense or conv2d)");
+  return t;
 }
 
 void CpuTarget::describe(const TargetOp&, nlohmann::ordered_json& j) const {

@@ -26,6 +26,11 @@ class CpuTarget : public Target {
   /// UserError for a thread count outside [1, 1024].
   explicit CpuTarget(Options o);
 
+  /// The conversions between the plain layouts of `r` and the buffers of the CPU operator built
+  /// for it with any schedule (`op` left empty for the caller to fill). UserError for a bad op
+  /// or dtype.
+  static TargetOp layouts(const OpRequest& r);
+
   std::string name() const override { return "llvm"; }
   TargetOp build(const OpRequest& r) const override;
   void describe(const TargetOp& op, nlohmann::ordered_json& j) const override;

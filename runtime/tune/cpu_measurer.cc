@@ -8,6 +8,7 @@
 #include <chrono>
 #include <random>
 
+#include "compiler/ops/op_args.h"
 #include "hardware/isa/errors.h"
 #include "runtime/cpu/cpu_target.h"
 #include "runtime/target/host_values.h"
@@ -20,7 +21,7 @@ using Clock = std::chrono::steady_clock;
 struct CpuMeasurer::Data {
   cpu::CpuTarget target{cpu::CpuTarget::Options{}};  // one thread
   OpRequest request;
-  TargetOp layouts;  // the default schedule's operator: its pack and unpack serve every schedule
+  TargetOp layouts;  // pack and unpack, for the operator of any schedule
   std::vector<uint8_t> x, w;  // the inputs, packed
   std::vector<double> ref;
   compiler::ir::DType in = compiler::ir::DType::kFloat32;
@@ -57,8 +58,9 @@ const CpuMeasurer::Data& CpuMeasurer::data() const {
     r.n = get(workload_, "n");
     r.k = get(workload_, "k");
   }
-  d->layouts = d->target.build(r);
-  d->in = d->layouts.op.func.args[0]->dtype;
+  d->in = compiler::ops::parse_dtype(r.dtype, "workload dtype", {compiler::ir::DType::kFloat32,
+                                                                 compiler::ir::DType::kInt8});
+  d->layouts = cpu::CpuTarget::layouts(r);
   const OpShapes sh = shapes_of(r);
   std::mt19937 rng(7);
   const std::vector<double> x = random_values(elements_of(sh.x), d->in, rng);

@@ -13,6 +13,7 @@
 #include "compiler/ops/cpu/conv2d.h"
 #include "compiler/ops/cpu/dense.h"
 #include "compiler/ops/cpu/layout.h"
+#include "compiler/ops/op_args.h"
 #include "compiler/ops/reference.h"
 #include "runtime/cpu/executor.h"
 
@@ -176,8 +177,10 @@ TEST(CpuDense, ShapeAndScheduleErrors) {
         dense(4, 4, 4, DType::kFloat32, DenseSchedule{6, 128, true});
       },
       ::testing::ThrowsMessage<UserError>(HasSubstr("register tile 6x128")));
-  EXPECT_THAT([] { parse_dtype("float16", "--dtype"); },
-              ::testing::ThrowsMessage<UserError>(HasSubstr("--dtype: unknown dtype 'float16'")));
+  EXPECT_THAT(
+      [] { compiler::ops::parse_dtype("float16", "--dtype", {DType::kFloat32, DType::kInt8}); },
+      ::testing::ThrowsMessage<UserError>(
+          HasSubstr("--dtype: unknown dtype 'float16' (float32 or int8)")));
 }
 
 template <typename In, typename Out>
@@ -250,7 +253,7 @@ TEST(CpuConv2d, ShapeErrors) {
 const Blocked kAct{2, 3, 5, 9, 16};
 
 template <typename T>
-std::vector<T> run1(const CpuOp& op, const std::vector<void*>& in, size_t out_elems) {
+std::vector<T> run1(const compiler::ops::LoweredOp& op, const std::vector<void*>& in, size_t out_elems) {
   CpuKernel k(op);
   std::vector<T> out(out_elems);
   std::vector<void*> bufs(in);
