@@ -27,8 +27,7 @@ ir::Expr round_div(ir::Expr num, ir::Expr den) {
 ir::Expr quantize(ir::Expr x, int e) {
   // x * 2^-e is exact (a power of two); clipping before rounding saturates alike.
   const ir::Expr v = ir::mul(std::move(x), ir::fimm(std::ldexp(1.0, -e)));
-  return ir::cast(ir::DType::kInt8,
-                  ir::round_even(clamp(v, ir::fimm(-128.0), ir::fimm(127.0))));
+  return ir::cast(ir::DType::kInt8, ir::round_even(clamp(v, ir::fimm(-128.0), ir::fimm(127.0))));
 }
 
 ir::DType int_for_left_shift(int left) {

@@ -27,8 +27,8 @@ rt::OpRequest request(const TargetOptions& o, const std::string& op) {
 }
 
 // The request of a conv2d: a ResNet-18 layer (with batch `n`) or the given shape.
-rt::OpRequest conv_request(const TargetOptions& o, const std::string& layer, int64_t n,
-                           int64_t c, int64_t h, int64_t w, int64_t oc, int64_t k, int64_t stride,
+rt::OpRequest conv_request(const TargetOptions& o, const std::string& layer, int64_t n, int64_t c,
+                           int64_t h, int64_t w, int64_t oc, int64_t k, int64_t stride,
                            int64_t pad) {
   rt::OpRequest r = request(o, "conv2d");
   const compiler::ops::Conv2dShape s = conv2d_shape(layer, n, h, w, c, oc, k, stride, pad);
@@ -159,9 +159,9 @@ void run_dense_on_target(const TargetOptions& o, int64_t m, int64_t n, int64_t k
   run_and_print(o, r, seed, save);
 }
 
-void run_conv2d_on_target(const TargetOptions& o, const std::string& layer, int64_t n,
-                          int64_t ic, int64_t h, int64_t w, int64_t oc, int64_t k, int64_t stride,
-                          int64_t pad, uint32_t seed, const std::string& save) {
+void run_conv2d_on_target(const TargetOptions& o, const std::string& layer, int64_t n, int64_t ic,
+                          int64_t h, int64_t w, int64_t oc, int64_t k, int64_t stride, int64_t pad,
+                          uint32_t seed, const std::string& save) {
   run_and_print(o, conv_request(o, layer, n, ic, h, w, oc, k, stride, pad), seed, save);
 }
 
@@ -175,8 +175,8 @@ void print_dense_on_target(const TargetOptions& o, const std::string& emit, int6
 }
 
 void print_conv2d_on_target(const TargetOptions& o, const std::string& emit,
-                            const std::string& layer, int64_t n, int64_t ic, int64_t h,
-                            int64_t w, int64_t oc, int64_t k, int64_t stride, int64_t pad) {
+                            const std::string& layer, int64_t n, int64_t ic, int64_t h, int64_t w,
+                            int64_t oc, int64_t k, int64_t stride, int64_t pad) {
   print(o, emit, conv_request(o, layer, n, ic, h, w, oc, k, stride, pad));
 }
 

@@ -45,15 +45,15 @@ struct TargetOptions {
 void run_dense_on_target(const TargetOptions& o, int64_t m, int64_t n, int64_t k, uint32_t seed,
                          const std::string& save);
 /// `weft run conv2d --target llvm|cuda` (`layer` instead of the shape when not empty).
-void run_conv2d_on_target(const TargetOptions& o, const std::string& layer, int64_t n,
-                          int64_t ic, int64_t h, int64_t w, int64_t oc, int64_t k, int64_t stride,
-                          int64_t pad, uint32_t seed, const std::string& save);
+void run_conv2d_on_target(const TargetOptions& o, const std::string& layer, int64_t n, int64_t ic,
+                          int64_t h, int64_t w, int64_t oc, int64_t k, int64_t stride, int64_t pad,
+                          uint32_t seed, const std::string& save);
 /// `weft compile dense --target llvm|cuda --emit llvm|cuda|ptx`.
 void print_dense_on_target(const TargetOptions& o, const std::string& emit, int64_t m, int64_t n,
                            int64_t k);
 /// `weft compile conv2d --target llvm|cuda --emit llvm|cuda|ptx`.
 void print_conv2d_on_target(const TargetOptions& o, const std::string& emit,
-                            const std::string& layer, int64_t n, int64_t ic, int64_t h,
-                            int64_t w, int64_t oc, int64_t k, int64_t stride, int64_t pad);
+                            const std::string& layer, int64_t n, int64_t ic, int64_t h, int64_t w,
+                            int64_t oc, int64_t k, int64_t stride, int64_t pad);
 
 }  // namespace weft::cli

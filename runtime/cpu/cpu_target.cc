@@ -105,7 +105,8 @@ TargetOp CpuTarget::build(const OpRequest& r) const {
   TargetOp t = layouts(r);  // dtype and op errors first
   const DType dt = ops::parse_dtype(r.dtype, "--dtype", {DType::kFloat32, DType::kInt8});
   if (r.op == "dense") {
-    t.op = ops::cpu::dense(r.m, r.n, r.k, dt, o_.dense_schedule.value_or(ops::cpu::DenseSchedule{}));
+    t.op =
+        ops::cpu::dense(r.m, r.n, r.k, dt, o_.dense_schedule.value_or(ops::cpu::DenseSchedule{}));
   } else {
     t.op = ops::cpu::conv2d(r.conv, dt, o_.conv_schedule.value_or(ops::cpu::ConvSchedule{}));
   }

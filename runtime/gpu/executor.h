@@ -1,6 +1,7 @@
-// Runs a GPU operator (a lowered operator of compiler/ops/gpu): generates its CUDA (compiler/codegen/cuda), compiles it with NVRTC to a cubin
-// for the device's architecture (cached), loads the module, allocates the workspaces once,
-// and launches its kernels in order on caller device buffers. Needs a GPU (Gpu::get()).
+// Runs a GPU operator (a lowered operator of compiler/ops/gpu): generates its CUDA
+// (compiler/codegen/cuda), compiles it with NVRTC to a cubin for the device's architecture
+// (cached), loads the module, allocates the workspaces once, and launches its kernels in order on
+// caller device buffers. Needs a GPU (Gpu::get()).
 #pragma once
 
 #include <cstdint>

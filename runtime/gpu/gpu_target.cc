@@ -60,7 +60,8 @@ class GpuTargetKernel : public TargetKernel {
 #else
 [[noreturn]] void no_toolkit(const char* what) {
   throw UserError(std::string("this weft was built without the CUDA toolkit, so it cannot ") +
-                  what + ": install CUDA (NVRTC) in /usr/local/cuda and reconfigure; "
+                  what +
+                  ": install CUDA (NVRTC) in /usr/local/cuda and reconfigure; "
                   "`--emit cuda` works without it");
 }
 #endif

@@ -248,7 +248,8 @@ void run_llvm_node(LlvmNodeKernel& k, const std::vector<const uint8_t*>& in, uin
   std::vector<void*> bufs;
   for (size_t i : k.inputs) {
     if (i >= in.size() || !in[i])
-      throw InternalError("llvm kernel '" + k.key + "': input " + std::to_string(i) + " is missing");
+      throw InternalError("llvm kernel '" + k.key + "': input " + std::to_string(i) +
+                          " is missing");
     bufs.push_back(const_cast<uint8_t*>(in[i]));
   }
   for (auto& c : k.consts) bufs.push_back(c.data());
@@ -292,9 +293,9 @@ std::shared_ptr<LlvmNodeKernel> make_llvm_packed_kernel(const Graph& g, const No
     node->consts.push_back(std::move(cv));
     node->key = "im2col->packed " + std::string(xt.dtype == DType::F32 ? "f32" : "i8") + " " +
                 xt.str() + " k" + std::to_string(K) + " s" + std::to_string(s) + " p" +
-                ints_str(pd) + " consts " + std::to_string(nc) +
-                " e" + std::to_string(yt.quant.exponent()) + " -> " + ints_str(yt.shape) + lay +
-                " rows " + std::to_string(node->rows);
+                ints_str(pd) + " consts " + std::to_string(nc) + " e" +
+                std::to_string(yt.quant.exponent()) + " -> " + ints_str(yt.shape) + lay + " rows " +
+                std::to_string(node->rows);
     ops::Im2ColPacked p;
     p.x = xt.shape;
     p.f32 = xt.dtype == DType::F32;
@@ -312,11 +313,12 @@ std::shared_ptr<LlvmNodeKernel> make_llvm_packed_kernel(const Graph& g, const No
     node->packed = LlvmNodeKernel::kPool;
     node->total = pg.nb() * pg.cb();
     node->plane_bytes = pg.h * pg.w * pg.bn * pg.bc;
-    node->planes = std::min(node->total, std::max<int64_t>(1, kPackedChunkBytes / node->plane_bytes));
+    node->planes =
+        std::min(node->total, std::max<int64_t>(1, kPackedChunkBytes / node->plane_bytes));
     node->key = "maxpool->packed i8 " + ints_str(xt.shape) + " " + s.str() + " -> " +
                 ints_str(yt.shape) + lay + " planes " + std::to_string(node->planes);
-    node->k = compiled(node->key,
-                       [&] { return ops::max_pool_packed(xt.shape, pg, s, node->planes); });
+    node->k =
+        compiled(node->key, [&] { return ops::max_pool_packed(xt.shape, pg, s, node->planes); });
     return node;
   }
   return nullptr;
@@ -356,7 +358,6 @@ LlvmKernelStats llvm_kernel_stats() {
 
 // ---- float32 kernels ----
 
-
 namespace {
 
 // Runs the kernel of `key` (built by `make` on first use) on `bufs`.
@@ -381,9 +382,19 @@ bool llvm_pool_f32(bool max, const float* x, float* y, int64_t planes, int64_t h
                    int64_t oh, int64_t ow, const std::vector<int64_t>& kernel,
                    const std::vector<int64_t>& strides, const std::vector<int64_t>& pads,
                    bool count_include_pad) {
-  const ops::Window s{planes,        h,          w,          oh,         ow,
-                      kernel.at(0),  kernel.at(1), strides.at(0), strides.at(1),
-                      pads.at(0),    pads.at(1), pads.at(2), pads.at(3)};
+  const ops::Window s{planes,
+                      h,
+                      w,
+                      oh,
+                      ow,
+                      kernel.at(0),
+                      kernel.at(1),
+                      strides.at(0),
+                      strides.at(1),
+                      pads.at(0),
+                      pads.at(1),
+                      pads.at(2),
+                      pads.at(3)};
   const std::string key = std::string(max ? "maxpool" : "avgpool") + " f32 " + s.str() +
                           (count_include_pad ? " incl" : "");
   auto make = [&] { return max ? ops::max_pool(s, IDT::kFloat32) : ops::avg_pool_f32(s); };

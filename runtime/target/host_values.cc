@@ -20,9 +20,12 @@ std::vector<double> random_values(int64_t n, DType t, std::mt19937& rng) {
   std::vector<double> v(static_cast<size_t>(n));
   std::uniform_real_distribution<float> f(-1.0f, 1.0f);
   for (double& x : v) {
-    if (t == DType::kFloat32) x = f(rng);
-    else if (t == DType::kFloat16) x = static_cast<int>(rng() % 17) / 8.0 - 1.0;
-    else x = static_cast<int8_t>(rng());
+    if (t == DType::kFloat32)
+      x = f(rng);
+    else if (t == DType::kFloat16)
+      x = static_cast<int>(rng() % 17) / 8.0 - 1.0;
+    else
+      x = static_cast<int8_t>(rng());
   }
   return v;
 }

@@ -30,7 +30,9 @@ nlohmann::ordered_json shape_json(const OpRequest& r) {
 OpShapes shapes_of(const OpRequest& r) {
   if (r.op == "dense") return {{r.m, r.k}, {r.n, r.k}, {r.m, r.n}, double(r.k)};
   const compiler::ops::Conv2dNchw& s = r.conv;
-  return {{s.n, s.c, s.h, s.w}, {s.o, s.c, s.kh, s.kw}, {s.n, s.o, s.oh(), s.ow()},
+  return {{s.n, s.c, s.h, s.w},
+          {s.o, s.c, s.kh, s.kw},
+          {s.n, s.o, s.oh(), s.ow()},
           double(s.c * s.kh * s.kw)};
 }
 

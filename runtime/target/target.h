@@ -23,8 +23,8 @@ namespace weft::rt {
 /// One GEMM-like operator in plain layouts: dense A [M, K], W [N, K], C [M, N] (C = A W^T);
 /// conv2d NCHW input, OIHW weights, NCHW output.
 struct OpRequest {
-  std::string op;               // "dense" or "conv2d"
-  int64_t m = 0, n = 0, k = 0;  // dense
+  std::string op;                  // "dense" or "conv2d"
+  int64_t m = 0, n = 0, k = 0;     // dense
   compiler::ops::Conv2dNchw conv;  // conv2d
   std::string dtype = "float32";
   int repeats = 5;  // timed runs; the median is reported

@@ -21,7 +21,7 @@ using Clock = std::chrono::steady_clock;
 struct CpuMeasurer::Data {
   cpu::CpuTarget target{cpu::CpuTarget::Options{}};  // one thread
   OpRequest request;
-  TargetOp layouts;  // pack and unpack, for the operator of any schedule
+  TargetOp layouts;           // pack and unpack, for the operator of any schedule
   std::vector<uint8_t> x, w;  // the inputs, packed
   std::vector<double> ref;
   compiler::ir::DType in = compiler::ir::DType::kFloat32;
@@ -50,16 +50,16 @@ const CpuMeasurer::Data& CpuMeasurer::data() const {
   r.op = workload_.op == "conv2d" ? "conv2d" : "dense";
   r.dtype = workload_.shape.value("dtype", std::string("float32"));
   if (r.op == "conv2d") {
-    r.conv = {get(workload_, "n"), get(workload_, "ic"), get(workload_, "h"),
-              get(workload_, "w"), get(workload_, "oc"), get(workload_, "k"),
+    r.conv = {get(workload_, "n"), get(workload_, "ic"),     get(workload_, "h"),
+              get(workload_, "w"), get(workload_, "oc"),     get(workload_, "k"),
               get(workload_, "k"), get(workload_, "stride"), get(workload_, "pad")};
   } else {
     r.m = get(workload_, "m");
     r.n = get(workload_, "n");
     r.k = get(workload_, "k");
   }
-  d->in = compiler::ops::parse_dtype(r.dtype, "workload dtype", {compiler::ir::DType::kFloat32,
-                                                                 compiler::ir::DType::kInt8});
+  d->in = compiler::ops::parse_dtype(r.dtype, "workload dtype",
+                                     {compiler::ir::DType::kFloat32, compiler::ir::DType::kInt8});
   d->layouts = cpu::CpuTarget::layouts(r);
   const OpShapes sh = shapes_of(r);
   std::mt19937 rng(7);
@@ -90,11 +90,10 @@ MeasureResult CpuMeasurer::measure(const compiler::tune::Candidate& c, double st
     kernel->write(0, d.x);
     kernel->write(1, d.w);
     kernel->run();  // the checked run (and warm-up)
-    const Mismatches bad = compare_output(op.unpack(kernel->read(op.op.num_inputs)), d.ref,
-                                          d.terms, d.in);
+    const Mismatches bad =
+        compare_output(op.unpack(kernel->read(op.op.num_inputs)), d.ref, d.terms, d.in);
     if (bad.count > 0) {
-      r.error =
-          "wrong result: " + std::to_string(bad.count) + " outputs differ from the reference";
+      r.error = "wrong result: " + std::to_string(bad.count) + " outputs differ from the reference";
       return r;
     }
     std::vector<double> times;
@@ -108,7 +107,8 @@ MeasureResult CpuMeasurer::measure(const compiler::tune::Candidate& c, double st
     }
     std::sort(times.begin(), times.end());
     if (!r.stopped_early) r.value = times[times.size() / 2];
-    r.details = {{"min_seconds", times.front()}, {"runs", times.size()},
+    r.details = {{"min_seconds", times.front()},
+                 {"runs", times.size()},
                  {"gops", body->ops / r.value * 1e-9}};
   } catch (const std::exception& e) {
     r.error = e.what();

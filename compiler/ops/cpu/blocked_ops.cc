@@ -32,7 +32,7 @@ LoweredOp relu(const Blocked& b, DType dtype) {
   te::Schedule s({y});
   schedule_blocked(s[y], 16);
   return lower_op(std::string("relu_") + ir::dtype_name(dtype), s, {x}, {y},
-                static_cast<double>(b.elements()));
+                  static_cast<double>(b.elements()));
 }
 
 LoweredOp add_relu(const Blocked& b, DType dtype) {
@@ -51,7 +51,7 @@ LoweredOp add_relu(const Blocked& b, DType dtype) {
   te::Schedule s({y});
   schedule_blocked(s[y], 16);
   return lower_op(std::string("add_relu_") + ir::dtype_name(dtype), s, {x, z}, {y},
-                2.0 * static_cast<double>(b.elements()));
+                  2.0 * static_cast<double>(b.elements()));
 }
 
 LoweredOp bias_relu(const Blocked& b) {
@@ -124,7 +124,7 @@ LoweredOp max_pool2d(const Blocked& b, int64_t k, int64_t stride, int64_t pad, D
   te::Schedule s({y});
   schedule_blocked(s[y], 16);
   return lower_op(std::string("max_pool2d_") + ir::dtype_name(dtype), s, {x}, {y},
-                static_cast<double>(b.n * b.cb * oh * ow * b.c * k * k));
+                  static_cast<double>(b.n * b.cb * oh * ow * b.c * k * k));
 }
 
 LoweredOp global_avg_pool(const Blocked& b, DType dtype) {
@@ -157,7 +157,7 @@ LoweredOp global_avg_pool(const Blocked& b, DType dtype) {
   ss.set_kind(ss.axes()[2], b.c <= 64 ? ForKind::kVectorized : ForKind::kSerial);
   schedule_blocked(s[y], 16);
   return lower_op(std::string("global_avg_pool_") + ir::dtype_name(dtype), s, {x}, {y},
-                static_cast<double>(b.elements()));
+                  static_cast<double>(b.elements()));
 }
 
 }  // namespace weft::compiler::ops::cpu

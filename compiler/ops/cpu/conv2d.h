@@ -38,8 +38,7 @@ struct ConvSchedule {
   bool rows_outer = false;
   bool operator==(const ConvSchedule& o) const {
     return ow == o.ow && parallel == o.parallel && oc_blocks == o.oc_blocks &&
-           reduce_order == o.reduce_order && ci_unroll == o.ci_unroll &&
-           rows_outer == o.rows_outer;
+           reduce_order == o.reduce_order && ci_unroll == o.ci_unroll && rows_outer == o.rows_outer;
   }
 };
 /// UserError when `s` is not a schedule conv2d can build for `shape`.

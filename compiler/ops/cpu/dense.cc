@@ -79,8 +79,8 @@ void validate(const DenseSchedule& s) {
                     std::to_string(s.cols) + " is outside 1..16 rows x 1..64 columns");
   }
   if (s.lanes < 0 || (s.lanes > 0 && s.cols % s.lanes != 0))
-    bad("lanes " + std::to_string(s.lanes) + " do not divide the tile's " +
-        std::to_string(s.cols) + " columns");
+    bad("lanes " + std::to_string(s.lanes) + " do not divide the tile's " + std::to_string(s.cols) +
+        " columns");
   if (s.k_unroll < 1 || s.k_unroll > 16)
     bad("k_unroll " + std::to_string(s.k_unroll) + " is outside 1..16");
   if (s.row_block < 0 || (s.row_block > 0 && s.row_block % s.rows != 0))
@@ -116,8 +116,11 @@ LoweredOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedul
   te::Tensor w = te::placeholder({n, k}, dtype, "W");
   // W[j, q], zero past N (and past K).
   auto w_at = [&](const Expr& j, const Expr& q, bool k_guard) {
-    return guarded([&](const Expr& jj, const Expr& qq) { return w({jj, qq}); }, j, q, n, k,
-                   np != n, k_guard, dtype);
+    return guarded(
+        [&](const Expr& jj, const Expr& qq) {
+          return w({jj, qq});
+        },
+        j, q, n, k, np != n, k_guard, dtype);
   };
   const bool odd = k % 2 != 0;
   // A's reduction step q of (clamped) row `row`: the element (fp32), or a pair of int8 as two
@@ -180,8 +183,7 @@ LoweredOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedul
         quads ? "A.quads" : "A.pairs");
   }
   auto a_read = [&](const Expr& row, const Expr& q) -> Expr {
-    if (sch.pack_a)
-      return ap({ir::floordiv(row, ir::imm(mr)), q, ir::floormod(row, ir::imm(mr))});
+    if (sch.pack_a) return ap({ir::floordiv(row, ir::imm(mr)), q, ir::floormod(row, ir::imm(mr))});
     if (dtype == DType::kInt8) return ap({clamp_row(row), q});
     return a({clamp_row(row), q});
   };
@@ -215,8 +217,8 @@ LoweredOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedul
     comp = te::compute_reduce(
         {np}, i32,
         [&](const std::vector<Expr>& i) {
-          Expr wv = wp({ir::floordiv(i[0], ir::imm(nr)), ir::ref(kc->var),
-                        ir::floormod(i[0], ir::imm(nr))});
+          Expr wv = wp(
+              {ir::floordiv(i[0], ir::imm(nr)), ir::ref(kc->var), ir::floormod(i[0], ir::imm(nr))});
           return te::sum(ir::dot4_u8s8(ir::imm(int64_t{-2139062144}, i32), wv), {kc});
         },
         "W.comp");
@@ -294,7 +296,7 @@ LoweredOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedul
   if (!exact) schedule_blocked(s[c], 16);
   std::vector<te::Tensor> inputs{a, w};
   return lower_op(std::string("dense_") + ir::dtype_name(dtype), s, inputs, {c},
-                2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k));
+                  2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k));
 }
 
 }  // namespace weft::compiler::ops::cpu

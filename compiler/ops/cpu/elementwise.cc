@@ -67,11 +67,9 @@ LoweredOp requantize_i8(int64_t count, int s) {
 
 LoweredOp add_i8(int64_t count, int sa, int sb) {
   const IDT t = int_for_left_shift(std::max(-sa, -sb));
-  return elementwise(count, {IDT::kInt8, IDT::kInt8}, IDT::kInt8,
-                     [&](const std::vector<Expr>& x) {
-                       return sat8(ir::add(shift_round(ir::cast(t, x[0]), sa),
-                                           shift_round(ir::cast(t, x[1]), sb)));
-                     });
+  return elementwise(count, {IDT::kInt8, IDT::kInt8}, IDT::kInt8, [&](const std::vector<Expr>& x) {
+    return sat8(ir::add(shift_round(ir::cast(t, x[0]), sa), shift_round(ir::cast(t, x[1]), sb)));
+  });
 }
 
 LoweredOp clip_f32(int64_t count, float lo, float hi) {

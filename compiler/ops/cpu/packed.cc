@@ -39,14 +39,14 @@ LoweredOp im2col_packed(const Im2ColPacked& p) {
   te::Tensor q = te::compute(
       {g.n, C, WR, WP}, IDT::kInt8,
       [&](const std::vector<Expr>& i) {
-        const Expr iy = ir::add(ir::add(ir::mul(ir::cast(IDT::kInt64, r0({i64(0)})), i64(s)), i[2]),
-                                i64(-pt));
+        const Expr iy =
+            ir::add(ir::add(ir::mul(ir::cast(IDT::kInt64, r0({i64(0)})), i64(s)), i[2]), i64(-pt));
         const Expr ix = ir::add(i[3], i64(-pl));
         Expr v = x({i[0], i[1], clamp(iy, 0, H - 1), clamp(ix, 0, W - 1)});
         if (p.f32) v = quantize(v, p.e);  // as weft.Quantize
-        return ir::select(all({ir::ge(iy, i64(0)), ir::lt(iy, i64(H)), ir::ge(ix, i64(0)),
-                               ir::lt(ix, i64(W))}),
-                          v, ir::imm(0, IDT::kInt8));
+        return ir::select(
+            all({ir::ge(iy, i64(0)), ir::lt(iy, i64(H)), ir::ge(ix, i64(0)), ir::lt(ix, i64(W))}),
+            v, ir::imm(0, IDT::kInt8));
       },
       "Q");
   // Stage 2: the gather, column by column.
@@ -77,8 +77,8 @@ LoweredOp im2col_packed(const Im2ColPacked& p) {
   return lower_op(kGraphKernelName, sc, {x, cs, r0}, {y});
 }
 
-LoweredOp max_pool_packed(const std::vector<int64_t>& x_shape, const PackedGeom& g,
-                          const Window& s, int64_t per) {
+LoweredOp max_pool_packed(const std::vector<int64_t>& x_shape, const PackedGeom& g, const Window& s,
+                          int64_t per) {
   te::Tensor x = te::placeholder(x_shape, IDT::kInt8, "X");
   te::Tensor p0 = te::placeholder({1}, IDT::kInt32, "P0");
   const te::IterVar ry = te::reduce_axis(s.kh, "ry"), rx = te::reduce_axis(s.kw, "rx");

@@ -39,7 +39,7 @@ LoweredOp im2col_packed(const Im2ColPacked& p);
 /// Y[q][oy][ox][ln][lc] is the window maximum of plane (nb*bn + ln, cb*bc + lc) where nb, cb =
 /// divmod(P0 + q, CB) (P0 an int32 argument); 0 in padding lanes and planes past the last.
 /// Arguments: x, P0, then Y.
-LoweredOp max_pool_packed(const std::vector<int64_t>& x_shape, const PackedGeom& y,
-                          const Window& s, int64_t planes);
+LoweredOp max_pool_packed(const std::vector<int64_t>& x_shape, const PackedGeom& y, const Window& s,
+                          int64_t planes);
 
 }  // namespace weft::compiler::ops::cpu

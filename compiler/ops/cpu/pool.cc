@@ -56,8 +56,7 @@ te::Tensor window_sum(const te::Tensor& x, const Window& s, IDT acc_t) {
         const Expr ix = tap(i[2], ir::ref(rx->var), s.sw, s.pl);
         Expr v = x({i[0], guard ? clamp(iy, 0, s.h - 1) : iy, guard ? clamp(ix, 0, s.w - 1) : ix});
         if (x->dtype != acc_t) v = ir::cast(acc_t, v);
-        const Expr zero =
-            acc_t == IDT::kFloat32 ? ir::fimm(0.0) : ir::cast(acc_t, ir::imm(0));
+        const Expr zero = acc_t == IDT::kFloat32 ? ir::fimm(0.0) : ir::cast(acc_t, ir::imm(0));
         if (guard) v = ir::select(inside(iy, ix, s.h, s.w), v, zero);
         return te::sum(v, {ry, rx});
       },
@@ -71,8 +70,7 @@ LoweredOp avg_pool(const Window& s, const te::Tensor& x, IDT acc_t,
                    const std::function<Expr(const Expr&, const std::vector<Expr>&)>& fin) {
   te::Tensor acc = window_sum(x, s, acc_t);
   te::Tensor y = te::compute(
-      {s.planes, s.oh, s.ow}, out, [&](const std::vector<Expr>& i) { return fin(acc(i), i); },
-      "Y");
+      {s.planes, s.oh, s.ow}, out, [&](const std::vector<Expr>& i) { return fin(acc(i), i); }, "Y");
   te::Schedule sc({y});
   schedule_window(sc[acc]);
   sc.set_scope(acc, ir::Scope::kLocal);
@@ -125,8 +123,8 @@ LoweredOp max_pool(const Window& s, IDT t) {
 
 LoweredOp avg_pool_i8(const Window& s, bool include_pad, int d) {
   // |sum| <= 128 k^2; the rounding doubles it and shifts it left by d.
-  const IDT t = int_for_left_shift(
-      std::max(d, 0) + 8 + static_cast<int>(std::ceil(std::log2(double(s.kh * s.kw)))));
+  const IDT t = int_for_left_shift(std::max(d, 0) + 8 +
+                                   static_cast<int>(std::ceil(std::log2(double(s.kh * s.kw)))));
   te::Tensor x = te::placeholder({s.planes, s.h, s.w}, IDT::kInt8, "X");
   return avg_pool(s, x, t, {}, IDT::kInt8, [&](const Expr& acc, const std::vector<Expr>& i) {
     const Expr c = ir::cast(t, ir::max(tap_count(i[1], i[2], s, include_pad), ir::imm(1)));
@@ -150,12 +148,13 @@ LoweredOp global_avg_pool_f32(int64_t planes, int64_t hw) {
   const te::IterVar r = te::reduce_axis(hw, "r");
   te::Tensor acc = te::compute_reduce(
       {planes}, IDT::kFloat32,
-      [&](const std::vector<Expr>& i) { return te::sum(xt({i[0], ir::ref(r->var)}), {r}); },
+      [&](const std::vector<Expr>& i) {
+        return te::sum(xt({i[0], ir::ref(r->var)}), {r});
+      },
       "Y.sum");
   te::Tensor yt = te::compute(
       {planes}, IDT::kFloat32,
-      [&](const std::vector<Expr>& i) { return ir::mul(acc(i), ir::fimm(1.0 / double(hw))); },
-      "Y");
+      [&](const std::vector<Expr>& i) { return ir::mul(acc(i), ir::fimm(1.0 / double(hw))); }, "Y");
   te::Schedule sc({yt});
   sc.set_scope(acc, ir::Scope::kLocal);
   sc[acc].compute_at(sc[yt], sc[yt].axes()[0]);

@@ -53,8 +53,8 @@ te::Tensor conv_sums(const QConv& q, const te::Tensor& x, const te::Tensor& w) {
         const Expr iy = tap(i[2], ir::mul(ir::ref(ry->var), ir::imm(dl[0])), s.sh, pt);
         const Expr ix = tap(i[3], ir::mul(ir::ref(rx->var), ir::imm(dl[1])), s.sw, pl);
         const Expr v = ir::cast(IDT::kInt32, src({i[0], ir::ref(rc->var), iy, ix}));
-        const Expr wk = ir::cast(
-            IDT::kInt32, w({i[1], ir::ref(rc->var), ir::ref(ry->var), ir::ref(rx->var)}));
+        const Expr wk =
+            ir::cast(IDT::kInt32, w({i[1], ir::ref(rc->var), ir::ref(ry->var), ir::ref(rx->var)}));
         return te::sum(ir::mul(v, wk), {rc, ry, rx});
       },
       "Y.acc");

@@ -15,8 +15,8 @@ namespace weft::compiler::ops::cpu {
 /// What the kernel computes. Its arguments: x, w, [bias int32 [O]], [residual int8, y's
 /// shape], shifts int32 [O], then y.
 struct QConv {
-  bool conv = true;                  // false: QDense
-  std::vector<int64_t> x, w, y;      // shapes
+  bool conv = true;                                                                // false: QDense
+  std::vector<int64_t> x, w, y;                                                    // shapes
   std::vector<int64_t> strides = {1, 1}, pads = {0, 0, 0, 0}, dilations = {1, 1};  // QConv
   bool bias = false, residual = false, relu = false;
 };

@@ -28,9 +28,9 @@ LoweredOp conv2d(const Conv2dNchw& c, DType dtype, const GemmSchedule& s) {
     Expr y = ir::sub(ir::add(ir::mul(ir::floordiv(q, im(ow)), im(c.stride)),
                              ir::floormod(ir::floordiv(r, im(c.kw)), im(c.kh))),
                      im(c.pad));
-    Expr xx = ir::sub(ir::add(ir::mul(ir::floormod(q, im(ow)), im(c.stride)),
-                              ir::floormod(r, im(c.kw))),
-                      im(c.pad));
+    Expr xx =
+        ir::sub(ir::add(ir::mul(ir::floormod(q, im(ow)), im(c.stride)), ir::floormod(r, im(c.kw))),
+                im(c.pad));
     Expr ch = ir::floordiv(r, im(khw));
     if (c.pad == 0) return x({n, ch, y, xx});
     return ir::select(inside(y, xx, c.h, c.w),
@@ -43,8 +43,8 @@ LoweredOp conv2d(const Conv2dNchw& c, DType dtype, const GemmSchedule& s) {
   spec.out_shape = {c.n, c.o, oh, ow};
   spec.out = [=](const std::vector<Expr>& i,
                  const std::function<Expr(const Expr&, const Expr&)>& cat) {
-    return cat(i[1], ir::add(ir::mul(i[0], ir::imm(ohw)),
-                             ir::add(ir::mul(i[2], ir::imm(ow)), i[3])));
+    return cat(i[1],
+               ir::add(ir::mul(i[0], ir::imm(ohw)), ir::add(ir::mul(i[2], ir::imm(ow)), i[3])));
   };
   return gemm(spec, s);
 }

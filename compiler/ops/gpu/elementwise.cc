@@ -20,9 +20,8 @@ LoweredOp relu(const Nchw& shape, DType dtype) {
   check_nchw(shape, "relu");
   check_dtype(dtype, "relu", {DType::kFloat32, DType::kInt8, DType::kInt32});
   te::Tensor x = te::placeholder(shape.dims(), dtype, "X");
-  return flat_op("relu", {x}, shape.dims(), dtype, [&](const std::vector<Expr>& i) {
-    return ir::max(x(i), ir::imm(0, dtype));
-  });
+  return flat_op("relu", {x}, shape.dims(), dtype,
+                 [&](const std::vector<Expr>& i) { return ir::max(x(i), ir::imm(0, dtype)); });
 }
 
 LoweredOp add(const Nchw& shape, DType dtype, bool relu) {

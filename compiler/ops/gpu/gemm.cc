@@ -74,9 +74,8 @@ LoweredOp simt(const GemmSpec& spec, const GemmSchedule& sch, bool dp4a) {
   const int64_t tm = sch.thread_m, tn = sch.thread_n, bk = sch.block_k;
   if (sch.block_m % tm != 0 || sch.block_n % tn != 0) {
     throw UserError(spec.name + ": block tile " + std::to_string(sch.block_m) + "x" +
-                    std::to_string(sch.block_n) +
-                    " is not a multiple of the thread tile " + std::to_string(tm) + "x" +
-                    std::to_string(tn));
+                    std::to_string(sch.block_n) + " is not a multiple of the thread tile " +
+                    std::to_string(tm) + "x" + std::to_string(tn));
   }
   // A block tile no larger than the (thread-tile-rounded) output: every loop bound to a thread
   // axis then has that axis's extent, so no barrier ends up under a guard.
@@ -86,8 +85,8 @@ LoweredOp simt(const GemmSpec& spec, const GemmSchedule& sch, bool dp4a) {
   const int64_t mp = round_up(spec.m, bm), np = round_up(spec.n, bn);
   const int64_t kr = dp4a ? ceil_div(spec.k, 4) : spec.k;  // reduction extent
   const int64_t kp = round_up(kr, bk);
-  const bool pad_m = mp != spec.m, pad_n = np != spec.n, pad_k = dp4a ? kp * 4 != spec.k
-                                                                       : kp != spec.k;
+  const bool pad_m = mp != spec.m, pad_n = np != spec.n,
+             pad_k = dp4a ? kp * 4 != spec.k : kp != spec.k;
   const DType vt = dp4a ? DType::kInt32 : spec.in;
   auto view = [&](const std::function<Expr(const Expr&, const Expr&)>& f, int64_t rows,
                   int64_t rows_p, bool pad_rows, const char* name) {
@@ -98,8 +97,7 @@ LoweredOp simt(const GemmSpec& spec, const GemmSchedule& sch, bool dp4a) {
           Expr q = ir::mul(i[1], ir::imm(4));
           Expr b[4];
           for (int t = 0; t < 4; ++t)
-            b[t] = guarded(f, i[0], ir::add(q, ir::imm(t)), rows, spec.k, pad_rows, pad_k,
-                           spec.in);
+            b[t] = guarded(f, i[0], ir::add(q, ir::imm(t)), rows, spec.k, pad_rows, pad_k, spec.in);
           return pack4(b[0], b[1], b[2], b[3]);
         },
         name);
@@ -118,9 +116,11 @@ LoweredOp simt(const GemmSpec& spec, const GemmSchedule& sch, bool dp4a) {
   te::Tensor c = te::compute(
       {spec.m, spec.n}, acc, [&](const std::vector<Expr>& i) { return cp(i); },
       separate_out ? "C" : spec.name);
-  te::Tensor out =
-      separate_out ? output_of(spec, acc, [&](const Expr& i, const Expr& j) { return c({i, j}); })
-                   : c;
+  te::Tensor out = separate_out ? output_of(spec, acc,
+                                            [&](const Expr& i, const Expr& j) {
+                                              return c({i, j});
+                                            })
+                                : c;
 
   te::Schedule s({out});
   const te::Tensor as = s.cache_read(av, ir::Scope::kShared, {cp});
@@ -197,11 +197,11 @@ LoweredOp tensor_core(const GemmSpec& spec, const GemmSchedule& sch) {
     const Expr tt = ir::imm(t);
     return cb({ir::floordiv(i, tt), ir::floordiv(j, tt), ir::floormod(i, tt), ir::floormod(j, tt)});
   };
-  te::Tensor out = spec.out ? output_of(spec, acc, c_at)
-                            : te::compute(
-                                  {spec.m, spec.n}, acc,
-                                  [&](const std::vector<Expr>& i) { return c_at(i[0], i[1]); },
-                                  spec.name);
+  te::Tensor out =
+      spec.out ? output_of(spec, acc, c_at)
+               : te::compute(
+                     {spec.m, spec.n}, acc,
+                     [&](const std::vector<Expr>& i) { return c_at(i[0], i[1]); }, spec.name);
 
   te::Schedule s({out});
   const te::Tensor cacc = s.cache_write(cb, ir::Scope::kAcc);
@@ -229,8 +229,8 @@ LoweredOp tensor_core(const GemmSpec& spec, const GemmSchedule& sch) {
   const auto ax = sa.axes();
   const auto rx = sa.reduce_axes();
   sa.reorder({rx[0], ax[0], ax[1], ax[2], ax[3], rx[1]});
-  sa.tensorize(ax[2], te::GemmIntrinsic{t, t, t, compiler::codegen::kWmmaMma,
-                                        compiler::codegen::kWmmaFill});
+  sa.tensorize(
+      ax[2], te::GemmIntrinsic{t, t, t, compiler::codegen::kWmmaMma, compiler::codegen::kWmmaFill});
 
   const int64_t esize = ir::dtype_bits(spec.in) / 8;
   for (auto [sh, contiguous, pad_rows] :
@@ -272,10 +272,13 @@ GemmPath parse_gemm_path(const std::string& name, const std::string& where) {
 GemmPath resolve_path(const GemmSpec& spec, const GemmSchedule& s) {
   GemmPath p = s.path;
   if (p == GemmPath::kAuto) {
-    if (spec.in == DType::kFloat32) p = GemmPath::kSimt;
-    else if (spec.in == DType::kFloat16) p = GemmPath::kTensorCore;
+    if (spec.in == DType::kFloat32)
+      p = GemmPath::kSimt;
+    else if (spec.in == DType::kFloat16)
+      p = GemmPath::kTensorCore;
     // int8: tensor cores unless the reduction is shorter than one 16-deep step.
-    else p = spec.k >= 16 ? GemmPath::kTensorCore : GemmPath::kDp4a;
+    else
+      p = spec.k >= 16 ? GemmPath::kTensorCore : GemmPath::kDp4a;
   }
   auto bad = [&](const char* why) {
     throw UserError(spec.name + ": the " + gemm_path_name(p) + " path " + why + ", not " +

@@ -32,7 +32,7 @@ GemmPath parse_gemm_path(const std::string& name, const std::string& where);
 
 /// The block tile of the GEMM schedules.
 struct GemmSchedule {
-  GemmPath path = GemmPath::kAuto;  // auto: float32 simt, float16 and int8 tensor cores
+  GemmPath path = GemmPath::kAuto;     // auto: float32 simt, float16 and int8 tensor cores
   int64_t block_m = 64, block_n = 64;  // output tile of one thread block
   int64_t block_k = 16;                // reduction step staged in shared memory (simt/dp4a)
   int64_t thread_m = 4, thread_n = 4;  // register tile of one thread (simt/dp4a)

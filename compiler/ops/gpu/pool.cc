@@ -36,8 +36,8 @@ void check_pool(const Nchw& s, int64_t k, int64_t stride, int64_t pad, const cha
   if (k <= 0 || stride <= 0 || pad < 0 || pad >= k || s.h + 2 * pad < k || s.w + 2 * pad < k) {
     throw UserError(std::string(op) + ": window " + std::to_string(k) + " stride " +
                     std::to_string(stride) + " pad " + std::to_string(pad) +
-                    " does not fit the input " + std::to_string(s.h) + "x" +
-                    std::to_string(s.w) + " (pad must be below the window)");
+                    " does not fit the input " + std::to_string(s.h) + "x" + std::to_string(s.w) +
+                    " (pad must be below the window)");
   }
 }
 
@@ -106,8 +106,8 @@ LoweredOp global_avg_pool(const Nchw& s, DType dtype) {
       {s.n, s.c}, dtype,
       [&](const std::vector<Expr>& i) -> Expr {
         if (f) return ir::mul(sum(i), ir::fimm(1.0 / double(hw)));
-        return ir::cast(DType::kInt8, ir::floordiv(ir::add(sum(i), ir::imm(hw / 2, acc)),
-                                                   ir::imm(hw, acc)));
+        return ir::cast(DType::kInt8,
+                        ir::floordiv(ir::add(sum(i), ir::imm(hw / 2, acc)), ir::imm(hw, acc)));
       },
       "global_avg_pool");
   te::Schedule sch({y});

@@ -3,6 +3,8 @@
 // the CPU kernels built from them JIT-compiled by LLVM (integers and the float32 quantize, with
 // ties at every rounding point). The scalar versions below are the rules as int8_ir.h states
 // them, written on plain integers and doubles.
+#include "compiler/ops/int8_ir.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,7 +14,6 @@
 
 #include "compiler/codegen/lowered_func.h"
 #include "compiler/ir/interpreter.h"
-#include "compiler/ops/int8_ir.h"
 #include "compiler/te/schedule.h"
 #ifdef WEFT_HAVE_CPU_BACKEND
 #include "compiler/ops/cpu/elementwise.h"
@@ -97,8 +98,8 @@ TEST(Int8Ir, RoundDivRoundsHalfUp) {
   for (int64_t d = 1; d <= 9; ++d)  // exact halves: n = k*d + d/2 for even d
     for (int64_t k = -4; k <= 4; ++k) ns.push_back(k * d + d / 2), ds.push_back(d);
   for (DType t : {DType::kInt32, DType::kInt64}) {
-    const auto got = interpret(t, t, ns, ds,
-                               [&](const Expr& n, const Expr& d) { return round_div(n, d); });
+    const auto got =
+        interpret(t, t, ns, ds, [&](const Expr& n, const Expr& d) { return round_div(n, d); });
     for (size_t i = 0; i < ns.size(); ++i)
       ASSERT_EQ(got[i], scalar_round_div(ns[i], ds[i])) << ns[i] << " / " << ds[i];
   }

@@ -8,13 +8,13 @@
 #include <cmath>
 #include <random>
 
-#include "hardware/isa/errors.h"
 #include "compiler/ops/cpu/blocked_ops.h"
 #include "compiler/ops/cpu/conv2d.h"
 #include "compiler/ops/cpu/dense.h"
 #include "compiler/ops/cpu/layout.h"
 #include "compiler/ops/op_args.h"
 #include "compiler/ops/reference.h"
+#include "hardware/isa/errors.h"
 #include "runtime/cpu/executor.h"
 
 namespace weft::rt::cpu {
@@ -130,8 +130,8 @@ TEST(CpuDense, KBlockedAndRowPackedSchedulesComputeTheReference) {
   }
   // Row blocks outside the column panels (and A packed, rows parallel): a K-blocked pass with a
   // short last block, and panels packed in the kernel once per row block.
-  for (auto [pack_w, kb, kp] : std::vector<std::tuple<int, int64_t, int64_t>>{
-           {1, 12, 2}, {2, 0, 2}, {2, 0, 4}}) {
+  for (auto [pack_w, kb, kp] :
+       std::vector<std::tuple<int, int64_t, int64_t>>{{1, 12, 2}, {2, 0, 2}, {2, 0, 4}}) {
     SCOPED_TRACE("row blocks, pack_w " + std::to_string(pack_w) + ", k_block " +
                  std::to_string(kb) + ", k_pack " + std::to_string(kp));
     DenseSchedule s = sched(pack_w, kb, kp);
@@ -178,14 +178,15 @@ TEST(CpuDense, ShapeAndScheduleErrors) {
       },
       ::testing::ThrowsMessage<UserError>(HasSubstr("register tile 6x128")));
   EXPECT_THAT(
-      [] { compiler::ops::parse_dtype("float16", "--dtype", {DType::kFloat32, DType::kInt8}); },
+      [] {
+        compiler::ops::parse_dtype("float16", "--dtype", {DType::kFloat32, DType::kInt8});
+      },
       ::testing::ThrowsMessage<UserError>(
           HasSubstr("--dtype: unknown dtype 'float16' (float32 or int8)")));
 }
 
 template <typename In, typename Out>
-void check_conv(const Conv2dNchw& s, int threads, std::mt19937& rng,
-                const ConvSchedule& sch = {}) {
+void check_conv(const Conv2dNchw& s, int threads, std::mt19937& rng, const ConvSchedule& sch = {}) {
   const DType dt = std::is_same_v<In, float> ? DType::kFloat32 : DType::kInt8;
   CpuKernel kernel(conv2d(s, dt, sch));
   auto x = random_vector<In>(static_cast<size_t>(s.n * s.c * s.h * s.w), rng);
@@ -253,7 +254,8 @@ TEST(CpuConv2d, ShapeErrors) {
 const Blocked kAct{2, 3, 5, 9, 16};
 
 template <typename T>
-std::vector<T> run1(const compiler::ops::LoweredOp& op, const std::vector<void*>& in, size_t out_elems) {
+std::vector<T> run1(const compiler::ops::LoweredOp& op, const std::vector<void*>& in,
+                    size_t out_elems) {
   CpuKernel k(op);
   std::vector<T> out(out_elems);
   std::vector<void*> bufs(in);

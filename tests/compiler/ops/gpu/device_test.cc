@@ -23,10 +23,10 @@ using compiler::ops::Conv2dNchw;
 using compiler::ops::dense_reference;
 using compiler::ops::LoweredOp;
 
-#define WEFT_NEED_GPU()                                            \
-  do {                                                             \
-    const std::string why = Gpu::unavailable();                    \
-    if (!why.empty()) GTEST_SKIP() << why;                         \
+#define WEFT_NEED_GPU()                         \
+  do {                                          \
+    const std::string why = Gpu::unavailable(); \
+    if (!why.empty()) GTEST_SKIP() << why;      \
   } while (0)
 
 std::vector<double> run(const LoweredOp& op, const std::vector<std::vector<double>>& inputs) {
@@ -67,10 +67,12 @@ TEST(GpuOps, DenseEveryDtypeAndPath) {
   struct Case {
     DType t;
     GemmPath p;
-  } cases[] = {{DType::kFloat32, GemmPath::kSimt}, {DType::kFloat16, GemmPath::kTensorCore},
-               {DType::kInt8, GemmPath::kTensorCore}, {DType::kInt8, GemmPath::kDp4a}};
-  const int64_t shapes[][3] = {{1, 1, 1}, {129, 257, 65}, {64, 64, 64}, {37, 50, 19},
-                               {256, 128, 512}};
+  } cases[] = {{DType::kFloat32, GemmPath::kSimt},
+               {DType::kFloat16, GemmPath::kTensorCore},
+               {DType::kInt8, GemmPath::kTensorCore},
+               {DType::kInt8, GemmPath::kDp4a}};
+  const int64_t shapes[][3] = {
+      {1, 1, 1}, {129, 257, 65}, {64, 64, 64}, {37, 50, 19}, {256, 128, 512}};
   for (const Case& c : cases)
     for (const auto& sh : shapes) {
       const int64_t m = sh[0], n = sh[1], k = sh[2];
@@ -88,8 +90,10 @@ TEST(GpuOps, DenseEveryDtypeAndPath) {
 TEST(GpuOps, Conv2dEveryDtype) {
   WEFT_NEED_GPU();
   std::mt19937 rng(2);
-  const Conv2dNchw shapes[] = {{1, 3, 32, 30, 16, 7, 7, 2, 3}, {2, 5, 15, 13, 33, 3, 3, 2, 1},
-                                {1, 64, 14, 14, 64, 3, 3, 1, 1}, {3, 16, 9, 9, 20, 1, 1, 1, 0}};
+  const Conv2dNchw shapes[] = {{1, 3, 32, 30, 16, 7, 7, 2, 3},
+                               {2, 5, 15, 13, 33, 3, 3, 2, 1},
+                               {1, 64, 14, 14, 64, 3, 3, 1, 1},
+                               {3, 16, 9, 9, 20, 1, 1, 1, 0}};
   for (DType t : {DType::kFloat32, DType::kFloat16, DType::kInt8})
     for (const Conv2dNchw& s : shapes) {
       SCOPED_TRACE(compiler::ir::dtype_name(t));
@@ -148,7 +152,8 @@ TEST(GpuOps, ElementwiseEpiloguesAndPooling) {
     expect_near(run(global_avg_pool(s, t), {a}), g, 1e-5);
   }
   // Epilogues.
-  const auto x = random_values(s.elements(), DType::kFloat32, rng), bias = random_values(s.c, DType::kFloat32, rng);
+  const auto x = random_values(s.elements(), DType::kFloat32, rng),
+             bias = random_values(s.c, DType::kFloat32, rng);
   std::vector<double> br(x.size());
   for (size_t i = 0; i < x.size(); ++i)
     br[i] = std::max(float(x[i]) + float(bias[size_t(int64_t(i) / (s.h * s.w) % s.c)]), 0.0f);
@@ -156,8 +161,9 @@ TEST(GpuOps, ElementwiseEpiloguesAndPooling) {
   std::vector<double> xi(x.size()), bi{3, -7, 100, -300, 0}, q(x.size());
   for (size_t i = 0; i < xi.size(); ++i) xi[i] = double(int64_t(rng() % 200000) - 100000);
   for (size_t i = 0; i < xi.size(); ++i)
-    q[i] = std::clamp(double((int64_t(xi[i]) >> 5) + int64_t(bi[size_t(int64_t(i) / (s.h * s.w) % s.c)])),
-                      0.0, 127.0);
+    q[i] = std::clamp(
+        double((int64_t(xi[i]) >> 5) + int64_t(bi[size_t(int64_t(i) / (s.h * s.w) % s.c)])), 0.0,
+        127.0);
   expect_near(run(requantize(s, 5, 0, 127), {xi, bi}), q, 0);
 }
 

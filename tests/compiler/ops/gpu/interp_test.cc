@@ -61,8 +61,8 @@ std::vector<int64_t> run(const LoweredOp& op, const std::vector<std::vector<int6
   ir::BufferData data;
   for (size_t i = 0; i < op.func.args.size(); ++i) {
     const auto& b = op.func.args[i];
-    data[b.get()] = i < inputs.size() ? inputs[i]
-                                      : std::vector<int64_t>(static_cast<size_t>(b->elements()));
+    data[b.get()] =
+        i < inputs.size() ? inputs[i] : std::vector<int64_t>(static_cast<size_t>(b->elements()));
   }
   std::vector<ir::Stmt> kernels{op.func.body};
   if (op.func.body->kind == ir::NodeKind::kSeq)
@@ -83,7 +83,8 @@ std::vector<int64_t> dense_ref(const std::vector<int64_t>& a, const std::vector<
   std::vector<int64_t> c(static_cast<size_t>(m * n));
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j)
-      for (int64_t r = 0; r < k; ++r) c[size_t(i * n + j)] += a[size_t(i * k + r)] * w[size_t(j * k + r)];
+      for (int64_t r = 0; r < k; ++r)
+        c[size_t(i * n + j)] += a[size_t(i * k + r)] * w[size_t(j * k + r)];
   return c;
 }
 
@@ -92,12 +93,14 @@ TEST(GpuInterpreted, Int8DenseEveryPathMatchesReference) {
   struct Case {
     int64_t m, n, k;
     GemmPath path;
-  } cases[] = {{33, 47, 37, GemmPath::kDp4a},       {5, 3, 7, GemmPath::kDp4a},
-               {33, 47, 37, GemmPath::kTensorCore}, {17, 70, 16, GemmPath::kTensorCore},
+  } cases[] = {{33, 47, 37, GemmPath::kDp4a},
+               {5, 3, 7, GemmPath::kDp4a},
+               {33, 47, 37, GemmPath::kTensorCore},
+               {17, 70, 16, GemmPath::kTensorCore},
                {1, 1, 1, GemmPath::kAuto}};
   for (const Case& c : cases) {
-    SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) +
-                 " " + gemm_path_name(c.path));
+    SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + " " +
+                 gemm_path_name(c.path));
     GemmSchedule s;
     s.path = c.path;
     const LoweredOp op = dense(c.m, c.n, c.k, ir::DType::kInt8, s);
