@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 
 #include "compiler/codegen/llvm/codegen_llvm.h"
 #include "compiler/ops/cpu/layout.h"
@@ -33,14 +34,13 @@ class CpuTargetKernel : public TargetKernel {
   CpuTargetKernel(const ops::LoweredOp& op, int threads) : kernel_(op), pool_(threads) {
     for (size_t i = 0; i < op.num_inputs + op.num_outputs; ++i) {
       const size_t bytes = buffer_bytes(op.func.args[i]);
-      void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
-      if (!p) throw UserError("out of memory for the buffer '" + op.func.args[i]->name + "'");
-      buffers_.push_back(p);
+      owned_.emplace_back(std::aligned_alloc(64, (bytes + 63) / 64 * 64), &std::free);
+      if (!owned_.back()) {
+        throw UserError("out of memory for the buffer '" + op.func.args[i]->name + "'");
+      }
+      buffers_.push_back(owned_.back().get());
       sizes_.push_back(bytes);
     }
-  }
-  ~CpuTargetKernel() override {
-    for (void* p : buffers_) std::free(p);
   }
   void write(size_t arg, const std::vector<uint8_t>& bytes) override {
     if (bytes.size() != sizes_.at(arg))
@@ -63,7 +63,8 @@ class CpuTargetKernel : public TargetKernel {
  private:
   CpuKernel kernel_;
   ThreadPool pool_;
-  std::vector<void*> buffers_;
+  std::vector<std::unique_ptr<void, void (*)(void*)>> owned_;
+  std::vector<void*> buffers_;  // owned_'s, as the kernel takes them
   std::vector<size_t> sizes_;
 };
 
