@@ -12,13 +12,16 @@
 #include <functional>
 
 #include "compiler/graph/interpret.h"
+#include "compiler/ops/cpu/conv2d.h"
+#include "compiler/ops/cpu/dense.h"
+#include "compiler/ops/cpu/layout.h"
 #include "hardware/isa/errors.h"
 #include "runtime/cpu/executor.h"
-#include "runtime/cpu/layout.h"
-#include "runtime/cpu/ops.h"
 #include "runtime/graph/llvm_kernels.h"
 
 namespace weft::rt::graph {
+
+namespace cpu_ops = compiler::ops::cpu;
 
 using compiler::graph::DType;
 using compiler::graph::Graph;
@@ -97,7 +100,7 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
   double compile_seconds = 0;
   bool used = false;  // the node now running took a JIT kernel
 
-  cpu::CpuKernel& kernel(const std::string& key, const std::function<cpu::CpuOp()>& make) {
+  cpu::CpuKernel& kernel(const std::string& key, const std::function<compiler::ops::LoweredOp()>& make) {
     auto it = kernels.find(key);
     if (it != kernels.end()) return *it->second;
     const auto t0 = Clock::now();
@@ -114,7 +117,7 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
   bool dense(const float* a, const float* w, float* c, int64_t m, int64_t n, int64_t k) override {
     cpu::CpuKernel& kern =
         kernel("dense " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k),
-               [&] { return cpu::dense(m, n, k, compiler::ir::DType::kFloat32); });
+               [&] { return cpu_ops::dense(m, n, k, compiler::ir::DType::kFloat32); });
     kern.run({const_cast<float*>(a), const_cast<float*>(w), c}, &workers);
     return took(true);
   }
@@ -136,7 +139,7 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
       xin = padded.data();
       pad = 0;
     }
-    cpu::Conv2dShape cs;
+    compiler::ops::Conv2dNchw cs;
     cs.n = s.n, cs.c = s.c, cs.h = h, cs.w = wd, cs.o = o, cs.kh = s.kh, cs.kw = s.kw;
     cs.stride = s.sh, cs.pad = pad;
     const std::string key = "conv " + std::to_string(cs.n) + "," + std::to_string(cs.c) + "," +
@@ -145,15 +148,15 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
                             std::to_string(cs.kw) + "," + std::to_string(cs.stride) + "," +
                             std::to_string(cs.pad);
     cpu::CpuKernel& kern =
-        kernel(key, [&] { return cpu::conv2d(cs, compiler::ir::DType::kFloat32); });
-    const int64_t cb = cpu::conv_in_block(cs.c);
+        kernel(key, [&] { return cpu_ops::conv2d(cs, compiler::ir::DType::kFloat32); });
+    const int64_t cb = cpu_ops::conv_in_block(cs.c);
     std::vector<float> wpacked;
     const std::vector<float>* wb = nullptr;
     if (weights_constant && packed.count(node)) {
       wb = &packed[node];
     } else {
       const std::vector<float> wv(w, w + o * s.c * s.kh * s.kw);
-      wpacked = cpu::pack_conv_weights(wv, o, s.c, s.kh, s.kw, cb, cpu::kConvOutBlock);
+      wpacked = cpu_ops::pack_conv_weights(wv, o, s.c, s.kh, s.kw, cb, cpu_ops::kConvOutBlock);
       if (weights_constant) {
         wb = &(packed[node] = std::move(wpacked));
       } else {
@@ -161,11 +164,11 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
       }
     }
     std::vector<float> xv(xin, xin + s.n * s.c * h * wd);
-    std::vector<float> xb = cpu::to_blocked(xv, s.n, s.c, h, wd, cb);
-    const int64_t nob = (o + cpu::kConvOutBlock - 1) / cpu::kConvOutBlock;
-    std::vector<float> yb(static_cast<size_t>(s.n * nob * s.oh * s.ow * cpu::kConvOutBlock));
+    std::vector<float> xb = cpu_ops::to_blocked(xv, s.n, s.c, h, wd, cb);
+    const int64_t nob = (o + cpu_ops::kConvOutBlock - 1) / cpu_ops::kConvOutBlock;
+    std::vector<float> yb(static_cast<size_t>(s.n * nob * s.oh * s.ow * cpu_ops::kConvOutBlock));
     kern.run({xb.data(), const_cast<float*>(wb->data()), yb.data()}, &workers);
-    const std::vector<float> plain = cpu::from_blocked(yb, s.n, o, s.oh, s.ow, cpu::kConvOutBlock);
+    const std::vector<float> plain = cpu_ops::from_blocked(yb, s.n, o, s.oh, s.ow, cpu_ops::kConvOutBlock);
     std::memcpy(y, plain.data(), plain.size() * 4);
     return took(true);
   }
