@@ -158,13 +158,13 @@ Expr Mutator::mutate_Load(const Load& n, const Expr& self) {
 Expr Mutator::mutate_Call(const Call& n, const Expr& self) {
   std::vector<Expr> args;
   Expr (Mutator::*f)(const Expr&) = &Mutator::mutate;
-  return mutate_all(this, n.args, &args, f) ? call(n.dtype, n.name, args, n.buffers) : self;
+  return mutate_all(this, n.args, &args, f) ? call(n.dtype, n.op, args, n.buffers) : self;
 }
 Stmt Mutator::mutate_For(const For& n, const Stmt& self) {
   Expr mn = mutate(n.min), ext = mutate(n.extent);
   Stmt body = mutate(n.body);
   if (mn == n.min && ext == n.extent && body == n.body) return self;
-  return for_loop(n.var, mn, ext, n.kind, body);
+  return for_loop(n.var, mn, ext, n.kind, body, n.thread);
 }
 Stmt Mutator::mutate_Store(const Store& n, const Stmt& self) {
   std::vector<Expr> idx;

@@ -5,6 +5,7 @@
 
 #include "compiler/ir/linear.h"
 #include "compiler/ir/printer.h"
+#include "compiler/ir/substitute.h"
 #include "compiler/ir/visitor.h"
 #include "hardware/isa/errors.h"
 
@@ -20,15 +21,12 @@ bool on_chip(const ir::Buffer& b) {
 }
 
 // Replaces a variable by a constant and buffers by their thread's copies.
-class ThreadView : public ir::Mutator {
+class ThreadView : public ir::Substituter {
  public:
   ThreadView(const ir::VarObj* v, int64_t t, const std::map<const ir::BufferObj*, ir::Buffer>& b)
-      : var_(v), value_(t), buffers_(b) {}
+      : ir::Substituter({{v, ir::imm(t)}}), buffers_(b) {}
 
  protected:
-  Expr mutate_VarRef(const ir::VarRef& n, const Expr& self) override {
-    return n.var.get() == var_ ? ir::imm(value_) : self;
-  }
   Expr mutate_Load(const ir::Load& n, const Expr& self) override {
     std::vector<Expr> idx;
     for (const Expr& i : n.indices) idx.push_back(mutate(i));
@@ -39,7 +37,7 @@ class ThreadView : public ir::Mutator {
     for (const Expr& a : n.args) args.push_back(mutate(a));
     std::vector<ir::Buffer> bufs;
     for (const ir::Buffer& b : n.buffers) bufs.push_back(swap(b));
-    return ir::call(n.dtype, n.name, args, bufs);
+    return ir::call(n.dtype, n.op, args, bufs);
   }
   Stmt mutate_Store(const ir::Store& n, const Stmt& self) override {
     std::vector<Expr> idx;
@@ -52,8 +50,6 @@ class ThreadView : public ir::Mutator {
     auto it = buffers_.find(b.get());
     return it == buffers_.end() ? b : it->second;
   }
-  const ir::VarObj* var_;
-  int64_t value_;
   const std::map<const ir::BufferObj*, ir::Buffer>& buffers_;
 };
 
@@ -97,7 +93,7 @@ int unit_module(const Stmt& s) {
   const Expr& v = static_cast<const ir::Evaluate&>(*cur).value;
   if (v->kind != ir::NodeKind::kCall) return 0;
   const auto& c = static_cast<const ir::Call&>(*v);
-  if (c.name != "weft.dma_copy2d" && c.name != "weft.dma_copy2d_pad") return 2;
+  if (ir::intrinsic_info(c.op).effect != ir::Effect::kDma) return 2;
   const ir::Scope dst = c.buffers.at(0)->scope;
   return dst == ir::Scope::kGlobal                           ? 3
          : dst == ir::Scope::kInp || dst == ir::Scope::kWgt ? 1
@@ -142,7 +138,7 @@ class Expander {
           throw UserError("virtual thread '" + loop_.var->name + "': loop '" + f.var->name +
                           "' inside it has bounds that depend on the thread");
         }
-        return ir::for_loop(f.var, f.min, f.extent, f.kind, interleave(f.body));
+        return ir::with_body(f, interleave(f.body));
       }
       case ir::NodeKind::kAttrStmt: {
         const auto& a = static_cast<const ir::AttrStmt&>(*s);

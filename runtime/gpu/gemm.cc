@@ -241,8 +241,8 @@ GpuOp tensor_core(const GemmSpec& spec, const GemmSchedule& sch) {
   const auto ax = sa.axes();
   const auto rx = sa.reduce_axes();
   sa.reorder({rx[0], ax[0], ax[1], ax[2], ax[3], rx[1]});
-  sa.tensorize(ax[2], te::GemmIntrinsic{t, t, t, compiler::codegen::kWmmaMma,
-                                        compiler::codegen::kWmmaFill});
+  sa.tensorize(ax[2],
+               te::GemmIntrinsic{t, t, t, ir::Intrinsic::kWmmaMma, ir::Intrinsic::kWmmaFill});
 
   const int64_t esize = ir::dtype_bits(spec.in) / 8;
   for (auto [sh, contiguous, pad_rows] :

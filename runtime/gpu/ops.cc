@@ -256,8 +256,8 @@ GpuOp avg_pool2d(const Nchw& s, int64_t k, int64_t stride, int64_t pad, DType dt
       count = ir::add(count, one);
     }
     if (f) {
-      return ir::mul(sum, ir::call(DType::kFloat32, compiler::codegen::kRcp,
-                                   {ir::cast(DType::kFloat32, count)}));
+      return ir::mul(
+          sum, ir::call(DType::kFloat32, ir::Intrinsic::kRcp, {ir::cast(DType::kFloat32, count)}));
     }
     // Rounded half up: floor((2*sum + count) / (2*count)).
     return ir::cast(DType::kInt8, ir::floordiv(ir::add(ir::mul(sum, ir::imm(2, DType::kInt32)), count),

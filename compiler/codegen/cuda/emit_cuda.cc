@@ -10,7 +10,6 @@
 #include "compiler/ir/linear.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/visitor.h"
-#include "compiler/te/schedule.h"
 #include "hardware/isa/errors.h"
 
 namespace weft::compiler::codegen {
@@ -30,28 +29,10 @@ std::string sanitize(const std::string& n) {
   return s;
 }
 
-// The row-major flat offset of `idx` into the first `dims` dimensions of `b`.
+// The row-major flat offset of `idx` into the first `dims` dimensions of `b`, simplified.
 ir::Expr flatten(const ir::Buffer& b, const std::vector<ir::Expr>& idx, size_t dims) {
-  if (dims == 0) return ir::imm(0);
-  ir::Expr e = idx[0];
-  for (size_t d = 1; d < dims; ++d) e = ir::add(ir::mul(e, ir::imm(b->shape[d])), idx[d]);
-  return ir::simplify(e);
+  return ir::simplify(ir::flat_index(b, idx, dims));
 }
-
-// Replaces variables by expressions.
-class Subst : public ir::Mutator {
- public:
-  explicit Subst(std::map<const ir::VarObj*, ir::Expr> m) : m_(std::move(m)) {}
-
- protected:
-  ir::Expr mutate_VarRef(const ir::VarRef& n, const ir::Expr& self) override {
-    auto it = m_.find(n.var.get());
-    return it == m_.end() ? self : it->second;
-  }
-
- private:
-  std::map<const ir::VarObj*, ir::Expr> m_;
-};
 
 // A factor `e` is known to be a multiple of (1 when nothing is known).
 int64_t known_multiple(const ir::Expr& e) {
@@ -372,7 +353,8 @@ class Emitter {
         const ir::Expr& d = side ? n.a : n.b;
         const ir::Expr& other = side ? n.b : n.a;
         if (d->kind == ir::NodeKind::kCall &&
-            static_cast<const ir::Call&>(*d).name == ir::kDot4I8 && t == ir::DType::kInt32) {
+            static_cast<const ir::Call&>(*d).op == ir::Intrinsic::kDot4I8 &&
+            t == ir::DType::kInt32) {
           const auto& c = static_cast<const ir::Call&>(*d);
           return "__dp4a(" + as(c.args[0], ir::DType::kInt32) + ", " +
                  as(c.args[1], ir::DType::kInt32) + ", " + as(other, ir::DType::kInt32) + ")";
@@ -414,20 +396,21 @@ class Emitter {
   }
 
   std::string call(const ir::Call& n) {
-    if (n.name == ir::kSelect) {
-      return "(" + expr(n.args[0]) + " ? " + as(n.args[1], n.dtype) + " : " +
-             as(n.args[2], n.dtype) + ")";
+    switch (n.op) {
+      case ir::Intrinsic::kSelect:
+        return "(" + expr(n.args[0]) + " ? " + as(n.args[1], n.dtype) + " : " +
+               as(n.args[2], n.dtype) + ")";
+      case ir::Intrinsic::kDot4I8:
+        return "__dp4a(" + as(n.args[0], ir::DType::kInt32) + ", " +
+               as(n.args[1], ir::DType::kInt32) + ", 0)";
+      case ir::Intrinsic::kRcp:
+        return "(1.0f / " + as(n.args[0], ir::DType::kFloat32) + ")";
+      case ir::Intrinsic::kDot2I16:
+        return "weft_dot2_i16(" + as(n.args[0], ir::DType::kInt32) + ", " +
+               as(n.args[1], ir::DType::kInt32) + ")";
+      default:
+        throw UserError("cuda codegen: unknown intrinsic '" + n.name() + "' in an expression");
     }
-    if (n.name == ir::kDot4I8) {
-      return "__dp4a(" + as(n.args[0], ir::DType::kInt32) + ", " +
-             as(n.args[1], ir::DType::kInt32) + ", 0)";
-    }
-    if (n.name == kRcp) return "(1.0f / " + as(n.args[0], ir::DType::kFloat32) + ")";
-    if (n.name == ir::kDot2I16) {
-      return "weft_dot2_i16(" + as(n.args[0], ir::DType::kInt32) + ", " +
-             as(n.args[1], ir::DType::kInt32) + ")";
-    }
-    throw UserError("cuda codegen: unknown intrinsic '" + n.name + "' in an expression");
   }
 
   // ---- statements ----
@@ -458,8 +441,8 @@ class Emitter {
       }
       case ir::NodeKind::kEvaluate:
         return evaluate(static_cast<const ir::Evaluate&>(*s));
-      case ir::NodeKind::kAttrStmt:
-        return attr(static_cast<const ir::AttrStmt&>(*s));
+      case ir::NodeKind::kAttrStmt:  // pragmas and double_buffer markers print nothing
+        return stmt(static_cast<const ir::AttrStmt&>(*s).body);
       default:
         throw InternalError("cuda codegen: expression where a statement belongs");
     }
@@ -470,16 +453,10 @@ class Emitter {
     --indent_;
   }
 
-  void attr(const ir::AttrStmt& n) {
-    const std::string prefix = te::kBindAttrPrefix;
-    if (n.key.compare(0, prefix.size(), prefix) != 0 || n.body->kind != ir::NodeKind::kFor) {
-      return stmt(n.body);  // pragmas and double_buffer markers print nothing
-    }
-    const auto& f = static_cast<const ir::For&>(*n.body);
-    const std::string axis = n.key.substr(prefix.size());
-    int a = 0;
-    while (a < 6 && axis != te::thread_axis_name(static_cast<te::ThreadAxis>(a))) ++a;
-    if (a == 6) throw InternalError("cuda codegen: unknown thread axis " + axis);
+  // A loop bound to a block or thread index: its variable is that index.
+  void bound_loop(const ir::For& f) {
+    const std::string axis = ir::thread_axis_name(*f.thread);
+    const int a = static_cast<int>(*f.thread);
     const int64_t launch = a < 3 ? launch_.grid[a] : launch_.block[a - 3];
     const int64_t extent = ir::as_imm(f.extent)->value;
     line();
@@ -505,6 +482,7 @@ class Emitter {
   }
 
   void loop(const ir::For& n) {
+    if (n.thread) return bound_loop(n);
     if (fragment_copy(n)) return;
     if (n.kind == ir::ForKind::kVectorized && vector_copy(n)) return;
     const std::string v = var(n.var);
@@ -539,7 +517,6 @@ class Emitter {
     const auto dst = lane_form(flatten(st.buffer, st.indices, st.indices.size()), n.var, lanes);
     const auto src = lane_form(flatten(ld.buffer, ld.indices, ld.indices.size()), n.var, lanes);
     if (!dst || !src || dst->second != 1 || src->second != 1) return false;
-    const std::map<const ir::VarObj*, ir::Expr> zero{{n.var.get(), n.min}};
     const ir::Expr d0 = ir::simplify(ir::add(dst->first, n.min));
     const ir::Expr s0 = ir::simplify(ir::add(src->first, n.min));
     if (!multiple_of(d0, lanes) || !multiple_of(s0, lanes)) return false;
@@ -584,11 +561,8 @@ class Emitter {
     const ir::Buffer& mem = into ? ld->buffer : st->buffer;
     const std::vector<ir::Expr>& midx = into ? ld->indices : st->indices;
     check_fragment_buffer(frag);
-    auto is = [](const ir::Expr& e, const ir::Var& v) {
-      return e->kind == ir::NodeKind::kVarRef && static_cast<const ir::VarRef&>(*e).var == v;
-    };
     const size_t nd = fidx.size();
-    if (!is(fidx[nd - 2], n.var) || !is(fidx[nd - 1], inner->var))
+    if (!ir::is_var(fidx[nd - 2], n.var) || !ir::is_var(fidx[nd - 1], inner->var))
       fail("the fragment's tile dimensions must be indexed by the two loops");
     const auto rows = lane_form(flatten(mem, midx, midx.size()), n.var, kWmmaTile);
     const auto cols = rows ? lane_form(rows->first, inner->var, kWmmaTile) : std::nullopt;
@@ -655,17 +629,17 @@ class Emitter {
   void evaluate(const ir::Evaluate& n) {
     if (n.value->kind == ir::NodeKind::kCall) {
       const auto& c = static_cast<const ir::Call&>(*n.value);
-      if (c.name == kSyncThreads) {
+      if (c.op == ir::Intrinsic::kSyncThreads) {
         line();
         os_ << "__syncthreads();\n";
         return;
       }
-      if (c.name == kWmmaMma || c.name == kWmmaFill) {
+      if (c.op == ir::Intrinsic::kWmmaMma || c.op == ir::Intrinsic::kWmmaFill) {
         info_.uses_wmma = true;
         for (const ir::Buffer& b : c.buffers) check_fragment_buffer(b);
         const std::string acc = buffer(c.buffers[0]) + "[" + expr(c.args[0]) + "]";
         line();
-        if (c.name == kWmmaFill) {
+        if (c.op == ir::Intrinsic::kWmmaFill) {
           os_ << kWmma << "fill_fragment(" << acc << ", "
               << imm_as(0, c.buffers[0]->dtype) << ");\n";
         } else {

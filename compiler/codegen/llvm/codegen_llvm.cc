@@ -82,13 +82,17 @@ std::optional<int64_t> coef_of(const ir::Expr& e, const ir::VarObj* v) {
   }
 }
 
-// The row-major flat offset of an access.
+// The row-major flat offset of an access, each index as int64.
 ir::Expr flat_offset(const ir::Buffer& b, const std::vector<ir::Expr>& idx) {
-  ir::Expr off = ir::cast(ir::DType::kInt64, idx[0]);
-  for (size_t d = 1; d < idx.size(); ++d) {
-    off = ir::add(ir::mul(off, ir::imm(b->shape[d])), ir::cast(ir::DType::kInt64, idx[d]));
-  }
-  return off;
+  std::vector<ir::Expr> idx64;
+  for (const ir::Expr& i : idx) idx64.push_back(ir::cast(ir::DType::kInt64, i));
+  return ir::flat_index(b, idx64, idx64.size());
+}
+
+// The intrinsics the CPU backend implements.
+bool implemented(ir::Intrinsic op) {
+  return op == ir::Intrinsic::kSelect || op == ir::Intrinsic::kDot2I16 ||
+         op == ir::Intrinsic::kDot4U8S8 || op == ir::Intrinsic::kRoundEven;
 }
 
 std::string describe(const ir::For& n) {
@@ -117,9 +121,7 @@ class VectorCheck : public ir::Visitor {
   void visit_For(const ir::For& n) override { fail("it contains the loop '" + n.var->name + "'"); }
   void visit_Allocate(const ir::Allocate& n) override { fail("it allocates a buffer"); }
   void visit_Call(const ir::Call& n) override {
-    if (n.name != ir::kSelect && n.name != ir::kDot2I16 && n.name != ir::kDot4U8S8 &&
-        n.name != ir::kRoundEven)
-      fail("it calls '" + n.name + "'");
+    if (!implemented(n.op)) fail("it calls '" + n.name() + "'");
     ir::Visitor::visit_Call(n);
   }
   void visit_Load(const ir::Load& n) override {
@@ -321,7 +323,7 @@ class Gen {
       for (const auto& [acc, d] : {std::make_pair(n.a, n.b), std::make_pair(n.b, n.a)}) {
         if (d->kind != ir::NodeKind::kCall) continue;
         const auto& c = static_cast<const ir::Call&>(*d);
-        if (c.name != ir::kDot4U8S8 || c.args.size() != 2) continue;
+        if (c.op != ir::Intrinsic::kDot4U8S8) continue;
         if (llvm::Value* v = dot4(c, convert(expr(acc), acc->dtype, ir::DType::kInt32))) return v;
       }
     }
@@ -478,7 +480,7 @@ class Gen {
   }
 
   llvm::Value* call(const ir::Call& n) {
-    if (n.name == ir::kSelect && n.args.size() == 3) {
+    if (n.op == ir::Intrinsic::kSelect) {
       llvm::Value* c = cond(n.args[0]);
       llvm::Value* a = convert(expr(n.args[1]), n.args[1]->dtype, n.dtype);
       llvm::Value* b = convert(expr(n.args[2]), n.args[2]->dtype, n.dtype);
@@ -489,12 +491,12 @@ class Gen {
       }
       return b_.CreateSelect(c, a, b);
     }
-    if (n.name == ir::kDot4U8S8 && n.args.size() == 2) return dot4(n, nullptr);
-    if (n.name == ir::kRoundEven && n.args.size() == 1 && ir::is_float(n.dtype)) {
+    if (n.op == ir::Intrinsic::kDot4U8S8) return dot4(n, nullptr);
+    if (n.op == ir::Intrinsic::kRoundEven && ir::is_float(n.dtype)) {
       llvm::Value* x = convert(expr(n.args[0]), n.args[0]->dtype, n.dtype);
       return b_.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, x);
     }
-    if (n.name == ir::kDot2I16 && n.args.size() == 2) {
+    if (n.op == ir::Intrinsic::kDot2I16) {
       // Each int32 lane is two int16 halves: multiply pairwise and add (x86 pmaddwd).
       llvm::Value* x = convert(expr(n.args[0]), n.args[0]->dtype, ir::DType::kInt32);
       llvm::Value* y = convert(expr(n.args[1]), n.args[1]->dtype, ir::DType::kInt32);
@@ -562,7 +564,7 @@ class Gen {
       }
       return scalar ? b_.CreateExtractElement(r, uint64_t{0}) : r;
     }
-    throw UserError("llvm codegen: function '" + fname_ + "' calls the intrinsic '" + n.name +
+    throw UserError("llvm codegen: function '" + fname_ + "' calls the intrinsic '" + n.name() +
                     "', which the CPU backend does not implement");
   }
 
