@@ -37,7 +37,7 @@ enum class Intrinsic : uint8_t {
   /// dma_copy2d(dst, src; dst_base, src_base, y_size, x_size, dst_stride, src_stride): a 2D
   /// block copy, the shape of a LOAD or STORE (detect_dma.h).
   kDmaCopy2d,
-  /// dma_copy2d_pad(dst, src; ..., y_start, x_start, y_extent, x_extent): a LOAD whose rows
+  /// dma_copy2d_pad(dst, src; ..., y_start, y_extent, x_start, x_extent): a LOAD whose rows
   /// and columns outside [0, extent) of the source are zero (detect_dma.h).
   kDmaCopy2dPad,
   /// gemm(acc, inp, wgt; acc_block, inp_block, wgt_block): one GEMM block (te::lower).

@@ -142,6 +142,8 @@ DType wider(DType a, DType b) {
   return dtype_bits(a) >= dtype_bits(b) ? a : b;
 }
 
+}  // namespace
+
 Expr binary(BinOp op, Expr a, Expr b) {
   if (!a || !b) throw InternalError("binary: null operand");
   const IntImm* x = as_imm(a);
@@ -185,8 +187,6 @@ Expr binary(BinOp op, Expr a, Expr b) {
   if (y && y->value == 1 && op == BinOp::kFloorMod) return imm(0, t);
   return std::make_shared<Binary>(op, std::move(a), std::move(b), t);
 }
-
-}  // namespace
 
 Expr imm(int64_t v, DType t) { return std::make_shared<IntImm>(t, v); }
 Expr fimm(double v, DType t) { return std::make_shared<FloatImm>(t, v); }

@@ -235,6 +235,8 @@ Expr shr(Expr a, Expr b);
 Expr lt(Expr a, Expr b);
 Expr ge(Expr a, Expr b);
 Expr logical_and(Expr a, Expr b);
+/// The binary operation `op` (one of the builders above, by operator).
+Expr binary(BinOp op, Expr a, Expr b);
 Expr cast(DType t, Expr v);
 Expr load(const Buffer& b, std::vector<Expr> indices);
 /// A call of `op`; InternalError when the operand counts are not the registry's.

@@ -1,6 +1,6 @@
-// Variable substitution: every reference to a mapped variable replaced by its expression.
-// Lowering rebuilds root indices with it, schedules rename axes, and passes pin loop
-// variables to constants (a virtual thread's index, a merged loop's variables at 0).
+// Variables in expressions: substitution (every reference to a mapped variable replaced by its
+// expression; lowering rebuilds root indices with it, schedules rename axes, and passes pin
+// loop variables to constants) and whether an expression mentions a variable.
 #pragma once
 
 #include <map>
@@ -30,5 +30,8 @@ class Substituter : public Mutator {
 Expr substitute(const Expr& e, const VarMap& map);
 /// Every expression of `s` with the variables of `map` replaced.
 Stmt substitute(const Stmt& s, const VarMap& map);
+
+/// Whether `e` refers to `v`.
+bool mentions(const Expr& e, const VarObj* v);
 
 }  // namespace weft::compiler::ir

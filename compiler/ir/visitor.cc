@@ -120,31 +120,7 @@ Expr Mutator::mutate_VarRef(const VarRef&, const Expr& self) { return self; }
 Expr Mutator::mutate_Binary(const Binary& n, const Expr& self) {
   Expr a = mutate(n.a), b = mutate(n.b);
   if (a == n.a && b == n.b) return self;
-  switch (n.op) {
-    case BinOp::kAdd:
-      return add(a, b);
-    case BinOp::kSub:
-      return sub(a, b);
-    case BinOp::kMul:
-      return mul(a, b);
-    case BinOp::kFloorDiv:
-      return floordiv(a, b);
-    case BinOp::kFloorMod:
-      return floormod(a, b);
-    case BinOp::kMin:
-      return min(a, b);
-    case BinOp::kMax:
-      return max(a, b);
-    case BinOp::kShr:
-      return shr(a, b);
-    case BinOp::kLt:
-      return lt(a, b);
-    case BinOp::kGe:
-      return ge(a, b);
-    case BinOp::kAnd:
-      return logical_and(a, b);
-  }
-  return self;
+  return binary(n.op, a, b);
 }
 Expr Mutator::mutate_Cast(const Cast& n, const Expr& self) {
   Expr v = mutate(n.value);

@@ -53,18 +53,6 @@ class ThreadView : public ir::Substituter {
   const std::map<const ir::BufferObj*, ir::Buffer>& buffers_;
 };
 
-class Uses : public ir::Visitor {
- public:
-  explicit Uses(const ir::VarObj* v) : var_(v) {}
-  bool found = false;
-
- protected:
-  void visit_VarRef(const ir::VarRef& n) override { found |= n.var.get() == var_; }
-
- private:
-  const ir::VarObj* var_;
-};
-
 // A loop nest around one call (a DMA copy or a GEMM block) or a pragma'd nest: a unit that a
 // thread runs whole, so that later passes still see it as one operation.
 bool is_unit(const Stmt& s) {
@@ -131,10 +119,7 @@ class Expander {
       }
       case ir::NodeKind::kFor: {
         const auto& f = static_cast<const ir::For&>(*s);
-        Uses u(loop_.var.get());
-        u.visit(f.min);
-        u.visit(f.extent);
-        if (u.found) {
+        if (ir::mentions(f.min, loop_.var.get()) || ir::mentions(f.extent, loop_.var.get())) {
           throw UserError("virtual thread '" + loop_.var->name + "': loop '" + f.var->name +
                           "' inside it has bounds that depend on the thread");
         }
