@@ -14,8 +14,8 @@
 // from there; a last element-wise kernel reads Cb into the plain output.
 #include "compiler/ops/gpu/gemm.h"
 
-#include "compiler/codegen/cuda/codegen_cuda.h"
 #include "compiler/ops/gpu/flat.h"
+#include "compiler/ir/intrinsics.h"
 #include "compiler/ops/index_ir.h"
 #include "compiler/ops/op_args.h"
 #include "compiler/ops/tiling.h"
@@ -164,7 +164,7 @@ LoweredOp simt(const GemmSpec& spec, const GemmSchedule& sch, bool dp4a) {
 
 LoweredOp tensor_core(const GemmSpec& spec, const GemmSchedule& sch) {
   const DType acc = accumulator_of(spec.in);
-  constexpr int64_t t = compiler::codegen::kWmmaTile;
+  constexpr int64_t t = ir::kWmmaTile;
   // Block tile 64x64: 4 warps of 2x2 fragments.
   const int64_t fb_m = 4, fb_n = 4, warps_m = 2, warps_n = 2;
   const int64_t mb = round_up(ceil_div(spec.m, t), fb_m), nb = round_up(ceil_div(spec.n, t), fb_n);
@@ -229,8 +229,8 @@ LoweredOp tensor_core(const GemmSpec& spec, const GemmSchedule& sch) {
   const auto ax = sa.axes();
   const auto rx = sa.reduce_axes();
   sa.reorder({rx[0], ax[0], ax[1], ax[2], ax[3], rx[1]});
-  sa.tensorize(
-      ax[2], te::GemmIntrinsic{t, t, t, compiler::codegen::kWmmaMma, compiler::codegen::kWmmaFill});
+  sa.tensorize(ax[2],
+               te::GemmIntrinsic{t, t, t, ir::Intrinsic::kWmmaMma, ir::Intrinsic::kWmmaFill});
 
   const int64_t esize = ir::dtype_bits(spec.in) / 8;
   for (auto [sh, contiguous, pad_rows] :

@@ -1,8 +1,8 @@
 // The GPU pooling operators; see pool.h.
 #include "compiler/ops/gpu/pool.h"
 
-#include "compiler/codegen/cuda/codegen_cuda.h"
 #include "compiler/ops/gpu/flat.h"
+#include "compiler/ir/intrinsics.h"
 #include "compiler/ops/index_ir.h"
 #include "compiler/ops/int8_ir.h"
 #include "compiler/ops/op_args.h"
@@ -80,7 +80,7 @@ LoweredOp avg_pool2d(const Nchw& s, int64_t k, int64_t stride, int64_t pad, DTyp
       count = ir::add(count, one);
     }
     if (f) {
-      return ir::mul(sum, ir::call(DType::kFloat32, compiler::codegen::kRcp,
+      return ir::mul(sum, ir::call(DType::kFloat32, ir::Intrinsic::kRcp,
                                    {ir::cast(DType::kFloat32, count)}));
     }
     return ir::cast(DType::kInt8, round_div(sum, count));  // rounded half up

@@ -25,19 +25,21 @@ namespace cg = compiler::codegen;
 int64_t byte(int64_t v, int i) { return static_cast<int8_t>((v >> (8 * i)) & 0xff); }
 
 // The GPU intrinsics as integer functions: dp4a, the WMMA GEMM on 16x16 blocks, barriers.
-std::map<std::string, ir::Intrinsic> gpu_intrinsics() {
-  std::map<std::string, ir::Intrinsic> m;
-  m[ir::kDot4I8] = [](const ir::Call&, const std::vector<int64_t>& a, ir::BufferData&) {
+ir::IntrinsicImpls gpu_intrinsics() {
+  ir::IntrinsicImpls m;
+  m[ir::Intrinsic::kDot4I8] = [](const ir::Call&, const std::vector<int64_t>& a, ir::BufferData&) {
     int64_t s = 0;
     for (int i = 0; i < 4; ++i) s += byte(a[0], i) * byte(a[1], i);
     return ir::wrap(s, ir::DType::kInt32);
   };
-  m[cg::kWmmaFill] = [](const ir::Call& c, const std::vector<int64_t>& a, ir::BufferData& b) {
+  m[ir::Intrinsic::kWmmaFill] = [](const ir::Call& c, const std::vector<int64_t>& a,
+                                   ir::BufferData& b) {
     auto& acc = b.at(c.buffers[0].get());
     std::fill(acc.begin() + a[0] * 256, acc.begin() + a[0] * 256 + 256, 0);
     return int64_t(0);
   };
-  m[cg::kWmmaMma] = [](const ir::Call& c, const std::vector<int64_t>& a, ir::BufferData& b) {
+  m[ir::Intrinsic::kWmmaMma] = [](const ir::Call& c, const std::vector<int64_t>& a,
+                                  ir::BufferData& b) {
     auto& acc = b.at(c.buffers[0].get());
     const auto& x = b.at(c.buffers[1].get());
     const auto& y = b.at(c.buffers[2].get());
@@ -50,9 +52,8 @@ std::map<std::string, ir::Intrinsic> gpu_intrinsics() {
       }
     return int64_t(0);
   };
-  m[cg::kSyncThreads] = [](const ir::Call&, const std::vector<int64_t>&, ir::BufferData&) {
-    return int64_t(0);
-  };
+  m[ir::Intrinsic::kSyncThreads] = [](const ir::Call&, const std::vector<int64_t>&,
+                                      ir::BufferData&) { return int64_t(0); };
   return m;
 }
 
