@@ -30,6 +30,8 @@ packages=(build-essential cmake ninja-build ccache pkg-config git
           libxrt-dev uuid-dev tcl
           # schedule search: the XGBoost cost model and MPI distribution (docs/tuning.md)
           libxgboost-dev libopenmpi-dev openmpi-bin
+          # the Python package (python/, docs/python.md) and its pytest suites
+          python3-dev pybind11-dev python3-pytest
           # optional: fuzzing: the fuzz preset and scripts/fuzz/run.sh, see docs/reliability.md
           clang-16 libclang-rt-16-dev)
 missing=()

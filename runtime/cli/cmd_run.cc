@@ -13,6 +13,7 @@
 #include "runtime/cli/commands.h"
 #include "runtime/cli/dense_estimate.h"
 #include "runtime/cli/dense_options.h"
+#include "runtime/cli/dense_run.h"
 #include "runtime/cli/device_run.h"
 #include "runtime/cli/op_target.h"
 #include "runtime/io/files.h"
@@ -27,19 +28,6 @@ std::vector<int8_t> random_int8(int64_t n, std::mt19937& rng) {
   std::vector<int8_t> v(static_cast<size_t>(n));
   for (int8_t& x : v) x = static_cast<int8_t>(rng());
   return v;
-}
-
-// The roofline of the padded operator on the platform: GEMM block cycles vs. the cycles the
-// compulsory DRAM traffic (each packed tensor moved once) needs at the bus width.
-nlohmann::ordered_json dense_roofline(const rt::DenseBuild& b, const isa::Platform& p) {
-  const double compute = double(b.op.mb) * double(b.op.nb) * double(b.op.kb);
-  const double bytes = double(b.a_shape.elements() + b.w_shape.elements() + b.d_shape.elements());
-  const double memory = bytes / (p.axi_data_bits / 8.0);
-  return {{"compute_cycles", compute},
-          {"compulsory_dram_bytes", bytes},
-          {"memory_cycles", memory},
-          {"bound_cycles", std::max(compute, memory)},
-          {"bound_utilization", compute / std::max(compute, memory)}};
 }
 
 void add_run_dense(CLI::App& run) {
@@ -107,46 +95,13 @@ void add_run_dense(CLI::App& run) {
     auto phase = [big](const std::string& what) {
       if (big) std::cerr << "weft run dense: " << what << "\n";
     };
-    phase("compiling");
-    const auto t_compile = std::chrono::steady_clock::now();
-    const rt::DenseBuild b = rt::build_dense(layout, o->d.shape(), knobs, o->d.epilogue());
-    const double compile_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t_compile).count();
     std::mt19937 rng(o->dev.seed);
     const auto s = o->d.shape();
     const auto a = random_int8(s.m * s.k, rng), w = random_int8(s.n * s.k, rng);
-
-    driver::Timeline trace;
-    std::vector<int8_t> out;
-    phase("running " + std::to_string(b.placed.stream.insn_count) + " instructions on the " +
-          o->dev.engine + " engine");
-    const DeviceRunResult r = run_on_device(
-        o->dev, layout, platform, b.placed.image_bytes, "weft run dense", &trace,
-        [&](driver::Device& dev, std::chrono::milliseconds timeout) {
-          out = rt::run_dense(dev, b, a, w, timeout);
-        });
-    phase("checking the output against the CPU reference");
-    const auto expect = rt::dense_reference(s, a, w, o->d.epilogue());
-    const Mismatches bad = compare(out, expect);
-    const int64_t mismatches = bad.count, first = bad.first;
-
-    nlohmann::ordered_json j;
-    j["op"] = "dense";
-    j["shape"] = {{"M", s.m}, {"N", s.n}, {"K", s.k}};
-    j["config"] = o->d.config;
-    j["engine"] = r.engine;
-    j["platform"] = platform.name;
-    j["epilogue"] = {{"shift", o->d.shift}, {"clip", o->d.relu ? "[0, 127]" : "[-128, 127]"}};
-    j["knobs"] = knobs_json(b.op.knobs);
-    j["padded_blocks"] = {{"m", b.op.mb}, {"n", b.op.nb}, {"k", b.op.kb}};
-    j["instructions"] = b.placed.stream.insn_count;
-    j["correct"] = mismatches == 0;
-    j["mismatches"] = mismatches;
-    add_timing(j, r.details, dense_roofline(b, platform),
-               2.0 * double(s.m) * double(s.n) * double(s.k), platform);
-    j["device"] = r.details;
-    j["compile_seconds"] = compile_s;
-    j["run_seconds"] = r.seconds;
+    DenseRun r = run_dense_accel(o->d, o->dev, knobs, a, w, phase);
+    nlohmann::ordered_json& j = r.report;
+    const std::vector<int8_t>& out = r.out;
+    driver::Timeline& trace = r.trace;
 
     rt::OutputSet outputs;
     if (!o->dev.save.empty()) {
@@ -159,12 +114,7 @@ void add_run_dense(CLI::App& run) {
     if (!o->dev.trace.empty()) outputs.add_text(o->dev.trace, trace.to_json().dump() + "\n");
     outputs.commit();
     std::cout << j.dump(2) << "\n";
-    if (mismatches) {
-      throw UserError("the output differs from the CPU reference in " + std::to_string(mismatches) +
-                      " elements; first at (" + std::to_string(first / s.n) + ", " +
-                      std::to_string(first % s.n) + "): got " + std::to_string(out[first]) +
-                      ", expected " + std::to_string(expect[first]));
-    }
+    check_dense_run(r, s.n);
   });
 }
 

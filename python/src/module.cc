@@ -1,0 +1,15 @@
+// The `_weft` extension module behind the `weft` Python package (python/weft/__init__.py
+// re-exports it): one registration per area, each in its own bind_*.cc file.
+#include "python/src/bindings.h"
+
+PYBIND11_MODULE(_weft, m) {
+  m.doc() = "Weft's C++ core: tensor expressions, schedules, the LLVM CPU build, the "
+            "accelerator's operators and networks (see docs/python.md)";
+  using namespace weft::py_bind;
+  bind_errors(m);  // first: the others' docstrings name weft.Error
+  bind_te(m);
+  bind_schedule(m);
+  bind_build(m);
+  bind_ops(m);
+  bind_graph(m);
+}
