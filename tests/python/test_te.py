@@ -93,8 +93,10 @@ def test_max_reduction_select_and_compute_inline():
     rx = te.reduce_axis((0, 2), name="rx")
     Y = te.compute((5, 5), lambda i, j: te.max(R[i * 2 + ry, j * 2 + rx], axis=[ry, rx]), name="Y")
     s = te.create_schedule(Y)
-    s[P].compute_inline()
+    # Consumers first: te::Schedule::compute_inline substitutes a tensor's definition as it
+    # stands, so R is inlined into Y before P into (what is now) Y.
     s[R].compute_inline()
+    s[P].compute_inline()
     text = weft.lower(s, [X, Y])
     assert "P[" not in text and "R[" not in text
     f = weft.build(s, [X, Y])
@@ -203,3 +205,44 @@ def test_build_errors():
         te.compute((8,), lambda i: A[i, 0] / 2.0)
     with pytest.raises(weft.Error, match="has 2 dimensions, indexed with 1"):
         te.compute((8,), lambda i: A[i])
+
+
+def test_vta_style_dense_schedule_lowers_through_the_accelerator_passes():
+    # The schedule of compiler/ops/dense.cc written in Python: the accumulator on chip,
+    # input and weight tiles cached into the inp/wgt buffers, the block loops tensorized.
+    g = te.gemm_intrinsic("vta")
+    assert (g.batch, g.block_in, g.block_out) == (1, 16, 16)
+    mb, nb, kb = 1, 2, 2
+    A = te.placeholder((mb, kb, g.batch, g.block_in), "int8", name="A")
+    W = te.placeholder((nb, kb, g.block_out, g.block_in), "int8", name="W")
+    ko = te.reduce_axis((0, kb), name="ko")
+    ki = te.reduce_axis((0, g.block_in), name="ki")
+    C = te.compute((mb, nb, g.batch, g.block_out),
+                   lambda i, j, b, o: te.sum(A[i, ko, b, ki].astype("int32") *
+                                             W[j, ko, o, ki].astype("int32"), axis=[ko, ki]),
+                   name="C")
+    D = te.compute(C.shape, lambda i, j, b, o: te.min(te.max(C[i, j, b, o] >> 8, -128), 127)
+                   .astype("int8"), name="D")
+    s = te.create_schedule(D)
+    s.set_scope(C, "local.acc_buffer")
+    Ai = s.cache_read(A, "local.inp_buffer", [C])
+    Wi = s.cache_read(W, "local.wgt_buffer", [C])
+    mo, mi = s[D].split(D.axis[0], factor=1)
+    no, ni = s[D].split(D.axis[1], factor=1)
+    s[D].reorder(mo, no, mi, ni)
+    s[C].compute_at(s[D], no)
+    koo, koi = s[C].split(C.reduce_axis[0], factor=1)
+    ax = C.axis
+    s[C].reorder(koo, koi, ax[0], ax[1], ax[2], ax[3], C.reduce_axis[1])
+    s[C].tensorize(ax[2], g)
+    s[Ai].compute_at(s[C], koo)
+    s[Wi].compute_at(s[C], koo)
+    s[Ai].pragma(Ai.axis[0], "dma_copy")
+    s[Wi].pragma(Wi.axis[0], "dma_copy")
+    s[D].pragma(mi, "dma_copy")
+    text = weft.lower(s, [A, W, D], target="accel", config="vta")
+    for p in ("lower", "detect_dma", "allocate_onchip", "fold_uops", "assign_queues"):
+        assert "// after " + p + "\n" in text
+    assert "weft.gemm" in text
+    with pytest.raises(weft.Error, match="tensorize"):
+        s[C].tensorize(ax[1], g)

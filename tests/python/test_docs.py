@@ -1,0 +1,40 @@
+# docs/python.md's examples cannot rot: every ```python block of the page runs, in order, in
+# one namespace (as a reader pasting them into one session would), and a block followed by a
+# plain ``` block that holds a line of the form "func ..." or a message must print it.
+import contextlib
+import io
+import os
+import re
+
+import pytest
+
+DOC = os.path.join(os.environ.get("WEFT_SOURCE_DIR",
+                                  os.path.join(os.path.dirname(__file__), "..", "..")),
+                   "docs", "python.md")
+
+
+def blocks():
+    text = open(DOC).read()
+    out = []
+    for m in re.finditer(r"```(\w*)\n(.*?)```", text, re.S):
+        out.append((m.group(1), m.group(2)))
+    return out
+
+
+def test_every_python_block_runs_and_prints_what_the_page_shows():
+    env = {}
+    parts = blocks()
+    ran = 0
+    for n, (lang, code) in enumerate(parts):
+        if lang != "python":
+            continue
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            exec(compile(code, "%s block %d" % (DOC, n), "exec"), env)
+        ran += 1
+        # The plain block right after shows (the start of) what the code prints.
+        if n + 1 < len(parts) and parts[n + 1][0] == "":
+            shown = parts[n + 1][1].strip().splitlines()[0]
+            assert shown in buf.getvalue(), "block %d should print %r, printed %r" % (
+                n, shown, buf.getvalue()[:300])
+    assert ran >= 5
