@@ -98,7 +98,8 @@ void KnobCache::save() const {
     if (!dir.empty()) std::filesystem::create_directories(dir, ec);
     write_text_file(path_, entries_.dump(1) + "\n");
   } catch (const std::exception& e) {
-    std::cerr << "weft: could not save the knob cache: " << e.what() << "\n";
+    if (!warned_) std::cerr << "weft: could not save the knob cache: " << e.what() << "\n";
+    warned_ = true;
   }
 }
 

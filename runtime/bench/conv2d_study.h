@@ -33,13 +33,14 @@ class KnobCache {
   explicit KnobCache(std::string path);
   std::optional<compiler::ops::Conv2dKnobs> find(const std::string& key) const;
   void put(const std::string& key, const compiler::ops::Conv2dKnobs& k);
-  /// Writes the file (creating its directory); a failure is reported, not fatal.
+  /// Writes the file (creating its directory); a failure is reported once, not fatal.
   void save() const;
   const std::string& path() const { return path_; }
 
  private:
   std::string path_;
   nlohmann::json entries_ = nlohmann::json::object();
+  mutable bool warned_ = false;  // a cache that cannot be written is said once, not per layer
 };
 
 /// Knobs as JSON (results, the knob cache).

@@ -29,6 +29,7 @@ void add_trace_command(CLI::App& app) {
   render->add_option("--width", o->width, "picture width in pixels")->capture_default_str();
   render->add_option("--title", o->title, "title text");
   render->callback([o] {
+    rt::check_output_file(o->output, "-o");
     nlohmann::json doc;
     try {
       doc = nlohmann::json::parse(rt::read_text_file(o->input));

@@ -13,6 +13,7 @@
 #include "runtime/cpu/layout.h"
 #include "runtime/cpu/reference.h"
 #include "runtime/io/npy.h"
+#include "runtime/io/report_json.h"
 
 namespace weft::rt::cpu {
 
@@ -170,9 +171,7 @@ nlohmann::ordered_json run_cpu_op(const CpuRunRequest& r, OutputSet& outputs) {
     j["shape"] = {{"M", r.m}, {"N", r.n}, {"K", r.k}};
   } else if (r.op == "conv2d") {
     const Conv2dShape& s = r.conv;
-    j["shape"] = {{"N", s.n},     {"C", s.c},     {"H", s.h},    {"W", s.w},
-                  {"O", s.o},     {"KH", s.kh},   {"KW", s.kw},  {"stride", s.stride},
-                  {"pad", s.pad}, {"OH", s.oh()}, {"OW", s.ow()}};
+    j["shape"] = conv2d_shape_json(s.n, s.h, s.w, s.c, s.o, s.kh, s.kw, s.stride, s.pad);
   }
   j["target"] = "llvm";
   j["dtype"] = r.dtype;

@@ -14,6 +14,7 @@
 #include "runtime/gpu/nvrtc_compiler.h"
 #include "runtime/gpu/nvrtc_emit.h"
 #include "runtime/io/npy.h"
+#include "runtime/io/report_json.h"
 
 namespace weft::rt::gpu {
 
@@ -125,8 +126,7 @@ nlohmann::ordered_json run_gpu_op(const GpuRunRequest& r, OutputSet& outputs) {
     terms = r.k;
   } else {
     const Conv2dShape& s = r.conv;
-    j["shape"] = {{"N", s.n}, {"C", s.c}, {"H", s.h}, {"W", s.w}, {"O", s.o},
-                  {"KH", s.kh}, {"KW", s.kw}, {"stride", s.stride}, {"pad", s.pad}};
+    j["shape"] = conv2d_shape_json(s.n, s.h, s.w, s.c, s.o, s.kh, s.kw, s.stride, s.pad);
     in_shape = {s.n, s.c, s.h, s.w};
     w_shape = {s.o, s.c, s.kh, s.kw};
     out_shape = {s.n, s.o, s.oh(), s.ow()};

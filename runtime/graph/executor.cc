@@ -2,10 +2,12 @@
 #include "runtime/graph/executor.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <future>
 #include <iomanip>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <sstream>
 
@@ -170,6 +172,11 @@ struct GraphExecutor::Impl {
   uint64_t weights_base = 0, bias_base = 0, arena_base = 0, program_base = 0, total = 0;
   double compile_seconds = 0;
   const driver::Device* loaded = nullptr;
+  // The run in progress (cancel() reaches its device) and the step it is at (errors name it).
+  std::mutex running_mu;
+  driver::Device* running = nullptr;
+  std::atomic<bool> cancelled{false};
+  int64_t at_step = -1;
 
   Impl(const CompiledGraph& c, const isa::Layout& layout, const isa::Platform& platform)
       : g(c.graph), plan(c.plan), l(layout), pf(platform) {}
@@ -456,6 +463,44 @@ std::string GraphExecutor::listing() const {
 RunResult GraphExecutor::run(driver::Device& dev, const std::vector<std::vector<float>>& inputs,
                              std::chrono::milliseconds timeout) {
   Impl& m = *impl_;
+  {
+    std::lock_guard<std::mutex> lock(m.running_mu);
+    m.running = &dev;
+    m.cancelled = false;
+    m.at_step = -1;
+  }
+  struct Done {
+    Impl& m;
+    ~Done() {
+      std::lock_guard<std::mutex> lock(m.running_mu);
+      m.running = nullptr;
+    }
+  } done{m};
+  try {
+    return run_steps(dev, inputs, timeout);
+  } catch (const UserError& e) {
+    if (m.at_step < 0) throw;
+    // A device error (an AXI fault, a timeout, a cancelled run) names the node it stopped.
+    const Node& n = m.g.node(m.steps[static_cast<size_t>(m.at_step)].node);
+    throw UserError("network '" + m.g.name() + "', node '" + n.name + "' (" + op_name(n.kind) +
+                    ", step " + std::to_string(m.at_step + 1) + " of " +
+                    std::to_string(m.steps.size()) + "): " + e.what() +
+                    "; the network's run was stopped there");
+  }
+}
+
+void GraphExecutor::cancel() {
+  Impl& m = *impl_;
+  std::lock_guard<std::mutex> lock(m.running_mu);
+  if (!m.running) return;
+  m.cancelled = true;
+  m.running->abort();  // the kernel in flight, if any; no later step starts
+}
+
+RunResult GraphExecutor::run_steps(driver::Device& dev,
+                                   const std::vector<std::vector<float>>& inputs,
+                                   std::chrono::milliseconds timeout) {
+  Impl& m = *impl_;
   const Graph& g = m.g;
   const auto wall0 = std::chrono::steady_clock::now();
   const auto ins = g.inputs();
@@ -517,6 +562,8 @@ RunResult GraphExecutor::run(driver::Device& dev, const std::vector<std::vector<
   };
   auto staged = [&](int64_t b) { r.staging_bytes = std::max(r.staging_bytes, b); };
   for (const Step& s : m.steps) {
+    m.at_step = &s - m.steps.data();
+    if (m.cancelled) throw UserError("the run was cancelled before this step");
     const Node& n = g.node(s.node);
     StepReport sr;
     sr.node = n.name;
@@ -667,6 +714,7 @@ RunResult GraphExecutor::run(driver::Device& dev, const std::vector<std::vector<
                                     : static_cast<float>(reinterpret_cast<const int32_t*>(p)[i]);
     res.outputs.push_back(std::move(v));
   }
+  m.at_step = -1;
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return res;
 }
@@ -793,8 +841,9 @@ nlohmann::json RunReport::timeline() const {
 
 std::unique_ptr<driver::Device> open_graph_device(const std::string& engine, const GraphExecutor& exe,
                                                   const isa::Layout& layout,
-                                                  const isa::Platform& platform) {
-  driver::DeviceOptions o;
+                                                  const isa::Platform& platform,
+                                                  const driver::DeviceOptions& base) {
+  driver::DeviceOptions o = base;
   o.layout = &layout;
   o.platform = &platform;
   o.memory_bytes = std::max<uint64_t>(align(exe.device_bytes(), 1 << 20), 1 << 20);

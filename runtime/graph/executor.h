@@ -131,9 +131,14 @@ class GraphExecutor {
   /// Device memory the network needs (programs, weights, arena).
   uint64_t device_bytes() const;
   /// Runs on `dev` (opened with at least device_bytes()). `inputs`: one plain fp32 tensor per
-  /// graph input. UserError for a wrong input size or a device error.
+  /// graph input. UserError for a wrong input size, or for a device error (an AXI fault, a
+  /// kernel past `timeout`, a cancel) naming the node where the run stopped and the cause.
   RunResult run(driver::Device& dev, const std::vector<std::vector<float>>& inputs,
                 std::chrono::milliseconds timeout = std::chrono::minutes(10));
+  /// Stops the run in progress from another thread, as a host cancels: the kernel on the device
+  /// is aborted and no later step starts; run() then throws a UserError naming the node. No
+  /// effect when no run is in progress.
+  void cancel();
   /// Seconds spent compiling kernels in the constructor.
   double kernel_compile_seconds() const;
   const compiler::graph::Graph& graph() const;
@@ -141,16 +146,19 @@ class GraphExecutor {
   std::string listing() const;
 
  private:
+  RunResult run_steps(driver::Device& dev, const std::vector<std::vector<float>>& inputs,
+                      std::chrono::milliseconds timeout);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 
-/// Opens `engine` ("functional", "cycle", "rtl", ...) with the memory `exe` needs;
-/// `trace` (optional) records the cycle engine's own instruction timeline.
+/// Opens `engine` ("functional", "cycle", "rtl", "xrt", ...) with the memory `exe` needs and
+/// the rest of `base` (the xrt engine's board or emulation, faults to inject).
 std::unique_ptr<driver::Device> open_graph_device(const std::string& engine,
                                                   const GraphExecutor& exe,
                                                   const isa::Layout& layout,
-                                                  const isa::Platform& platform);
+                                                  const isa::Platform& platform,
+                                                  const driver::DeviceOptions& base = {});
 
 /// Everything in one call: compile for `config`, run on `engine` with `inputs`.
 RunResult run_network(const compiler::graph::Graph& g, const std::string& config,

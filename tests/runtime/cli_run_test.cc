@@ -256,9 +256,11 @@ TEST_F(CliRun, BadInputExitsOneWithAClearMessageAndWritesNothing) {
   EXPECT_THAT(r.err, HasSubstr("--trace needs --engine cycle (the functional engine has no "
                                "timing)"));
   EXPECT_THAT(files(), ::testing::IsEmpty());
-  // A missing size is a usage error (exit 2).
-  EXPECT_EQ(weft("run dense --M 20 --N 12").code, 2);
-  EXPECT_EQ(weft("run").code, 2);
+  // A missing size is bad input like any other (exit 1, README), with CLI11's message.
+  const Result usage = weft("run dense --M 20 --N 12");
+  EXPECT_EQ(usage.code, 1);
+  EXPECT_THAT(usage.err, HasSubstr("weft: error: --K is required"));
+  EXPECT_EQ(weft("run").code, 1);
 }
 
 TEST_F(CliRun, CompileEmitsTheIrAfterEveryPass) {

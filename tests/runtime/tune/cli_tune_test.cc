@@ -25,7 +25,7 @@ using weft::test::slurp;
 
 class CliTune : public weft::test::CliFixture {};
 
-const char* kDense = "tune dense --M 16 --N 64 --K 128 --config gemm8x8 --batch 2 ";
+const char* kDense = "tune dense --M 16 --N 64 --K 128 --config gemm8x8 --per-round 2 ";
 
 TEST_F(CliTune, TunesDenseWritesDbAndSummaryThenRunUsesIt) {
   const std::string db = path("db.jsonl");
