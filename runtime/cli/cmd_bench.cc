@@ -69,7 +69,9 @@ void add_bench_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--engine", o->engine, "simulation engine (cycle)")->capture_default_str();
   cmd->add_option("--layers", o->layers, "comma-separated layers, e.g. C2,C5 (default: all)");
-  cmd->add_option("--out", o->out, "output directory (default: resnet18-CONFIG)");
+  cmd->add_option("--save", o->out,
+                  "write results.json, roofline.svg and the timelines into this directory "
+                  "(default: resnet18-CONFIG; was --out, which weft sim uses for a file)");
   cmd->add_option("--vthreads", o->vthreads, "virtual threads of the latency-hiding runs")
       ->capture_default_str();
   cmd->add_option("--search", o->search,
@@ -104,11 +106,11 @@ void add_bench_command(CLI::App& app) {
     const std::string out = o->out.empty() ? "resnet18-" + o->config : o->out;
     if (o->no_cache && cmd->count("--knob-cache"))
       throw UserError("--knob-cache and --no-knob-cache contradict each other; give one");
-    rt::check_output_dir(out, "--out");
+    rt::check_output_dir(out, "--save");
     if (cmd->count("--knob-cache")) rt::check_output_file(o->cache, "--knob-cache");
     std::error_code ec;
     std::filesystem::create_directories(out, ec);
-    if (ec) throw UserError("--out: cannot create directory '" + out + "': " + ec.message());
+    if (ec) throw UserError("--save: cannot create directory '" + out + "': " + ec.message());
     rt::KnobCache cache(o->no_cache ? "" : o->cache);
     const compiler::ops::Conv2dEpilogue epilogue{o->shift, true, true};
 

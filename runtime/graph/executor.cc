@@ -482,9 +482,11 @@ RunResult GraphExecutor::run(driver::Device& dev, const std::vector<std::vector<
     if (m.at_step < 0) throw;
     // A device error (an AXI fault, a timeout, a cancelled run) names the node it stopped.
     const Node& n = m.g.node(m.steps[static_cast<size_t>(m.at_step)].node);
+    const std::string cause = m.cancelled ? std::string("cancelled by the host (") + e.what() + ")"
+                                          : std::string(e.what());
     throw UserError("network '" + m.g.name() + "', node '" + n.name + "' (" + op_name(n.kind) +
                     ", step " + std::to_string(m.at_step + 1) + " of " +
-                    std::to_string(m.steps.size()) + "): " + e.what() +
+                    std::to_string(m.steps.size()) + "): " + cause +
                     "; the network's run was stopped there");
   }
 }

@@ -174,9 +174,14 @@ void Database::check_writable(const std::string& path, const std::string& what) 
     ::close(fd);
     return;
   }
+  // A new file: where its folder exists a file must be creatable in it; where not, the folder
+  // must be creatable (commit() makes it).
   const fs::path parent = fs::path(path).parent_path();
-  if (!parent.empty()) check_output_dir(parent.string(), what);
-  check_output_file(path, what);
+  if (!parent.empty() && !fs::exists(parent, ec)) {
+    check_output_dir(parent.string(), what);
+  } else {
+    check_output_file(path, what);
+  }
 }
 
 void Database::commit() {

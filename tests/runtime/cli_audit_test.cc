@@ -51,7 +51,8 @@ TEST_F(CliAudit, ADirectoryGivenWhereAFileIsReadNamesThePath) {
   const std::string is_dir = "cannot read '" + d + "': it is a directory, not a file";
   expect_user_error(weft("asm " + d + " -o " + path("p.bin")), is_dir);
   expect_user_error(weft("disasm " + d), is_dir);
-  expect_user_error(weft("sim --mem " + d + " --insn-count 1 --out " + path("o.bin")), is_dir);
+  expect_user_error(weft("sim --mem " + d + " --insn-offset 0 --insn-count 1 --out " + path("o.bin")),
+                    is_dir);
   expect_user_error(weft("image -o " + path("i.bin") + " --size 1K --at 0:" + d), is_dir);
   expect_user_error(weft("trace render " + d + " -o " + path("t.svg")), is_dir);
   expect_user_error(weft("xclbin-info " + d), is_dir);
@@ -72,7 +73,8 @@ TEST_F(CliAudit, OutputPathsAreCheckedBeforeAnyWorkWithTheRealReason) {
   r = weft(std::string("run resnet18 ") + kSmall + " --listing --trace " + d);
   expect_user_error(r, "--trace: cannot write '" + d + "': it is a directory, not a file");
   EXPECT_EQ(r.out, "");
-  r = weft(std::string("run resnet18 ") + kSmall + " --listing --knob-cache /proc/weft-x/k.json");
+  r = weft("run resnet18 --image 32 --width 16 --stages 2 --classes 10 --listing --knob-cache "
+           "/proc/weft-x/k.json");
   expect_user_error(r, "--knob-cache: cannot write '/proc/weft-x/k.json'");
   EXPECT_EQ(r.out, "");
   r = weft("tune dense --M 16 --N 16 --K 16 --trials 1 --db " + d);
@@ -83,8 +85,8 @@ TEST_F(CliAudit, OutputPathsAreCheckedBeforeAnyWorkWithTheRealReason) {
   r = weft("run dense --M 16 --N 16 --K 16 --trace /proc/weft-x/t.json");
   expect_user_error(r, "--trace: cannot write '/proc/weft-x/t.json'");
   EXPECT_EQ(r.out, "");
-  r = weft("bench resnet18 --layers C12 --out /proc/weft-x");
-  expect_user_error(r, "--out: cannot write into '/proc/weft-x'");
+  r = weft("bench resnet18 --layers C12 --save /proc/weft-x");
+  expect_user_error(r, "--save: cannot write into '/proc/weft-x'");
   EXPECT_THAT(outputs(), ::testing::IsEmpty());
 }
 
@@ -142,8 +144,12 @@ TEST_F(CliAudit, AnOptionNameMeansOneThingAcrossVerbs) {
   EXPECT_EQ(shape["n"], 2) << shape;
   expect_user_error(weft("tune conv2d --N 2 --batch 2"), "--N and --batch both give the conv2d batch");
   expect_user_error(weft("tune dense --batch 4"), "--batch goes with conv2d, not dense");
-  // The old name of the round size is refused, not taken for something else.
+  // The old names are refused, not taken for something else: tune's --batch-size (the batch is
+  // --N or --batch), bench's --out (its folder is --save, as for run; sim's --out is a file),
+  // trace render's --width (its pixels are --pixels; resnet18's --width is channels).
   expect_user_error(weft("tune dense --batch-size 4"), "--batch-size");
+  expect_user_error(weft("bench resnet18 --out " + path("b")), "--out");
+  expect_user_error(weft("trace render t.json -o t.svg --width 500"), "--width");
 }
 
 // Messages name the bad value and the valid choices.
@@ -156,7 +162,7 @@ TEST_F(CliAudit, MessagesNameTheBadValueAndTheChoices) {
   // A .npy of float64: its type is named (the reader's own test covers the rest).
   const std::string h = "{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }";
   std::string npy = std::string("\x93NUMPY\x01\x00", 8);
-  std::string header = h + std::string(64 - 10 - h.size() - 1, ' ') + "\n";
+  std::string header = h + std::string((64 - (10 + h.size() + 1) % 64) % 64, ' ') + "\n";
   npy += static_cast<char>(header.size());
   npy += '\0';
   npy += header + std::string(8, '\0');
@@ -189,6 +195,30 @@ TEST_F(CliAudit, AnUnwritableKnobCacheIsWarnedAboutOnce) {
        at = err.find("could not save the knob cache", at + 1))
     ++count;
   EXPECT_EQ(count, 1u) << err;
+}
+
+// `run conv2d --target llvm --save` wrote no bias.npy though --help listed it, and its JSON named
+// the shape's keys C/O/KH/KW where the accelerator's says IC/OC/K. The help now says which
+// files each target writes, and the keys are the same.
+TEST_F(CliAudit, Conv2dSavesWhatItsHelpSaysWithTheSameShapeKeysOnEveryTarget) {
+  const Result help = weft("run conv2d --help");
+  EXPECT_THAT(help.out, HasSubstr("on the accelerator bias.npy"));
+  EXPECT_THAT(help.out, HasSubstr("--target llvm and cuda compute the convolution alone"));
+  const char* shape = "run conv2d --H 6 --W 5 --IC 8 --OC 8 --K 3 --pad 1 --save ";
+  const Result accel = weft(std::string(shape) + path("a"));
+  ASSERT_EQ(accel.code, 0) << accel.err;
+  EXPECT_TRUE(fs::exists(path("a/bias.npy")));
+  const Result llvm = weft(std::string(shape) + path("l") + " --target llvm --repeats 1");
+  if (llvm.err.find("not built") != std::string::npos) GTEST_SKIP() << "no CPU backend";
+  ASSERT_EQ(llvm.code, 0) << llvm.err;
+  for (const char* f : {"input.npy", "weight.npy", "output.npy"})
+    EXPECT_TRUE(fs::exists(path(std::string("l/") + f))) << f;
+  EXPECT_FALSE(fs::exists(path("l/bias.npy")));
+  const auto a = nlohmann::json::parse(accel.out)["shape"], l = nlohmann::json::parse(llvm.out)["shape"];
+  for (const char* k : {"N", "H", "W", "IC", "OC", "K", "stride", "pad", "OH", "OW"}) {
+    EXPECT_TRUE(a.contains(k)) << k << a;
+    EXPECT_EQ(l[k], a[k]) << k << l;
+  }
 }
 
 }  // namespace

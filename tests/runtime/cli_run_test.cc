@@ -510,7 +510,7 @@ TEST_F(CliRun, ALongRunShowsItsWorkAndProgressAndStopsOnCtrlC) {
 
 TEST_F(CliRun, BenchResnet18TwoLayersWritesResultsRooflineAndTraces) {
   const Result r = weft("bench resnet18 --config vta --layers C11,C12 --search 1 --no-knob-cache "
-                        "--out " + path("bench"));
+                        "--save " + path("bench"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("C12"));
   const auto j = nlohmann::json::parse(slurp(path("bench/results.json")));
@@ -524,13 +524,13 @@ TEST_F(CliRun, BenchResnet18TwoLayersWritesResultsRooflineAndTraces) {
   }
   EXPECT_EQ(j["layers"][0]["layer"], "C11");
   EXPECT_THAT(slurp(path("bench/roofline.svg")), HasSubstr("<svg"));
-  const Result bad = weft("bench resnet18 --layers C2,C99 --out " + path("bad"));
+  const Result bad = weft("bench resnet18 --layers C2,C99 --save " + path("bad"));
   EXPECT_EQ(bad.code, 1);
   EXPECT_THAT(bad.err, HasSubstr("no layer 'C99'"));
-  Result r2 = weft("bench resnet18 --engine functional --layers C12 --out " + path("bad"));
+  Result r2 = weft("bench resnet18 --engine functional --layers C12 --save " + path("bad"));
   EXPECT_EQ(r2.code, 1);
   EXPECT_THAT(r2.err, HasSubstr("needs --engine cycle"));
-  r2 = weft("bench resnet18 --vthreads 1 --layers C12 --out " + path("bad"));
+  r2 = weft("bench resnet18 --vthreads 1 --layers C12 --save " + path("bad"));
   EXPECT_EQ(r2.code, 1);
   EXPECT_THAT(r2.err, HasSubstr("--vthreads must be at least 2"));
   EXPECT_FALSE(fs::exists(path("bad/results.json")));
@@ -541,7 +541,7 @@ TEST_F(CliRun, BenchIgnoresAnUnreadableKnobCacheAndRewritesIt) {
     std::ofstream(path("knobs.json")) << "{ not json";
   }
   const Result r = weft("bench resnet18 --config vta --layers C12 --search 1 --no-check "
-                        "--knob-cache " + path("knobs.json") + " --out " + path("b"));
+                        "--knob-cache " + path("knobs.json") + " --save " + path("b"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("ignoring the unreadable knob cache"));
   const auto cache = nlohmann::json::parse(slurp(path("knobs.json")));

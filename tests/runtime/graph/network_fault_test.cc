@@ -15,6 +15,7 @@
 
 #include "compiler/graph/models/resnet.h"
 #include "compiler/graph/pipeline.h"
+#include "compiler/graph/reference_int8.h"
 #include "driver/device.h"
 #include "driver/faults.h"
 #include "hardware/isa/errors.h"
@@ -125,10 +126,9 @@ class NetworkFaultTest : public ::testing::TestWithParam<Engine> {
     }
     return "no error";
   }
-  // The same device runs the network again, bit-exact with a clean device.
+  // The same device runs the network again, bit-exact with the int8 reference interpreter.
   void expect_recovers(driver::Device& dev) {
-    auto clean = open();
-    EXPECT_EQ(exe_->run(dev, {x_}).outputs, exe_->run(*clean, {x_}).outputs);
+    EXPECT_EQ(exe_->run(dev, {x_}).outputs, cg::reference_int8(compiled_->graph, {x_}));
   }
 
   const isa::Layout& l_;
@@ -144,6 +144,11 @@ TEST_P(NetworkFaultTest, TheNetworkHasLaunchesToFaultInTheMiddle) {
   ASSERT_GE(launches_.size(), 5u) << exe_->listing();
 }
 
+// The emulated XRT board over the RTL serves the kernel's AXI master with the fault's response
+// and lets the hardware react, as a board would: weft_top does not stop on an error response
+// (the kernel wrapper only records it, bit kErrBusResp), so a faulted instruction fetch runs
+// garbage that never finishes, and the host's timeout ends the run. The other engines stop at
+// the faulted burst with its full description.
 // An AXI error response on the fetch of the middle kernel's first instructions.
 TEST_P(NetworkFaultTest, AnAxiErrorNamesTheNodeAndTheResponse) {
   ASSERT_FALSE(launches_.empty());
@@ -151,14 +156,19 @@ TEST_P(NetworkFaultTest, AnAxiErrorNamesTheNodeAndTheResponse) {
   std::snprintf(spec, sizeof spec, "read:slverr@0x%llx", (unsigned long long)middle().second);
   const driver::FaultPlan plan = driver::parse_fault_plan(spec);
   auto dev = open(&plan);
-  const std::string err = run_error(*dev);
+  const std::string err = run_error(*dev, std::chrono::seconds(3));
   EXPECT_THAT(err, HasSubstr("network 'resnet18_small', node '" + middle().first + "'"));
-  EXPECT_THAT(err, HasSubstr("fetch unit"));
-  EXPECT_THAT(err, HasSubstr("SLVERR (slave error)"));
   EXPECT_THAT(err, HasSubstr("the network's run was stopped there"));
+  if (GetParam().label() == "xrt-rtl") {
+    EXPECT_THAT(err, HasSubstr("did not finish within 3000 ms"));
+  } else {
+    EXPECT_THAT(err, HasSubstr("fetch unit"));
+    EXPECT_THAT(err, HasSubstr("SLVERR (slave error)"));
+  }
 }
 
-// A burst that is never answered: the memory system gives up after its response timeout.
+// A burst that is never answered: the memory system gives up after its response timeout (on
+// the emulated board over the RTL, as on a board, the host's timeout ends it).
 TEST_P(NetworkFaultTest, AnUnansweredBurstNamesTheNodeAndTheTimeout) {
   ASSERT_FALSE(launches_.empty());
   char spec[64];
@@ -166,9 +176,10 @@ TEST_P(NetworkFaultTest, AnUnansweredBurstNamesTheNodeAndTheTimeout) {
   driver::FaultPlan plan = driver::parse_fault_plan(spec);
   plan.response_timeout = 5000;
   auto dev = open(&plan);
-  const std::string err = run_error(*dev);
+  const std::string err = run_error(*dev, std::chrono::seconds(3));
   EXPECT_THAT(err, HasSubstr("node '" + middle().first + "'"));
-  EXPECT_THAT(err, HasSubstr("got no response within 5000 cycles"));
+  EXPECT_THAT(err, HasSubstr(GetParam().label() == "xrt-rtl" ? "did not finish within 3000 ms"
+                                                             : "got no response within 5000 cycles"));
 }
 
 // A kernel that never finishes: the host's timeout stops it and names the node.
@@ -192,7 +203,7 @@ TEST_P(NetworkFaultTest, ARunCancelledMidwayNamesTheNodeItStoppedAt) {
   hook->on_start = [this] { exe_->cancel(); };
   const std::string err = run_error(*hook);
   EXPECT_THAT(err, HasSubstr("network 'resnet18_small', node '"));
-  EXPECT_THAT(err, HasSubstr("cancelled"));
+  EXPECT_THAT(err, HasSubstr("cancelled by the host"));
   // Not before the middle launch.
   const std::smatch m = [&] {
     std::smatch s;
