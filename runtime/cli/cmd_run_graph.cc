@@ -68,8 +68,9 @@ struct NetOptions {
   void check(const CLI::App& cmd) const {
     if (!tune_db.empty()) rt::check_input_file(tune_db, "--tune-db");
     if (no_records) forbid(cmd, {"--tune-db"}, "with the tuning records, not with --no-records");
-    if (tune <= 1) forbid(cmd, {"--knob-cache"}, "with --tune N above 1 (nothing is measured, so "
-                                                 "nothing is remembered)");
+    if (tune <= 1 && !knob_cache.empty())
+      forbid(cmd, {"--knob-cache"}, "with --tune N above 1 (nothing is measured, so nothing is "
+                                    "remembered)");
     if (cmd.count("--knob-cache") && !knob_cache.empty())
       rt::check_output_file(knob_cache, "--knob-cache");
     if (!calibration_is_count()) rt::check_input_file(calibration, "--calibrate");

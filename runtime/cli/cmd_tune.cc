@@ -73,7 +73,7 @@ void check_tune_options(const TuneOpts& o, const CLI::App& cmd) {
              "with a shape of your own, not with --layer (the layer fixes the shape)");
   } else if (o.what == "resnet18" || onnx) {
     forbid(cmd, conv_only, "with conv2d (" + o.what + " fixes its layers' shapes)");
-    forbid(cmd, {"--M", "--N", "--K", "--layer", "--family"},
+    forbid(cmd, {"--M", "--N", "--K", "--layer"},
            "with dense or conv2d (" + o.what + " fixes its layers' shapes)");
     if (onnx) forbid(cmd, {"--layers"}, "with resnet18, not a model");
   }

@@ -101,8 +101,10 @@ TEST_F(OnnxCli, CorruptFile) {
                     "not a valid ONNX model");
   write(dir_ / "empty.onnx", "");
   expect_user_error((dir_ / "empty.onnx").string(), models() + "/small_cnn_input.npy", "is empty");
+  // Checked before any work, with the system's reason.
   expect_user_error((dir_ / "missing.onnx").string(), models() + "/small_cnn_input.npy",
-                    "cannot open ONNX model");
+                    "the model: cannot read '" + (dir_ / "missing.onnx").string() +
+                        "': No such file or directory");
 }
 
 TEST_F(OnnxCli, UnsupportedOperator) {
@@ -254,7 +256,7 @@ TEST_F(OnnxCli, BadCalibrationFile) {
 TEST_F(OnnxCli, TunesTheModelsLayers) {
   const std::string db = (dir_ / "tune.jsonl").string();
   Result r = weft("tune " + models() + "/tiny_resnet.onnx --target accel --config vta --trials 4 "
-                  "--batch 2 --quiet --db " + db);
+                  "--per-round 2 --quiet --db " + db);
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_THAT(r.out, HasSubstr("\"task\": \"conv_11 (x2)\""));
   EXPECT_THAT(r.out, HasSubstr("\"nodes\": 2"));

@@ -238,7 +238,7 @@ TEST_F(CliRun, BadInputExitsOneWithAClearMessageAndWritesNothing) {
       {"--M 20 --N 12 --K 30 --config gemm16",
        "unknown configuration 'gemm16' (known: gemm8x8, vta, tiny)"},
       // (--trace is checked first: an engine without timing has none to write.)
-      {"--M 20 --N 12 --K 30 --engine warp --save " + path("saved"), "unknown engine 'warp'",
+      {"--M 20 --N 12 --K 30 --engine warp --save " + path("saved"), "--engine 'warp' is not an engine",
        false},
       {"--M 20 --N 12 --K 30 --shift 40", "shift = 40 is out of range (0 to 31)"},
   };
