@@ -31,10 +31,13 @@ tests=(isa_tests weft_functional_sim_tests weft_cycle_sim_tests weft_driver_test
        weft_graph_cli_tests weft_cpu_cli_tests weft_onnx_cli_tests weft_onnx_cli_audit_tests)
 t0=$(date +%s)
 cmake --preset fuzz >/dev/null
-# Only the targets this build has (an optional library may be missing on this machine).
+# Only the targets this build has (an optional library may be missing on this machine). The
+# list is read once: `... | grep -q` would close the pipe early, and under pipefail the SIGPIPE
+# of the writer would drop targets that exist.
+targets_here=$(cmake --build build-fuzz --target help)
 have=()
 for t in "${tests[@]}" weft; do
-  cmake --build build-fuzz --target help | grep -q "^$t:" && have+=("$t")
+  grep -q "^$t:" <<< "$targets_here" && have+=("$t")
 done
 cmake --build build-fuzz -j "$jobs" --target "${have[@]}"
 t1=$(date +%s)

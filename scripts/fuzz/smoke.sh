@@ -20,9 +20,11 @@ read -r -a targets <<< "${FUZZ_TARGETS:-$(ls fuzz/fuzz_*.cc | xargs -n1 basename
 t0=$(date +%s)
 [ -f build-fuzz/build.ninja ] || cmake --preset fuzz >/dev/null
 # A target whose libraries are not in this build (fuzz_onnx without ONNX) is skipped by name.
+# (The list is read once: a `| grep -q` under pipefail drops targets when the writer gets SIGPIPE.)
+targets_here=$(cmake --build build-fuzz --target help)
 built=()
 for t in "${targets[@]}"; do
-  if cmake --build build-fuzz --target help | grep -q "^$t:"; then built+=("$t"); else
+  if grep -q "^$t:" <<< "$targets_here"; then built+=("$t"); else
     echo "fuzz smoke: $t is not in this build (an optional library is missing); skipped"
   fi
 done
