@@ -12,9 +12,8 @@
 #include "runtime/cli/checks.h"
 #include "runtime/cli/commands.h"
 #include "runtime/cli/conv2d_options.h"
-#include "runtime/cli/cpu_target.h"
 #include "runtime/cli/dense_options.h"
-#include "runtime/cli/gpu_target.h"
+#include "runtime/cli/op_target.h"
 #include "runtime/ops/conv2d.h"
 #include "runtime/ops/dense.h"
 
@@ -23,7 +22,7 @@ namespace weft::cli {
 namespace {
 
 struct EmitOptions {
-  CpuTargetOptions cpu;
+  TargetOptions cpu;
   std::string emit = "asm", pass;
 
   void add_to(CLI::App& cmd) {
@@ -108,8 +107,10 @@ void add_compile_dense(CLI::App& compile) {
   cmd->callback([o, cmd] {
     check_target_options(*cmd, o->cpu.target);
     o->d.check();
-    if (o->cuda()) return print_dense_gpu(o->cpu, o->emit, o->d.m, o->d.n, o->d.k);
-    if (o->llvm()) return print_dense_llvm(o->cpu.with_records(o->d.tune_db, o->d.no_records), o->d.m, o->d.n, o->d.k);
+    if (o->cuda() || o->llvm()) {
+      return print_dense_on_target(o->cpu.with_records(o->d.tune_db, o->d.no_records), o->emit,
+                                   o->d.m, o->d.n, o->d.k);
+    }
     const isa::Layout& layout = isa::layout_for(o->d.config);
     const auto knobs = o->d.knobs(layout);
     std::optional<rt::DenseBuild> b;
@@ -137,12 +138,9 @@ void add_compile_conv2d(CLI::App& compile) {
     const auto& c = o->c;
     check_target_options(*cmd, o->cpu.target);
     c.check();
-    if (o->cuda()) {
-      return print_conv2d_gpu(o->cpu, o->emit, c.layer, c.n, c.ic, c.h, c.w, c.oc, c.k, c.stride,
-                              c.pad);
-    }
-    if (o->llvm()) {
-      return print_conv2d_llvm(o->cpu.with_records(c.tune_db, c.no_records), c.layer, c.n, c.ic, c.h, c.w, c.oc, c.k, c.stride, c.pad);
+    if (o->cuda() || o->llvm()) {
+      return print_conv2d_on_target(o->cpu.with_records(c.tune_db, c.no_records), o->emit,
+                                    c.layer, c.n, c.ic, c.h, c.w, c.oc, c.k, c.stride, c.pad);
     }
     const isa::Layout& layout = isa::layout_for(c.config);
     const isa::Platform& platform = isa::find_platform(c.platform);

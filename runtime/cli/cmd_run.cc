@@ -12,11 +12,10 @@
 #include "hardware/isa/errors.h"
 #include "runtime/cli/checks.h"
 #include "runtime/cli/commands.h"
-#include "runtime/cli/cpu_target.h"
 #include "runtime/cli/dense_estimate.h"
 #include "runtime/cli/dense_options.h"
-#include "runtime/cli/gpu_target.h"
 #include "runtime/cli/device_run.h"
+#include "runtime/cli/op_target.h"
 #include "runtime/io/files.h"
 #include "runtime/io/npy.h"
 #include "runtime/ops/dense.h"
@@ -47,7 +46,7 @@ nlohmann::ordered_json dense_roofline(const rt::DenseBuild& b, const isa::Platfo
 void add_run_dense(CLI::App& run) {
   struct Opts {
     DenseOptions d;
-    CpuTargetOptions cpu;
+    TargetOptions cpu;
     DeviceRunOptions dev;
     bool dry_run = false;
   };
@@ -76,11 +75,9 @@ void add_run_dense(CLI::App& run) {
     check_target_options(*cmd, o->cpu.target);
     o->d.check();
     if (o->cpu.target != "accel" && !o->dev.save.empty()) rt::check_output_dir(o->dev.save, "--save");
-    if (o->cpu.is_cuda()) {
-      return run_dense_on_gpu(o->cpu, o->d.m, o->d.n, o->d.k, o->dev.seed, o->dev.save);
-    }
-    if (o->cpu.is_llvm()) {
-      return run_dense_on_cpu(o->cpu.with_records(o->d.tune_db, o->d.no_records), o->d.m, o->d.n, o->d.k, o->dev.seed, o->dev.save);
+    if (o->cpu.is_llvm_or_cuda()) {
+      return run_dense_on_target(o->cpu.with_records(o->d.tune_db, o->d.no_records), o->d.m,
+                                 o->d.n, o->d.k, o->dev.seed, o->dev.save);
     }
     const isa::Layout& layout = isa::layout_for(o->d.config);
     const isa::Platform& platform = isa::find_platform(o->d.platform);
