@@ -17,11 +17,18 @@
 namespace weft::compiler {
 
 const std::vector<PipelineStep>& accel_pipeline_steps() {
-  static const std::vector<PipelineStep> steps = {
-      {"lower"},          {"lower_alu"},       {"detect_dma"},
-      {"expand_vthreads"}, {"allocate_onchip"}, {"fold_uops"},
-      {"assign_queues"},  {"emit_accel", true}, {"residual_init", true, true},
-      {"bias_gemm", true, true}, {"skip_pad_taps", true, true}, {"plan_tokens", true}};
+  static const std::vector<PipelineStep> steps = {{"lower"},
+                                                  {"lower_alu"},
+                                                  {"detect_dma"},
+                                                  {"expand_vthreads"},
+                                                  {"allocate_onchip"},
+                                                  {"fold_uops"},
+                                                  {"assign_queues"},
+                                                  {"emit_accel", true},
+                                                  {"residual_init", true, true},
+                                                  {"bias_gemm", true, true},
+                                                  {"skip_pad_taps", true, true},
+                                                  {"plan_tokens", true}};
   return steps;
 }
 

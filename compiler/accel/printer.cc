@@ -27,9 +27,8 @@ std::string to_string(const Op& op) {
     case Op::Kind::kStore: {
       const bool load = op.kind == Op::Kind::kLoad;
       o << isa::module_name(op.module) << (load ? " LOAD " : " STORE ")
-        << (load ? mem_name(op.mem) : "OUT") << ' ' << (op.tensor ? op.tensor->name : "?")
-        << "[+" << op.dram_offset << "] " << op.y_size << 'x' << op.x_size << " stride "
-        << op.x_stride;
+        << (load ? mem_name(op.mem) : "OUT") << ' ' << (op.tensor ? op.tensor->name : "?") << "[+"
+        << op.dram_offset << "] " << op.y_size << 'x' << op.x_size << " stride " << op.x_stride;
       if (op.y_pad0 || op.y_pad1 || op.x_pad0 || op.x_pad1)
         o << " pad " << op.y_pad0 << ',' << op.y_pad1 << ',' << op.x_pad0 << ',' << op.x_pad1;
       o << (load ? " -> " : " <- ") << (load ? mem_name(op.mem) : "ACC") << ' ' << op.sram_base;

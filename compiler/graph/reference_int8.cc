@@ -107,9 +107,9 @@ std::vector<std::vector<float>> reference_int8(const Graph& g,
         const IVec* bias = n.inputs.size() > 2 && n.inputs[2] != kNone ? &ints(n.inputs[2]) : nullptr;
         const IVec* res = conv && n.inputs.size() > 3 && n.inputs[3] != kNone ? &ints(n.inputs[3]) : nullptr;
         const int64_t O = wv.type.shape[0];
-        std::vector<int64_t> shifts = n.get_ints("shifts", {});
-        if (shifts.empty()) shifts.assign(O, n.get_int("shift", 0));
-        const bool relu = n.get_int("relu", 0) != 0;
+        std::vector<int64_t> shifts = n.facts.shifts.value_or(std::vector<int64_t>{});
+        if (shifts.empty()) shifts.assign(O, n.facts.shift.value_or(0));
+        const bool relu = n.facts.relu.value_or(false);
         IVec o(static_cast<size_t>(ot.elements()));
         if (conv) {
           const auto st = n.get_ints("strides", {1, 1}), pd = n.get_ints("pads", {0, 0, 0, 0}),
@@ -167,9 +167,10 @@ std::vector<std::vector<float>> reference_int8(const Graph& g,
         break;
       }
       case OpKind::Unpack:
-        if (n.has("out_h")) {  // rows [y0, y0 + out_h) of each plane
+        if (n.facts.out_h) {  // rows [y0, y0 + out_h) of each plane
           const IVec& a = ints(x);
-          const int64_t H = xt.shape[2], W = xt.shape[3], y0 = n.get_int("y0", 0), h = ot.shape[2];
+          const int64_t H = xt.shape[2], W = xt.shape[3], y0 = n.facts.y0.value_or(0),
+                        h = ot.shape[2];
           IVec o;
           for (int64_t p = 0; p < xt.shape[0] * xt.shape[1]; ++p)
             o.insert(o.end(), a.begin() + (p * H + y0) * W, a.begin() + (p * H + y0 + h) * W);
@@ -185,8 +186,8 @@ std::vector<std::vector<float>> reference_int8(const Graph& g,
         break;
       case OpKind::SpaceToDepth: {
         const IVec& a = ints(x);
-        const int64_t b = n.get_int("block", 2);
-        const auto pd = n.get_ints("pads", {0, 0, 0, 0});
+        const int64_t b = n.facts.block.value_or(2);
+        const auto pd = n.facts.gather_pads.value_or(std::vector<int64_t>{0, 0, 0, 0});
         const int64_t C = xt.shape[1], H = xt.shape[2], W = xt.shape[3];
         const int64_t OC = ot.shape[1], OH = ot.shape[2], OW = ot.shape[3];
         IVec o(static_cast<size_t>(ot.elements()), 0);
@@ -215,8 +216,9 @@ std::vector<std::vector<float>> reference_int8(const Graph& g,
             qx[i] = sat8(static_cast<int64_t>(std::nearbyint(std::ldexp(static_cast<double>(f[i]), -e))));
         }
         const IVec& a = xt.dtype == DType::F32 ? qx : ints(x);
-        const int64_t k = n.get_int("kernel", 1), s = n.get_int("stride", 1), y0 = n.get_int("y0", 0);
-        const auto pd = n.get_ints("pads", {0, 0, 0, 0});
+        const int64_t k = n.facts.kernel.value_or(1), s = n.facts.stride.value_or(1),
+                      y0 = n.facts.y0.value_or(0);
+        const auto pd = n.facts.gather_pads.value_or(std::vector<int64_t>{0, 0, 0, 0});
         const int64_t C = xt.shape[1], H = xt.shape[2], W = xt.shape[3];
         const int64_t OC = ot.shape[1], OH = ot.shape[2], OW = ot.shape[3];
         IVec o(static_cast<size_t>(ot.elements()), 0);
@@ -224,7 +226,7 @@ std::vector<std::vector<float>> reference_int8(const Graph& g,
           for (int64_t oc = 0; oc < OC; ++oc) {
             const int64_t c = oc / (k * k), ky = (oc / k) % k, kx = oc % k;
             if (c >= C) {  // a constant channel
-              const int64_t v = n.get_ints("consts", {})[static_cast<size_t>(oc - C * k * k)];
+              const int64_t v = (*n.facts.consts)[static_cast<size_t>(oc - C * k * k)];
               for (int64_t i = 0; i < OH * OW; ++i) o[static_cast<size_t>((bt * OC + oc) * OH * OW + i)] = static_cast<int32_t>(v);
               continue;
             }

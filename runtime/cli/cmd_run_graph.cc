@@ -238,7 +238,8 @@ void add_compile_resnet18(CLI::App& compile) {
     if (kernel != !o->node.empty())
       throw UserError("--emit ir|asm goes with --node NAME (and --node with them)");
     const auto& names = cg::graph_pass_names();
-    if (!kernel && !o->pass.empty() && std::find(names.begin(), names.end(), o->pass) == names.end()) {
+    if (!kernel && !o->pass.empty() &&
+        std::find(names.begin(), names.end(), o->pass) == names.end()) {
       std::string all;
       for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
       throw UserError("--pass '" + o->pass + "' is not a graph pass (" + all + ")");
@@ -247,15 +248,17 @@ void add_compile_resnet18(CLI::App& compile) {
     const isa::Platform& pf = isa::find_platform(o->net.platform);
     cg::Graph g = cg::models::resnet18(o->net.net);
     nlohmann::json passes = nlohmann::json::array();
-    cg::CompiledGraph c = cg::compile_graph(
-        g, layout, pf, o->net.compile_options(g), [&](const std::string& p, const cg::Graph& after) {
-          if (o->emit == "steps" || kernel || (!o->pass.empty() && p != o->pass)) return;
-          if (o->emit == "json") {
-            passes.push_back({{"pass", p}, {"graph", cg::to_json(after)}});
-          } else {
-            std::cout << "// after " << p << "\n" << cg::to_text(after);
-          }
-        });
+    cg::CompiledGraph c =
+        cg::compile_graph(g, layout, pf, o->net.compile_options(g),
+                          [&](const std::string& p, const cg::Graph& after) {
+                            if (o->emit == "steps" || kernel || (!o->pass.empty() && p != o->pass))
+                              return;
+                            if (o->emit == "json") {
+                              passes.push_back({{"pass", p}, {"graph", cg::to_json(after)}});
+                            } else {
+                              std::cout << "// after " << p << "\n" << cg::to_text(after);
+                            }
+                          });
     if (kernel) {
       std::cout << rt::graph::emit_node_kernel(c, layout, pf, o->net.executor_options(), o->node,
                                                o->emit, o->pass);

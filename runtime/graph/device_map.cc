@@ -16,8 +16,7 @@ uint64_t align(uint64_t v, uint64_t a = 4096) { return (v + a - 1) / a * a; }
 
 DeviceMap::DeviceMap(const compiler::graph::Graph& g,
                      const compiler::graph::passes::MemoryPlan& plan,
-                     const std::vector<compiler::graph::AccelKernel>& kernels,
-                     const isa::Layout& l)
+                     const std::vector<compiler::graph::AccelKernel>& kernels, const isa::Layout& l)
     : g_(g), plan_(plan), kernels_(kernels), placed_(kernels.size()) {
   weights_base_ = 0;
   constants_base_ = align(static_cast<uint64_t>(plan.weight_bytes));
@@ -38,10 +37,11 @@ DeviceMap::DeviceMap(const compiler::graph::Graph& g,
     PlacedKernel& p = placed_[i];
     TensorPlacement place;
     for (const auto& o : k.operands)
-      place[o.buffer.get()] = static_cast<int64_t>(addr(o.value) / static_cast<uint64_t>(o.elem_bytes));
+      place[o.buffer.get()] =
+          static_cast<int64_t>(addr(o.value) / static_cast<uint64_t>(o.elem_bytes));
     for (size_t c = 0; c < k.constants.size(); ++c)
-      place[k.constants[c].buffer.get()] =
-          static_cast<int64_t>(p.constant_addrs[c] / static_cast<uint64_t>(k.constants[c].elem_bytes));
+      place[k.constants[c].buffer.get()] = static_cast<int64_t>(
+          p.constant_addrs[c] / static_cast<uint64_t>(k.constants[c].elem_bytes));
     auto build = [&](uint64_t insn_at, uint64_t uop_at) {
       StreamBuilder sb(l);
       append(sb, k.program, place);

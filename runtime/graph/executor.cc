@@ -9,8 +9,8 @@
 #include "hardware/isa/assembly.h"
 #include "hardware/isa/errors.h"
 #include "runtime/graph/executor_impl.h"
-#include "runtime/graph/tuned_knobs.h"
 #include "runtime/tune/knob_search.h"
+#include "runtime/tune/tuned_knobs.h"
 
 namespace weft::rt::graph {
 
@@ -30,7 +30,7 @@ Step::Kind step_kind(const Graph& g, const passes::MemoryPlan& plan, const Node&
   if (n.kind == OpKind::Pack) return Step::kPack;
   if (n.kind == OpKind::Unpack) return Step::kUnpack;
   const bool device = g.value(n.outputs[0]).type.layout.kind == Layout::Blocked;
-  if (n.kind == OpKind::Concat && n.get_int("in_place", 0)) {
+  if (n.kind == OpKind::Concat && n.facts.in_place.value_or(false)) {
     // On the device every input must be a view (there is no device copy); on the host the
     // Concat copies the others in.
     for (ValueId in : n.inputs)
@@ -47,7 +47,7 @@ Step::Kind step_kind(const Graph& g, const passes::MemoryPlan& plan, const Node&
 
 // The compiler's lowering of accelerator nodes with the runtime's knob source, as `opts` ask.
 struct Lowering {
-  TunedKnobs source;
+  tune::TunedKnobs source;
   KnobChooser chooser;
   AccelLowering lowering;
   Lowering(const isa::Layout& l, const isa::Platform& pf, const ExecutorOptions& opts)
@@ -115,7 +115,8 @@ std::string GraphExecutor::listing() const {
         const AccelKernel& k = m.kernels[s.kernel];
         const PlacedKernel& p = m.map->kernel(s.kernel);
         o << "  launch  " << n.name << ": " << p.insn_count << " instructions @0x" << std::hex
-          << p.insn_addr << std::dec << " (" << k.op.shape.describe() << "; " << k.op.knobs.describe();
+          << p.insn_addr << std::dec << " (" << k.op.shape.describe() << "; "
+          << k.op.knobs.describe();
         if (k.op.epilogue.channel_shifts)
           for (size_t c = 0; c < k.constants.size(); ++c)
             if (k.constants[c].buffer == k.op.shifts->buffer)
@@ -131,9 +132,10 @@ std::string GraphExecutor::listing() const {
       case Step::kUnpack: {
         const auto& pl = m.plan.values.at(n.outputs[0]);
         o << "  copy-out " << n.name << " (";
-        if (n.has("out_h"))
-          o << "rows " << n.get_int("y0", 0) << "-" << n.get_int("y0", 0) + n.get_int("out_h", 1) - 1
-            << ", " << m.g.value(n.outputs[0]).type.stored_bytes();
+        if (n.facts.out_h)
+          o << "rows " << n.facts.y0.value_or(0) << "-"
+            << n.facts.y0.value_or(0) + *n.facts.out_h - 1 << ", "
+            << m.g.value(n.outputs[0]).type.stored_bytes();
         else
           o << m.g.value(n.inputs[0]).type.stored_bytes();
         o << " B from the device arena, unpack on the host";

@@ -2,12 +2,12 @@
 // steps (accelerator kernel launches, CPU kernels, copies into and out of the device arena)
 // that runs unchanged on every engine behind driver::Device (functional, cycle, rtl, and
 // later xrt). The accelerator kernels come from the compiler (compiler/graph/lower: each node
-// lowered once, knobs through the runtime's TunedKnobs, tuned_knobs.h); the executor keeps
-// where things live (device_map.h: the weights, the kernels' constants, the activation arena
-// of the memory plan, every kernel's instructions and micro-ops; the host arena holds the
-// CPU's values), the run loop (executor_run.cc) and one report per run (run_report.h: per
-// node engine, cycles or host time, MACs, utilization, share of the total, and one
-// Chrome-trace/Perfetto timeline of the whole network).
+// lowered once, knobs through the runtime's TunedKnobs, runtime/tune/tuned_knobs.h); the
+// executor keeps where things live (device_map.h: the weights, the kernels' constants, the
+// activation arena of the memory plan, every kernel's instructions and micro-ops; the host
+// arena holds the CPU's values), the run loop (executor_run.cc) and one report per run
+// (run_report.h: per node engine, cycles or host time, MACs, utilization, share of the total,
+// and one Chrome-trace/Perfetto timeline of the whole network).
 //
 // The library API (what `weft run resnet18` and `weft run MODEL.onnx --target accel` call):
 //
@@ -27,10 +27,9 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "compiler/graph/lower/accel_kernel.h"
 #include "compiler/graph/pipeline.h"
@@ -55,9 +54,9 @@ struct ExecutorOptions {
   /// With tune_candidates > 1: a JSON file remembering the measured choices across runs
   /// ("" for none); default_graph_knob_cache() is the usual place.
   std::string knob_cache;
-  /// Conv2d schedules from the tuning records first (tuned_knobs.h): `tune_db` when it has
-  /// the layer, else the shipped records; a layer without a usable record falls back to the
-  /// above. The per-node report names each schedule's source.
+  /// Conv2d schedules from the tuning records first (runtime/tune/tuned_knobs.h): `tune_db`
+  /// when it has the layer, else the shipped records; a layer without a usable record falls
+  /// back to the above. The per-node report names each schedule's source.
   bool use_records = true;
   std::string tune_db;
   /// CPU nodes run JIT kernels of the LLVM backend (llvm_kernels.h) where one exists, else the

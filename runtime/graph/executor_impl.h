@@ -32,7 +32,8 @@ struct GraphExecutor::Impl {
   const isa::Platform& pf;
   std::vector<compiler::graph::AccelKernel> kernels;  // compiler/graph/lower
   std::vector<Step> steps;
-  std::map<compiler::graph::NodeId, std::shared_ptr<LlvmNodeKernel>> llvm;  // CPU nodes' JIT kernels
+  std::map<compiler::graph::NodeId, std::shared_ptr<LlvmNodeKernel>>
+      llvm;  // CPU nodes' JIT kernels
   std::unique_ptr<DeviceMap> map;
   double compile_seconds = 0;
   const driver::Device* loaded = nullptr;

@@ -34,9 +34,7 @@ RunResult GraphExecutor::run(driver::Device& dev, const std::vector<std::vector<
     m.loaded = &dev;
   }
   std::vector<uint8_t> host(static_cast<size_t>(m.plan.host_arena) + 64, 0);
-  auto host_ptr = [&](ValueId v) -> uint8_t* {
-    return host.data() + m.plan.values.at(v).offset;
-  };
+  auto host_ptr = [&](ValueId v) -> uint8_t* { return host.data() + m.plan.values.at(v).offset; };
   auto in_ptr = [&](ValueId v) -> const uint8_t* {
     const Value& val = g.value(v);
     if (val.is_constant()) return val.data->bytes.data();
@@ -93,22 +91,25 @@ RunResult GraphExecutor::run(driver::Device& dev, const std::vector<std::vector<
         const ValueId out = n.outputs[0];
         const auto& pl = m.plan.values.at(out);
         PlainSlice dst{reinterpret_cast<int8_t*>(host_ptr(out)), g.value(out).type.shape, 0, 0};
-        if (pl.view_of != kNone) dst = {reinterpret_cast<int8_t*>(host_ptr(pl.view_of)),
-                                        g.value(pl.view_of).type.shape, pl.view_axis, pl.view_at};
+        if (pl.view_of != kNone)
+          dst = {reinterpret_cast<int8_t*>(host_ptr(pl.view_of)), g.value(pl.view_of).type.shape,
+                 pl.view_axis, pl.view_at};
         const uint64_t base = m.map->addr(n.inputs[0]);
         PackedReader read = [&dev, base](int64_t off, int8_t* d, int64_t b) {
           dev.copy_from_device(base + static_cast<uint64_t>(off), d, static_cast<uint64_t>(b));
         };
         TensorType t = g.value(n.inputs[0]).type;
-        if (n.has("out_h")) {  // a window of rows (band_pool's halo)
+        if (n.facts.out_h) {  // a window of rows (band_pool's halo)
           const int64_t H = t.shape[2];
           t.shape[2] = g.value(out).type.shape[2];
-          read = rows_of(read, t.shape[3] * t.layout.n * t.layout.c, t.shape[2], H, n.get_int("y0", 0));
+          read = rows_of(read, t.shape[3] * t.layout.n * t.layout.c, t.shape[2], H,
+                         n.facts.y0.value_or(0));
         }
         staged(unpack_stream(t, read, dst));
         sr.engine = "cpu";
-        sr.detail = pl.view_of != kNone ? "copy from the device + unpack into " + g.value(pl.view_of).name
-                                        : "copy from the device + unpack";
+        sr.detail = pl.view_of != kNone
+                        ? "copy from the device + unpack into " + g.value(pl.view_of).name
+                        : "copy from the device + unpack";
         break;
       }
       case Step::kCpuPacked: {
@@ -164,7 +165,8 @@ RunResult GraphExecutor::run(driver::Device& dev, const std::vector<std::vector<
         break;
       }
     }
-    const double host_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double host_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (sr.engine == "accel") {
       sr.seconds = double(sr.cycles) / (m.pf.clock_mhz * 1e6);
       sr.utilization = sr.cycles ? double(sr.macs) / (double(sr.cycles) * r.macs_per_cycle) : 0;
@@ -186,7 +188,7 @@ RunResult GraphExecutor::run(driver::Device& dev, const std::vector<std::vector<
     const uint8_t* p = in_ptr(o);
     std::vector<float> v(static_cast<size_t>(t.elements()));
     for (size_t i = 0; i < v.size(); ++i)
-      v[i] = t.dtype == DType::F32 ? reinterpret_cast<const float*>(p)[i]
+      v[i] = t.dtype == DType::F32  ? reinterpret_cast<const float*>(p)[i]
              : t.dtype == DType::I8 ? static_cast<float>(reinterpret_cast<const int8_t*>(p)[i])
                                     : static_cast<float>(reinterpret_cast<const int32_t*>(p)[i]);
     res.outputs.push_back(std::move(v));

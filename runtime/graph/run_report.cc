@@ -100,15 +100,15 @@ std::string RunReport::table() const {
   o << network << " on " << config << " (" << engine << " engine, platform " << platform << ")\n";
   o << std::left << std::setw(28) << "node" << std::setw(18) << "op" << std::setw(7) << "engine"
     << std::right << std::setw(12) << "cycles" << std::setw(12) << "time us" << std::setw(14)
-    << "MACs" << std::setw(8) << "util" << std::setw(8) << "share" << "\n";
+    << "MACs" << std::setw(8) << "util" << std::setw(8) << "share"
+    << "\n";
   for (const StepReport& s : steps) {
     o << std::left << std::setw(28) << s.node.substr(0, 27) << std::setw(18) << s.op.substr(0, 17)
       << std::setw(7) << s.engine << std::right << std::setw(12)
       << (s.engine == "accel" ? std::to_string(s.cycles) : std::string("-")) << std::setw(12)
       << std::fixed << std::setprecision(1) << s.seconds * 1e6 << std::setw(14) << s.macs
-      << std::setw(7) << std::setprecision(1)
-      << (s.engine == "accel" ? s.utilization * 100 : 0.0) << "%" << std::setw(7)
-      << s.share * 100 << "%\n";
+      << std::setw(7) << std::setprecision(1) << (s.engine == "accel" ? s.utilization * 100 : 0.0)
+      << "%" << std::setw(7) << s.share * 100 << "%\n";
   }
   o << std::setprecision(3);
   std::map<std::string, int> sources;
@@ -123,11 +123,11 @@ std::string RunReport::table() const {
     }
     o << "\n";
   }
-  o << "accelerator: " << accel_cycles << " cycles (" << accel_seconds * 1e3 << " ms at the clock), "
-    << accel_macs << " of " << macs << " MACs ("
+  o << "accelerator: " << accel_cycles << " cycles (" << accel_seconds * 1e3
+    << " ms at the clock), " << accel_macs << " of " << macs << " MACs ("
     << (macs ? 100.0 * double(accel_macs) / double(macs) : 0.0) << "%), utilization "
-    << utilization() * 100 << "% of the GEMM bound " << static_cast<uint64_t>(double(accel_macs) / macs_per_cycle)
-    << " cycles\n";
+    << utilization() * 100 << "% of the GEMM bound "
+    << static_cast<uint64_t>(double(accel_macs) / macs_per_cycle) << " cycles\n";
   o << "cpu: " << cpu_seconds * 1e3 << " ms; total " << total_seconds * 1e3 << " ms; wall "
     << wall_seconds << " s; arenas: device " << device_arena << " B, host " << host_arena
     << " B; weights " << weight_bytes << " B; copy staging " << staging_bytes << " B\n";
@@ -136,17 +136,30 @@ std::string RunReport::table() const {
 
 nlohmann::json RunReport::timeline() const {
   nlohmann::json ev = nlohmann::json::array();
-  ev.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"args", {{"name", network + " on " + config}}}});
-  ev.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 1}, {"args", {{"name", "accelerator (" + engine + ")"}}}});
-  ev.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 2}, {"args", {{"name", "cpu"}}}});
+  ev.push_back({{"name", "process_name"},
+                {"ph", "M"},
+                {"pid", 1},
+                {"args", {{"name", network + " on " + config}}}});
+  ev.push_back({{"name", "thread_name"},
+                {"ph", "M"},
+                {"pid", 1},
+                {"tid", 1},
+                {"args", {{"name", "accelerator (" + engine + ")"}}}});
+  ev.push_back(
+      {{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 2}, {"args", {{"name", "cpu"}}}});
   for (const StepReport& s : steps) {
     nlohmann::json args = {{"op", s.op}, {"macs", s.macs}};
     if (s.engine == "accel") {
       args["cycles"] = s.cycles;
       args["utilization"] = s.utilization;
     }
-    ev.push_back({{"name", s.node}, {"cat", s.op}, {"ph", "X"}, {"pid", 1},
-                  {"tid", s.engine == "accel" ? 1 : 2}, {"ts", s.start_us}, {"dur", s.seconds * 1e6},
+    ev.push_back({{"name", s.node},
+                  {"cat", s.op},
+                  {"ph", "X"},
+                  {"pid", 1},
+                  {"tid", s.engine == "accel" ? 1 : 2},
+                  {"ts", s.start_us},
+                  {"dur", s.seconds * 1e6},
                   {"args", args}});
   }
   return {{"traceEvents", ev}, {"displayTimeUnit", "ns"}};

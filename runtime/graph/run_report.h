@@ -6,10 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "hardware/isa/layout.h"
 #include "hardware/isa/spec.h"
@@ -23,9 +22,9 @@ struct StepReport {
   uint64_t cycles = 0;                   // accelerator steps
   double seconds = 0;                    // accelerator: cycles at the clock; CPU: host time
   int64_t macs = 0;
-  double utilization = 0;                // MACs / (cycles x MACs per cycle)
-  double share = 0;                      // of the total time
-  double start_us = 0;                   // on the network's timeline
+  double utilization = 0;  // MACs / (cycles x MACs per cycle)
+  double share = 0;        // of the total time
+  double start_us = 0;     // on the network's timeline
   // Roofline of an accelerator step (engines with timing): GEMM micro-op cycles (padding
   // included), DRAM bytes and the cycles they take on the bus, the useful-MAC bound, and the
   // limit that stops the layer short of it ("compute", "padding", "memory", "overlap").

@@ -6,10 +6,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "compiler/ops/conv2d.h"
 #include "compiler/pipeline.h"

@@ -84,8 +84,8 @@ void KnobCache::save() const {
 
 std::string knob_key(const isa::Layout& l, const isa::Platform& p, const Conv2dShape& s,
                      int64_t vthreads) {
-  return l.config.name + "/" + p.name + "/" + s.describe() + " vthreads=" +
-         std::to_string(vthreads);
+  return l.config.name + "/" + p.name + "/" + s.describe() +
+         " vthreads=" + std::to_string(vthreads);
 }
 
 std::string default_knob_cache_path() {

@@ -1,15 +1,14 @@
 // Choosing conv2d knobs by measuring them on the cycle model, and remembering the choices in a
-// JSON file across runs. The graph executor's knob source (runtime/graph/tuned_knobs.h) and
+// JSON file across runs. The graph executor's knob source (runtime/tune/tuned_knobs.h) and
 // the conv2d study (runtime/bench/conv2d_study.h: `weft bench`, `weft run conv2d --search`)
 // measure through here; `weft tune` has its own search (search.h).
 #pragma once
 
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "compiler/ops/conv2d.h"
 #include "hardware/isa/layout.h"
@@ -49,13 +48,14 @@ struct KnobSearch {
   compiler::ops::Conv2dKnobs best;
   uint64_t best_cycles = 0;  // 0 when the choice came from the cache or nothing was measured
   bool cached = false;
-  size_t candidates = 0;     // proposed by the chooser
+  size_t candidates = 0;  // proposed by the chooser
   struct Rejected {
     compiler::ops::Conv2dKnobs knobs;
     std::string error;
   };
   std::vector<Rejected> rejected;
-  /// {"candidates", "measured", "rejected", "rejections": [{knobs, error}], "best_cycles", "cached"}.
+  /// {"candidates", "measured", "rejected", "rejections": [{knobs, error}], "best_cycles",
+  /// "cached"}.
   nlohmann::ordered_json to_json() const;
 };
 

@@ -81,10 +81,9 @@ TEST(AccelPipeline, OneListOfStepsInOrder) {
 TEST(AccelPipeline, NoRewritesIsThePlainPipeline) {
   ops::Conv2d a = small_conv(true), b = small_conv(true);
   std::vector<std::string> passes;
-  const accel::Program plain = compile_accel(*a.schedule, isa::layout_for("vta"),
-                                             [&](const std::string& p, const ir::Stmt&) {
-                                               passes.push_back(p);
-                                             });
+  const accel::Program plain =
+      compile_accel(*a.schedule, isa::layout_for("vta"),
+                    [&](const std::string& p, const ir::Stmt&) { passes.push_back(p); });
   EXPECT_EQ(passes, accel_pass_names());
   const Steps s = compile(b, {});
   EXPECT_EQ(s.names, (std::vector<std::string>{"emit_accel", "plan_tokens"}));
@@ -103,7 +102,8 @@ TEST(AccelPipeline, ResidualInitBeforeAfter) {
   const accel::Program &before = s.after.at("emit_accel"), &after = s.after.at("residual_init");
   EXPECT_EQ(count(after, Kind::kAlu), count(before, Kind::kAlu) - 1);
   EXPECT_EQ(count(after, Kind::kGemm, {}, true), count(before, Kind::kGemm, {}, true) - 1);
-  EXPECT_NE(s.text("residual_init").find("ALU SHR imm -5"), std::string::npos) << s.text("residual_init");
+  EXPECT_NE(s.text("residual_init").find("ALU SHR imm -5"), std::string::npos)
+      << s.text("residual_init");
   EXPECT_EQ(s.text("emit_accel").find("ALU SHR imm -5"), std::string::npos);
   EXPECT_EQ(loads_of(after, op.residual->buffer), loads_of(before, op.residual->buffer));
 }
@@ -155,9 +155,9 @@ TEST(AccelPipeline, AllRewritesInOrder) {
   ops::Conv2d op = small_conv(true);
   PipelineOptions o;
   o.residual_init = ResidualInitOption{op.residual->buffer, 16 * 9, 100, 5};
-  o.bias_gemm = BiasGemmOption{op.bias->buffer, ir::make_buffer("ones", ir::DType::kInt8, {1, 16}),
-                               ir::make_buffer("bias_w", ir::DType::kInt8, {op.ocb, 16, 16}),
-                               op.ocb};
+  o.bias_gemm =
+      BiasGemmOption{op.bias->buffer, ir::make_buffer("ones", ir::DType::kInt8, {1, 16}),
+                     ir::make_buffer("bias_w", ir::DType::kInt8, {op.ocb, 16, 16}), op.ocb};
   o.skip_pad_taps = true;
   EXPECT_EQ(compile(op, o).names, accel_program_step_names());
 }

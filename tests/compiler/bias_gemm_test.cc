@@ -3,10 +3,11 @@
 // the pass turns a register ADD of a loaded bias tile into a GEMM against the constant block,
 // loads the constant block and the bias weights first, and drops the bias load only when
 // nothing else reads its rows.
+#include "compiler/passes/bias_gemm.h"
+
 #include <gtest/gtest.h>
 
 #include "compiler/accel/printer.h"
-#include "compiler/passes/bias_gemm.h"
 #include "tests/compiler/epilogue_program.h"
 
 namespace weft::compiler::passes {

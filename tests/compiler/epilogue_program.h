@@ -8,7 +8,8 @@
 
 namespace weft::compiler::passes {
 
-inline accel::Program epilogue(const ir::Buffer& bias, const ir::Buffer& res, bool bias_read_again) {
+inline accel::Program epilogue(const ir::Buffer& bias, const ir::Buffer& res,
+                               bool bias_read_again) {
   accel::Program p;
   using accel::Op;
   auto kernel = [](Op::Kind kind, int64_t dst, int64_t src) {

@@ -1,10 +1,11 @@
 // Pass residual_init (compiler/passes/residual_init.h): the residual load moves to the reset,
 // a left shift takes the reset's place and the ADD goes, only for the exact pattern; and its
 // legality check, that r * 2^shift + sum + bias cannot wrap at 32 bits.
+#include "compiler/passes/residual_init.h"
+
 #include <gtest/gtest.h>
 
 #include "compiler/accel/printer.h"
-#include "compiler/passes/residual_init.h"
 #include "tests/compiler/epilogue_program.h"
 
 namespace weft::compiler::passes {

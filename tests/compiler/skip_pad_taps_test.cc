@@ -1,12 +1,12 @@
 // Pass skip_pad_taps (compiler/passes/skip_pad_taps.h): GEMM iterations that read only DMA
 // padding go, the others run exactly once, border pixels keep one rectangle of taps each, and
 // nothing changes when the new kernels would not fit the micro-op buffer.
+#include "compiler/passes/skip_pad_taps.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <tuple>
-
-#include "compiler/passes/skip_pad_taps.h"
 
 namespace weft::compiler::passes {
 namespace {

@@ -34,8 +34,8 @@ PipelineOptions AccelLowering::rewrites(const Graph& g, const ConvNode& c, const
     bias_w.resize(static_cast<size_t>(blocks * l.config.block_out() * l.config.block_in()), 0);
     BiasGemmOption b;
     b.bias = op.bias->buffer;
-    b.ones = ir::make_buffer(name + ".ones", ir::DType::kInt8,
-                             {l.config.batch(), l.config.block_in()});
+    b.ones =
+        ir::make_buffer(name + ".ones", ir::DType::kInt8, {l.config.batch(), l.config.block_in()});
     b.weights = ir::make_buffer(name + ".bias_w", ir::DType::kInt8,
                                 {blocks, l.config.block_out(), l.config.block_in()});
     b.blocks = blocks;
@@ -62,8 +62,9 @@ AccelKernel AccelLowering::lower(const Graph& g, NodeId id, const PassObserver& 
   k.constants.push_back(
       {k.op.bias->buffer, pack_bias_tile(l, bias, c.shape.oc, k.op.ocb), l.acc_elem_bytes, 4096});
   if (c.channel_shifts)
-    k.constants.push_back({k.op.shifts->buffer, pack_shift_tile(l, c.channel_shifts->lane, k.op.ocb),
-                           l.acc8_elem_bytes, 4096});
+    k.constants.push_back({k.op.shifts->buffer,
+                           pack_shift_tile(l, c.channel_shifts->lane, k.op.ocb), l.acc8_elem_bytes,
+                           4096});
   const PipelineOptions p = rewrites(g, c, n.name, k.op, &k.constants);
   const auto& fixed = accel_program_step_names();
   k.program = compile_accel(*k.op.schedule, l, p, after_pass,
@@ -77,7 +78,8 @@ AccelKernel AccelLowering::lower(const Graph& g, NodeId id, const PassObserver& 
   k.operands = {{k.op.a->buffer, n.inputs[0], l.inp_elem_bytes},
                 {k.op.w->buffer, n.inputs[1], l.wgt_elem_bytes},
                 {k.op.d->buffer, n.outputs[0], l.out_elem_bytes}};
-  if (c.epilogue.residual) k.operands.push_back({k.op.residual->buffer, c.residual, l.acc8_elem_bytes});
+  if (c.epilogue.residual)
+    k.operands.push_back({k.op.residual->buffer, c.residual, l.acc8_elem_bytes});
   return k;
 }
 

@@ -38,14 +38,14 @@ struct KernelOperand {
 /// An accelerator node lowered to a kernel.
 struct AccelKernel {
   NodeId node = kNone;
-  ops::Conv2d op;                          // shape, knobs, epilogue, tensors
-  accel::Program program;                  // with tokens, ready to place
-  std::string schedule_source;             // where the knobs came from (KnobChoice::source)
-  std::vector<std::string> rewrites;       // the program rewrites applied, in order
-  ops::Conv2dFloor floor;                  // the ISA floor of the layer and epilogue
-  int64_t macs = 0;                        // useful MACs
-  std::vector<KernelOperand> operands;     // input, weight, output, residual
-  std::vector<KernelConstant> constants;   // bias, shifts, bias_gemm's weights and constants
+  ops::Conv2d op;                         // shape, knobs, epilogue, tensors
+  accel::Program program;                 // with tokens, ready to place
+  std::string schedule_source;            // where the knobs came from (KnobChoice::source)
+  std::vector<std::string> rewrites;      // the program rewrites applied, in order
+  ops::Conv2dFloor floor;                 // the ISA floor of the layer and epilogue
+  int64_t macs = 0;                       // useful MACs
+  std::vector<KernelOperand> operands;    // input, weight, output, residual
+  std::vector<KernelConstant> constants;  // bias, shifts, bias_gemm's weights and constants
 };
 
 /// Which program rewrites a lowering may apply (each only where its legality check allows).

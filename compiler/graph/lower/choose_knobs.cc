@@ -48,7 +48,8 @@ std::vector<Conv2dKnobs> exact_tilings(const isa::Layout& l, const isa::Platform
       // (the fc: 1000 outputs = 63 blocks) the largest divisor at most as large covers exactly
       // (tile_oc 1 alone leaves the fc's weight stream one block at a time: 109 K cycles, 36 K
       // with 63).
-      if (const int64_t per = ocb / vo; ocb % vo == 0 && (per & (per - 1)) != 0 && per % k.tile_oc) {
+      if (const int64_t per = ocb / vo;
+          ocb % vo == 0 && (per & (per - 1)) != 0 && per % k.tile_oc) {
         int64_t d = std::min(k.tile_oc, per);
         while (per % d) --d;
         k.tile_oc = d;
@@ -77,14 +78,14 @@ KnobChoice KnobChooser::choose(const ops::Conv2dShape& s, const ops::Conv2dEpilo
                                const std::string& node) {
   if (source_)
     if (auto k = source_->recorded(s, e)) return {*k, "tuning records"};
-  const std::string source =
-      tune_ > 1 ? "measured (best of " + std::to_string(tune_) + " exact tilings" +
-                      (source_ ? source_->fastest_note() : "") + ")"
-                : "analytic chooser";
+  const std::string source = tune_ > 1
+                                 ? "measured (best of " + std::to_string(tune_) + " exact tilings" +
+                                       (source_ ? source_->fastest_note() : "") + ")"
+                                 : "analytic chooser";
   // exact2: tile_oc may be a non-power-of-two divisor (keys of older choices are not reused).
   const std::string key = layout_.config.name + "/" + platform_.name + "/" + s.describe() +
-                          (e.residual ? "/r" : "") + (e.channel_shifts ? "/pc" : "") +
-                          "/exact2/t" + std::to_string(tune_);
+                          (e.residual ? "/r" : "") + (e.channel_shifts ? "/pc" : "") + "/exact2/t" +
+                          std::to_string(tune_);
   if (auto it = memo_.find(key); it != memo_.end()) return {it->second, source};
   const std::vector<Conv2dKnobs> exact =
       exact_tilings(layout_, platform_, s, e.residual, e.channel_shifts, tune_);

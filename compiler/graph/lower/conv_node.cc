@@ -21,10 +21,10 @@ ConvNode conv_node(const Graph& g, const Node& n, const isa::Layout& l) {
   if (n.inputs.size() > 2) c.bias = n.inputs[2];
   if (n.inputs.size() > 3) c.residual = n.inputs[3];
   ops::Conv2dEpilogue& e = c.epilogue;
-  e.shift = static_cast<int>(n.get_int("shift", 0));
-  if (n.has("shifts")) {
-    c.channel_shifts = ops::split_channel_shifts(l, n.get_ints("shifts", {}),
-                                                 "graph lowering: node '" + n.name + "'");
+  e.shift = static_cast<int>(n.facts.shift.value_or(0));
+  if (n.facts.shifts) {
+    c.channel_shifts =
+        ops::split_channel_shifts(l, *n.facts.shifts, "graph lowering: node '" + n.name + "'");
     if (c.channel_shifts->uniform()) {
       e.shift = c.channel_shifts->common + c.channel_shifts->lane.front();
       c.channel_shifts.reset();
@@ -35,7 +35,7 @@ ConvNode conv_node(const Graph& g, const Node& n, const isa::Layout& l) {
   }
   // No bias input: stem_im2col folded it into the GEMM (constant input channels).
   e.bias = c.bias != kNone;
-  e.relu = n.get_int("relu", 0) != 0;
+  e.relu = n.facts.relu.value_or(false);
   e.bias_first = e.bias;
   e.residual = c.residual != kNone;
   return c;

@@ -1,7 +1,7 @@
 // An accelerator node of the graph (weft.AccelConv, weft.AccelDense) as the conv2d operator's
 // problem: the shape from its input and weight types (a dense node is a 1x1 convolution on a
-// 1x1 image), the epilogue from its requantization (shift, ReLU, bias and residual inputs), and
-// per-channel shifts split into a common immediate shift and per-lane remainders
+// 1x1 image), the epilogue from its requantization facts (shift, ReLU) and its bias and residual
+// inputs, and per-channel shifts split into a common immediate shift and per-lane remainders
 // (compiler/ops/channel_shifts.h). Channels that all shift alike need only the immediate shift:
 // the per-tensor kernel.
 #pragma once

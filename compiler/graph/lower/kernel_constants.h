@@ -15,10 +15,10 @@ namespace weft::compiler::graph {
 
 /// A constant a kernel reads, with its bytes and where the device memory map may put it.
 struct KernelConstant {
-  ir::Buffer buffer;            // the operator's DRAM tensor
-  std::vector<uint8_t> bytes;   // its packed contents
-  int elem_bytes = 1;           // the unit of its memory type's DRAM addresses
-  uint64_t alignment = 4096;    // of its byte address
+  ir::Buffer buffer;           // the operator's DRAM tensor
+  std::vector<uint8_t> bytes;  // its packed contents
+  int elem_bytes = 1;          // the unit of its memory type's DRAM addresses
+  uint64_t alignment = 4096;   // of its byte address
 };
 
 /// The bias tile of `oc` biases (none: an empty tile) for `ocb` output channel blocks.

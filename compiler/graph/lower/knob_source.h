@@ -1,6 +1,6 @@
 // Where the graph lowering gets conv2d schedule knobs it cannot derive by itself: the tuning
 // records and measurement. The compiler only states what it needs; the runtime implements it
-// (rt::graph::TunedKnobs: the shipped records and --tune-db, and the cycle model with a knob
+// (rt::tune::TunedKnobs: the shipped records and --tune-db, and the cycle model with a knob
 // cache file), so the compiler depends on no record format, device or file. A lowering with no
 // source takes the analytic chooser's first exact tiling.
 #pragma once

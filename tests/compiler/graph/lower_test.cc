@@ -17,7 +17,8 @@ namespace weft::compiler::graph {
 namespace {
 
 // An accelerator conv node on `l`: x [n, ic, h, w] packed, weight [oc, ic, k, k], bias (when
-// `bias` is not empty) and a residual input (when `residual`).
+// `bias` is not empty) and a residual input (when `residual`); a shift of 6 (or `shifts`, one
+// per output channel) and a ReLU.
 struct ConvGraph {
   Graph g;
   NodeId node = kNone;
@@ -25,7 +26,7 @@ struct ConvGraph {
 
 ConvGraph accel_conv(const isa::Layout& l, int64_t n, int64_t ic, int64_t hw, int64_t oc, int64_t k,
                      int64_t pad, const std::vector<int32_t>& bias, bool residual,
-                     const Attrs& extra = {}) {
+                     const std::vector<int64_t>& shifts = {}) {
   ConvGraph c;
   Graph& g = c.g;
   TensorType xt(DType::I8, {n, ic, hw, hw});
@@ -44,12 +45,15 @@ ConvGraph accel_conv(const isa::Layout& l, int64_t n, int64_t ic, int64_t hw, in
   TensorType yt(DType::I8, {n, oc, out, out});
   yt.layout = Layout::blocked(l.config.batch(), l.config.block_out());
   if (residual) ins.push_back(g.add_input("r", yt));
-  Attrs a = {{"strides", std::vector<int64_t>{1, 1}},
-             {"pads", std::vector<int64_t>{pad, pad, pad, pad}},
-             {"shift", int64_t{6}},
-             {"relu", int64_t{1}}};
-  for (const auto& [key, v] : extra) a[key] = v;
-  c.node = g.add_node(OpKind::AccelConv, "conv", ins, a, {yt}, {"y"});
+  const Attrs a = {{"strides", std::vector<int64_t>{1, 1}},
+                   {"pads", std::vector<int64_t>{pad, pad, pad, pad}}};
+  NodeFacts f;
+  if (shifts.empty())
+    f.shift = 6;
+  else
+    f.shifts = shifts;
+  f.relu = true;
+  c.node = g.add_node(OpKind::AccelConv, "conv", ins, a, {yt}, {"y"}, f);
   g.set_outputs({g.node(c.node).outputs[0]});
   return c;
 }
@@ -74,22 +78,21 @@ TEST(ConvNode, ShapeAndEpilogueFromTheNode) {
 TEST(ConvNode, PerChannelShiftsSplitOrCollapse) {
   const isa::Layout& l = isa::layout_for("vta");
   // Channels that all shift by 9: the per-tensor kernel with an immediate shift of 9.
-  ConvGraph c = accel_conv(l, 1, 16, 4, 4, 1, 0, {1, 2, 3, 4}, false,
-                           {{"shifts", std::vector<int64_t>{9, 9, 9, 9}}});
+  ConvGraph c = accel_conv(l, 1, 16, 4, 4, 1, 0, {1, 2, 3, 4}, false, {9, 9, 9, 9});
   ConvNode n = conv_node(c.g, c.g.node(c.node), l);
   EXPECT_FALSE(n.epilogue.channel_shifts);
   EXPECT_EQ(n.epilogue.shift, 9);
   // Different shifts: the common part as the immediate, the rest per lane.
-  c = accel_conv(l, 1, 16, 4, 4, 1, 0, {1, 2, 3, 4}, false,
-                 {{"shifts", std::vector<int64_t>{7, 9, 12, 8}}});
+  c = accel_conv(l, 1, 16, 4, 4, 1, 0, {1, 2, 3, 4}, false, {7, 9, 12, 8});
   n = conv_node(c.g, c.g.node(c.node), l);
   ASSERT_TRUE(n.channel_shifts.has_value());
   EXPECT_TRUE(n.epilogue.channel_shifts);
   EXPECT_EQ(n.epilogue.shift, n.channel_shifts->common);
   for (size_t o = 0; o < 4; ++o)
-    EXPECT_EQ(n.channel_shifts->common + n.channel_shifts->lane[o], (std::vector<int>{7, 9, 12, 8})[o]);
+    EXPECT_EQ(n.channel_shifts->common + n.channel_shifts->lane[o],
+              (std::vector<int>{7, 9, 12, 8})[o]);
   // Spread over more than one register shift can apply: a user error naming the node.
-  c = accel_conv(l, 1, 16, 4, 2, 1, 0, {1, 2}, false, {{"shifts", std::vector<int64_t>{0, 20}}});
+  c = accel_conv(l, 1, 16, 4, 2, 1, 0, {1, 2}, false, {0, 20});
   try {
     (void)conv_node(c.g, c.g.node(c.node), l);
     FAIL() << "no error";
@@ -200,9 +203,8 @@ TEST(AccelLowering, OperandsConstantsAndTheRewritesEachNodeAllows) {
   AccelLowering lower(l, pf, {}, knobs);
   const ConvGraph c = accel_conv(l, 1, 32, 8, 32, 3, 1, std::vector<int32_t>(32, 1000), true);
   std::vector<std::string> steps;
-  const AccelKernel k = lower.lower(c.g, c.node, {}, [&](const std::string& s, const accel::Program&) {
-    steps.push_back(s);
-  });
+  const AccelKernel k = lower.lower(
+      c.g, c.node, {}, [&](const std::string& s, const accel::Program&) { steps.push_back(s); });
   EXPECT_EQ(steps, (std::vector<std::string>{"emit_accel", "residual_init", "bias_gemm",
                                              "skip_pad_taps", "plan_tokens"}));
   EXPECT_EQ(k.rewrites, (std::vector<std::string>{"residual_init", "bias_gemm", "skip_pad_taps"}));
@@ -227,7 +229,8 @@ TEST(AccelLowering, OperandsConstantsAndTheRewritesEachNodeAllows) {
 
   // A bias too large for the lanes (bias_gemm's check) and for the residual's headroom
   // (residual_init's check): neither rewrite; the bias tile stays the only constant.
-  const ConvGraph big = accel_conv(l, 1, 32, 8, 32, 3, 1, std::vector<int32_t>(32, 2147000000), true);
+  const ConvGraph big =
+      accel_conv(l, 1, 32, 8, 32, 3, 1, std::vector<int32_t>(32, 2147000000), true);
   const AccelKernel b = lower.lower(big.g, big.node);
   EXPECT_EQ(b.rewrites, std::vector<std::string>{"skip_pad_taps"});
   EXPECT_EQ(b.constants.size(), 1u);
@@ -241,8 +244,7 @@ TEST(AccelLowering, PerChannelShiftsAddTheShiftTile) {
   const isa::Platform& pf = isa::find_platform("sim");
   KnobChooser knobs(l, pf, 1, nullptr);
   AccelLowering lower(l, pf, {false, false, false}, knobs);
-  const ConvGraph c = accel_conv(l, 1, 16, 4, 4, 1, 0, {1, 2, 3, 4}, false,
-                                 {{"shifts", std::vector<int64_t>{7, 9, 12, 8}}});
+  const ConvGraph c = accel_conv(l, 1, 16, 4, 4, 1, 0, {1, 2, 3, 4}, false, {7, 9, 12, 8});
   const AccelKernel k = lower.lower(c.g, c.node);
   ASSERT_EQ(k.constants.size(), 2u);
   EXPECT_EQ(k.constants[1].buffer, k.op.shifts->buffer);

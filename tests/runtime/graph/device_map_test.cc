@@ -2,6 +2,8 @@
 // the weights from address 0, every kernel's constants after them at their alignments without
 // overlap, the activation arena, then every kernel's instructions and micro-ops; values at
 // their plan's offsets; what upload() writes is what the kernels and the plan hold.
+#include "runtime/graph/device_map.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,7 +13,6 @@
 #include "compiler/graph/models/resnet.h"
 #include "compiler/graph/pipeline.h"
 #include "driver/device.h"
-#include "runtime/graph/device_map.h"
 
 namespace weft::rt::graph {
 namespace {
@@ -33,7 +34,8 @@ TEST(DeviceMap, RegionsInOrderAlignedAndDisjoint) {
   cg::AccelLowering lower(l, pf, {}, knobs);
   std::vector<cg::AccelKernel> kernels;
   for (cg::NodeId id : c.graph.schedule_order())
-    if (c.graph.node(id).kind == cg::OpKind::AccelConv || c.graph.node(id).kind == cg::OpKind::AccelDense)
+    if (c.graph.node(id).kind == cg::OpKind::AccelConv ||
+        c.graph.node(id).kind == cg::OpKind::AccelDense)
       kernels.push_back(lower.lower(c.graph, id));
   ASSERT_GT(kernels.size(), 5u);
   const DeviceMap map(c.graph, c.plan, kernels, l);
@@ -57,20 +59,25 @@ TEST(DeviceMap, RegionsInOrderAlignedAndDisjoint) {
     EXPECT_GE(p.insn_addr, map.program_base());
     EXPECT_LE(p.stream.uop_byte_offset + p.stream.uop_bytes.size(), map.total());
     used.push_back({p.insn_addr, p.insn_addr + p.stream.insn_bytes.size()});
-    used.push_back({p.stream.uop_byte_offset, p.stream.uop_byte_offset + p.stream.uop_bytes.size()});
+    used.push_back(
+        {p.stream.uop_byte_offset, p.stream.uop_byte_offset + p.stream.uop_bytes.size()});
   }
   std::sort(used.begin(), used.end());
   for (size_t i = 1; i < used.size(); ++i) EXPECT_LE(used[i - 1].second, used[i].first) << i;
   EXPECT_GE(map.program_base(), map.arena_base() + static_cast<uint64_t>(c.plan.device_arena));
-  EXPECT_TRUE(std::regex_match(map.describe(), std::regex("device memory: weights @0x0, biases "
-                                                          "@0x[0-9a-f]+, arena @0x[0-9a-f]+, "
-                                                          "programs @0x[0-9a-f]+, end 0x[0-9a-f]+")))
+  EXPECT_TRUE(
+      std::regex_match(map.describe(), std::regex("device memory: weights @0x0, biases "
+                                                  "@0x[0-9a-f]+, arena @0x[0-9a-f]+, "
+                                                  "programs @0x[0-9a-f]+, end 0x[0-9a-f]+")))
       << map.describe();
 
   // Values: weights at their plan offsets, activations in the arena.
   for (const auto& [v, off] : c.plan.weights) EXPECT_EQ(map.addr(v), static_cast<uint64_t>(off));
-  for (const auto& [v, pl] : c.plan.values)
-    if (pl.device) EXPECT_EQ(map.addr(v), map.arena_base() + static_cast<uint64_t>(pl.offset));
+  for (const auto& [v, pl] : c.plan.values) {
+    if (pl.device) {
+      EXPECT_EQ(map.addr(v), map.arena_base() + static_cast<uint64_t>(pl.offset));
+    }
+  }
 
   // upload() writes the weights, the constants and the programs where the map says.
   driver::DeviceOptions o;

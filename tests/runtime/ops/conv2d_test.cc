@@ -2,14 +2,15 @@
 // batch that are not multiples of the block, the bias/shift/clip epilogue on the ALU, 1 and 2
 // virtual threads along output channels and rows, on the functional and cycle engines, each
 // bit-exact against the CPU reference.
+#include "runtime/ops/conv2d.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "compiler/passes/bias_gemm.h"
 #include "driver/device.h"
 #include "hardware/isa/errors.h"
 #include "runtime/bench/conv2d_study.h"
-#include "runtime/ops/conv2d.h"
-#include "compiler/passes/bias_gemm.h"
 
 namespace weft::rt {
 namespace {
@@ -233,12 +234,14 @@ TEST(Conv2dResidual, ResidualInitDropsTheAddsAndMatchesTheReference) {
       const Conv2dBuild plain = build_conv2d(l, s, k, e);
       compiler::ops::Conv2d op = compiler::ops::make_conv2d(l, s, k, e);
       compiler::PipelineOptions o;  // random_conv2d_data's biases are within [-128, 127]
-      o.residual_init = compiler::ResidualInitOption{op.residual->buffer, s.ic * s.k * s.k, 128, e.shift};
+      o.residual_init =
+          compiler::ResidualInitOption{op.residual->buffer, s.ic * s.k * s.k, 128, e.shift};
       const Conv2dBuild b = build_conv2d(l, std::move(op), {}, o);
       SCOPED_TRACE(std::string(config) + " " + s.describe() + " " + k.describe());
       int residual_loads = 0;
       for (const auto& op : plain.program.ops)
-        residual_loads += op.kind == compiler::accel::Op::Kind::kLoad && op.mem == isa::MemType::kAcc8Bit;
+        residual_loads +=
+            op.kind == compiler::accel::Op::Kind::kLoad && op.mem == isa::MemType::kAcc8Bit;
       EXPECT_GT(residual_loads, 0);
       EXPECT_EQ(register_adds(b.program), register_adds(plain.program) - residual_loads);
       run_and_check(l, b, "functional", e);
@@ -285,10 +288,11 @@ TEST(Conv2dBiasGemm, BiasAddsBecomeGemmsAndMatchTheReference) {
       compiler::ops::Conv2d op = compiler::ops::make_conv2d(l, s, k, e);
       compiler::PipelineOptions o;
       o.bias_gemm = compiler::BiasGemmOption{op.bias->buffer, ones_t, w_t, blocks};
-      const Conv2dBuild b = build_conv2d(
-          l, std::move(op), {}, o,
-          {{{w_t, pieces.size(), l.wgt_elem_bytes}, std::vector<uint8_t>(pieces.begin(), pieces.end())},
-           {{ones_t, ones.size(), l.inp_elem_bytes}, std::vector<uint8_t>(ones.begin(), ones.end())}});
+      const Conv2dBuild b = build_conv2d(l, std::move(op), {}, o,
+                                         {{{w_t, pieces.size(), l.wgt_elem_bytes},
+                                           std::vector<uint8_t>(pieces.begin(), pieces.end())},
+                                          {{ones_t, ones.size(), l.inp_elem_bytes},
+                                           std::vector<uint8_t>(ones.begin(), ones.end())}});
       const int rewritten = count(plain.program, false) - count(b.program, false);
       EXPECT_GT(rewritten, 0);
       EXPECT_EQ(count(b.program, false), count(plain.program, false) - rewritten);

@@ -1,24 +1,23 @@
 // The runtime's knob source for the graph lowering; see tuned_knobs.h.
-#include "runtime/graph/tuned_knobs.h"
+#include "runtime/tune/tuned_knobs.h"
 
 #include "compiler/graph/lower/choose_knobs.h"
 #include "hardware/isa/errors.h"
 #include "runtime/tune/accel_tasks.h"
 #include "runtime/tune/database.h"
 
-namespace weft::rt::graph {
+namespace weft::rt::tune {
 
 std::optional<compiler::ops::Conv2dKnobs> exact_recorded_knobs(
     const isa::Layout& l, const isa::Platform& pf, const compiler::ops::Conv2dShape& s,
     const compiler::ops::Conv2dEpilogue& e, const std::string& db_path) {
   std::optional<compiler::ops::Conv2dKnobs> k;
   try {
-    k = tune::recorded_conv2d_knobs(l.config.name, pf.name, s, db_path);
+    k = recorded_conv2d_knobs(l.config.name, pf.name, s, db_path);
   } catch (const UserError&) {
     // A corrupt records file is the user's error: looking the record up again rethrows it.
     // Otherwise the record's trace does not replay in this shape's space: not a schedule.
-    (void)tune::lookup_best(tune::conv2d_workload(s), tune::accel_target(l.config.name, pf.name),
-                            db_path);
+    (void)lookup_best(conv2d_workload(s), accel_target(l.config.name, pf.name), db_path);
     return std::nullopt;
   }
   if (!k || !compiler::graph::knobs_cover_exactly(l, s, *k)) return std::nullopt;
@@ -54,4 +53,4 @@ compiler::ops::Conv2dKnobs TunedKnobs::fastest(
   return best;
 }
 
-}  // namespace weft::rt::graph
+}  // namespace weft::rt::tune

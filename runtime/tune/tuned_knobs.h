@@ -1,4 +1,5 @@
-// The runtime's knob source for the graph lowering (compiler/graph/lower/knob_source.h):
+// The runtime's knob source for the graph lowering (compiler/graph/lower/knob_source.h), which
+// the graph executor hands to the compiler:
 // recorded knobs from the tuning records (issue #14: `--tune-db` first, then the shipped
 // records in runtime/tune/records), kept only when the network can use them, i.e. when their
 // tiling covers the layer exactly (a packed value passes from one kernel to the next with no
@@ -22,7 +23,7 @@
 #include "hardware/isa/spec.h"
 #include "runtime/tune/knob_search.h"
 
-namespace weft::rt::graph {
+namespace weft::rt::tune {
 
 /// The recorded knobs of `s` when they exist, cover it exactly and build with `e`; else nothing.
 /// A corrupt records file is a UserError (from the database).
@@ -54,4 +55,4 @@ class TunedKnobs : public compiler::graph::KnobSource {
   std::unique_ptr<KnobCache> cache_;
 };
 
-}  // namespace weft::rt::graph
+}  // namespace weft::rt::tune
