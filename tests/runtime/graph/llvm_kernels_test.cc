@@ -469,7 +469,7 @@ TEST(LlvmKernels, FullResNet18BitExact) {
       vs.push_back(val.is_constant() ? alone.add_constant(val.name, val.type, val.data)
                                      : alone.add_input(val.name, val.type));
     }
-    alone.add_node(n.kind, n.name, vs, n.attrs, {c.graph.value(n.outputs[0]).type});
+    alone.add_node(n.kind, n.name, vs, n.attrs, {c.graph.value(n.outputs[0]).type}, {}, n.facts);
     const uint32_t seed = 1000 + static_cast<uint32_t>(plain_nodes.size() + packed_nodes.size());
     if (plain) {
       expect_same(alone, seed);  // runs the graph's last node
