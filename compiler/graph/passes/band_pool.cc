@@ -57,7 +57,7 @@ int band_pool(Graph& g) {
         pool->get_ints("dilations", {1, 1}) != std::vector<int64_t>{1, 1} ||
         pool->get_string("auto_pad", "NOTSET") != "NOTSET")
       continue;
-    const int64_t H = ct.shape[2], kh = k[0], s = st[0], pt = pd[0], pb = pd[2];
+    const int64_t H = ct.shape[2], kh = k[0], s = st[0], pt = pd[0];
     const TensorType& pool_t = g.value(pool->outputs[0]).type;
     const int64_t OH = pool_t.shape[2];
     const size_t B = src.size();
