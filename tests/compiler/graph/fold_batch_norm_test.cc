@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "compiler/graph/eval_f32.h"
+#include "compiler/graph/interpret.h"
 #include "compiler/graph/models/resnet.h"
 #include "compiler/graph/verify.h"
 
@@ -22,12 +22,12 @@ TEST(FoldBatchNorm, KeepsTheFunction) {
   Graph g = models::resnet18(small_net);
   verify(g);
   auto x = models::synthetic_input(g.value(g.inputs()[0]).type, 3);
-  auto before = eval_f32(g, {x})[0];
+  auto before = interpret<float>(g, {x})[0];
   Graph f = g;
   EXPECT_EQ(passes::fold_batch_norm(f), 1 + 2 * 2 * 2 + 1);
   verify(f);
   EXPECT_EQ(f.count(OpKind::BatchNormalization), 0);
-  auto after = eval_f32(f, {x})[0];
+  auto after = interpret<float>(f, {x})[0];
   for (size_t i = 0; i < before.size(); ++i)
     EXPECT_NEAR(before[i], after[i], 1e-3 * (1 + std::fabs(before[i])));
 }

@@ -53,8 +53,10 @@ TEST(FoldPacks, ImColAndPoolWritePackedAndQuantizeFolds) {
   const ValueId in = h.add_input("x", it);
   const ValueId m =
       h.add_op(OpKind::MaxPool, "pool", {in}, {{"kernel_shape", std::vector<int64_t>{2, 2}}});
-  const ValueId pk =
-      h.add_op(OpKind::Pack, "pool.packed", {m}, {{"n", int64_t{1}}, {"c", int64_t{16}}});
+  NodeFacts blocks;
+  blocks.pack_n = 1;
+  blocks.pack_c = 16;
+  const ValueId pk = h.add_op(OpKind::Pack, "pool.packed", {m}, {}, blocks);
   h.set_outputs({pk, m});
   EXPECT_EQ(passes::fold_packs(h), 0);
   EXPECT_EQ(h.count(OpKind::Pack), 1);

@@ -9,7 +9,7 @@
 #include <map>
 
 #include "compiler/graph/dump.h"
-#include "compiler/graph/eval_f32.h"
+#include "compiler/graph/interpret.h"
 #include "compiler/graph/models/resnet.h"
 #include "compiler/graph/reference_int8.h"
 #include "compiler/graph/verify.h"
@@ -139,7 +139,7 @@ TEST(GraphPipeline, QuantizedIsCloseToFp32) {
   double worst = 1;
   for (uint32_t s = 0; s < 8; ++s) {
     auto x = models::synthetic_input(g.value(g.inputs()[0]).type, 100 + s);
-    auto f = eval_f32(g, {x})[0];
+    auto f = interpret<float>(g, {x})[0];
     auto q = reference_int8(c.graph, {x})[0];
     worst = std::min(worst, cosine(f, q));
     agree += std::max_element(f.begin(), f.end()) - f.begin() ==
