@@ -1,8 +1,8 @@
 // `weft run resnet18` and `weft compile resnet18`: the built-in ResNet-18 (synthetic weights)
 // through the graph pipeline (compiler/graph/pipeline.h) and the network executor
 // (runtime/graph/executor.h). run prints the per-node report (or JSON) and can write the
-// Perfetto timeline; compile prints the graph after every pass (or one) or the executor's
-// static step list.
+// Perfetto timeline; compile prints the graph after every pass (or one), the executor's
+// static step list, or one accelerator node's kernel as the executor runs it.
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstring>
@@ -19,6 +19,7 @@
 #include "runtime/cli/device_run.h"
 #include "runtime/cli/progress.h"
 #include "runtime/graph/executor.h"
+#include "runtime/graph/node_emit.h"
 #include "runtime/io/files.h"
 #include "runtime/io/npy.h"
 
@@ -248,7 +249,7 @@ void add_run_resnet18(CLI::App& run) {
 void add_compile_resnet18(CLI::App& compile) {
   struct Opts {
     NetOptions net;
-    std::string emit = "graph", pass;
+    std::string emit = "graph", pass, node;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = compile.add_subcommand(
@@ -257,17 +258,25 @@ void add_compile_resnet18(CLI::App& compile) {
       "every pass (--pass P: only after P), --emit json the same as JSON, --emit steps the\n"
       "executor's static list of launches and copies. Passes: import, fold_batch_norm,\n"
       "quantize, fuse_epilogues, stem_im2col, stem_space_to_depth, partition, pack_layouts,\n"
-      "band_pool, fold_packs, plan_memory.");
+      "band_pool, fold_packs, plan_memory. --emit ir|asm --node NAME: that accelerator node's\n"
+      "kernel as the executor runs it (the accelerator pipeline after every pass and program\n"
+      "step, the rewrites included; or its placed instructions), --pass P for one of them.");
   o->net.add_to(*cmd);
-  cmd->add_option("--emit", o->emit, "graph, json or steps")->capture_default_str();
-  cmd->add_option("--pass", o->pass, "only the graph after this pass");
+  cmd->add_option("--emit", o->emit, "graph, json, steps, or with --node ir or asm")
+      ->capture_default_str();
+  cmd->add_option("--pass", o->pass, "only the graph (with --node: the kernel) after this pass");
+  cmd->add_option("--node", o->node, "with --emit ir|asm: the accelerator node to print");
   cmd->callback([o, cmd] {
-    if (o->emit != "graph" && o->emit != "json" && o->emit != "steps")
-      throw UserError("--emit must be graph, json or steps, not '" + o->emit + "'");
-    if (o->emit == "steps") forbid(*cmd, {"--pass"}, "with --emit graph or json");
+    const bool kernel = o->emit == "ir" || o->emit == "asm";
+    if (o->emit != "graph" && o->emit != "json" && o->emit != "steps" && !kernel)
+      throw UserError("--emit must be graph, json, steps, ir or asm, not '" + o->emit + "'");
+    if (kernel != !o->node.empty())
+      throw UserError("--emit ir|asm goes with --node NAME (and --node with them)");
+    if (o->emit == "steps") forbid(*cmd, {"--pass"}, "with --emit graph, json, ir or asm");
     o->net.check(*cmd);
     const auto& names = cg::graph_pass_names();
-    if (!o->pass.empty() && std::find(names.begin(), names.end(), o->pass) == names.end()) {
+    if (!kernel && !o->pass.empty() &&
+        std::find(names.begin(), names.end(), o->pass) == names.end()) {
       std::string all;
       for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
       throw UserError("--pass '" + o->pass + "' is not a graph pass (" + all + ")");
@@ -276,16 +285,21 @@ void add_compile_resnet18(CLI::App& compile) {
     const isa::Platform& pf = isa::find_platform(o->net.platform);
     cg::Graph g = cg::models::resnet18(o->net.net);
     nlohmann::json passes = nlohmann::json::array();
-    cg::CompiledGraph c = cg::compile_graph(
-        g, layout, pf, o->net.compile_options(g), [&](const std::string& p, const cg::Graph& after) {
-          if (o->emit == "steps" || (!o->pass.empty() && p != o->pass)) return;
-          if (o->emit == "json") {
-            passes.push_back({{"pass", p}, {"graph", cg::to_json(after)}});
-          } else {
-            std::cout << "// after " << p << "\n" << cg::to_text(after);
-          }
-        });
-    if (o->emit == "json") {
+    cg::CompiledGraph c =
+        cg::compile_graph(g, layout, pf, o->net.compile_options(g),
+                          [&](const std::string& p, const cg::Graph& after) {
+                            if (o->emit == "steps" || kernel || (!o->pass.empty() && p != o->pass))
+                              return;
+                            if (o->emit == "json") {
+                              passes.push_back({{"pass", p}, {"graph", cg::to_json(after)}});
+                            } else {
+                              std::cout << "// after " << p << "\n" << cg::to_text(after);
+                            }
+                          });
+    if (kernel) {
+      std::cout << rt::graph::emit_node_kernel(c, layout, pf, o->net.executor_options(), o->node,
+                                               o->emit, o->pass);
+    } else if (o->emit == "json") {
       std::cout << passes.dump(1) << "\n";
     } else if (o->emit == "steps") {
       rt::graph::GraphExecutor exe(c, layout, pf, o->net.executor_options());
