@@ -3,45 +3,90 @@
 
 #include "compiler/passes/allocate_onchip.h"
 #include "compiler/passes/assign_queues.h"
+#include "compiler/passes/bias_gemm.h"
 #include "compiler/passes/detect_dma.h"
 #include "compiler/passes/emit_accel.h"
 #include "compiler/passes/expand_vthreads.h"
 #include "compiler/passes/fold_uops.h"
 #include "compiler/passes/lower_alu.h"
 #include "compiler/passes/plan_tokens.h"
+#include "compiler/passes/residual_init.h"
+#include "compiler/passes/skip_pad_taps.h"
 #include "compiler/te/lower.h"
 
 namespace weft::compiler {
 
+const std::vector<PipelineStep>& accel_pipeline_steps() {
+  static const std::vector<PipelineStep> steps = {{"lower"},
+                                                  {"lower_alu"},
+                                                  {"detect_dma"},
+                                                  {"expand_vthreads"},
+                                                  {"allocate_onchip"},
+                                                  {"fold_uops"},
+                                                  {"assign_queues"},
+                                                  {"emit_accel", true},
+                                                  {"residual_init", true, true},
+                                                  {"bias_gemm", true, true},
+                                                  {"skip_pad_taps", true, true},
+                                                  {"plan_tokens", true}};
+  return steps;
+}
+
+namespace {
+
+std::vector<std::string> step_names(bool on_program) {
+  std::vector<std::string> v;
+  for (const PipelineStep& s : accel_pipeline_steps())
+    if (s.on_program == on_program) v.push_back(s.name);
+  return v;
+}
+
+}  // namespace
+
 const std::vector<std::string>& accel_pass_names() {
-  static const std::vector<std::string> names = {
-      "lower",           "lower_alu", "detect_dma",   "expand_vthreads",
-      "allocate_onchip", "fold_uops", "assign_queues"};
+  static const std::vector<std::string> names = step_names(false);
+  return names;
+}
+
+const std::vector<std::string>& accel_program_step_names() {
+  static const std::vector<std::string> names = step_names(true);
   return names;
 }
 
 accel::Program compile_accel(te::Schedule& schedule, const isa::Layout& layout,
                              const PassObserver& after_pass) {
-  return compile_accel(schedule, layout, std::vector<ProgramPass>{}, after_pass);
+  return compile_accel(schedule, layout, PipelineOptions{}, after_pass);
 }
 
 accel::Program compile_accel(te::Schedule& schedule, const isa::Layout& layout,
-                             const std::vector<ProgramPass>& before_tokens,
-                             const PassObserver& after_pass) {
-  auto step = [&](const char* name, ir::Stmt s) {
+                             const PipelineOptions& o, const PassObserver& after_pass,
+                             const ProgramObserver& after_step) {
+  auto pass = [&](const char* name, ir::Stmt s) {
     if (after_pass) after_pass(name, s);
     return s;
   };
-  ir::Stmt s = step("lower", te::lower(schedule));
-  s = step("lower_alu", passes::lower_alu(s, layout));
-  s = step("detect_dma", passes::detect_dma(s));
-  s = step("expand_vthreads", passes::expand_vthreads(s));
-  s = step("allocate_onchip", passes::allocate_onchip(s, layout));
-  s = step("fold_uops", passes::fold_uops(s));
-  s = step("assign_queues", passes::assign_queues(s));
-  accel::Program p = passes::emit_accel(s);
-  for (const ProgramPass& pass : before_tokens) p = pass(p);
-  return passes::plan_tokens(p);
+  auto step = [&](const char* name, accel::Program p) {
+    if (after_step) after_step(name, p);
+    return p;
+  };
+  ir::Stmt s = pass("lower", te::lower(schedule));
+  s = pass("lower_alu", passes::lower_alu(s, layout));
+  s = pass("detect_dma", passes::detect_dma(s));
+  s = pass("expand_vthreads", passes::expand_vthreads(s));
+  s = pass("allocate_onchip", passes::allocate_onchip(s, layout));
+  s = pass("fold_uops", passes::fold_uops(s));
+  s = pass("assign_queues", passes::assign_queues(s));
+  accel::Program p = step("emit_accel", passes::emit_accel(s));
+  // The rewrites see the program before tokens: plan_tokens places them for what they leave.
+  // residual_init and bias_gemm first: each rewrites an epilogue ADD the other leaves alone.
+  if (const auto& r = o.residual_init;
+      r && passes::residual_init_cannot_wrap(r->products, r->bias_max, r->shift))
+    p = step("residual_init", passes::residual_init(p, r->residual));
+  if (const auto& b = o.bias_gemm)
+    p = step("bias_gemm", passes::bias_gemm(p, layout, b->bias, b->ones, b->weights, b->blocks));
+  // Last: after the epilogue rewrites the micro-op kernels it shares are final.
+  if (o.skip_pad_taps) p = step("skip_pad_taps", passes::skip_pad_taps(p, layout));
+  return step("plan_tokens", passes::plan_tokens(p));
 }
 
 }  // namespace weft::compiler

@@ -27,6 +27,13 @@ std::string attr_str(const Attr& a) {
   return o.str();
 }
 
+// The attributes and the facts that are set, by name.
+static Attrs printed_attrs(const Node& n) {
+  Attrs a = n.attrs;
+  for (auto& [k, v] : facts_as_attrs(n.facts)) a[k] = std::move(v);
+  return a;
+}
+
 static nlohmann::json attr_json(const Attr& a) {
   if (auto* p = std::get_if<int64_t>(&a)) return *p;
   if (auto* p = std::get_if<double>(&a)) return *p;
@@ -78,10 +85,11 @@ std::string to_text(const Graph& g) {
       o << (v.is_constant() ? "$" : "%") << v.name;
     }
     o << ")";
-    if (!n.attrs.empty()) {
+    const Attrs attrs = printed_attrs(n);
+    if (!attrs.empty()) {
       o << " {";
       bool first = true;
-      for (const auto& [k, a] : n.attrs) {
+      for (const auto& [k, a] : attrs) {
         o << (first ? "" : ", ") << k << "=" << attr_str(a);
         first = false;
       }
@@ -117,7 +125,7 @@ nlohmann::json to_json(const Graph& g) {
     for (ValueId out : n.outputs)
       jn["outputs"].push_back({{"name", g.value(out).name}, {"type", type_json(g.value(out).type)}});
     jn["attrs"] = nlohmann::json::object();
-    for (const auto& [k, a] : n.attrs) jn["attrs"][k] = attr_json(a);
+    for (const auto& [k, a] : printed_attrs(n)) jn["attrs"][k] = attr_json(a);
     j["nodes"].push_back(jn);
   }
   j["outputs"] = nlohmann::json::array();

@@ -54,6 +54,29 @@ std::shared_ptr<const ConstData> ConstData::from_i32(const std::vector<int32_t>&
   return make_data(v);
 }
 
+const char* device_name(Device d) { return d == Device::kAccel ? "accel" : "cpu"; }
+
+namespace {
+
+// A fact as the attribute the dumps print (bools as 0 or 1).
+Attr fact_attr(int64_t v) { return v; }
+Attr fact_attr(bool v) { return int64_t{v}; }
+Attr fact_attr(double v) { return v; }
+Attr fact_attr(const std::vector<int64_t>& v) { return v; }
+Attr fact_attr(const std::string& v) { return v; }
+Attr fact_attr(Device d) { return std::string(device_name(d)); }
+
+}  // namespace
+
+Attrs facts_as_attrs(const NodeFacts& f) {
+  Attrs a;
+#define WEFT_GRAPH_FACT(field, type, printed) \
+  if (f.field) a[printed] = fact_attr(*f.field);
+#include "compiler/graph/facts.def"
+#undef WEFT_GRAPH_FACT
+  return a;
+}
+
 int64_t Node::get_int(const std::string& a, int64_t dflt) const {
   auto it = attrs.find(a);
   if (it == attrs.end()) return dflt;
@@ -122,13 +145,14 @@ ValueId Graph::add_constant(const std::string& name, const TensorType& type,
 
 NodeId Graph::add_node(OpKind kind, const std::string& name, const std::vector<ValueId>& inputs,
                        const Attrs& attrs, const std::vector<TensorType>& output_types,
-                       const std::vector<std::string>& output_names) {
+                       const std::vector<std::string>& output_names, const NodeFacts& facts) {
   Node n;
   n.id = static_cast<NodeId>(nodes_.size());
   n.kind = kind;
   n.name = name.empty() ? std::string(op_name(kind)) + "_" + std::to_string(n.id) : name;
   n.inputs = inputs;
   n.attrs = attrs;
+  n.facts = facts;
   for (ValueId in : inputs)
     if (in != kNone && (in < 0 || static_cast<size_t>(in) >= values_.size()))
       throw InternalError("node '" + n.name + "' reads value " + std::to_string(in) +
@@ -146,15 +170,16 @@ NodeId Graph::add_node(OpKind kind, const std::string& name, const std::vector<V
 }
 
 ValueId Graph::add_op(OpKind kind, const std::string& name, const std::vector<ValueId>& inputs,
-                      const Attrs& attrs) {
+                      const Attrs& attrs, const NodeFacts& facts) {
   Node probe;
   probe.kind = kind;
   probe.name = name.empty() ? std::string(op_name(kind)) + "_" + std::to_string(nodes_.size())
                             : name;
   probe.inputs = inputs;
   probe.attrs = attrs;
+  probe.facts = facts;
   std::vector<TensorType> outs = infer_output_types(*this, probe);
-  NodeId n = add_node(kind, probe.name, inputs, attrs, outs);
+  NodeId n = add_node(kind, probe.name, inputs, attrs, outs, {}, facts);
   return nodes_[n].outputs.at(0);
 }
 

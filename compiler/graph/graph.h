@@ -6,6 +6,9 @@
 // that replaces nodes marks the old ones dead (`erase_node`) and `prune()` removes what no longer
 // reaches an output. `topo_order()` gives the live nodes in a dependency order (and is where a
 // cycle is found). Operator kinds come from ops.def; attributes keep ONNX's names for ONNX kinds.
+// What graph passes establish about a node for later passes, the kernels and the executor
+// (requantization shifts, placement, row windows, the memory plan, ...) are typed fields of
+// Node::facts (facts.def), never attribute strings read back.
 //
 // Building: add_input / add_constant / add_node (the output types given) or add_op (the output
 // type inferred by infer_output_types, see infer.h), then set_outputs. Every pass is followed by
@@ -15,6 +18,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -40,6 +44,21 @@ int op_max_inputs(OpKind k);
 /// An attribute: integer, float, integer list, float list or string.
 using Attr = std::variant<int64_t, double, std::vector<int64_t>, std::vector<double>, std::string>;
 using Attrs = std::map<std::string, Attr>;
+
+/// Where a node runs (partition).
+enum class Device { kCpu, kAccel };
+/// "cpu", "accel".
+const char* device_name(Device d);
+
+/// Facts graph passes establish about a node (facts.def lists each with who sets it); a fact
+/// that is not set is empty.
+struct NodeFacts {
+#define WEFT_GRAPH_FACT(field, type, printed) std::optional<type> field;
+#include "compiler/graph/facts.def"
+#undef WEFT_GRAPH_FACT
+};
+/// The facts that are set, as attributes under their printed names (for the dumps).
+Attrs facts_as_attrs(const NodeFacts& facts);
 
 using ValueId = int32_t;
 using NodeId = int32_t;
@@ -75,7 +94,8 @@ struct Node {
   std::string name;
   std::vector<ValueId> inputs;   // kNone for an omitted optional input
   std::vector<ValueId> outputs;
-  Attrs attrs;
+  Attrs attrs;      // the operator's attributes (ONNX's, for ONNX kinds)
+  NodeFacts facts;  // what graph passes established about it (facts.def)
   bool dead = false;
 
   bool has(const std::string& a) const { return attrs.count(a) != 0; }
@@ -103,11 +123,11 @@ class Graph {
   /// A node whose output types are given; returns its id (outputs in node(id).outputs).
   NodeId add_node(OpKind kind, const std::string& name, const std::vector<ValueId>& inputs,
                   const Attrs& attrs, const std::vector<TensorType>& output_types,
-                  const std::vector<std::string>& output_names = {});
+                  const std::vector<std::string>& output_names = {}, const NodeFacts& facts = {});
   /// A single-output node whose output type is inferred (infer.h); returns the output value.
   /// UserError (naming the node) when the inputs do not fit the operator.
   ValueId add_op(OpKind kind, const std::string& name, const std::vector<ValueId>& inputs,
-                 const Attrs& attrs = {});
+                 const Attrs& attrs = {}, const NodeFacts& facts = {});
   void set_outputs(const std::vector<ValueId>& outs) { outputs_ = outs; }
   void add_output(ValueId v) { outputs_.push_back(v); }
 

@@ -110,8 +110,8 @@ std::vector<TensorType> infer_output_types(const Graph& g, const Node& n) {
       } else {
         out.dtype = DType::I8;
         out.quant = out_quant(n);
-        if (n.kind == OpKind::AccelConv && n.has("layout_c"))
-          out.layout = Layout::blocked(n.get_int("layout_n", 1), n.get_int("layout_c", 1));
+        if (n.kind == OpKind::AccelConv && n.facts.layout_c)
+          out.layout = Layout::blocked(n.facts.layout_n.value_or(1), *n.facts.layout_c);
       }
       break;
     }
@@ -262,21 +262,23 @@ std::vector<TensorType> infer_output_types(const Graph& g, const Node& n) {
       out.shape = {x.shape[0], w.shape[0]};
       out.dtype = DType::I8;
       out.quant = out_quant(n);
-      if (n.kind == OpKind::AccelDense && n.has("layout_c"))
-        out.layout = Layout::blocked(n.get_int("layout_n", 1), n.get_int("layout_c", 1));
+      if (n.kind == OpKind::AccelDense && n.facts.layout_c)
+        out.layout = Layout::blocked(n.facts.layout_n.value_or(1), *n.facts.layout_c);
       break;
     }
     case OpKind::SpaceToDepth: {
       want_rank(n, x, 4, "the input");
-      const int64_t b = n.get_int("block", 2);
-      out.shape = {x.shape[0], x.shape[1] * b * b, n.get_int("out_h", 1), n.get_int("out_w", 1)};
+      const int64_t b = n.facts.block.value_or(2);
+      out.shape = {x.shape[0], x.shape[1] * b * b, n.facts.out_h.value_or(1),
+                   n.facts.out_w.value_or(1)};
       break;
     }
     case OpKind::Im2Col: {
       want_rank(n, x, 4, "the input");
-      const int64_t k = n.get_int("kernel", 1);
-      const int64_t extra = static_cast<int64_t>(n.get_ints("consts", {}).size());
-      out.shape = {x.shape[0], x.shape[1] * k * k + extra, n.get_int("out_h", 1), n.get_int("out_w", 1)};
+      const int64_t k = n.facts.kernel.value_or(1);
+      const int64_t extra = static_cast<int64_t>(n.facts.consts ? n.facts.consts->size() : 0);
+      out.shape = {x.shape[0], x.shape[1] * k * k + extra, n.facts.out_h.value_or(1),
+                   n.facts.out_w.value_or(1)};
       if (x.dtype == DType::F32) {  // quantizes as it gathers (fold_packs)
         if (!n.has("out_scale")) fail(n, "an f32 input needs out_scale");
         out.dtype = DType::I8;
@@ -286,13 +288,13 @@ std::vector<TensorType> infer_output_types(const Graph& g, const Node& n) {
     }
     case OpKind::Pack:
       if (x.rank() != 4 && x.rank() != 2) fail(n, "only rank 2 and 4 tensors can be packed");
-      out.layout = Layout::blocked(n.get_int("n", 1), n.get_int("c", 1));
+      out.layout = Layout::blocked(n.facts.pack_n.value_or(1), n.facts.pack_c.value_or(1));
       break;
     case OpKind::Unpack:
       out.layout = Layout::plain();
-      if (n.has("out_h")) {  // a window of rows
+      if (n.facts.out_h) {  // a window of rows
         want_rank(n, x, 4, "the input");
-        const int64_t y0 = n.get_int("y0", 0), h = n.get_int("out_h", 1);
+        const int64_t y0 = n.facts.y0.value_or(0), h = *n.facts.out_h;
         if (y0 < 0 || h < 1 || y0 + h > x.shape[2])
           fail(n, "rows [" + std::to_string(y0) + ", " + std::to_string(y0 + h) + ") are outside " +
                       shape_str(x.shape));
@@ -302,10 +304,10 @@ std::vector<TensorType> infer_output_types(const Graph& g, const Node& n) {
   }
   // A CPU node that writes the accelerator's packed layout itself (fold_packs).
   if ((n.kind == OpKind::Im2Col || n.kind == OpKind::MaxPool || n.kind == OpKind::AveragePool) &&
-      n.has("layout_c")) {
+      n.facts.layout_c) {
     if (x.layout.kind != Layout::Plain || out.dtype != DType::I8 || out.rank() != 4)
       fail(n, "only an int8 rank-4 output from a plain input can be written packed");
-    out.layout = Layout::blocked(n.get_int("layout_n", 1), n.get_int("layout_c", 1));
+    out.layout = Layout::blocked(n.facts.layout_n.value_or(1), *n.facts.layout_c);
   }
   return {out};
 }

@@ -1,13 +1,14 @@
-// Type inference for every operator kind: the output types a node's inputs and attributes
-// imply (shape, dtype, layout, quantization). Builders use it (Graph::add_op), the verifier
-// checks every node's stored output types against it, and importers call it after ONNX's own
-// shape inference as a cross-check.
+// Type inference for every operator kind: the output types a node's inputs, attributes and
+// facts (graph.h) imply (shape, dtype, layout, quantization). Builders use it (Graph::add_op), the
+// verifier checks every node's stored output types against it, and importers call it after ONNX's
+// own shape inference as a cross-check.
 //
 // Conventions the inference fixes for Weft's own kinds (see ops.def):
 //   QConv/AccelConv/QDense/AccelDense/Requantize/Quantize and int8 pools/Add: the output is
 //   int8, per tensor, at the scale in attribute "out_scale" (a power of two after Weft's
 //   quantizer); conv attributes use ONNX's names (strides, pads [t,l,b,r], dilations).
-//   Pack: attributes "n", "c" (block sizes); Unpack: back to plain.
+//   Pack: facts pack_n, pack_c (block sizes); Unpack: back to plain (a window of rows with
+//   facts y0, out_h); a packed output of a CPU node or kernel: facts layout_n, layout_c.
 #pragma once
 
 #include <vector>

@@ -219,17 +219,21 @@ Graph quantize(const Graph& fp32, const QuantizeOptions& opt) {
         TensorType bt(DType::I32, {rows});
         ValueId bv = q.add_constant(n.name + ".bias", bt, ConstData::from_i32(bq));
         Attrs a;
-        if (opt.per_channel) a["shifts"] = shifts; else a["shift"] = shifts[0];
-        a["relu"] = int64_t{0};
+        NodeFacts f;
+        if (opt.per_channel)
+          f.shifts = shifts;
+        else
+          f.shift = shifts[0];
+        f.relu = false;
         a["out_scale"] = scale_attr(n.outputs[0]);
         if (n.kind == OpKind::Conv) {
           for (const char* k : {"strides", "pads", "dilations"})
             if (n.has(k)) a[k] = n.attrs.at(k);
           if (n.get_string("auto_pad", "NOTSET") != "NOTSET" && n.get_string("auto_pad", "") != "VALID")
             unsupported(n, "auto_pad");
-          out = q.add_op(OpKind::QConv, name, {m(n, 0), wv, bv}, a);
+          out = q.add_op(OpKind::QConv, name, {m(n, 0), wv, bv}, a, f);
         } else {
-          out = q.add_op(OpKind::QDense, name, {m(n, 0), wv, bv}, a);
+          out = q.add_op(OpKind::QDense, name, {m(n, 0), wv, bv}, a, f);
         }
         break;
       }

@@ -21,8 +21,9 @@
 // per_channel); biases int32 at the scale 2^(e_x + e_w), plus the rounding term 2^(shift-1)
 // of the epilogue's shift (so the accelerator's floor shift rounds half up).
 // QConv/QDense semantics: acc = sum(x*w) + bias (int32, wrapping); v = acc >> shift
-// (arithmetic; per channel "shifts" with per_channel); [v += residual]; v = clip(v, relu ? 0 :
-// -128, 127). An operator the quantizer does not handle is a UserError naming the node.
+// (arithmetic; facts `shift`, or per channel `shifts` with per_channel; graph.h); [v += residual];
+// v = clip(v, relu ? 0 : -128, 127). An operator the quantizer does not handle is a UserError
+// naming the node.
 #pragma once
 
 #include <cstdint>

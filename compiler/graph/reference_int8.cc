@@ -60,9 +60,9 @@ IVec qconv(const Graph& g, const Node& n, const IVec& a, const IVec& w, const IV
   const TensorType& ot = g.value(n.outputs[0]).type;
   const bool conv = n.kind == OpKind::QConv || n.kind == OpKind::AccelConv;
   const int64_t O = wt.shape[0];
-  std::vector<int64_t> shifts = n.get_ints("shifts", {});
-  if (shifts.empty()) shifts.assign(static_cast<size_t>(O), n.get_int("shift", 0));
-  const bool relu = n.get_int("relu", 0) != 0;
+  std::vector<int64_t> shifts = n.facts.shifts.value_or(std::vector<int64_t>{});
+  if (shifts.empty()) shifts.assign(static_cast<size_t>(O), n.facts.shift.value_or(0));
+  const bool relu = n.facts.relu.value_or(false);
   std::vector<int64_t> acc(static_cast<size_t>(ot.elements()));
   int64_t plane = 1;  // output elements per channel and image
   if (conv) {
@@ -91,8 +91,10 @@ IVec qconv(const Graph& g, const Node& n, const IVec& a, const IVec& w, const IV
 // Written from the op's definition (ops.def), by output element: channel oc of the output is
 // input channel oc / (k*k) at tap ((oc / k) % k, oc % k), or a constant channel past C*k*k.
 IVec im2col(const Node& n, const TensorType& xt, const TensorType& ot, const IVec& a) {
-  const int64_t k = n.get_int("kernel", 1), s = n.get_int("stride", 1), y0 = n.get_int("y0", 0);
-  const auto pd = n.get_ints("pads", {0, 0, 0, 0});
+  const int64_t k = n.facts.kernel.value_or(1), s = n.facts.stride.value_or(1),
+                y0 = n.facts.y0.value_or(0);
+  const auto pd = n.facts.gather_pads.value_or(std::vector<int64_t>{0, 0, 0, 0});
+  const auto consts = n.facts.consts.value_or(std::vector<int64_t>{});
   const int64_t C = xt.shape[1], H = xt.shape[2], W = xt.shape[3];
   const int64_t OC = ot.shape[1], OH = ot.shape[2], OW = ot.shape[3];
   IVec o(static_cast<size_t>(ot.elements()), 0);
@@ -100,7 +102,7 @@ IVec im2col(const Node& n, const TensorType& xt, const TensorType& ot, const IVe
     for (int64_t oc = 0; oc < OC; ++oc) {
       const int64_t c = oc / (k * k), ky = (oc / k) % k, kx = oc % k;
       if (c >= C) {  // a constant channel
-        const int64_t v = n.get_ints("consts", {})[static_cast<size_t>(oc - C * k * k)];
+        const int64_t v = consts.at(static_cast<size_t>(oc - C * k * k));
         std::fill_n(o.begin() + (bt * OC + oc) * OH * OW, OH * OW, static_cast<int32_t>(v));
         continue;
       }
@@ -115,8 +117,8 @@ IVec im2col(const Node& n, const TensorType& xt, const TensorType& ot, const IVe
 }
 
 IVec space_to_depth(const Node& n, const TensorType& xt, const TensorType& ot, const IVec& a) {
-  const int64_t b = n.get_int("block", 2);
-  const auto pd = n.get_ints("pads", {0, 0, 0, 0});
+  const int64_t b = n.facts.block.value_or(2);
+  const auto pd = n.facts.gather_pads.value_or(std::vector<int64_t>{0, 0, 0, 0});
   const int64_t C = xt.shape[1], H = xt.shape[2], W = xt.shape[3];
   const int64_t OC = ot.shape[1], OH = ot.shape[2], OW = ot.shape[3];
   IVec o(static_cast<size_t>(ot.elements()), 0);
@@ -225,9 +227,10 @@ std::vector<std::vector<float>> reference_int8(const Graph& g,
         break;
       }
       case OpKind::Unpack:
-        if (n.has("out_h")) {  // rows [y0, y0 + out_h) of each plane
+        if (n.facts.out_h) {  // rows [y0, y0 + out_h) of each plane
           const IVec& a = ints(x);
-          const int64_t H = xt.shape[2], W = xt.shape[3], y0 = n.get_int("y0", 0), h = ot.shape[2];
+          const int64_t H = xt.shape[2], W = xt.shape[3], y0 = n.facts.y0.value_or(0),
+                        h = ot.shape[2];
           IVec o;
           for (int64_t p = 0; p < xt.shape[0] * xt.shape[1]; ++p)
             o.insert(o.end(), a.begin() + (p * H + y0) * W, a.begin() + (p * H + y0 + h) * W);

@@ -42,6 +42,10 @@ struct Rewrite {
 
 }  // namespace
 
+bool residual_init_cannot_wrap(int64_t products, int64_t bias_max, int shift) {
+  return 128 * 128 * products + bias_max + (int64_t{128} << shift) < (int64_t{1} << 31);
+}
+
 accel::Program residual_init(const accel::Program& p, const ir::Buffer& residual, int* rewritten) {
   const size_t n = p.ops.size();
   std::vector<accel::Access> acc(n);

@@ -15,11 +15,21 @@
 // accumulating GEMMs and ALU ADDs, then right shifts by immediates (s = their sum, at most 31).
 // Anything else is left as it was. After: the same program with those rewrites (plan_tokens
 // then places the tokens for it).
+//
+// Legality (residual_init_cannot_wrap, checked by the pipeline before the pass runs): with
+// int8 operands |sum| <= 128 * 128 * products and |r * 2^s| <= 128 * 2^s, so the rewrite is
+// exact when their total with the largest |bias| stays below 2^31.
 #pragma once
+
+#include <cstdint>
 
 #include "compiler/accel/program.h"
 
 namespace weft::compiler::passes {
+
+/// True when r * 2^shift + sum + bias cannot wrap at 32 bits for sums of `products` int8 x int8
+/// products, int8 residuals r and biases of at most `bias_max` in magnitude.
+bool residual_init_cannot_wrap(int64_t products, int64_t bias_max, int shift);
 
 /// The pass; see above. `rewritten` (optional) receives the number of ADDs removed.
 accel::Program residual_init(const accel::Program& program, const ir::Buffer& residual,

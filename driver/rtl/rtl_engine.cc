@@ -1,17 +1,24 @@
-// The registry of built RTL configurations; see rtl_engine.h.
+// The registry of built RTL configurations; see rtl_engine.h. WEFT_RTL_CONFIGS_LIST (from
+// driver/rtl/CMakeLists.txt) is the list, as X(cfg) entries, so a build of a subset
+// (WEFT_RTL_CONFIGS=tiny, as the fuzz preset) links.
 #include "driver/rtl/rtl_engine.h"
 
 #include "hardware/isa/errors.h"
 
 namespace weft::driver::rtl {
 
-#define WEFT_RTL_DECLARE(cfg) \
+#define X(cfg) \
   std::unique_ptr<RtlEngine> make_rtl_engine_##cfg(const isa::Layout&, const isa::Platform&);
-WEFT_RTL_DECLARE(tiny)
-WEFT_RTL_DECLARE(gemm8x8)
-WEFT_RTL_DECLARE(vta)
+WEFT_RTL_CONFIGS_LIST
+#undef X
 
-std::vector<std::string> rtl_configs() { return {"tiny", "gemm8x8", "vta"}; }
+std::vector<std::string> rtl_configs() {
+  return {
+#define X(cfg) #cfg,
+      WEFT_RTL_CONFIGS_LIST
+#undef X
+  };
+}
 
 std::unique_ptr<RtlEngine> make_rtl_engine(const isa::Layout& l, const isa::Platform& p) {
   if (p.axi_data_bits != 128 || p.max_burst_beats != 16) {
@@ -22,9 +29,10 @@ std::unique_ptr<RtlEngine> make_rtl_engine(const isa::Layout& l, const isa::Plat
                     "'zcu104')");
   }
   const std::string& name = l.config.name;
-  if (name == "tiny") return make_rtl_engine_tiny(l, p);
-  if (name == "gemm8x8") return make_rtl_engine_gemm8x8(l, p);
-  if (name == "vta") return make_rtl_engine_vta(l, p);
+#define X(cfg) \
+  if (name == #cfg) return make_rtl_engine_##cfg(l, p);
+  WEFT_RTL_CONFIGS_LIST
+#undef X
   std::string known;
   for (const std::string& n : rtl_configs()) known += (known.empty() ? "" : ", ") + n;
   throw UserError("the rtl engine has no RTL built for configuration '" + name +

@@ -2,61 +2,21 @@
 #include "runtime/bench/conv2d_study.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <cstdlib>
-#include <filesystem>
-#include <iostream>
 #include <sstream>
 
-#include "driver/device.h"
 #include "compiler/ops/tiling.h"
 #include "hardware/isa/errors.h"
-#include "runtime/io/files.h"
-#include "runtime/ops/conv2d.h"
 
 namespace weft::rt {
 
 namespace {
 
-using compiler::ops::Conv2dKnobs;
 using compiler::ops::Conv2dShape;
 
 using compiler::ops::ceil_div;
 
-// Only integers are knobs: nlohmann converts a float such as 2e127 to int64_t by a cast whose
-// result is undefined when out of range (found by fuzz_json), so a non-integer is refused.
-bool knob_field(const nlohmann::json& j, const char* name, int64_t& out) {
-  const nlohmann::json& v = j.at(name);
-  if (!v.is_number_integer()) return false;
-  out = v.get<int64_t>();
-  return true;
-}
-
-std::optional<Conv2dKnobs> knobs_from_json(const nlohmann::json& j) {
-  try {
-    Conv2dKnobs k;
-    if (!knob_field(j, "tile_h", k.tile_h) || !knob_field(j, "tile_w", k.tile_w) ||
-        !knob_field(j, "tile_ic", k.tile_ic) || !knob_field(j, "tile_oc", k.tile_oc) ||
-        !knob_field(j, "vthreads", k.vthreads)) {
-      return std::nullopt;
-    }
-    const std::string axis = j.at("vthread_axis").get<std::string>();
-    if (axis.size() != 1) return std::nullopt;
-    k.vthread_axis = axis[0];
-    return k;
-  } catch (const nlohmann::json::exception&) {
-    return std::nullopt;
-  }
-}
-
 }  // namespace
-
-nlohmann::ordered_json knobs_to_json(const Conv2dKnobs& k) {
-  return {{"tile_h", k.tile_h},     {"tile_w", k.tile_w},
-          {"tile_ic", k.tile_ic},   {"tile_oc", k.tile_oc},
-          {"vthreads", k.vthreads}, {"vthread_axis", std::string(1, k.vthread_axis)}};
-}
 
 const std::vector<LayerSpec>& resnet18_layers() {
   // name, N, H, W, IC, OC, K, stride, pad
@@ -68,51 +28,6 @@ const std::vector<LayerSpec>& resnet18_layers() {
       {"C9", {1, 14, 14, 256, 256, 3, 1, 1}},   {"C10", {1, 14, 14, 256, 512, 3, 2, 1}},
       {"C11", {1, 14, 14, 256, 512, 1, 2, 0}},  {"C12", {1, 7, 7, 512, 512, 3, 1, 1}}};
   return layers;
-}
-
-KnobCache::KnobCache(std::string path) : path_(std::move(path)) {
-  if (path_.empty() || !std::filesystem::exists(path_)) return;
-  try {
-    nlohmann::json j = nlohmann::json::parse(read_text_file(path_));
-    if (j.is_object()) entries_ = std::move(j);
-  } catch (const std::exception&) {
-    std::cerr << "weft: ignoring the unreadable knob cache '" << path_ << "'\n";
-  }
-}
-
-std::optional<Conv2dKnobs> KnobCache::find(const std::string& key) const {
-  auto it = entries_.find(key);
-  if (it == entries_.end()) return std::nullopt;
-  return knobs_from_json(*it);
-}
-
-void KnobCache::put(const std::string& key, const Conv2dKnobs& k) {
-  entries_[key] = nlohmann::json(knobs_to_json(k));
-}
-
-void KnobCache::save() const {
-  if (path_.empty()) return;
-  try {
-    std::error_code ec;
-    const auto dir = std::filesystem::path(path_).parent_path();
-    if (!dir.empty()) std::filesystem::create_directories(dir, ec);
-    write_text_file(path_, entries_.dump(1) + "\n");
-  } catch (const std::exception& e) {
-    std::cerr << "weft: could not save the knob cache: " << e.what() << "\n";
-  }
-}
-
-std::string knob_key(const isa::Layout& l, const isa::Platform& p, const Conv2dShape& s,
-                     int64_t vthreads) {
-  return l.config.name + "/" + p.name + "/" + s.describe() + " vthreads=" +
-         std::to_string(vthreads);
-}
-
-std::string default_knob_cache_path() {
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  const char* home = std::getenv("HOME");
-  std::string base = xdg && *xdg ? xdg : home && *home ? std::string(home) + "/.cache" : "";
-  return base.empty() ? "" : base + "/weft/conv2d_knobs.json";
 }
 
 nlohmann::ordered_json Roofline::to_json() const {
@@ -139,84 +54,6 @@ Roofline conv2d_roofline(const isa::Layout& l, const isa::Platform& p, const Con
   r.peak_gops = 2.0 * double(l.macs_per_uop()) * p.clock_mhz * 1e6 / 1e9;
   r.bandwidth_gbs = bus * p.clock_mhz * 1e6 / 1e9;
   return r;
-}
-
-LayerRun run_layer(const isa::Layout& l, const isa::Platform& p, const std::string& engine,
-                   const Conv2dShape& s, const Conv2dKnobs& k,
-                   const compiler::ops::Conv2dEpilogue& e, const Conv2dData& data,
-                   const std::vector<int8_t>* expect, driver::Timeline* trace) {
-  const Conv2dBuild b = build_conv2d(l, s, k, e);
-  driver::DeviceOptions o;
-  o.layout = &l;
-  o.platform = &p;
-  o.memory_bytes = b.placed.image_bytes;
-  o.trace = trace;
-  auto dev = driver::open_device(engine, o);
-  const auto out = run_conv2d(*dev, b, data, std::chrono::hours(1));
-  LayerRun r;
-  r.knobs = k;
-  r.instructions = b.placed.stream.insn_count;
-  r.details = dev->run_details();
-  if (r.details.contains("cycles")) {
-    r.cycles = r.details["cycles"].get<uint64_t>();
-    r.utilization = r.details["utilization"].get<double>();
-    r.gops = 2.0 * double(s.macs()) / (double(r.cycles) / (p.clock_mhz * 1e6)) / 1e9;
-  }
-  if (expect) {
-    r.checked = true;
-    for (size_t i = 0; i < out.size(); ++i) r.mismatches += out[i] != (*expect)[i];
-    r.correct = r.mismatches == 0;
-  }
-  return r;
-}
-
-nlohmann::ordered_json KnobSearch::to_json() const {
-  nlohmann::ordered_json j;
-  j["candidates"] = candidates;
-  j["measured"] = candidates > 1 && !cached ? candidates - rejected.size() : 0;
-  j["rejected"] = rejected.size();
-  j["rejections"] = nlohmann::ordered_json::array();
-  for (const Rejected& r : rejected) {
-    j["rejections"].push_back({{"knobs", knobs_to_json(r.knobs)}, {"error", r.error}});
-  }
-  j["best_cycles"] = best_cycles;
-  j["cached"] = cached;
-  return j;
-}
-
-KnobSearch measure_knobs(const isa::Layout& l, const isa::Platform& p, const Conv2dShape& s,
-                         const std::vector<Conv2dKnobs>& cands,
-                         const std::function<void(const std::string&)>& note) {
-  if (cands.empty()) throw InternalError("measure_knobs: no candidates");
-  KnobSearch out;
-  out.candidates = cands.size();
-  out.best = cands[0];
-  if (cands.size() == 1) return out;  // nothing to choose between: the run itself checks it
-  const Conv2dData data = random_conv2d_data(s, 1);
-  bool any = false;
-  for (size_t i = 0; i < cands.size(); ++i) {
-    const Conv2dKnobs& k = cands[i];
-    const std::string which =
-        std::to_string(i + 1) + "/" + std::to_string(cands.size()) + " " + k.describe() + ": ";
-    try {
-      const LayerRun r = run_layer(l, p, "cycle", s, k, {}, data, nullptr);
-      if (note) note(which + std::to_string(r.cycles) + " cycles");
-      if (!any || r.cycles < out.best_cycles) {
-        out.best_cycles = r.cycles;
-        out.best = k;
-      }
-      any = true;
-    } catch (const UserError& e) {
-      out.rejected.push_back({k, e.what()});
-      if (note) note(which + "rejected: " + e.what());
-    }
-  }
-  if (!any) {
-    throw UserError("knob search: all " + std::to_string(cands.size()) + " candidates for " +
-                    s.describe() + " were rejected; the first (" +
-                    out.rejected[0].knobs.describe() + "): " + out.rejected[0].error);
-  }
-  return out;
 }
 
 KnobSearch search_knobs(const isa::Layout& l, const isa::Platform& p, const Conv2dShape& s,

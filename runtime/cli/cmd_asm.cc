@@ -4,6 +4,7 @@
 
 #include "hardware/isa/assembly.h"
 #include "hardware/isa/encoding.h"
+#include "hardware/isa/errors.h"
 #include "runtime/cli/commands.h"
 #include "runtime/io/files.h"
 
@@ -29,6 +30,12 @@ void add_asm_command(CLI::App& app) {
   cmd->callback([o] {
     const isa::Layout& l = isa::layout_for(o->config);
     const std::string text = rt::read_text_file(o->input);
+    // A binary file fed to the assembler: said so, rather than a mnemonic cut at its first NUL.
+    if (const size_t nul = text.find('\0'); nul != std::string::npos) {
+      throw UserError("'" + o->input + "' is a binary file (a NUL byte at offset " +
+                      std::to_string(nul) + "), not assembly text; `weft disasm` lists a binary "
+                      "program");
+    }
     std::vector<uint8_t> bytes;
     size_t count = 0;
     if (o->uops) {

@@ -11,6 +11,7 @@
 #include "runtime/bench/conv2d_study.h"
 #include "runtime/cli/commands.h"
 #include "runtime/io/files.h"
+#include "runtime/io/report_json.h"
 
 namespace weft::cli {
 
@@ -68,7 +69,9 @@ void add_bench_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--engine", o->engine, "simulation engine (cycle)")->capture_default_str();
   cmd->add_option("--layers", o->layers, "comma-separated layers, e.g. C2,C5 (default: all)");
-  cmd->add_option("--out", o->out, "output directory (default: resnet18-CONFIG)");
+  cmd->add_option("--save", o->out,
+                  "write results.json, roofline.svg and the timelines into this directory "
+                  "(default: resnet18-CONFIG; was --out, which weft sim uses for a file)");
   cmd->add_option("--vthreads", o->vthreads, "virtual threads of the latency-hiding runs")
       ->capture_default_str();
   cmd->add_option("--search", o->search,
@@ -79,7 +82,7 @@ void add_bench_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--no-knob-cache", o->no_cache, "search again and remember nothing");
   cmd->add_flag("--no-check", o->no_check, "skip the CPU reference check");
-  cmd->callback([o] {
+  cmd->callback([o, cmd] {
     if (o->engine != "cycle") {
       throw UserError("weft bench resnet18 needs --engine cycle (cycles and stalls); '" +
                       o->engine + "' has no timing");
@@ -89,19 +92,25 @@ void add_bench_command(CLI::App& app) {
     if (o->vthreads < 2) throw UserError("--vthreads must be at least 2 to hide latency");
     std::vector<rt::LayerSpec> layers;
     const auto& all = rt::resnet18_layers();
-    if (o->layers.empty()) {
+    if (cmd->count("--layers") == 0) {
       layers = all;
     } else {
-      for (const std::string& name : split_list(o->layers)) {
+      const std::vector<std::string> names = split_list(o->layers);
+      if (names.empty()) throw UserError("--layers '" + o->layers + "' names no layer (give C2,C5,...)");
+      for (const std::string& name : names) {
         auto it = std::find_if(all.begin(), all.end(), [&](const auto& x) { return x.name == name; });
         if (it == all.end()) throw UserError("--layers: no layer '" + name + "' (C1 to C12)");
         layers.push_back(*it);
       }
     }
     const std::string out = o->out.empty() ? "resnet18-" + o->config : o->out;
+    if (o->no_cache && cmd->count("--knob-cache"))
+      throw UserError("--knob-cache and --no-knob-cache contradict each other; give one");
+    rt::check_output_dir(out, "--save");
+    if (cmd->count("--knob-cache")) rt::check_output_file(o->cache, "--knob-cache");
     std::error_code ec;
     std::filesystem::create_directories(out, ec);
-    if (ec) throw UserError("--out: cannot create directory '" + out + "': " + ec.message());
+    if (ec) throw UserError("--save: cannot create directory '" + out + "': " + ec.message());
     rt::KnobCache cache(o->no_cache ? "" : o->cache);
     const compiler::ops::Conv2dEpilogue epilogue{o->shift, true, true};
 
@@ -137,8 +146,7 @@ void add_bench_command(CLI::App& app) {
       const bool correct = o->no_check || (hidden.correct && serial.correct);
       nlohmann::ordered_json row;
       row["layer"] = spec.name;
-      row["shape"] = {{"N", s.n},  {"H", s.h}, {"W", s.w},           {"IC", s.ic},
-                      {"OC", s.oc}, {"K", s.k}, {"stride", s.stride}, {"pad", s.pad}};
+      row["shape"] = rt::conv2d_shape_json(s.n, s.h, s.w, s.ic, s.oc, s.k, s.k, s.stride, s.pad);
       row["macs"] = s.macs();
       row["cycles"] = hidden.cycles;
       row["gops"] = hidden.gops;

@@ -9,6 +9,7 @@
 #include "compiler/ir/printer.h"
 #include "hardware/isa/assembly.h"
 #include "hardware/isa/errors.h"
+#include "runtime/cli/checks.h"
 #include "runtime/cli/commands.h"
 #include "runtime/cli/conv2d_options.h"
 #include "runtime/cli/dense_options.h"
@@ -49,6 +50,10 @@ struct EmitOptions {
     }
     if (emit != "ir" && emit != "asm") {
       throw UserError("--emit must be ir, asm or llvm, not '" + emit + "'");
+    }
+    if (!pass.empty() && emit != "ir") {
+      throw UserError("--pass goes with --emit ir (it picks the pass whose IR is printed); --emit " +
+                      emit + " prints no IR");
     }
     const auto& names = compiler::accel_pass_names();
     if (!pass.empty() && std::find(names.begin(), names.end(), pass) == names.end()) {
@@ -99,7 +104,9 @@ void add_compile_dense(CLI::App& compile) {
       "dense", "Compile the int8 dense (see `weft run dense --help`) and print it.");
   o->d.add_to(*cmd);
   o->EmitOptions::add_to(*cmd);
-  cmd->callback([o] {
+  cmd->callback([o, cmd] {
+    check_target_options(*cmd, o->cpu.target);
+    o->d.check();
     if (o->cuda() || o->llvm()) {
       return print_dense_on_target(o->cpu.with_records(o->d.tune_db, o->d.no_records), o->emit,
                                    o->d.m, o->d.n, o->d.k);
@@ -127,8 +134,10 @@ void add_compile_conv2d(CLI::App& compile) {
       "conv2d", "Compile the int8 conv2d (see `weft run conv2d --help`) and print it.");
   o->c.add_to(*cmd);
   o->EmitOptions::add_to(*cmd);
-  cmd->callback([o] {
+  cmd->callback([o, cmd] {
     const auto& c = o->c;
+    check_target_options(*cmd, o->cpu.target);
+    c.check();
     if (o->cuda() || o->llvm()) {
       return print_conv2d_on_target(o->cpu.with_records(c.tune_db, c.no_records), o->emit,
                                     c.layer, c.n, c.ic, c.h, c.w, c.oc, c.k, c.stride, c.pad);

@@ -8,6 +8,7 @@
 
 #include "hardware/isa/errors.h"
 #include "runtime/cli/commands.h"
+#include "runtime/io/files.h"
 #if defined(WEFT_HAVE_ONNX_RUN)
 #include "compiler/graph/dump.h"
 #include "compiler/graph/onnx/onnx_import.h"
@@ -36,6 +37,8 @@ void compile_model(const ModelCompileOptions& o) {
   }
   const isa::Layout& layout = isa::layout_for(o.config);
   const isa::Platform& platform = isa::find_platform(o.platform);
+  rt::check_input_file(o.model, "the model");
+  if (!o.calibrate.empty()) rt::check_input_file(o.calibrate, "--calibrate");
   const auto imported = compiler::onnx_import::import_onnx(o.model);
   cg::GraphCompileOptions opts;
   opts.quantize.per_channel = o.per_channel;
@@ -56,8 +59,12 @@ void compile_model(const ModelCompileOptions& o) {
       text += "// ---- after " + pass + " ----\n" + cg::to_text(g) + "\n";
     }
   };
-  observe("import", imported.graph);
-  if (o.pass != "import") cg::compile_graph(imported.graph, layout, platform, opts, observe);
+  // The pipeline reports the imported graph itself, as its first step ("import").
+  if (o.pass == "import") {
+    observe("import", imported.graph);
+  } else {
+    cg::compile_graph(imported.graph, layout, platform, opts, observe);
+  }
   if (o.json) {
     std::cout << nlohmann::json{{"model", o.model}, {"config", o.config}, {"passes", passes}}.dump(2)
               << "\n";

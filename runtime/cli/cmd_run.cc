@@ -10,6 +10,7 @@
 #include "driver/device.h"
 #include "driver/timeline.h"
 #include "hardware/isa/errors.h"
+#include "runtime/cli/checks.h"
 #include "runtime/cli/commands.h"
 #include "runtime/cli/dense_estimate.h"
 #include "runtime/cli/dense_options.h"
@@ -57,7 +58,11 @@ void add_run_dense(CLI::App& run) {
   cmd->add_flag("--dry-run", o->dry_run,
                 "print what the run implies (MACs, instructions, memory, times measured on a "
                 "sample of it) as JSON, and run nothing");
-  cmd->callback([o] {
+  cmd->callback([o, cmd] {
+    // Everything the command line says is checked before any work.
+    check_target_options(*cmd, o->cpu.target);
+    o->d.check();
+    if (o->cpu.target != "accel" && !o->dev.save.empty()) rt::check_output_dir(o->dev.save, "--save");
     if (o->cpu.is_llvm_or_cuda()) {
       return run_dense_on_target(o->cpu.with_records(o->d.tune_db, o->d.no_records), o->d.m,
                                  o->d.n, o->d.k, o->dev.seed, o->dev.save);

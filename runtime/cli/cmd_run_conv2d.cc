@@ -1,19 +1,21 @@
 // `weft run conv2d`: a quantized 2D convolution on the accelerator (or, with --target llvm,
 // on the host CPU): random NCHW input, OIHW weight and bias from --seed, compiled with the
 // given or chosen knobs, run on an engine, checked against the CPU reference, reported as JSON
-// like `weft run dense`. --save writes input.npy (NCHW), weight.npy (OIHW), bias.npy and
-// output.npy (NCHW) in those plain layouts whatever the device layout.
+// like `weft run dense`. --save writes input.npy (NCHW), weight.npy (OIHW), output.npy (NCHW)
+// and, with a bias, bias.npy in those plain layouts whatever the device layout.
 #include <algorithm>
 #include <iostream>
 
 #include "hardware/isa/errors.h"
 #include "runtime/bench/conv2d_study.h"
+#include "runtime/cli/checks.h"
 #include "runtime/cli/commands.h"
 #include "runtime/cli/conv2d_options.h"
 #include "runtime/cli/device_run.h"
 #include "runtime/cli/op_target.h"
 #include "runtime/io/files.h"
 #include "runtime/io/npy.h"
+#include "runtime/io/report_json.h"
 #include "runtime/ops/conv2d.h"
 
 namespace weft::cli {
@@ -34,9 +36,14 @@ void add_run_conv2d(CLI::App& run) {
   o->add_to(*cmd);
   o->cpu.add_to(*cmd, true);
   o->dev.add_to(*cmd,
-                "write input.npy (NCHW), weight.npy (OIHW), bias.npy and output.npy (NCHW) "
-                "into this directory");
-  cmd->callback([o] {
+                "write input.npy (NCHW), weight.npy (OIHW) and output.npy (NCHW) into this "
+                "directory, and on the accelerator bias.npy (int32, OC) unless --no-bias "
+                "(--target llvm and cuda compute the convolution alone, with no bias)");
+  cmd->callback([o, cmd] {
+    // Everything the command line says is checked before any work.
+    check_target_options(*cmd, o->cpu.target);
+    o->check();
+    if (o->cpu.target != "accel" && !o->dev.save.empty()) rt::check_output_dir(o->dev.save, "--save");
     if (o->cpu.is_llvm_or_cuda()) {
       return run_conv2d_on_target(o->cpu.with_records(o->tune_db, o->no_records), o->layer,
                                   o->n, o->ic, o->h, o->w, o->oc, o->k, o->stride, o->pad,
@@ -68,9 +75,7 @@ void add_run_conv2d(CLI::App& run) {
 
     nlohmann::ordered_json j;
     j["op"] = "conv2d";
-    j["shape"] = {{"N", s.n},   {"H", s.h}, {"W", s.w},           {"IC", s.ic},   {"OC", s.oc},
-                  {"K", s.k},   {"stride", s.stride}, {"pad", s.pad}, {"OH", s.out_h()},
-                  {"OW", s.out_w()}};
+    j["shape"] = rt::conv2d_shape_json(s.n, s.h, s.w, s.ic, s.oc, s.k, s.k, s.stride, s.pad);
     j["macs"] = s.macs();
     j["config"] = o->config;
     j["engine"] = r.engine;

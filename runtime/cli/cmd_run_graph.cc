@@ -1,8 +1,8 @@
 // `weft run resnet18` and `weft compile resnet18`: the built-in ResNet-18 (synthetic weights)
 // through the graph pipeline (compiler/graph/pipeline.h) and the network executor
 // (runtime/graph/executor.h). run prints the per-node report (or JSON) and can write the
-// Perfetto timeline; compile prints the graph after every pass (or one) or the executor's
-// static step list.
+// Perfetto timeline; compile prints the graph after every pass (or one), the executor's
+// static step list, or one accelerator node's kernel as the executor runs it.
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstring>
@@ -14,8 +14,12 @@
 #include "compiler/graph/pipeline.h"
 #include "compiler/graph/reference_int8.h"
 #include "hardware/isa/errors.h"
+#include "runtime/cli/checks.h"
 #include "runtime/cli/commands.h"
+#include "runtime/cli/device_run.h"
+#include "runtime/cli/progress.h"
 #include "runtime/graph/executor.h"
+#include "runtime/graph/node_emit.h"
 #include "runtime/io/files.h"
 #include "runtime/io/npy.h"
 
@@ -61,6 +65,21 @@ struct NetOptions {
     cmd.add_flag("--no-records", no_records,
                  "ignore the tuning records (the executor's own choice, see --tune)");
   }
+  // Before any work: the files it reads, and the options that contradict or go unused.
+  void check(const CLI::App& cmd) const {
+    if (!tune_db.empty()) rt::check_input_file(tune_db, "--tune-db");
+    if (no_records) forbid(cmd, {"--tune-db"}, "with the tuning records, not with --no-records");
+    if (tune <= 1 && !knob_cache.empty())
+      forbid(cmd, {"--knob-cache"}, "with --tune N above 1 (nothing is measured, so nothing is "
+                                    "remembered)");
+    if (cmd.count("--knob-cache") && !knob_cache.empty())
+      rt::check_output_file(knob_cache, "--knob-cache");
+    if (!calibration_is_count()) rt::check_input_file(calibration, "--calibrate");
+  }
+  bool calibration_is_count() const {
+    return !calibration.empty() && calibration.size() < 7 &&
+           calibration.find_first_not_of("0123456789") == std::string::npos;
+  }
   rt::graph::ExecutorOptions executor_options() const {
     rt::graph::ExecutorOptions e{tune, knob_cache};
     e.use_records = !no_records;
@@ -71,9 +90,7 @@ struct NetOptions {
   cg::GraphCompileOptions compile_options(const cg::Graph& g) const {
     cg::GraphCompileOptions o;
     o.quantize.per_channel = per_channel;
-    const bool count = !calibration.empty() && calibration.size() < 7 &&
-                       calibration.find_first_not_of("0123456789") == std::string::npos;
-    if (count) {
+    if (calibration_is_count()) {
       o.quantize.synthetic_samples = std::stoi(calibration);
       if (o.quantize.synthetic_samples < 1)
         throw UserError("--calibrate " + calibration + ": give at least one sample");
@@ -117,8 +134,9 @@ struct NetOptions {
 void add_run_resnet18(CLI::App& run) {
   struct Opts {
     NetOptions net;
-    std::string engine = "cycle", trace, save;
-    bool json = false, check = false, listing = false;
+    NetworkDeviceOptions dev;
+    std::string trace, save;
+    bool json = false, check = false, listing = false, progress = false;
     uint32_t seed = 1;
   };
   auto o = std::make_shared<Opts>();
@@ -127,31 +145,44 @@ void add_run_resnet18(CLI::App& run) {
       "The built-in ResNet-18 (deterministic synthetic weights, no download) end to end:\n"
       "batch norms folded, quantized to int8 with power-of-two scales, every conv and the fc\n"
       "fused with bias, residual add and ReLU into one accelerator kernel, run on --engine\n"
-      "(functional, cycle, rtl) with pooling on the CPU. Prints the per-node report (engine,\n"
+      "(functional, cycle, rtl, xrt) with pooling on the CPU. Prints the per-node report (engine,\n"
       "cycles or host time, utilization, share of the total); --json prints it as JSON.\n"
       "--check also runs the int8 reference interpreter (must match bit for bit) and the fp32\n"
-      "network (cosine similarity, top-1 agreement). See docs/graph.md.");
+      "network (cosine similarity, top-1 agreement). A run that takes more than a second shows\n"
+      "its phases on stderr. See docs/graph.md.");
   o->net.add_to(*cmd);
-  cmd->add_option("--engine", o->engine, "functional, cycle or rtl")->capture_default_str();
+  o->dev.add_to(*cmd, "functional, cycle, rtl, or xrt (--xrt-emulate rtl|cycle, or a board)");
   cmd->add_option("--seed", o->seed, "seed of the synthetic input")->capture_default_str();
   cmd->add_flag("--json", o->json, "print the report as JSON");
   cmd->add_flag("--check", o->check, "compare with the int8 reference and the fp32 network");
   cmd->add_flag("--listing", o->listing, "print the executor's static step list first");
   cmd->add_option("--trace", o->trace, "write the network's timeline (Perfetto / Chrome JSON)");
   cmd->add_option("--save", o->save, "write output.npy (float32 logits) and report.json here");
-  cmd->callback([o] {
+  cmd->add_flag("--progress", o->progress, "show every phase on stderr from the start");
+  cmd->callback([o, cmd] {
+    // Everything the command line says is checked before any work.
+    o->dev.check();
+    o->net.check(*cmd);
+    if (!o->trace.empty()) rt::check_output_file(o->trace, "--trace");
+    if (!o->save.empty()) rt::check_output_dir(o->save, "--save");
     const isa::Layout& layout = isa::layout_for(o->net.config);
     const isa::Platform& pf = isa::find_platform(o->net.platform);
+    Phases phase("weft run resnet18", o->progress);
+    phase("compiling the network (graph passes)");
     cg::Graph g = cg::models::resnet18(o->net.net);
     const auto tc = std::chrono::steady_clock::now();
     cg::CompiledGraph c = cg::compile_graph(g, layout, pf, o->net.compile_options(g));
+    phase("compiling its accelerator kernels");
     rt::graph::GraphExecutor exe(c, layout, pf, o->net.executor_options());
     const double compile_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - tc).count();
     if (o->listing) std::cout << exe.listing();
     auto x = cg::models::synthetic_input(g.value(g.inputs()[0]).type, o->seed);
-    auto dev = rt::graph::open_graph_device(o->engine, exe, layout, pf);
-    rt::graph::RunResult r = exe.run(*dev, {x});
+    driver::FaultPlan faults;
+    auto dev = rt::graph::open_graph_device(o->dev.engine, exe, layout, pf,
+                                            o->dev.device_options(faults));
+    phase("running the network on the " + o->dev.engine + " engine");
+    rt::graph::RunResult r = exe.run(*dev, {x}, o->dev.timeout());
     auto j = r.report.to_json();
     j["compile_seconds"] = compile_s;
     j["kernel_compile_seconds"] = exe.kernel_compile_seconds();
@@ -165,9 +196,11 @@ void add_run_resnet18(CLI::App& run) {
     j["top1"] = top1;
     bool ok = true;
     if (o->check) {
+      phase("checking: the int8 reference interpreter");
       const auto want = cg::reference_int8(c.graph, {x})[0];
       const bool exact = want == logits;
       ok = exact;
+      phase("checking: the fp32 network");
       const auto f = cg::interpret<float>(g, {x})[0];
       double ab = 0, aa = 0, bb = 0;
       int agree = 0;
@@ -183,23 +216,26 @@ void add_run_resnet18(CLI::App& run) {
                     {"cosine_vs_fp32", ab / std::sqrt(aa * bb)},
                     {"top1_agreement_vs_fp32", double(agree) / double(o->net.net.batch)}};
     }
+    phase.done();
     if (!ok) {
       std::cout << j.dump(2) << "\n";
       throw UserError("run resnet18: the result differs from the int8 reference interpreter "
                       "(nothing written)");
     }
-    if (!o->trace.empty()) { const std::string t = r.report.timeline().dump() + "\n"; rt::write_file(o->trace, t.data(), t.size()); }
+    // All outputs or none (runtime/io/files.h).
+    rt::OutputSet outputs;
+    if (!o->trace.empty()) outputs.add_text(o->trace, r.report.timeline().dump() + "\n");
     if (!o->save.empty()) {
-      std::filesystem::create_directories(o->save);
+      const std::filesystem::path dir = save_dir(o->save);
       rt::NpyArray a;
       a.type = rt::NpyType::kFloat32;
       a.shape = {o->net.net.batch, classes};
       a.data.resize(logits.size() * 4);
       std::memcpy(a.data.data(), logits.data(), a.data.size());
-      rt::write_file((std::filesystem::path(o->save) / "output.npy").string(), rt::encode_npy(a));
-      const std::string t = j.dump(2) + "\n";
-      rt::write_file((std::filesystem::path(o->save) / "report.json").string(), t.data(), t.size());
+      outputs.add((dir / "output.npy").string(), rt::encode_npy(a));
+      outputs.add_text((dir / "report.json").string(), j.dump(2) + "\n");
     }
+    outputs.commit();
     if (o->json) {
       std::cout << j.dump(2) << "\n";
     } else {
@@ -213,7 +249,7 @@ void add_run_resnet18(CLI::App& run) {
 void add_compile_resnet18(CLI::App& compile) {
   struct Opts {
     NetOptions net;
-    std::string emit = "graph", pass;
+    std::string emit = "graph", pass, node;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = compile.add_subcommand(
@@ -222,15 +258,25 @@ void add_compile_resnet18(CLI::App& compile) {
       "every pass (--pass P: only after P), --emit json the same as JSON, --emit steps the\n"
       "executor's static list of launches and copies. Passes: import, fold_batch_norm,\n"
       "quantize, fuse_epilogues, stem_im2col, stem_space_to_depth, partition, pack_layouts,\n"
-      "band_pool, fold_packs, plan_memory.");
+      "band_pool, fold_packs, plan_memory. --emit ir|asm --node NAME: that accelerator node's\n"
+      "kernel as the executor runs it (the accelerator pipeline after every pass and program\n"
+      "step, the rewrites included; or its placed instructions), --pass P for one of them.");
   o->net.add_to(*cmd);
-  cmd->add_option("--emit", o->emit, "graph, json or steps")->capture_default_str();
-  cmd->add_option("--pass", o->pass, "only the graph after this pass");
-  cmd->callback([o] {
-    if (o->emit != "graph" && o->emit != "json" && o->emit != "steps")
-      throw UserError("--emit must be graph, json or steps, not '" + o->emit + "'");
+  cmd->add_option("--emit", o->emit, "graph, json, steps, or with --node ir or asm")
+      ->capture_default_str();
+  cmd->add_option("--pass", o->pass, "only the graph (with --node: the kernel) after this pass");
+  cmd->add_option("--node", o->node, "with --emit ir|asm: the accelerator node to print");
+  cmd->callback([o, cmd] {
+    const bool kernel = o->emit == "ir" || o->emit == "asm";
+    if (o->emit != "graph" && o->emit != "json" && o->emit != "steps" && !kernel)
+      throw UserError("--emit must be graph, json, steps, ir or asm, not '" + o->emit + "'");
+    if (kernel != !o->node.empty())
+      throw UserError("--emit ir|asm goes with --node NAME (and --node with them)");
+    if (o->emit == "steps") forbid(*cmd, {"--pass"}, "with --emit graph, json, ir or asm");
+    o->net.check(*cmd);
     const auto& names = cg::graph_pass_names();
-    if (!o->pass.empty() && std::find(names.begin(), names.end(), o->pass) == names.end()) {
+    if (!kernel && !o->pass.empty() &&
+        std::find(names.begin(), names.end(), o->pass) == names.end()) {
       std::string all;
       for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
       throw UserError("--pass '" + o->pass + "' is not a graph pass (" + all + ")");
@@ -239,16 +285,21 @@ void add_compile_resnet18(CLI::App& compile) {
     const isa::Platform& pf = isa::find_platform(o->net.platform);
     cg::Graph g = cg::models::resnet18(o->net.net);
     nlohmann::json passes = nlohmann::json::array();
-    cg::CompiledGraph c = cg::compile_graph(
-        g, layout, pf, o->net.compile_options(g), [&](const std::string& p, const cg::Graph& after) {
-          if (o->emit == "steps" || (!o->pass.empty() && p != o->pass)) return;
-          if (o->emit == "json") {
-            passes.push_back({{"pass", p}, {"graph", cg::to_json(after)}});
-          } else {
-            std::cout << "// after " << p << "\n" << cg::to_text(after);
-          }
-        });
-    if (o->emit == "json") {
+    cg::CompiledGraph c =
+        cg::compile_graph(g, layout, pf, o->net.compile_options(g),
+                          [&](const std::string& p, const cg::Graph& after) {
+                            if (o->emit == "steps" || kernel || (!o->pass.empty() && p != o->pass))
+                              return;
+                            if (o->emit == "json") {
+                              passes.push_back({{"pass", p}, {"graph", cg::to_json(after)}});
+                            } else {
+                              std::cout << "// after " << p << "\n" << cg::to_text(after);
+                            }
+                          });
+    if (kernel) {
+      std::cout << rt::graph::emit_node_kernel(c, layout, pf, o->net.executor_options(), o->node,
+                                               o->emit, o->pass);
+    } else if (o->emit == "json") {
       std::cout << passes.dump(1) << "\n";
     } else if (o->emit == "steps") {
       rt::graph::GraphExecutor exe(c, layout, pf, o->net.executor_options());

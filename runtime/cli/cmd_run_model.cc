@@ -6,7 +6,10 @@
 #include <memory>
 
 #include "hardware/isa/errors.h"
+#include "runtime/cli/checks.h"
 #include "runtime/cli/commands.h"
+#include "runtime/cli/device_run.h"
+#include "runtime/cli/progress.h"
 #include "runtime/io/files.h"
 #if defined(WEFT_HAVE_ONNX_RUN)
 #include "runtime/graph/onnx_run.h"
@@ -17,34 +20,41 @@ namespace weft::cli {
 namespace {
 
 struct ModelRunOptions {
-  std::string model, input, target = "accel", engine = "cycle", calibrate, save, trace, config,
-      platform = "sim";
+  std::string model, input, target = "accel", calibrate, save, trace, config, platform = "sim";
+  NetworkDeviceOptions dev;
   int threads = 1;
   bool check = false, per_channel = false, no_records = false;
   std::string tune_db;
 };
 
-void run_model(const ModelRunOptions& o) {
+// Before any work: the files read and written, and the options the target would ignore.
+void check_model_run(const ModelRunOptions& o, const CLI::App& run) {
   if (o.target != "accel" && o.target != "llvm")
     throw UserError("--target must be accel or llvm, not '" + o.target + "'");
+  rt::check_input_file(o.model, "the model");
   if (o.input.empty()) throw UserError("weft run " + o.model + " needs --input X.npy");
-#if defined(WEFT_HAVE_ONNX_RUN)
+  rt::check_input_file(o.input, "--input");
   if (o.target == "llvm") {
     if (!o.calibrate.empty())
       throw UserError("--calibrate goes with --target accel (the llvm target runs in float32)");
-    rt::graph::OnnxRunRequest r;
-    r.model = o.model;
-    r.input = o.input;
-    r.save = o.save;
-    r.trace = o.trace;
-    r.threads = o.threads;
-    r.check = o.check;
-    rt::OutputSet outputs;
-    const nlohmann::ordered_json j = rt::graph::run_onnx_llvm(r, outputs);
-    outputs.commit();
-    std::cout << j.dump(2) << "\n";
-    return;
+    forbid(run, {"--engine", "--config", "--platform", "--per-channel", "--tune-db", "--no-records",
+                 "--inject-fault", "--timeout", "--xclbin", "--device", "--xrt-emulate",
+                 "--xrt-bank"},
+           "with --target accel (--target llvm runs the float32 network on the host CPU)");
+  } else {
+    if (!o.check) forbid(run, {"--threads"}, "with --target llvm, or with --check (its fp32 run)");
+    if (o.no_records) forbid(run, {"--tune-db"}, "with the tuning records, not --no-records");
+    o.dev.check();
+    if (!o.calibrate.empty()) rt::check_input_file(o.calibrate, "--calibrate");
+    if (!o.tune_db.empty()) rt::check_input_file(o.tune_db, "--tune-db");
   }
+  if (!o.save.empty()) rt::check_output_dir(o.save, "--save");
+  if (!o.trace.empty()) rt::check_output_file(o.trace, "--trace");
+}
+
+void run_model(const ModelRunOptions& o) {
+#if defined(WEFT_HAVE_ONNX_RUN)
+  Phases phase("weft run " + o.model, false);
   rt::graph::OnnxRunRequest r;
   r.model = o.model;
   r.input = o.input;
@@ -52,18 +62,29 @@ void run_model(const ModelRunOptions& o) {
   r.trace = o.trace;
   r.threads = o.threads;
   r.check = o.check;
-  r.engine = o.engine;
-  if (!o.config.empty()) r.config = o.config;
-  r.platform = o.platform;
-  r.calibrate = o.calibrate;
-  r.per_channel = o.per_channel;
-  r.tune_db = o.tune_db;
-  r.no_records = o.no_records;
+  r.phase = [&phase](const std::string& p) { phase(p); };
   rt::OutputSet outputs;
-  const nlohmann::ordered_json j = rt::graph::run_onnx_accel(r, outputs);
+  nlohmann::ordered_json j;
+  if (o.target == "llvm") {
+    j = rt::graph::run_onnx_llvm(r, outputs);
+  } else {
+    r.engine = o.dev.engine;
+    if (!o.config.empty()) r.config = o.config;
+    r.platform = o.platform;
+    r.calibrate = o.calibrate;
+    r.per_channel = o.per_channel;
+    r.tune_db = o.tune_db;
+    r.no_records = o.no_records;
+    driver::FaultPlan faults;
+    r.device = o.dev.device_options(faults);
+    r.timeout = o.dev.timeout();
+    j = rt::graph::run_onnx_accel(r, outputs);
+  }
+  phase.done();
   outputs.commit();
   std::cout << j.dump(2) << "\n";
 #else
+  (void)o;
   throw UserError("this weft was built without ONNX import (install libonnx-dev and "
                   "libprotobuf-dev, and the CPU backend's LLVM 16, then reconfigure)");
 #endif
@@ -80,8 +101,8 @@ void add_run_model(CLI::App& run) {
                  "accel: quantize to int8 and run on the accelerator engine; llvm: float32 on "
                  "the host CPU through the LLVM backend")
       ->capture_default_str();
-  run.add_option("--engine", o->engine, "with --target accel: functional, cycle or rtl")
-      ->capture_default_str();
+  o->dev.add_to(run, "with --target accel: functional, cycle, rtl, or xrt (--xrt-emulate "
+                     "rtl|cycle, or a board)");
   run.add_option("--config", o->config,
                  "with --target accel: the hardware configuration (default gemm8x8)");
   run.add_option("--platform", o->platform, "with --target accel: the memory platform")
@@ -108,6 +129,7 @@ void add_run_model(CLI::App& run) {
     if (!run.get_subcommands().empty()) return;  // an operator subcommand ran
     if (o->model.empty())
       throw CLI::RequiredError("a subcommand (dense, conv2d) or MODEL.onnx");
+    check_model_run(*o, run);
     run_model(*o);
   });
 }

@@ -91,12 +91,14 @@ void add_sim_command(CLI::App& app) {
     }
     driver::FaultPlan faults;
     if (!o->inject_fault.empty()) {
-      if (o->engine != "cycle" && o->engine != "rtl") {
-        throw UserError("--inject-fault needs --engine cycle or rtl (the " + o->engine +
-                        " engine has no memory system)");
-      }
+      check_fault_engine(o->engine, o->xrt_emulate);
       faults = driver::parse_fault_plan(o->inject_fault);
     }
+    // Where the results go, checked before the run.
+    rt::check_output_file(o->out, "--out");
+    if (!o->stats.empty()) rt::check_output_file(o->stats, "--stats");
+    if (!o->trace.empty()) rt::check_output_file(o->trace, "--trace");
+    if (!o->wave.empty()) rt::check_output_file(o->wave, "--wave");
     std::vector<uint8_t> image = rt::read_file(o->mem);
     if (image.empty()) throw UserError("'" + o->mem + "' is empty: no DRAM image to run");
 

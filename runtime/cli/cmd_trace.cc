@@ -26,9 +26,13 @@ void add_trace_command(CLI::App& app) {
   render->add_option("-o,--output", o->output, "SVG file to write")->required();
   render->add_option("--from", o->from, "first cycle shown")->capture_default_str();
   render->add_option("--to", o->to, "last cycle shown (default: the end)");
-  render->add_option("--width", o->width, "picture width in pixels")->capture_default_str();
+  render->add_option("--pixels", o->width,
+                     "picture width in pixels (was --width, which weft run resnet18 uses for "
+                     "channels)")
+      ->capture_default_str();
   render->add_option("--title", o->title, "title text");
   render->callback([o] {
+    rt::check_output_file(o->output, "-o");
     nlohmann::json doc;
     try {
       doc = nlohmann::json::parse(rt::read_text_file(o->input));
@@ -38,7 +42,9 @@ void add_trace_command(CLI::App& app) {
     driver::TimelineSvgOptions so;
     so.from = rt::parse_size(o->from, "--from");
     if (!o->to.empty()) so.to = rt::parse_size(o->to, "--to");
-    if (o->width < 300 || o->width > 20000) throw UserError("--width must be 300..20000 pixels");
+    if (o->width < 300 || o->width > 20000) {
+      throw UserError("--pixels " + std::to_string(o->width) + " is out of range (300 to 20000)");
+    }
     so.width = o->width;
     so.title = o->title.empty() ? o->input : o->title;
     std::string svg;

@@ -13,6 +13,7 @@
 #include "hardware/isa/errors.h"
 #include "compiler/tune/cost_model.h"
 #include "runtime/bench/conv2d_study.h"
+#include "runtime/cli/checks.h"
 #include "runtime/cli/commands.h"
 #include "runtime/cli/tune_family.h"
 #include "runtime/io/files.h"
@@ -34,15 +35,52 @@ struct TuneOpts {
   std::string what, target = "accel", config = "gemm8x8", platform = "sim";
   std::string strategy = "evolutionary", db, summary, layers, layer;
   std::string dtype = "float32";  // llvm: float32 or int8
+  // One meaning per option name across verbs (as in `weft run`): for dense --M --N --K are its
+  // rows, output columns and reduction; for conv2d --N (or --batch) is the batch and --K (or
+  // --kernel) the kernel size.
   int64_t trials = 64, m = 64, n = 64, k = 64;
-  int64_t cn = 1, h = 56, w = 56, ic = 64, oc = 64, kernel = 3, stride = 1, pad = 1;
+  int64_t batch = 1, h = 56, w = 56, ic = 64, oc = 64, kernel = 3, stride = 1, pad = 1;
   uint64_t seed = 1;
-  int batch = 8, workers = 1, population = 48;
+  int per_round = 8, workers = 1, population = 48;
   double early_stop = 2.0;
   bool quiet = false;
   std::string family, dispatch;  // shape-generic tuning (tune_family.h)
   int reps = 12;
+
+  // The conv2d shape from the options (with the batch and kernel under either of their names).
+  compiler::ops::Conv2dShape conv(const CLI::App& cmd) const {
+    if (cmd.count("--N") && cmd.count("--batch"))
+      throw UserError("--N and --batch both give the conv2d batch; give one");
+    if (cmd.count("--K") && cmd.count("--kernel"))
+      throw UserError("--K and --kernel both give the conv2d kernel size; give one");
+    return {cmd.count("--N") ? n : batch, h, w, ic, oc, cmd.count("--K") ? k : kernel, stride, pad};
+  }
 };
+
+// The options of one kind of task that another would ignore: refused, naming the option.
+void check_tune_options(const TuneOpts& o, const CLI::App& cmd) {
+  const std::vector<std::string> conv_only = {"--batch", "--H", "--W", "--IC", "--OC", "--kernel",
+                                              "--stride", "--pad"};
+  const bool onnx = o.what.size() > 5 && o.what.substr(o.what.size() - 5) == ".onnx";
+  if (o.what == "dense") {
+    forbid(cmd, conv_only, "with conv2d, not dense (dense's shape is --M --N --K)");
+    forbid(cmd, {"--layer", "--layers"}, "with conv2d or resnet18, not dense");
+  } else if (o.what == "conv2d") {
+    forbid(cmd, {"--M"}, "with dense, not conv2d (conv2d's shape is --N --H --W --IC --OC --K)");
+    forbid(cmd, {"--layers"}, "with resnet18 (conv2d tunes one shape: --layer C1..C12)");
+    if (!o.layer.empty())
+      forbid(cmd, {"--H", "--W", "--IC", "--OC", "--K", "--kernel", "--stride", "--pad"},
+             "with a shape of your own, not with --layer (the layer fixes the shape)");
+  } else if (o.what == "resnet18" || onnx) {
+    forbid(cmd, conv_only, "with conv2d (" + o.what + " fixes its layers' shapes)");
+    forbid(cmd, {"--M", "--N", "--K", "--layer"},
+           "with dense or conv2d (" + o.what + " fixes its layers' shapes)");
+    if (onnx) forbid(cmd, {"--layers"}, "with resnet18, not a model");
+  }
+  if (o.target != "llvm") forbid(cmd, {"--dtype"}, "with --target llvm (the accelerator is int8)");
+  if (o.target == "llvm") forbid(cmd, {"--config", "--platform"}, "with --target accel");
+  if (o.family.empty()) forbid(cmd, {"--reps", "--dispatch"}, "with --family");
+}
 
 // A CPU workload carries its element type (the records of float32 and int8 differ).
 compiler::tune::Workload cpu_workload(compiler::tune::Workload w, const TuneOpts& o) {
@@ -58,26 +96,27 @@ std::vector<rt::tune::Task> make_tasks(const TuneOpts& o, CLI::App* cmd) {
   if (o.target != "accel" && o.target != "llvm")
     throw UserError("--target: '" + o.target + "' is not accel or llvm");
   if (o.what == "dense") {
-    compiler::ops::DenseShape s{o.m, o.n, o.k};
+    const compiler::ops::DenseShape s{o.m, o.n, o.k};
     if (o.target == "llvm") {
       tasks.push_back(tn::make_cpu_task(cpu_workload(tn::dense_workload(s), o), "dense"));
     } else {
       tasks.push_back(tn::make_accel_dense_task("dense", o.config, o.platform, s));
     }
   } else if (o.what == "conv2d") {
-    compiler::ops::Conv2dShape s{o.cn, o.h, o.w, o.ic, o.oc, o.kernel, o.stride, o.pad};
+    compiler::ops::Conv2dShape s = o.conv(*cmd);
     std::string name = "conv2d";
     if (!o.layer.empty()) {
       bool found = false;
       for (const auto& l : rt::resnet18_layers())
         if (l.name == o.layer) {
+          const int64_t batch = s.n;
           s = l.shape;
-          s.n = o.cn;
+          s.n = batch;
           name = l.name;
           found = true;
         }
       if (!found) throw UserError("--layer: '" + o.layer + "' is not a ResNet-18 layer C1..C12");
-      if (o.target == "accel" && cmd->count("--batch-size") == 0)
+      if (o.target == "accel" && cmd->count("--batch") + cmd->count("--N") == 0)
         s.n = isa::layout_for(o.config).config.batch();
     }
     if (o.target == "llvm") {
@@ -92,11 +131,13 @@ std::vector<rt::tune::Task> make_tasks(const TuneOpts& o, CLI::App* cmd) {
     } else {
       tasks = tn::make_accel_resnet18_tasks(o.config, o.platform);
     }
-    if (!o.layers.empty()) {
+    if (cmd->count("--layers")) {
       std::vector<tn::Task> keep;
       std::stringstream in(o.layers);
       std::string item;
       while (std::getline(in, item, ',')) {
+        if (item.empty())
+          throw UserError("--layers '" + o.layers + "' has an empty name (give C1,C5,...)");
         bool found = false;
         for (const auto& t : tasks)
           if (t.name == item) {
@@ -105,6 +146,7 @@ std::vector<rt::tune::Task> make_tasks(const TuneOpts& o, CLI::App* cmd) {
           }
         if (!found) throw UserError("--layers: '" + item + "' is not a ResNet-18 layer C1..C12");
       }
+      if (keep.empty()) throw UserError("--layers '" + o.layers + "' names no layer (give C1,C5,...)");
       tasks = std::move(keep);
     }
   } else if (o.what.size() > 5 && o.what.substr(o.what.size() - 5) == ".onnx") {
@@ -161,7 +203,10 @@ void add_tune_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--db", o->db, "tuning database (JSON lines; created, or resumed)");
   cmd->add_option("--seed", o->seed, "random seed")->capture_default_str();
-  cmd->add_option("--batch", o->batch, "candidates measured per round")->capture_default_str();
+  cmd->add_option("--per-round", o->per_round,
+                  "candidates measured per round (was --batch, which now means the conv2d "
+                  "batch as in weft run)")
+      ->capture_default_str();
   cmd->add_option("--population", o->population, "model: candidates scored per round; --family: micro-kernels ranked")
       ->capture_default_str();
   cmd->add_option("--workers", o->workers,
@@ -174,15 +219,17 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--layers", o->layers, "resnet18: only these layers (C1,C5,...)");
   cmd->add_option("--layer", o->layer, "conv2d: a ResNet-18 layer's shape (C1..C12)");
   cmd->add_option("--M", o->m, "dense: rows")->capture_default_str();
-  cmd->add_option("--N", o->n, "dense: output columns")->capture_default_str();
-  cmd->add_option("--batch-size", o->cn,
-                  "conv2d: batch (default with --layer on accel: the GEMM batch)")
+  cmd->add_option("--N", o->n, "dense: output columns; conv2d: the batch (as --batch)")
       ->capture_default_str();
-  cmd->add_option("--K", o->k, "dense: reduction")->capture_default_str();
+  cmd->add_option("--K", o->k, "dense: the reduction; conv2d: the kernel size (as --kernel)")
+      ->capture_default_str();
+  cmd->add_option("--batch", o->batch,
+                  "conv2d: the batch (default with --layer on accel: the GEMM batch)")
+      ->capture_default_str();
   cmd->add_option("--H", o->h, "conv2d: input height")->capture_default_str();
   cmd->add_option("--W", o->w, "conv2d: input width")->capture_default_str();
-  cmd->add_option("--IC", o->ic, "conv2d: input channels")->capture_default_str();
-  cmd->add_option("--OC", o->oc, "conv2d: output channels")->capture_default_str();
+  cmd->add_option("--IC,--C", o->ic, "conv2d: input channels")->capture_default_str();
+  cmd->add_option("--OC,--O", o->oc, "conv2d: output channels")->capture_default_str();
   cmd->add_option("--kernel", o->kernel, "conv2d: kernel size")->capture_default_str();
   cmd->add_option("--stride", o->stride, "conv2d: stride")->capture_default_str();
   cmd->add_option("--pad", o->pad, "conv2d: padding")->capture_default_str();
@@ -197,7 +244,12 @@ void add_tune_command(CLI::App& app) {
     namespace tn = rt::tune;
     if (o->trials < 1)
       throw UserError("--trials must be at least 1 (got " + std::to_string(o->trials) + ")");
-    if (o->batch < 1) throw UserError("--batch must be at least 1");
+    check_tune_options(*o, *cmd);
+    if (o->per_round < 1) throw UserError("--per-round must be at least 1");
+    // Where the results go, checked before any measuring.
+    if (!o->db.empty()) tn::Database::check_writable(o->db, "--db");
+    if (!o->summary.empty()) rt::check_output_file(o->summary, "--summary");
+    if (!o->dispatch.empty()) rt::check_output_file(o->dispatch, "--dispatch");
     if (o->workers < 1) throw UserError("--workers must be at least 1");
     if (o->early_stop < 1) throw UserError("--early-stop must be at least 1");
     // MPI: every rank builds the same tasks; rank 0 searches and measures, the others measure.
@@ -220,7 +272,7 @@ void add_tune_command(CLI::App& app) {
       r.dispatch = o->dispatch;
       r.summary = o->summary;
       r.dense = {o->m, o->n, o->k};
-      r.conv = {o->cn, o->h, o->w, o->ic, o->oc, o->kernel, o->stride, o->pad};
+      r.conv = o->conv(*cmd);
       r.opts.trials = o->trials;
       r.opts.reps = o->reps;
       r.opts.pool = o->population;  // candidate micro-kernels ranked before measuring
@@ -234,7 +286,7 @@ void add_tune_command(CLI::App& app) {
     so.strategy = tn::parse_strategy(o->strategy);
     so.trials = o->trials;
     so.seed = o->seed;
-    so.batch = o->batch;
+    so.batch = o->per_round;
     so.population = o->population;
     so.early_stop = o->early_stop;
     if (so.strategy == tn::Strategy::kModel && !compiler::tune::xgboost_available())

@@ -1,15 +1,14 @@
 // `weft xclbin-info FILE`: reads an .xclbin without a device (hardware/fpga/xclbin.h) and checks
 // its kernel, arguments, offsets and memory connections against Weft's register map. A
 // mismatch lists every difference and exits 1; --json prints what a tool would parse.
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "hardware/fpga/xclbin.h"
 #include "hardware/isa/errors.h"
 #include "runtime/cli/commands.h"
+#include "runtime/io/files.h"
 
 namespace weft::cli {
 
@@ -39,10 +38,7 @@ void add_xclbin_info_command(CLI::App& app) {
   cmd->add_option("FILE", o->file, "the .xclbin")->required();
   cmd->add_flag("--json", o->json, "print JSON");
   cmd->callback([o] {
-    std::ifstream in(o->file, std::ios::binary);
-    if (!in) throw UserError("cannot read '" + o->file + "'");
-    const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                                     std::istreambuf_iterator<char>());
+    const std::vector<uint8_t> bytes = rt::read_file(o->file);
     const fpga::XclbinInfo info = fpga::parse_xclbin(bytes, o->file);
     const std::vector<std::string> problems = fpga::check_against_register_map(info);
     if (o->json) {

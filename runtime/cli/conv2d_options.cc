@@ -5,6 +5,8 @@
 #include <iostream>
 
 #include "hardware/isa/errors.h"
+#include "runtime/cli/checks.h"
+#include "runtime/io/files.h"
 #include "runtime/bench/conv2d_study.h"
 #include "runtime/tune/accel_tasks.h"
 
@@ -28,6 +30,7 @@ compiler::ops::Conv2dShape conv2d_shape(const std::string& layer, int64_t n, int
 }
 
 void Conv2dOptions::add_to(CLI::App& cmd) {
+  this->cmd = &cmd;
   cmd.add_option("--layer", layer, "a ResNet-18 layer, C1..C12 (instead of the shape)");
   cmd.add_option("--N,--batch", n, "batch")->capture_default_str();
   cmd.add_option("--H", h, "input height");
@@ -60,7 +63,21 @@ void Conv2dOptions::add_to(CLI::App& cmd) {
   cmd.add_flag("--no-relu", no_relu, "clip to [-128, 127] instead of [0, 127]");
 }
 
+void Conv2dOptions::check() const {
+  if (!layer.empty()) {
+    forbid(*cmd, {"--H", "--W", "--IC", "--OC", "--K", "--stride", "--pad"},
+           "with a shape of your own, not with --layer " + layer + " (the layer fixes the shape; "
+           "--N sets its batch)");
+  }
+  check_at_least(*cmd, "--tile-h", tile_h, 1);
+  check_at_least(*cmd, "--tile-w", tile_w, 1);
+  check_at_least(*cmd, "--tile-ic", tile_ic, 1);
+  check_at_least(*cmd, "--tile-oc", tile_oc, 1);
+  if (!tune_db.empty()) rt::check_input_file(tune_db, "--tune-db");
+}
+
 compiler::ops::Conv2dShape Conv2dOptions::shape() const {
+  check();
   return conv2d_shape(layer, n, h, w, ic, oc, k, stride, pad);
 }
 

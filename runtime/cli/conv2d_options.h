@@ -30,12 +30,16 @@ struct Conv2dOptions {
   std::string tune_db;                   // tuning records to prefer (else the shipped ones)
   bool no_records = false;               // ignore the tuning records
   CLI::Option* vthreads_opt = nullptr;   // given explicitly: the records do not override it
+  const CLI::App* cmd = nullptr;         // the subcommand, to tell given options from defaults
   mutable std::string knobs_source;      // "records", "search", "chooser" (set by knobs())
   int shift = 8;
   bool no_bias = false, no_relu = false;
 
   /// Registers the options on a subcommand.
   void add_to(CLI::App& cmd);
+  /// UserError for options that contradict each other (--layer with a shape option), a value
+  /// out of range or a tuning-records file that cannot be read: checked before any work.
+  void check() const;
   /// The layer's shape (with --N as the batch) or the given one; UserError when incomplete.
   compiler::ops::Conv2dShape shape() const;
   compiler::ops::Conv2dEpilogue epilogue() const { return {shift, !no_bias, !no_relu}; }

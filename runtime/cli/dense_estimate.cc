@@ -51,19 +51,21 @@ double block_macs(const isa::Layout& l, const Blocks& b) {
   return double(b.m) * double(b.n) * double(b.k) * double(c.batch() * c.block_in() * c.block_out());
 }
 
-struct SampleRun {
-  double instructions = 0, compile_s = 0, run_s = 0, check_s = 0, padded_macs = 0;
-};
+// The instructions a dense compiles to (deterministic: no timing).
+double count_instructions(const isa::Layout& l, const compiler::ops::DenseShape& s,
+                          const compiler::ops::DenseKnobs& k,
+                          const compiler::ops::DenseEpilogue& e) {
+  return double(rt::build_dense(l, s, k, e).placed.stream.insn_count);
+}
 
-SampleRun run_sample(const isa::Layout& l, const isa::Platform& p, const std::string& engine,
-                     const compiler::ops::DenseShape& s, const compiler::ops::DenseKnobs& k,
-                     const compiler::ops::DenseEpilogue& e) {
-  SampleRun r;
+// Compiles, runs and checks one sample, each phase timed.
+SampleSeconds time_sample(const isa::Layout& l, const isa::Platform& p, const std::string& engine,
+                          const compiler::ops::DenseShape& s, const compiler::ops::DenseKnobs& k,
+                          const compiler::ops::DenseEpilogue& e) {
+  SampleSeconds r;
   auto t0 = Clock::now();
   const rt::DenseBuild b = rt::build_dense(l, s, k, e);
-  r.compile_s = seconds_since(t0);
-  r.instructions = double(b.placed.stream.insn_count);
-  r.padded_macs = block_macs(l, {b.op.mb, b.op.nb, b.op.kb});
+  r.compile = seconds_since(t0);
   std::mt19937 rng(1);
   std::vector<int8_t> a(size_t(s.m * s.k)), w(size_t(s.n * s.k));
   for (int8_t& x : a) x = int8_t(rng());
@@ -75,11 +77,28 @@ SampleRun run_sample(const isa::Layout& l, const isa::Platform& p, const std::st
   auto dev = driver::open_device(engine, o);
   t0 = Clock::now();
   rt::run_dense(*dev, b, a, w, std::chrono::minutes(5));
-  r.run_s = seconds_since(t0);
+  r.run = seconds_since(t0);
   t0 = Clock::now();
   rt::dense_reference(s, a, w, e);
-  r.check_s = seconds_since(t0);
+  r.check = seconds_since(t0);
   return r;
+}
+
+// One timed sample: its shape, its work in each phase's unit, and its fastest times.
+struct Sample {
+  compiler::ops::DenseShape shape;
+  double instructions = 0, padded_macs = 0, macs = 0;
+  SampleSeconds t;
+};
+
+// The fixed cost plus the cost per unit of work of a phase, from two samples (`a` smaller),
+// applied to `work`. Timing noise can make the slope meaningless (not above zero): then the
+// larger sample's average cost per unit is used, which errs high.
+double extrapolate(double wa, double ta, double wb, double tb, double work) {
+  const double slope = wb > wa ? (tb - ta) / (wb - wa) : 0;
+  if (!(slope > 0)) return tb / std::max(wb, 1.0) * work;
+  const double fixed = std::max(0.0, tb - slope * wb);
+  return fixed + slope * work;
 }
 
 }  // namespace
@@ -106,36 +125,73 @@ bool dense_is_big(const isa::Layout& l, const compiler::ops::DenseShape& s,
 DenseEstimate estimate_dense(const isa::Layout& l, const isa::Platform& p, const std::string& engine,
                              const compiler::ops::DenseShape& s,
                              const compiler::ops::DenseKnobs& k,
-                             const compiler::ops::DenseEpilogue& e) {
+                             const compiler::ops::DenseEpilogue& e, const SampleTimer& timer) {
   const auto& c = l.config;
   const Blocks full = padded_blocks(l, s, k);
-  // The sample: one group of output tiles (one per thread) and one or two reduction steps.
+  // The smallest sample: one group of output tiles (one per thread) and one reduction step.
   const int64_t group_m = k.tile_m * (k.vthread_axis == 'm' ? k.vthreads : 1) * c.batch();
   const int64_t group_n = k.tile_n * (k.vthread_axis == 'n' ? k.vthreads : 1) * c.block_out();
   const int64_t step_k = k.tile_k * c.block_in();
   const compiler::ops::DenseShape one{std::min(s.m, group_m), std::min(s.n, group_n),
                                       std::min(s.k, step_k)};
   const compiler::ops::DenseShape two{one.m, one.n, std::min(s.k, 2 * step_k)};
-  const SampleRun r1 = run_sample(l, p, engine, one, k, e);
-  const SampleRun r2 = two.k == one.k ? r1 : run_sample(l, p, engine, two, k, e);
-  const Blocks sample = padded_blocks(l, two, k);
 
   DenseEstimate est;
   est.engine = engine;
-  est.sample = std::to_string(two.m) + "x" + std::to_string(two.n) + "x" + std::to_string(two.k);
   est.macs = double(s.m) * double(s.n) * double(s.k);
   est.padded_macs = block_macs(l, full);
-  // Instructions: per tile group, a fixed part and a part per reduction step.
-  const double groups = double(full.m / sample.m) * double(full.n / sample.n);
+  // Instructions (deterministic): per tile group, a fixed part and a part per reduction step.
+  const double i1 = count_instructions(l, one, k, e);
+  const double i2 = two.k == one.k ? i1 : count_instructions(l, two, k, e);
+  const Blocks pair = padded_blocks(l, two, k);
+  const double groups = double(full.m / pair.m) * double(full.n / pair.n);
   const double steps = double(full.k / k.tile_k);
-  const double per_step = two.k == one.k ? 0 : r2.instructions - r1.instructions;
-  const double per_group = r1.instructions - per_step;
-  est.instructions = groups * (per_group + steps * per_step);
-  // Times scale with the work: compiling with the instructions, the engine and the check with
-  // the (padded) multiply-accumulates.
-  est.compile_s = r2.compile_s * est.instructions / std::max(r2.instructions, 1.0);
-  est.run_s = r2.run_s * est.padded_macs / std::max(r2.padded_macs, 1.0);
-  est.check_s = r2.check_s * est.macs / (double(two.m) * double(two.n) * double(two.k));
+  const double per_step = two.k == one.k ? 0 : i2 - i1;
+  est.instructions = groups * ((i1 - per_step) + steps * per_step);
+
+  // Times: samples doubling in size (reduction first, then columns, then rows) until the engine
+  // takes long enough to time well, or the sample is the whole dense, or the budget is spent.
+  const SampleTimer measure = timer ? timer : [&](const compiler::ops::DenseShape& x) {
+    return time_sample(l, p, engine, x, k, e);
+  };
+  constexpr double kLongEnough = 0.05, kBudget = 1.5;  // seconds
+  constexpr int kReps = 3;
+  const auto t_start = Clock::now();
+  std::vector<Sample> samples;
+  compiler::ops::DenseShape x = one;
+  while (true) {
+    Sample smp;
+    smp.shape = x;
+    smp.padded_macs = block_macs(l, padded_blocks(l, x, k));
+    smp.macs = double(x.m) * double(x.n) * double(x.k);
+    smp.instructions = count_instructions(l, x, k, e);
+    for (int r = 0; r < kReps; ++r) {
+      const SampleSeconds t = measure(x);
+      smp.t.compile = r ? std::min(smp.t.compile, t.compile) : t.compile;
+      smp.t.run = r ? std::min(smp.t.run, t.run) : t.run;
+      smp.t.check = r ? std::min(smp.t.check, t.check) : t.check;
+    }
+    samples.push_back(smp);
+    const bool whole = x.m == s.m && x.n == s.n && x.k == s.k;
+    if (whole || smp.t.run >= kLongEnough || seconds_since(t_start) > kBudget) break;
+    if (x.k < s.k) {
+      x.k = std::min(s.k, 2 * x.k);
+    } else if (x.n < s.n) {
+      x.n = std::min(s.n, 2 * x.n);
+    } else {
+      x.m = std::min(s.m, 2 * x.m);
+    }
+  }
+  const Sample& b = samples.back();
+  const Sample& a = samples.size() > 1 ? samples[samples.size() - 2] : b;
+  est.sample = std::to_string(b.shape.m) + "x" + std::to_string(b.shape.n) + "x" +
+               std::to_string(b.shape.k);
+  // Compiling scales with the instructions, the engine with the padded multiply-accumulates,
+  // the check with the multiply-accumulates.
+  est.compile_s = extrapolate(a.instructions, a.t.compile, b.instructions, b.t.compile,
+                              est.instructions);
+  est.run_s = extrapolate(a.padded_macs, a.t.run, b.padded_macs, b.t.run, est.padded_macs);
+  est.check_s = extrapolate(a.macs, a.t.check, b.macs, b.t.check, est.macs);
   // Memory: the packed tensors and the instructions in the DRAM image, and the host's plain
   // input, weight, output and reference arrays beside it.
   est.dram_image_bytes =

@@ -4,11 +4,14 @@
 #include <iostream>
 
 #include "hardware/isa/errors.h"
+#include "runtime/cli/checks.h"
+#include "runtime/io/files.h"
 #include "runtime/tune/accel_tasks.h"
 
 namespace weft::cli {
 
 void DenseOptions::add_to(CLI::App& cmd) {
+  this->cmd = &cmd;
   cmd.add_option("--M", m, "rows of the input and of the output")->required();
   cmd.add_option("--N", n, "rows of the weight: columns of the output")->required();
   cmd.add_option("--K", k, "the reduction: columns of the input and of the weight")->required();
@@ -33,7 +36,15 @@ void DenseOptions::add_to(CLI::App& cmd) {
   cmd.add_flag("--relu", relu, "epilogue: clip to [0, 127] instead of [-128, 127]");
 }
 
+void DenseOptions::check() const {
+  check_at_least(*cmd, "--tile-m", tile_m, 1);
+  check_at_least(*cmd, "--tile-n", tile_n, 1);
+  check_at_least(*cmd, "--tile-k", tile_k, 1);
+  if (!tune_db.empty()) rt::check_input_file(tune_db, "--tune-db");
+}
+
 compiler::ops::DenseKnobs DenseOptions::knobs(const isa::Layout& layout) const {
+  check();
   if (!vthread_axis.empty() && vthread_axis != "m" && vthread_axis != "n") {
     throw UserError("--vthread-axis must be m or n, not '" + vthread_axis + "'");
   }

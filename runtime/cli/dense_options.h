@@ -23,11 +23,15 @@ struct DenseOptions {
   std::string tune_db;                  // tuning records to prefer (else the shipped ones)
   bool no_records = false;              // ignore the tuning records
   CLI::Option* vthreads_opt = nullptr;  // given explicitly: the records do not override it
+  const CLI::App* cmd = nullptr;        // the subcommand, to tell given options from defaults
 
   /// Registers the options on a subcommand.
   void add_to(CLI::App& cmd);
   compiler::ops::DenseShape shape() const { return {m, n, k}; }
   compiler::ops::DenseEpilogue epilogue() const { return {shift, relu}; }
+  /// UserError for a value out of range or a tuning-records file that cannot be read: checked
+  /// before any work.
+  void check() const;
   /// The knobs: given tiles, or the chooser's for the rest.
   compiler::ops::DenseKnobs knobs(const isa::Layout& layout) const;
 };

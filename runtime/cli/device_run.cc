@@ -2,11 +2,14 @@
 #include "runtime/cli/device_run.h"
 
 #include "hardware/isa/errors.h"
+#include "runtime/cli/checks.h"
 #include "runtime/cli/progress.h"
+#include "runtime/io/files.h"
 
 namespace weft::cli {
 
 void DeviceRunOptions::add_to(CLI::App& cmd, const std::string& save_help) {
+  this->cmd = &cmd;
   cmd.add_option("--engine", engine,
                  "functional, cycle, rtl, or xrt (a board, or --xrt-emulate; docs/fpga.md)")
       ->capture_default_str();
@@ -30,10 +33,75 @@ void add_xrt_options(CLI::App& cmd, std::string& xclbin, int& device, std::strin
                  "the kernel's m_axi_gmem is connected to");
 }
 
+void check_xrt_options(const CLI::App& cmd, const std::string& engine) {
+  if (engine != "xrt") {
+    forbid(cmd, {"--xclbin", "--device", "--xrt-emulate", "--xrt-bank"},
+           "with --engine xrt (not " + engine + ")");
+    return;
+  }
+  const CLI::Option* xclbin = cmd.get_option_no_throw("--xclbin");
+  const CLI::Option* emulate = cmd.get_option_no_throw("--xrt-emulate");
+  if (xclbin && emulate && xclbin->count() == 0 && emulate->count() == 0) {
+    throw UserError("--engine xrt needs --xclbin FILE (a board) or --xrt-emulate rtl|cycle (the "
+                    "emulated board; docs/fpga.md)");
+  }
+}
+
 void DeviceRunOptions::check() const {
+  check_engine(engine);
   if (!trace.empty() && engine != "cycle") {
     throw UserError("--trace needs --engine cycle (the " + engine + " engine has no timing)");
   }
+  if (cmd) check_xrt_options(*cmd, engine);
+  if (!(timeout_s > 0)) {
+    throw UserError("--timeout " + std::to_string(timeout_s) + " is out of range (seconds, above 0)");
+  }
+  if (!save.empty()) rt::check_output_dir(save, "--save");
+  if (!trace.empty()) rt::check_output_file(trace, "--trace");
+}
+
+void NetworkDeviceOptions::add_to(CLI::App& c, const std::string& engine_help) {
+  cmd = &c;
+  c.add_option("--engine", engine, engine_help)->capture_default_str();
+  add_xrt_options(c, xclbin, xrt_device, xrt_emulate, xrt_bank);
+  c.add_option("--timeout", timeout_s, "seconds each accelerator kernel may take")
+      ->capture_default_str();
+  c.add_option("--inject-fault", inject_fault,
+               "cycle, rtl, xrt: AXI faults for the memory system, as for weft sim, e.g. "
+               "read:slverr@0x1000 (the addresses of each kernel: --listing; "
+               "docs/reliability.md)");
+}
+
+void NetworkDeviceOptions::check() const {
+  check_engine(engine);
+  if (cmd) check_xrt_options(*cmd, engine);
+  if (!(timeout_s > 0)) {
+    throw UserError("--timeout " + std::to_string(timeout_s) + " is out of range (seconds, above 0)");
+  }
+  if (!inject_fault.empty()) {
+    check_fault_engine(engine, xrt_emulate);
+    driver::parse_fault_plan(inject_fault);
+  }
+}
+
+void check_fault_engine(const std::string& engine, const std::string& xrt_emulate) {
+  if (engine == "cycle" || engine == "rtl" || (engine == "xrt" && !xrt_emulate.empty())) return;
+  throw UserError("--inject-fault needs --engine cycle or rtl, or xrt with --xrt-emulate (the " +
+                  engine + " engine" + (engine == "xrt" ? " on a board" : "") +
+                  " has no simulated memory system to inject into)");
+}
+
+driver::DeviceOptions NetworkDeviceOptions::device_options(driver::FaultPlan& plan) const {
+  driver::DeviceOptions o;
+  if (!inject_fault.empty()) {
+    plan = driver::parse_fault_plan(inject_fault);
+    o.faults = &plan;
+  }
+  o.xclbin = xclbin;
+  o.xrt_device = xrt_device;
+  o.xrt_emulate = xrt_emulate;
+  o.xrt_bank = xrt_bank;
+  return o;
 }
 
 DeviceRunResult run_on_device(

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "driver/device.h"
+#include "driver/faults.h"
 #include "driver/timeline.h"
 #include "hardware/isa/layout.h"
 #include "hardware/isa/spec.h"
@@ -25,13 +26,46 @@ struct DeviceRunOptions {
   bool progress = false;
   std::string xclbin, xrt_emulate;  // --engine xrt: a board's .xclbin, or the emulated board
   int xrt_device = 0, xrt_bank = -1;
+  const CLI::App* cmd = nullptr;  // the subcommand, to tell given options from defaults
 
   /// Registers --engine, --save (with `save_help`), --trace, --seed, --timeout, --progress,
   /// and the xrt engine's --xclbin, --device, --xrt-emulate, --xrt-bank.
   void add_to(CLI::App& cmd, const std::string& save_help);
-  /// UserError for a timeline without timing.
+  /// Before any work: UserError for an unknown engine, a timeline without timing, xrt options
+  /// without the xrt engine, a timeout that is not positive, and --save or --trace where
+  /// nothing can be written.
   void check() const;
 };
+
+/// UserError for xrt options given without `--engine xrt` (`engine`), or neither --xclbin nor
+/// --xrt-emulate with it.
+void check_xrt_options(const CLI::App& cmd, const std::string& engine);
+
+/// The device options of a network run (`weft run resnet18`, `weft run MODEL.onnx --target
+/// accel`): the engine, the xrt engine's board or emulation, the time each kernel may take, and
+/// AXI faults to inject into the memory system (docs/reliability.md).
+struct NetworkDeviceOptions {
+  std::string engine = "cycle", xclbin, xrt_emulate, inject_fault;
+  int xrt_device = 0, xrt_bank = -1;
+  double timeout_s = 600;
+  const CLI::App* cmd = nullptr;
+
+  /// Registers --engine (with `engine_help`), --timeout, --inject-fault and the xrt options.
+  void add_to(CLI::App& cmd, const std::string& engine_help);
+  /// Before any work: UserError for an unknown engine, xrt options without the xrt engine, a
+  /// timeout that is not positive, or a fault plan that does not parse or has no memory
+  /// system to go to.
+  void check() const;
+  /// The options to open the device with; `plan` receives the parsed faults (kept by pointer).
+  driver::DeviceOptions device_options(driver::FaultPlan& plan) const;
+  std::chrono::milliseconds timeout() const {
+    return std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
+  }
+};
+
+/// UserError unless `engine` has a simulated memory system that --inject-fault can reach: cycle,
+/// rtl, or xrt with --xrt-emulate (`xrt_emulate` not empty).
+void check_fault_engine(const std::string& engine, const std::string& xrt_emulate);
 
 /// Registers the xrt engine's options (--xclbin, --device, --xrt-emulate, --xrt-bank).
 void add_xrt_options(CLI::App& cmd, std::string& xclbin, int& device, std::string& emulate,

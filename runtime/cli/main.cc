@@ -1,6 +1,6 @@
-// weft: the command-line front end of the Weft stack. Exit codes: 0 success, 1 a user error
-// (bad program, file or value; the message says what and where), 2 bad command-line usage,
-// 3 an internal error (a bug: please report it), 130 stopped by Ctrl-C (or SIGTERM).
+// weft: the command-line front end of the Weft stack. Exit codes: 0 success, 1 bad input of any
+// kind (a command line that does not parse, a bad program, file or value; the message says what
+// and where), 3 an internal error (a bug: please report it), 130 stopped by Ctrl-C (or SIGTERM).
 #include <CLI/CLI.hpp>
 #include <iostream>
 
@@ -30,11 +30,15 @@ int main(int argc, char** argv) {
   weft::cli::add_tune_command(app);
   // Ctrl-C stops any verb at once with exit code 130, never in the middle of writing output.
   weft::rt::install_interrupt_handler();
+  // A command line that does not parse is bad input like any other (README: exit code 1).
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return "weft: error: " + std::string(e.what()) + "\nRun with --help for more information.\n";
+  });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
+    const int rc = app.exit(e);  // --help and --version end here too, with 0
+    return rc == 0 ? 0 : 1;
   } catch (const weft::UserError& e) {
     std::cerr << "weft: error: " << e.what() << "\n";
     return 1;

@@ -144,6 +144,9 @@ bool TargetOptions::is_llvm() const {
     throw UserError("--target must be accel, llvm or cuda, not '" + target + "'");
   }
   if (!dtype.empty() && dtype != "int8") {
+    if (dtype != "float32" && dtype != "float16")
+      throw UserError("--dtype: unknown dtype '" + dtype + "' (int8 on the accelerator; float32 "
+                      "or int8 with --target llvm; float32, float16 or int8 with --target cuda)");
     throw UserError("--dtype " + dtype +
                     ": the accelerator computes int8 only (use --target llvm)");
   }

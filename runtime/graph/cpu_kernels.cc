@@ -70,9 +70,9 @@ void qconv(const Graph& g, const Node& n, const int8_t* x, const int8_t* res, in
                          ? g.value(n.inputs[2]).data->i32()
                          : nullptr;
   const int64_t O = wv.type.shape[0];
-  std::vector<int64_t> sh = n.get_ints("shifts", {});
-  if (sh.empty()) sh.assign(O, n.get_int("shift", 0));
-  const bool relu = n.get_int("relu", 0) != 0;
+  std::vector<int64_t> sh = n.facts.shifts.value_or(std::vector<int64_t>{});
+  if (sh.empty()) sh.assign(O, n.facts.shift.value_or(0));
+  const bool relu = n.facts.relu.value_or(false);
   auto finish = [&](int64_t acc, int64_t oc, int64_t at) {
     y[at] = ops::accel_epilogue(acc, b ? b[oc] : 0, static_cast<int>(sh[oc]), res ? res[at] : 0,
                                 relu);
@@ -191,8 +191,8 @@ void run_cpu_node(const Graph& g, const Node& n, const std::vector<const uint8_t
       pool(g, n, x8, y8);
       return;
     case OpKind::SpaceToDepth: {
-      const int64_t b = n.get_int("block", 2);
-      const auto pd = n.get_ints("pads", {0, 0, 0, 0});
+      const int64_t b = n.facts.block.value_or(2);
+      const auto pd = n.facts.gather_pads.value_or(std::vector<int64_t>{0, 0, 0, 0});
       const int64_t C = xt.shape[1], H = xt.shape[2], W = xt.shape[3];
       const int64_t OC = yt.shape[1], OH = yt.shape[2], OW = yt.shape[3];
       std::memset(out, 0, static_cast<size_t>(yt.stored_bytes()));
@@ -214,8 +214,9 @@ void run_cpu_node(const Graph& g, const Node& n, const std::vector<const uint8_t
       return;
     }
     case OpKind::Im2Col: {
-      const int64_t k = n.get_int("kernel", 1), s = n.get_int("stride", 1), y0 = n.get_int("y0", 0);
-      const auto pd = n.get_ints("pads", {0, 0, 0, 0});
+      const int64_t k = n.facts.kernel.value_or(1), s = n.facts.stride.value_or(1),
+                    y0 = n.facts.y0.value_or(0);
+      const auto pd = n.facts.gather_pads.value_or(std::vector<int64_t>{0, 0, 0, 0});
       const int64_t C = xt.shape[1], H = xt.shape[2], W = xt.shape[3];
       const int64_t OC = yt.shape[1], OH = yt.shape[2], OW = yt.shape[3];
       std::memset(out, 0, static_cast<size_t>(yt.stored_bytes()));
@@ -235,7 +236,7 @@ void run_cpu_node(const Graph& g, const Node& n, const std::vector<const uint8_t
               }
             }
       // Constant channels after the gathered ones (a bias folded into the GEMM).
-      const auto consts = n.get_ints("consts", {});
+      const auto consts = n.facts.consts.value_or(std::vector<int64_t>{});
       for (int64_t bt = 0; bt < xt.shape[0]; ++bt)
         for (size_t j = 0; j < consts.size(); ++j)
           std::memset(y8 + (bt * OC + C * k * k + static_cast<int64_t>(j)) * OH * OW,

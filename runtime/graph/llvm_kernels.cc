@@ -131,13 +131,13 @@ std::shared_ptr<LlvmNodeKernel> qconv_kernel(const Graph& g, const Node& n) {
   q.conv = n.kind == OpKind::QConv;
   q.bias = n.inputs.size() > 2 && n.inputs[2] != compiler::graph::kNone;
   q.residual = q.conv && n.inputs.size() > 3 && n.inputs[3] != compiler::graph::kNone;
-  q.relu = n.get_int("relu", 0) != 0;
+  q.relu = n.facts.relu.value_or(false);
   q.x = xt.shape;
   q.w = wv.type.shape;
   q.y = yt.shape;
   const int64_t O = wv.type.shape[0];
-  std::vector<int64_t> sh = n.get_ints("shifts", {});
-  if (sh.empty()) sh.assign(static_cast<size_t>(O), n.get_int("shift", 0));
+  std::vector<int64_t> sh = n.facts.shifts.value_or(std::vector<int64_t>{});
+  if (sh.empty()) sh.assign(static_cast<size_t>(O), n.facts.shift.value_or(0));
   for (int64_t v : sh)
     if (v < 0 || v > 31) return nullptr;
   auto node = std::make_shared<LlvmNodeKernel>();
@@ -275,9 +275,10 @@ std::shared_ptr<LlvmNodeKernel> make_llvm_packed_kernel(const Graph& g, const No
   const std::string lay = " n" + std::to_string(pg.bn) + "c" + std::to_string(pg.bc);
   if (n.kind == OpKind::Im2Col) {
     if (xt.dtype != DType::F32 && xt.dtype != DType::I8) return nullptr;
-    const int64_t K = n.get_int("kernel", 1), s = n.get_int("stride", 1), y0 = n.get_int("y0", 0);
-    const auto pd = n.get_ints("pads", {0, 0, 0, 0});
-    const auto consts = n.get_ints("consts", {});
+    const int64_t K = n.facts.kernel.value_or(1), s = n.facts.stride.value_or(1),
+                  y0 = n.facts.y0.value_or(0);
+    const auto pd = n.facts.gather_pads.value_or(std::vector<int64_t>{0, 0, 0, 0});
+    const auto consts = n.facts.consts.value_or(std::vector<int64_t>{});
     const int64_t CKK = xt.shape[1] * K * K;
     const int64_t nc = std::max<int64_t>(0, std::min<int64_t>(int64_t(consts.size()), pg.c - CKK));
     node->packed = LlvmNodeKernel::kIm2Col;

@@ -132,6 +132,7 @@ nlohmann::ordered_json run_onnx_llvm(const OnnxRunRequest& r, OutputSet& outputs
   if (r.threads < 1 || r.threads > 1024)
     throw UserError("--threads " + std::to_string(r.threads) + " is outside [1, 1024]");
   if (r.input.empty()) throw UserError("weft run MODEL.onnx needs --input X.npy");
+  r.phase("importing the model");
   const auto imported = compiler::onnx_import::import_onnx(r.model);
   const auto& g = imported.graph;
   if (g.inputs().size() != 1)
@@ -140,7 +141,9 @@ nlohmann::ordered_json run_onnx_llvm(const OnnxRunRequest& r, OutputSet& outputs
   const HostArray x = read_input_npy(r.input, imported);
 
   LlvmGraphRunner runner(g, r.threads);
+  r.phase("compiling the kernels and running the network once");
   const GraphRun first = runner.run({x});  // compiles the kernels
+  r.phase("running the network (timed)");
   const GraphRun run = runner.run({x});
   const HostArray& y = run.outputs.at(0);
   const auto& yv = g.value(g.outputs().at(0));
@@ -182,6 +185,7 @@ nlohmann::ordered_json run_onnx_llvm(const OnnxRunRequest& r, OutputSet& outputs
     j["argmax"] = best;
   }
   if (r.check) {
+    r.phase("checking: the float64 reference interpreter");
     const GraphRun ref = run_reference_f64(g, {x});
     // Relative to the output's largest magnitude (the tolerance the tests assert: 1e-4), and
     // element by element (for information; near-zero elements make it large).
@@ -241,6 +245,7 @@ nlohmann::ordered_json run_onnx_accel(const OnnxRunRequest& r, OutputSet& output
   };
   nlohmann::ordered_json phases;
   auto t_phase = Clock::now();
+  r.phase("importing the model");
   const auto imported = compiler::onnx_import::import_onnx(r.model);
   phases["import"] = since(t_phase);
   const auto& g = imported.graph;
@@ -266,6 +271,7 @@ nlohmann::ordered_json run_onnx_accel(const OnnxRunRequest& r, OutputSet& output
     if (qdq->per_channel_weights) opts.quantize.per_channel = true;
   }
   const auto t0 = Clock::now();
+  r.phase("compiling the network (graph passes)");
   const compiler::graph::CompiledGraph compiled =
       compiler::graph::compile_graph(qdq ? qdq->graph : g, layout, platform, opts);
   phases["graph_passes"] = since(t0);
@@ -274,13 +280,15 @@ nlohmann::ordered_json run_onnx_accel(const OnnxRunRequest& r, OutputSet& output
   ExecutorOptions exe_opts;
   exe_opts.use_records = !r.no_records;
   exe_opts.tune_db = r.tune_db;
+  r.phase("compiling its accelerator kernels");
   GraphExecutor exe(compiled, layout, platform, exe_opts);
   phases["kernel_compile"] = since(t_phase);
   const double compile_s = since(t0);
   t_phase = Clock::now();
-  auto dev = open_graph_device(r.engine, exe, layout, platform);
+  auto dev = open_graph_device(r.engine, exe, layout, platform, r.device);
   const std::vector<float> xf(x.data.begin(), x.data.end());
-  RunResult res = exe.run(*dev, {xf});
+  r.phase("running the network on the " + r.engine + " engine");
+  RunResult res = exe.run(*dev, {xf}, r.timeout);
   phases["run"] = since(t_phase);
 
   HostArray y;
@@ -314,6 +322,7 @@ nlohmann::ordered_json run_onnx_accel(const OnnxRunRequest& r, OutputSet& output
   if (r.check) {
     // Against the fp32 network on the LLVM path: cosine similarity and top-1 agreement.
     t_phase = Clock::now();
+    r.phase("checking: the fp32 network on the LLVM path");
     LlvmGraphRunner runner(g, r.threads);
     const HostArray f = runner.run({x}).outputs.at(0);
     double dot = 0, na = 0, nb = 0;

@@ -6,10 +6,13 @@
 // is staged unless everything before succeeded.
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "compiler/graph/onnx/onnx_import.h"
+#include "driver/device.h"
 #include "runtime/graph/host_array.h"
 #include "runtime/io/files.h"
 
@@ -26,6 +29,12 @@ struct OnnxRunRequest {
   // conv schedules: the tuning records first (--tune-db, then the shipped ones) unless no_records
   std::string tune_db;
   bool no_records = false;
+  // --target accel: the rest of the device's options (the xrt engine's board or emulation,
+  // faults to inject) and the time each kernel may take.
+  driver::DeviceOptions device;
+  std::chrono::milliseconds timeout{std::chrono::minutes(10)};
+  // Told each phase as it starts (import, compile, run, check), for progress on stderr.
+  std::function<void(const std::string&)> phase = [](const std::string&) {};
 };
 
 /// Reads `path` (.npy: float32, int8, uint8 or int32) as the graph's input `k`; UserError naming

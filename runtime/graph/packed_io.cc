@@ -10,7 +10,6 @@
 
 namespace weft::rt::graph {
 
-using compiler::graph::Attrs;
 using compiler::graph::DType;
 using compiler::graph::Graph;
 using compiler::graph::Layout;
@@ -158,9 +157,10 @@ int64_t im2col_packed(const Graph& g, const Node& n, const void* in, const Packe
   const TensorType& xt = g.value(n.inputs[0]).type;
   const TensorType& yt = g.value(n.outputs[0]).type;
   const Blocks b(yt);
-  const int64_t K = n.get_int("kernel", 1), s = n.get_int("stride", 1), y0 = n.get_int("y0", 0);
-  const auto pd = n.get_ints("pads", {0, 0, 0, 0});
-  const auto consts = n.get_ints("consts", {});
+  const int64_t K = n.facts.kernel.value_or(1), s = n.facts.stride.value_or(1),
+                y0 = n.facts.y0.value_or(0);
+  const auto pd = n.facts.gather_pads.value_or(std::vector<int64_t>{0, 0, 0, 0});
+  const auto consts = n.facts.consts.value_or(std::vector<int64_t>{});
   const int64_t C = xt.shape[1], H = xt.shape[2], W = xt.shape[3];
   const int64_t OC = yt.shape[1], OH = yt.shape[2], OW = yt.shape[3], CKK = C * K * K;
   const bool f32 = xt.dtype == DType::F32;
@@ -225,14 +225,13 @@ int64_t pool_packed(const Graph& g, const Node& n, const int8_t* in, const Packe
   const TensorType& yt = g.value(n.outputs[0]).type;
   const Blocks b(yt);
   const int64_t H = xt.shape[2], W = xt.shape[3], OHW = yt.shape[2] * yt.shape[3];
-  // The node on one plane: the same attributes, a [1, 1, H, W] input.
+  // The node on one plane: the same attributes, a [1, 1, H, W] input, a plain output (a pool's
+  // facts say only where it runs and where its packed output goes).
   Graph one("plane");
   TensorType pt = xt;
   pt.shape = {1, 1, H, W};
   const ValueId x = one.add_input("x", pt);
-  Attrs a = n.attrs;
-  for (const char* k : {"layout_n", "layout_c", "mem", "offset", "bytes"}) a.erase(k);
-  const ValueId y = one.add_op(n.kind, n.name, {x}, a);
+  const ValueId y = one.add_op(n.kind, n.name, {x}, n.attrs);
   const Node& on = *one.producer(y);
   if (one.value(y).type.elements() != OHW)
     throw InternalError("packed_io: node '" + n.name + "' is not a per-plane operator");

@@ -45,7 +45,104 @@ bool write_all(int fd, const char* p, size_t size) {
   return true;
 }
 
+// Creates and removes a file in `dir` ("" = the working directory): "" when that works,
+// else the system's reason.
+std::string probe_file_in(const std::string& dir) {
+  std::string tmp = (dir.empty() ? std::string(".") : dir) + "/.weft-probe.XXXXXX";
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) return errno_text();
+  ::close(fd);
+  ::unlink(tmp.c_str());
+  return "";
+}
+
+std::string parent_of(const std::string& path) {
+  const size_t slash = path.find_last_not_of('/') == std::string::npos
+                           ? std::string::npos
+                           : path.rfind('/', path.find_last_not_of('/'));
+  if (slash == std::string::npos) return "";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
 }  // namespace
+
+void check_input_file(const std::string& path, const std::string& what) {
+  if (path == "-") return;
+  const std::string who = what.empty() ? "" : what + ": ";
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    throw UserError(who + "cannot read '" + path + "': " + errno_text());
+  }
+  if (S_ISDIR(st.st_mode)) {
+    throw UserError(who + "cannot read '" + path + "': it is a directory, not a file");
+  }
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) throw UserError(who + "cannot read '" + path + "': " + errno_text());
+  ::close(fd);
+}
+
+void check_output_file(const std::string& path, const std::string& what) {
+  const std::string who = what.empty() ? "" : what + ": ";
+  if (path.empty()) throw UserError(who + "the output file name is empty");
+  if (path == "-") return;
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      throw UserError(who + "cannot write '" + path + "': it is a directory, not a file");
+    }
+    if (!S_ISREG(st.st_mode)) return;  // a device or a pipe: written in place at the end
+  }
+  if (path.back() == '/') throw UserError(who + "cannot write '" + path + "': not a file name");
+  const std::string dir = parent_of(path);
+  if (!dir.empty()) {
+    if (::stat(dir.c_str(), &st) != 0) {
+      throw UserError(who + "cannot write '" + path + "': its folder '" + dir + "': " +
+                      errno_text());
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      throw UserError(who + "cannot write '" + path + "': '" + dir + "' is not a directory");
+    }
+  }
+  const std::string why = probe_file_in(dir);
+  if (!why.empty()) {
+    throw UserError(who + "cannot write '" + path + "': no file can be created in '" +
+                    (dir.empty() ? "." : dir) + "' (" + why + ")");
+  }
+}
+
+void check_output_dir(const std::string& dir, const std::string& what) {
+  const std::string who = what.empty() ? "" : what + ": ";
+  if (dir.empty()) throw UserError(who + "the output folder name is empty");
+  // The folders that do not exist yet, innermost first.
+  std::vector<std::string> missing;
+  std::string at = dir;
+  struct stat st;
+  while (!at.empty() && ::stat(at.c_str(), &st) != 0) {
+    if (errno != ENOENT) {
+      throw UserError(who + "cannot write into '" + dir + "': '" + at + "': " + errno_text());
+    }
+    missing.push_back(at);
+    at = parent_of(at);
+  }
+  if (!at.empty() && !S_ISDIR(st.st_mode)) {
+    throw UserError(who + "cannot write into '" + dir + "': '" + at + "' is not a directory");
+  }
+  std::string why;
+  size_t made = 0;
+  for (auto it = missing.rbegin(); it != missing.rend() && why.empty(); ++it) {
+    if (::mkdir(it->c_str(), 0777) == 0) {
+      ++made;
+    } else {
+      why = "cannot create the folder '" + *it + "' (" + errno_text() + ")";
+    }
+  }
+  if (why.empty()) {
+    const std::string probe = probe_file_in(dir);
+    if (!probe.empty()) why = "no file can be created in it (" + probe + ")";
+  }
+  for (size_t i = 0; i < made; ++i) ::rmdir(missing[missing.size() - made + i].c_str());
+  if (!why.empty()) throw UserError(who + "cannot write into '" + dir + "': " + why);
+}
 
 std::vector<uint8_t> read_file(const std::string& path) {
   if (path == "-") {
@@ -53,9 +150,15 @@ std::vector<uint8_t> read_file(const std::string& path) {
                            std::istreambuf_iterator<char>());
     return v;
   }
+  check_input_file(path, "");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UserError("cannot read '" + path + "': " + std::strerror(errno));
-  std::vector<uint8_t> v((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<uint8_t> v;
+  try {
+    v.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  } catch (const std::ios_base::failure&) {  // libstdc++ throws on a read error (EIO, EISDIR)
+    throw UserError("error while reading '" + path + "': " + errno_text());
+  }
   if (in.bad()) throw UserError("error while reading '" + path + "'");
   return v;
 }

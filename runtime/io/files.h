@@ -11,8 +11,21 @@
 
 namespace weft::rt {
 
-/// Reads a whole file ("-" is standard input). UserError naming the path when unreadable.
+/// Reads a whole file ("-" is standard input). UserError naming the path when unreadable or a
+/// directory.
 std::vector<uint8_t> read_file(const std::string& path);
+/// UserError naming `what` and `path` unless `path` is "-" or a file that can be opened for
+/// reading (not a directory); for inputs checked before a command starts its work.
+void check_input_file(const std::string& path, const std::string& what);
+/// UserError naming `what` and `path` unless a file can be written there: "-", an existing
+/// device or pipe, or a name in an existing directory where a file can be created (checked by
+/// creating and removing one, so the message is the system's real reason). For outputs
+/// checked before a command starts its work.
+void check_output_file(const std::string& path, const std::string& what);
+/// The same for an output folder (`--save DIR`): an existing directory where a file can be
+/// created, or a path whose missing folders can be created (checked by creating and removing
+/// them). Nothing is left behind.
+void check_output_dir(const std::string& dir, const std::string& what);
 /// Reads a whole text file ("-" is standard input).
 std::string read_text_file(const std::string& path);
 

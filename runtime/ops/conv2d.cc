@@ -18,13 +18,22 @@ Conv2dBuild build_conv2d(const isa::Layout& l, const Conv2dShape& shape,
                          const compiler::ops::Conv2dKnobs& knobs,
                          const compiler::ops::Conv2dEpilogue& epilogue,
                          const compiler::PassObserver& after_pass,
-                         const std::vector<compiler::ProgramPass>& before_tokens,
+                         const compiler::PipelineOptions& rewrites,
+                         std::vector<std::pair<TensorSlot, std::vector<uint8_t>>> constants) {
+  return build_conv2d(l, compiler::ops::make_conv2d(l, shape, knobs, epilogue), after_pass,
+                      rewrites, std::move(constants));
+}
+
+Conv2dBuild build_conv2d(const isa::Layout& l, compiler::ops::Conv2d conv,
+                         const compiler::PassObserver& after_pass,
+                         const compiler::PipelineOptions& rewrites,
                          std::vector<std::pair<TensorSlot, std::vector<uint8_t>>> constants) {
   Conv2dBuild b;
   b.constants = std::move(constants);
-  b.op = compiler::ops::make_conv2d(l, shape, knobs, epilogue);
+  b.op = std::move(conv);
   const auto& op = b.op;
-  b.program = compiler::compile_accel(*op.schedule, l, before_tokens, after_pass);
+  const compiler::ops::Conv2dEpilogue& epilogue = op.epilogue;
+  b.program = compiler::compile_accel(*op.schedule, l, rewrites, after_pass);
   auto bytes = [](const compiler::te::Tensor& t) {
     return static_cast<uint64_t>(t->buffer->elements()) *
            static_cast<uint64_t>(compiler::ir::dtype_bits(t->dtype) / 8);
@@ -188,6 +197,35 @@ std::vector<int8_t> run_conv2d(driver::Device& dev, const Conv2dBuild& b, const 
   std::vector<uint8_t> image = conv2d_image(b, data);
   run_image(dev, b.placed, image, timeout);
   return conv2d_output(b, image);
+}
+
+LayerRun run_layer(const isa::Layout& l, const isa::Platform& p, const std::string& engine,
+                   const Conv2dShape& s, const compiler::ops::Conv2dKnobs& k,
+                   const compiler::ops::Conv2dEpilogue& e, const Conv2dData& data,
+                   const std::vector<int8_t>* expect, driver::Timeline* trace) {
+  const Conv2dBuild b = build_conv2d(l, s, k, e);
+  driver::DeviceOptions o;
+  o.layout = &l;
+  o.platform = &p;
+  o.memory_bytes = b.placed.image_bytes;
+  o.trace = trace;
+  auto dev = driver::open_device(engine, o);
+  const auto out = run_conv2d(*dev, b, data, std::chrono::hours(1));
+  LayerRun r;
+  r.knobs = k;
+  r.instructions = b.placed.stream.insn_count;
+  r.details = dev->run_details();
+  if (r.details.contains("cycles")) {
+    r.cycles = r.details["cycles"].get<uint64_t>();
+    r.utilization = r.details["utilization"].get<double>();
+    r.gops = 2.0 * double(s.macs()) / (double(r.cycles) / (p.clock_mhz * 1e6)) / 1e9;
+  }
+  if (expect) {
+    r.checked = true;
+    for (size_t i = 0; i < out.size(); ++i) r.mismatches += out[i] != (*expect)[i];
+    r.correct = r.mismatches == 0;
+  }
+  return r;
 }
 
 }  // namespace weft::rt

@@ -1,15 +1,19 @@
 // The conv2d operator on an accelerator device: compile (compiler/ops/conv2d.h through the
-// lowering pipeline), place it in one DRAM image, pack plain NCHW / OIHW data into the blocked
-// device layouts, run it through the driver and unpack the NCHW result.
+// lowering pipeline, with the program rewrites asked for), place it in one DRAM image, pack
+// plain NCHW / OIHW data into the blocked device layouts, run it through the driver and unpack
+// the NCHW result; run_layer does all of it on a named engine, with a correctness check.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
 #include "compiler/ops/conv2d.h"
 #include "compiler/pipeline.h"
 #include "driver/device.h"
+#include "driver/timeline.h"
 #include "runtime/ops/placement.h"
 
 namespace weft::rt {
@@ -23,13 +27,18 @@ struct Conv2dBuild {
   std::vector<std::pair<TensorSlot, std::vector<uint8_t>>> constants;
 };
 
-/// Compiles and places a conv2d; `after_pass` sees the IR after each pass; `before_tokens`
-/// rewrite the emitted program (compile_accel).
+/// Compiles and places a conv2d; `after_pass` sees the IR after each pass; `rewrites` are the
+/// pipeline's program rewrites (compiler/pipeline.h), whose added tensors `constants` holds.
 Conv2dBuild build_conv2d(const isa::Layout& layout, const compiler::ops::Conv2dShape& shape,
                          const compiler::ops::Conv2dKnobs& knobs,
                          const compiler::ops::Conv2dEpilogue& epilogue,
                          const compiler::PassObserver& after_pass = {},
-                         const std::vector<compiler::ProgramPass>& before_tokens = {},
+                         const compiler::PipelineOptions& rewrites = {},
+                         std::vector<std::pair<TensorSlot, std::vector<uint8_t>>> constants = {});
+/// The same for an operator already made (make_conv2d): the rewrites name its tensors.
+Conv2dBuild build_conv2d(const isa::Layout& layout, compiler::ops::Conv2d op,
+                         const compiler::PassObserver& after_pass = {},
+                         const compiler::PipelineOptions& rewrites = {},
                          std::vector<std::pair<TensorSlot, std::vector<uint8_t>>> constants = {});
 
 /// Plain layouts: input N x IC x H x W and weight OC x IC x K x K (int8), bias OC (int32),
@@ -59,5 +68,25 @@ std::vector<int8_t> conv2d_reference(const compiler::ops::Conv2dShape& s, const 
 /// Runs a built conv2d on `device` (opened with memory for b.placed.image_bytes).
 std::vector<int8_t> run_conv2d(driver::Device& device, const Conv2dBuild& b,
                                const Conv2dData& data, std::chrono::milliseconds timeout);
+
+/// One run of a layer.
+struct LayerRun {
+  compiler::ops::Conv2dKnobs knobs;
+  uint64_t instructions = 0;
+  uint64_t cycles = 0;     // 0 on the functional engine
+  double utilization = 0;  // non-reset GEMM micro-ops per cycle
+  double gops = 0;         // useful ops at the platform clock
+  bool checked = false, correct = false;
+  int64_t mismatches = 0;
+  nlohmann::ordered_json details;  // the device's run details
+};
+
+/// Compiles and runs a layer on `data`; checks the output against `expect` (the CPU
+/// reference, computed once by the caller for all the runs of a layer) when given. `trace`
+/// records a timeline on the cycle engine.
+LayerRun run_layer(const isa::Layout& l, const isa::Platform& p, const std::string& engine,
+                   const compiler::ops::Conv2dShape& s, const compiler::ops::Conv2dKnobs& k,
+                   const compiler::ops::Conv2dEpilogue& e, const Conv2dData& data,
+                   const std::vector<int8_t>* expect, driver::Timeline* trace = nullptr);
 
 }  // namespace weft::rt

@@ -9,6 +9,7 @@
 
 #include "compiler/ops/reference.h"
 #include "hardware/isa/errors.h"
+#include "runtime/io/report_json.h"
 #include "runtime/target/host_values.h"
 
 namespace weft::rt {
@@ -20,9 +21,7 @@ using compiler::ir::DType;
 nlohmann::ordered_json shape_json(const OpRequest& r) {
   if (r.op == "dense") return {{"M", r.m}, {"N", r.n}, {"K", r.k}};
   const compiler::ops::Conv2dNchw& s = r.conv;
-  return {{"N", s.n},     {"C", s.c},     {"H", s.h},    {"W", s.w},
-          {"O", s.o},     {"KH", s.kh},   {"KW", s.kw},  {"stride", s.stride},
-          {"pad", s.pad}, {"OH", s.oh()}, {"OW", s.ow()}};
+  return conv2d_shape_json(s.n, s.h, s.w, s.c, s.o, s.kh, s.kw, s.stride, s.pad);
 }
 
 }  // namespace

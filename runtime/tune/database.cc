@@ -1,16 +1,25 @@
-// The JSON-lines tuning database: load with line-numbered errors, atomic rewrite on commit,
-// best-record queries, and the lookup that falls back to the shipped default records.
+// The JSON-lines tuning database: load under a shared lock with line-numbered errors, appends
+// under an exclusive lock on commit, best-record queries, and the lookup that falls back to the
+// shipped default records.
 #include "runtime/tune/database.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
+#include <iostream>
 #include <sstream>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+
 #include "hardware/isa/errors.h"
+#include "runtime/io/files.h"
 
 namespace weft::rt::tune {
 
@@ -47,16 +56,98 @@ TuningRecord TuningRecord::from_json(const json& j) {
   return r;
 }
 
+namespace {
+
+// An open file descriptor with a flock(2) held on it, both released on destruction.
+class LockedFile {
+ public:
+  LockedFile(const std::string& path, int flags, int lock, const std::string& db) {
+    fd_ = ::open(path.c_str(), flags | O_CLOEXEC, 0666);
+    if (fd_ < 0) throw UserError("tuning database " + db + ": " + std::strerror(errno));
+    while (::flock(fd_, lock) != 0) {
+      if (errno == EINTR) continue;
+      const std::string why = std::strerror(errno);
+      ::close(fd_);
+      throw UserError("tuning database " + db + ": cannot lock it (" + why + ")");
+    }
+  }
+  ~LockedFile() { ::close(fd_); }  // closing releases the lock
+  LockedFile(const LockedFile&) = delete;
+  LockedFile& operator=(const LockedFile&) = delete;
+  int fd() const { return fd_; }
+
+ private:
+  int fd_ = -1;
+};
+
+// The content of `fd` from byte `at` on; UserError naming the database on a read error.
+std::string read_all(int fd, const std::string& db, off_t at = 0) {
+  std::string text;
+  char buf[1 << 16];
+  while (true) {
+    const ssize_t n = ::pread(fd, buf, sizeof buf, at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw UserError("tuning database " + db + ": " + std::strerror(errno));
+    if (n == 0) return text;
+    text.append(buf, static_cast<size_t>(n));
+    at += n;
+  }
+}
+
+bool write_all(int fd, const std::string& s) {
+  const char* p = s.data();
+  size_t left = s.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// Whether `line` (without its newline) holds a record.
+bool is_record(const std::string& line) {
+  const json j = json::parse(line, nullptr, false);
+  if (j.is_discarded()) return false;
+  try {
+    TuningRecord::from_json(j);
+    return true;
+  } catch (const UserError&) {
+    return false;
+  }
+}
+
+}  // namespace
+
 Database::Database(std::string path) : path_(std::move(path)) {
-  if (path_.empty() || !std::filesystem::exists(path_)) return;
-  std::ifstream in(path_);
-  if (!in) throw UserError("tuning database " + path_ + ": cannot be read");
-  std::string line;
-  size_t n = 0;
-  while (std::getline(in, line)) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (path_.empty() || !fs::exists(path_, ec)) return;
+  if (fs::is_directory(path_, ec))
+    throw UserError("tuning database " + path_ + ": it is a directory, not a file");
+  std::string text;
+  {
+    LockedFile f(path_, O_RDONLY, LOCK_SH, path_);
+    text = read_all(f.fd(), path_);
+  }
+  size_t n = 0, at = 0;
+  while (at < text.size()) {
+    const size_t nl = text.find('\n', at);
+    const bool last_cut = nl == std::string::npos;
+    const std::string line = text.substr(at, last_cut ? std::string::npos : nl - at);
+    at = last_cut ? text.size() : nl + 1;
     ++n;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     json j = json::parse(line, nullptr, false);
+    if (last_cut && (j.is_discarded() || !is_record(line))) {
+      // An append interrupted by a crash: the record it was writing is lost, the others stay.
+      std::cerr << "weft: tuning database " << path_ << ":" << n
+                << ": the last line is cut short (an interrupted write); it is skipped\n";
+      ++skipped_;
+      break;
+    }
     if (j.is_discarded())
       throw UserError("tuning database " + path_ + ":" + std::to_string(n) +
                       ": not valid JSON (the file is left as it is)");
@@ -67,32 +158,70 @@ Database::Database(std::string path) : path_(std::move(path)) {
                       " (the file is left as it is)");
     }
   }
+  committed_ = records_.size();
 }
 
 void Database::add(TuningRecord r) { records_.push_back(std::move(r)); }
 
-void Database::commit() const {
-  if (path_.empty()) return;
+void Database::check_writable(const std::string& path, const std::string& what) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(path, ec)) {
+    if (fs::is_directory(path, ec))
+      throw UserError(what + ": cannot write '" + path + "': it is a directory, not a file");
+    const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0) throw UserError(what + ": cannot write '" + path + "': " + std::strerror(errno));
+    ::close(fd);
+    return;
+  }
+  // A new file: where its folder exists a file must be creatable in it; where not, the folder
+  // must be creatable (commit() makes it).
+  const fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty() && !fs::exists(parent, ec)) {
+    check_output_dir(parent.string(), what);
+  } else {
+    check_output_file(path, what);
+  }
+}
+
+void Database::commit() {
+  if (path_.empty() || committed_ == records_.size()) return;
   namespace fs = std::filesystem;
   fs::path p(path_);
   std::error_code ec;
   if (p.has_parent_path()) fs::create_directories(p.parent_path(), ec);
-  std::string tmp = path_ + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) throw UserError("tuning database " + path_ + ": cannot write " + tmp);
-    for (const TuningRecord& r : records_) out << r.to_json().dump() << '\n';
-    out.flush();
-    if (!out) {
-      fs::remove(tmp, ec);
-      throw UserError("tuning database " + path_ + ": writing " + tmp + " failed");
+  std::string lines;
+  for (size_t i = committed_; i < records_.size(); ++i) lines += records_[i].to_json().dump() + '\n';
+  LockedFile f(path_, O_RDWR | O_CREAT | O_APPEND, LOCK_EX, path_);
+  // A last line without its newline: cut short by a crashed writer (dropped), or a complete
+  // record a person saved without one (kept, and ended).
+  struct stat st;
+  if (::fstat(f.fd(), &st) != 0)
+    throw UserError("tuning database " + path_ + ": " + std::strerror(errno));
+  if (st.st_size > 0) {
+    // The tail holds the last line unless that line is longer than it (then read it all).
+    off_t from = std::max<off_t>(0, st.st_size - (1 << 16));
+    std::string text = read_all(f.fd(), path_, from);
+    if (!text.empty() && text.back() != '\n') {
+      if (text.rfind('\n') == std::string::npos && from > 0) {
+        from = 0;
+        text = read_all(f.fd(), path_);
+      }
+      const size_t nl = text.rfind('\n');
+      const size_t cut = nl == std::string::npos ? 0 : nl + 1;
+      const off_t start = from + static_cast<off_t>(cut);
+      if (is_record(text.substr(cut))) {
+        lines = "\n" + lines;
+      } else if (::ftruncate(f.fd(), start) != 0) {
+        throw UserError("tuning database " + path_ + ": cannot cut off its last, partial line (" +
+                        std::strerror(errno) + ")");
+      }
     }
   }
-  fs::rename(tmp, p, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw UserError("tuning database " + path_ + ": cannot replace it (" + ec.message() + ")");
-  }
+  if (!write_all(f.fd(), lines))
+    throw UserError("tuning database " + path_ + ": appending failed (" + std::strerror(errno) +
+                    ")");
+  committed_ = records_.size();
 }
 
 std::optional<TuningRecord> Database::best(const std::string& wk, const std::string& tk) const {

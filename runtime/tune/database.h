@@ -1,10 +1,14 @@
 // Tuning records: a resumable JSON-lines database, one measured trial per line
 //   {"workload": {...}, "target": {...}, "trace": {...}, "value": 123, "unit": "cycles",
 //    "error": "", "trial": 7, "strategy": "model", "seed": 1}
-// Opening reads every line (a corrupt line is a UserError naming the file and line, and the
-// file is left untouched); commit() rewrites the whole file through a temporary and a rename,
-// so a crash or a bad run never loses what was there. best() and lookup_best() are the API
-// the compilers use: workload key + target key -> the best valid record.
+// The file only grows: commit() appends the records added since the last commit, all in one
+// write under an exclusive flock(2) of the file, and a load reads it under a shared lock, so two
+// `weft tune` processes (or two MPI jobs) writing one database at once lose no record and never
+// interleave lines. A crash in the middle of an append leaves a last line without its newline:
+// a load reports it on stderr and skips it, and the next commit cuts it off before appending.
+// Any other corrupt line is a UserError naming the file and line, and the file is left
+// untouched. best() and lookup_best() are the API the compilers use: workload key + target
+// key -> the best valid record.
 #pragma once
 
 #include <map>
@@ -39,14 +43,20 @@ class Database {
  public:
   /// An empty database that will be written to `path` ("" = in memory only).
   Database() = default;
-  /// Loads `path` when it exists (UserError for a corrupt line: "FILE:LINE: ..."); a missing
-  /// file is an empty database that commit() creates.
+  /// Loads `path` when it exists (UserError for a corrupt line: "FILE:LINE: ..."; a last line
+  /// cut short by an interrupted append is reported on stderr and skipped); a missing file is an
+  /// empty database that commit() creates, with its folder.
   explicit Database(std::string path);
 
   void add(TuningRecord r);
-  /// Writes every record to path() atomically (temporary file + rename). UserError when the
-  /// file cannot be written (the old file stays as it was).
-  void commit() const;
+  /// Appends the records added since the last commit to path() (see above). UserError naming
+  /// the file when it cannot be written; what was in the file stays.
+  void commit();
+  /// UserError unless `path` can be appended to: an existing regular file open for writing, or
+  /// a new file in a folder that exists or can be created. For a command's checks before work.
+  static void check_writable(const std::string& path, const std::string& what);
+  /// Lines skipped when loading: the last line, when an interrupted append cut it short.
+  size_t skipped_lines() const { return skipped_; }
 
   /// The best valid record (not stopped early) of a workload on a target (fewest cycles / seconds).
   std::optional<TuningRecord> best(const std::string& workload_key,
@@ -61,6 +71,8 @@ class Database {
  private:
   std::string path_;
   std::vector<TuningRecord> records_;
+  size_t committed_ = 0;  // records_[0, committed_) are in the file
+  size_t skipped_ = 0;
 };
 
 /// The folder of the shipped default records (WEFT_TUNE_RECORDS overrides it).

@@ -18,7 +18,7 @@
 #     (CPU time / wall time): on a shared machine a run is only as good as the quiet it got
 #     (with the kernel's autogroup scheduling, a busy machine gives this session a fixed share
 #     however many threads or ranks it runs), and the script warns when 2 ranks got under 1.7.
-# Usage: scripts/bench/mpi_scaling.sh [--weft PATH] [--trials N] [--batch B] [--repeats R]
+# Usage: scripts/bench/mpi_scaling.sh [--weft PATH] [--trials N] [--batch B (candidates per round: weft tune --per-round)] [--repeats R]
 #          [--layer C9] [--config vta] [--strategy random] [--seed S] [--no-threads]
 #          [--mpi-args "ARGS"] [--json FILE]
 # Prints a table and a JSON object (also written to --json FILE). Takes about 15 s a repeat
@@ -57,7 +57,7 @@ command -v python3 >/dev/null || { echo "mpi_scaling: python3 not found" >&2; ex
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 job=(tune conv2d --layer "$layer" --config "$config" --strategy "$strategy" --seed "$seed"
-     --trials "$trials" --batch "$batch" --quiet)
+     --trials "$trials" --per-round "$batch" --quiet)
 read -r -a extra <<< "$mpi_args"
 mpi=(mpirun --oversubscribe --bind-to none "${extra[@]}")
 [ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)

@@ -15,7 +15,7 @@ for config in gemm8x8 vta; do
   out="$build/bench/resnet18-$config"
   mkdir -p "$out"
   echo "== $config on $platform ==" >&2
-  "$weft" bench resnet18 --config "$config" --platform "$platform" --out "$out" \
+  "$weft" bench resnet18 --config "$config" --platform "$platform" --save "$out" \
     --knob-cache "$build/bench/conv2d_knobs.json" "$@" | tee "$out/table.txt"
   "$weft" trace render "$out/C12.trace.json" -o "$out/C12.timeline.svg" --from 100000 --to 130000 \
     --title "C12 on $config, two virtual threads"

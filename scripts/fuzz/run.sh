@@ -5,7 +5,8 @@
 # Crashes land in build-fuzz/crashes/TARGET/; the final statistics (executions, cov:, ft:)
 # end the output. Needs clang-16 and libclang-rt-16-dev (scripts/quickstart.sh lists them).
 #   scripts/fuzz/run.sh TARGET SECONDS [extra libFuzzer flags...]
-#   TARGET: fuzz_decode fuzz_asm fuzz_npy fuzz_json fuzz_diff fuzz_compile
+#   TARGET: one of fuzz/fuzz_*.cc (fuzz_decode fuzz_asm fuzz_npy fuzz_json fuzz_records fuzz_diff
+#           fuzz_compile fuzz_graph fuzz_onnx)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 if [ $# -lt 2 ]; then
@@ -20,8 +21,11 @@ if ! command -v clang++-16 >/dev/null; then
   exit 2
 fi
 cd "$root"
-[ -f build-fuzz/build.ninja ] || cmake --preset fuzz >/dev/null
-cmake --build build-fuzz --target "$target" -j "${JOBS:-$(nproc)}"
+# FUZZ_NO_BUILD=1: already built (scripts/fuzz/campaign.sh runs several at once).
+if [ -z "${FUZZ_NO_BUILD:-}" ]; then
+  [ -f build-fuzz/build.ninja ] || cmake --preset fuzz >/dev/null
+  cmake --build build-fuzz --target "$target" -j "${JOBS:-$(nproc)}"
+fi
 work=build-fuzz/corpus/$target
 crashes=build-fuzz/crashes/$target
 mkdir -p "$work" "$crashes"

@@ -91,13 +91,14 @@ class Builder:
         return m
 
 
-def resnet18(seed=18, classes=1000):
+def resnet18(seed=18, classes=1000, widths=(64, 128, 256, 512), image=224):
+    # widths/image other than the defaults: the same topology, narrower (the fuzz corpus).
     b = Builder(seed)
     x = "input"
-    y = b.node("Relu", [b.bn(b.conv(x, 3, 64, 7, 2, 3), 64)])
+    y = b.node("Relu", [b.bn(b.conv(x, 3, widths[0], 7, 2, 3), widths[0])])
     y = b.node("MaxPool", [y], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
-    c = 64
-    for stage, o in enumerate([64, 128, 256, 512]):
+    c = widths[0]
+    for stage, o in enumerate(widths):
         for block in range(2):
             stride = 2 if stage > 0 and block == 0 else 1
             t = b.node("Relu", [b.bn(b.conv(y, c, o, 3, stride, 1), o)])
@@ -107,10 +108,10 @@ def resnet18(seed=18, classes=1000):
             c = o
     y = b.node("GlobalAveragePool", [y])
     y = b.node("Flatten", [y], axis=1)
-    w = (b.rng.standard_normal((classes, 512)) * np.sqrt(1.0 / 512)).astype(np.float32)
+    w = (b.rng.standard_normal((classes, c)) * np.sqrt(1.0 / c)).astype(np.float32)
     bias = (0.01 * b.rng.standard_normal(classes)).astype(np.float32)
     y = b.node("Gemm", [y, b.const("fc_w", w), b.const("fc_b", bias)], "fc", transB=1)
-    return b.model(x, [1, 3, 224, 224], y, 13, "resnet18")
+    return b.model(x, [1, 3, image, image], y, 13, "resnet18")
 
 
 def small_cnn(seed=3):

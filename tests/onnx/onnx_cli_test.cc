@@ -101,8 +101,10 @@ TEST_F(OnnxCli, CorruptFile) {
                     "not a valid ONNX model");
   write(dir_ / "empty.onnx", "");
   expect_user_error((dir_ / "empty.onnx").string(), models() + "/small_cnn_input.npy", "is empty");
+  // Checked before any work, with the system's reason.
   expect_user_error((dir_ / "missing.onnx").string(), models() + "/small_cnn_input.npy",
-                    "cannot open ONNX model");
+                    "the model: cannot read '" + (dir_ / "missing.onnx").string() +
+                        "': No such file or directory");
 }
 
 TEST_F(OnnxCli, UnsupportedOperator) {
@@ -254,7 +256,7 @@ TEST_F(OnnxCli, BadCalibrationFile) {
 TEST_F(OnnxCli, TunesTheModelsLayers) {
   const std::string db = (dir_ / "tune.jsonl").string();
   Result r = weft("tune " + models() + "/tiny_resnet.onnx --target accel --config vta --trials 4 "
-                  "--batch 2 --quiet --db " + db);
+                  "--per-round 2 --quiet --db " + db);
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_THAT(r.out, HasSubstr("\"task\": \"conv_11 (x2)\""));
   EXPECT_THAT(r.out, HasSubstr("\"nodes\": 2"));
@@ -263,7 +265,7 @@ TEST_F(OnnxCli, TunesTheModelsLayers) {
   int lines = 0;
   for (std::string l; std::getline(in, l);) ++lines;
   EXPECT_EQ(lines, 4);
-  r = weft("tune " + models() + "/small_cnn.onnx --target llvm --trials 6 --batch 1 --quiet --db " +
+  r = weft("tune " + models() + "/small_cnn.onnx --target llvm --trials 6 --per-round 1 --quiet --db " +
            (dir_ / "cpu.jsonl").string());
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_THAT(r.out, HasSubstr("\"task\": \"matmul_34\""));
@@ -282,7 +284,7 @@ TEST_F(OnnxCli, UsageErrors) {
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_THAT(r.out, HasSubstr("--target must be accel or llvm"));
   r = weft("run");
-  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_EQ(r.code, 1) << r.out;  // a usage error is bad input: exit 1 (README)
 }
 
 }  // namespace

@@ -238,7 +238,7 @@ TEST_F(CliRun, BadInputExitsOneWithAClearMessageAndWritesNothing) {
       {"--M 20 --N 12 --K 30 --config gemm16",
        "unknown configuration 'gemm16' (known: gemm8x8, vta, tiny)"},
       // (--trace is checked first: an engine without timing has none to write.)
-      {"--M 20 --N 12 --K 30 --engine warp --save " + path("saved"), "unknown engine 'warp'",
+      {"--M 20 --N 12 --K 30 --engine warp --save " + path("saved"), "--engine 'warp' is not an engine",
        false},
       {"--M 20 --N 12 --K 30 --shift 40", "shift = 40 is out of range (0 to 31)"},
   };
@@ -256,9 +256,11 @@ TEST_F(CliRun, BadInputExitsOneWithAClearMessageAndWritesNothing) {
   EXPECT_THAT(r.err, HasSubstr("--trace needs --engine cycle (the functional engine has no "
                                "timing)"));
   EXPECT_THAT(files(), ::testing::IsEmpty());
-  // A missing size is a usage error (exit 2).
-  EXPECT_EQ(weft("run dense --M 20 --N 12").code, 2);
-  EXPECT_EQ(weft("run").code, 2);
+  // A missing size is bad input like any other (exit 1, README), with CLI11's message.
+  const Result usage = weft("run dense --M 20 --N 12");
+  EXPECT_EQ(usage.code, 1);
+  EXPECT_THAT(usage.err, HasSubstr("weft: error: --K is required"));
+  EXPECT_EQ(weft("run").code, 1);
 }
 
 TEST_F(CliRun, CompileEmitsTheIrAfterEveryPass) {
@@ -508,7 +510,7 @@ TEST_F(CliRun, ALongRunShowsItsWorkAndProgressAndStopsOnCtrlC) {
 
 TEST_F(CliRun, BenchResnet18TwoLayersWritesResultsRooflineAndTraces) {
   const Result r = weft("bench resnet18 --config vta --layers C11,C12 --search 1 --no-knob-cache "
-                        "--out " + path("bench"));
+                        "--save " + path("bench"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("C12"));
   const auto j = nlohmann::json::parse(slurp(path("bench/results.json")));
@@ -522,13 +524,13 @@ TEST_F(CliRun, BenchResnet18TwoLayersWritesResultsRooflineAndTraces) {
   }
   EXPECT_EQ(j["layers"][0]["layer"], "C11");
   EXPECT_THAT(slurp(path("bench/roofline.svg")), HasSubstr("<svg"));
-  const Result bad = weft("bench resnet18 --layers C2,C99 --out " + path("bad"));
+  const Result bad = weft("bench resnet18 --layers C2,C99 --save " + path("bad"));
   EXPECT_EQ(bad.code, 1);
   EXPECT_THAT(bad.err, HasSubstr("no layer 'C99'"));
-  Result r2 = weft("bench resnet18 --engine functional --layers C12 --out " + path("bad"));
+  Result r2 = weft("bench resnet18 --engine functional --layers C12 --save " + path("bad"));
   EXPECT_EQ(r2.code, 1);
   EXPECT_THAT(r2.err, HasSubstr("needs --engine cycle"));
-  r2 = weft("bench resnet18 --vthreads 1 --layers C12 --out " + path("bad"));
+  r2 = weft("bench resnet18 --vthreads 1 --layers C12 --save " + path("bad"));
   EXPECT_EQ(r2.code, 1);
   EXPECT_THAT(r2.err, HasSubstr("--vthreads must be at least 2"));
   EXPECT_FALSE(fs::exists(path("bad/results.json")));
@@ -539,7 +541,7 @@ TEST_F(CliRun, BenchIgnoresAnUnreadableKnobCacheAndRewritesIt) {
     std::ofstream(path("knobs.json")) << "{ not json";
   }
   const Result r = weft("bench resnet18 --config vta --layers C12 --search 1 --no-check "
-                        "--knob-cache " + path("knobs.json") + " --out " + path("b"));
+                        "--knob-cache " + path("knobs.json") + " --save " + path("b"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("ignoring the unreadable knob cache"));
   const auto cache = nlohmann::json::parse(slurp(path("knobs.json")));

@@ -204,9 +204,11 @@ TEST_F(Cli, BadInputGivesAClearErrorAndNoOutput) {
   EXPECT_THAT(r.err, HasSubstr("do not fit in the 1024-byte image"));
 }
 
-TEST_F(Cli, UsageErrorsExitTwoAndHelpExitsZero) {
-  EXPECT_EQ(weft("").code, 2);
-  EXPECT_EQ(weft("sim --mem").code, 2);
+// A command line that does not parse is bad input: exit 1 as the README says (it was 2).
+TEST_F(Cli, UsageErrorsExitOneAndHelpExitsZero) {
+  EXPECT_EQ(weft("").code, 1);
+  EXPECT_EQ(weft("sim --mem").code, 1);
+  EXPECT_EQ(weft("run dense --M 1 --N 1 --K 1 --no-such-option").code, 1);
   const Result help = weft("--help");
   EXPECT_EQ(help.code, 0);
   EXPECT_THAT(help.out, HasSubstr("disasm"));

@@ -132,19 +132,23 @@ TensorData convert_tensor(const onnx::TensorProto& p, const std::string& what) {
     t.shape.push_back(d);
   }
   const size_t eb = static_cast<size_t>(elem_bytes(t.type));
-  t.bytes.resize(static_cast<size_t>(n) * eb);
   auto count_error = [&](size_t got) {
     return UserError(what + " of shape " + shape_string(t.shape) + " holds " +
                      std::to_string(got) + " values, not " + std::to_string(n) +
                      " (a truncated or corrupt file)");
   };
+  // The values present are counted before the buffer is sized: a few bytes of file may claim a
+  // shape of billions of elements (found by fuzz_onnx: a 2 GiB allocation).
   if (p.has_raw_data()) {
-    if (p.raw_data().size() != t.bytes.size()) throw count_error(p.raw_data().size() / eb);
+    if (p.raw_data().size() != static_cast<size_t>(n) * eb)
+      throw count_error(p.raw_data().size() / eb);
+    t.bytes.resize(p.raw_data().size());
     std::memcpy(t.bytes.data(), p.raw_data().data(), t.bytes.size());
     return t;
   }
   auto fill = [&](const auto& field, auto cast) {
     if (static_cast<int64_t>(field.size()) != n) throw count_error(field.size());
+    t.bytes.resize(static_cast<size_t>(n) * eb);
     for (int64_t i = 0; i < n; ++i) {
       auto v = cast(field.Get(static_cast<int>(i)));
       std::memcpy(t.bytes.data() + i * eb, &v, eb);

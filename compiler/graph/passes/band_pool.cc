@@ -44,7 +44,7 @@ int band_pool(Graph& g) {
     bool ok = true;
     for (ValueId u : cat->inputs) {
       const Node* up = g.producer(u);
-      ok = ok && up && up->kind == OpKind::Unpack && !up->has("out_h") && only_reader(g, u, cat->id);
+      ok = ok && up && up->kind == OpKind::Unpack && !up->facts.out_h && only_reader(g, u, cat->id);
       if (!ok) break;
       src.push_back(up->inputs[0]);
       start.push_back(rows);
@@ -57,7 +57,7 @@ int band_pool(Graph& g) {
         pool->get_ints("dilations", {1, 1}) != std::vector<int64_t>{1, 1} ||
         pool->get_string("auto_pad", "NOTSET") != "NOTSET")
       continue;
-    const int64_t H = ct.shape[2], kh = k[0], s = st[0], pt = pd[0], pb = pd[2];
+    const int64_t H = ct.shape[2], kh = k[0], s = st[0], pt = pd[0];
     const TensorType& pool_t = g.value(pool->outputs[0]).type;
     const int64_t OH = pool_t.shape[2];
     const size_t B = src.size();
@@ -92,33 +92,41 @@ int band_pool(Graph& g) {
     const Node pl = *pool;
     const NodeId cat_id = cat->id;
     const std::vector<ValueId> parts = cat->inputs;
+    NodeFacts cpu;
+    cpu.device = Device::kCpu;
     std::vector<ValueId> outs;
     for (size_t b = 0; b < B; ++b) {
       const Band& d = bands[b];
       const std::string sfx = ".rows" + std::to_string(d.r0);
       std::vector<ValueId> win;
       if (d.lo < start[b]) {
-        const ValueId halo = g.add_op(
-            OpKind::Unpack, g.value(src[b - 1]).name + ".halo", {src[b - 1]},
-            {{"device", std::string("cpu")}, {"y0", d.lo - start[b - 1]}, {"out_h", start[b] - d.lo}});
+        NodeFacts f = cpu;
+        f.y0 = d.lo - start[b - 1];
+        f.out_h = start[b] - d.lo;
+        const ValueId halo =
+            g.add_op(OpKind::Unpack, g.value(src[b - 1]).name + ".halo", {src[b - 1]}, {}, f);
         win.push_back(halo);
       }
       ValueId mine = parts[b];
-      if (d.hi < start[b] + g.value(parts[b]).type.shape[2])
-        mine = g.add_op(OpKind::Unpack, g.value(src[b]).name + ".head", {src[b]},
-                        {{"device", std::string("cpu")}, {"y0", int64_t{0}}, {"out_h", d.hi - start[b]}});
+      if (d.hi < start[b] + g.value(parts[b]).type.shape[2]) {
+        NodeFacts f = cpu;
+        f.y0 = 0;
+        f.out_h = d.hi - start[b];
+        mine = g.add_op(OpKind::Unpack, g.value(src[b]).name + ".head", {src[b]}, {}, f);
+      }
       win.push_back(mine);
       const ValueId in = win.size() == 1 ? win[0]
                                          : g.add_op(OpKind::Concat, pl.name + ".in" + sfx, win,
-                                                    {{"axis", int64_t{2}}, {"device", std::string("cpu")}});
+                                                    {{"axis", int64_t{2}}}, cpu);
       Attrs a = pl.attrs;
       a["pads"] = std::vector<int64_t>{d.top, pd[1], d.bottom, pd[3]};
-      a["layout_n"] = pk.get_int("n", 1);
-      a["layout_c"] = pk.get_int("c", 1);
-      outs.push_back(g.add_op(OpKind::MaxPool, pl.name + sfx, {in}, a));
+      NodeFacts f = pl.facts;
+      f.layout_n = pk.facts.pack_n.value_or(1);
+      f.layout_c = pk.facts.pack_c.value_or(1);
+      outs.push_back(g.add_op(OpKind::MaxPool, pl.name + sfx, {in}, a, f));
     }
-    const ValueId joined = g.add_op(OpKind::Concat, g.value(pl.outputs[0]).name, outs,
-                                    {{"axis", int64_t{2}}, {"device", std::string("cpu")}});
+    const ValueId joined =
+        g.add_op(OpKind::Concat, g.value(pl.outputs[0]).name, outs, {{"axis", int64_t{2}}}, cpu);
     g.replace_uses(pk.outputs[0], joined);
     g.erase_node(pid);
     g.erase_node(pl.id);

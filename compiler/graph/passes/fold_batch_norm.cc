@@ -35,8 +35,8 @@ int fold_batch_norm(Graph& g) {
     const std::string oname = g.value(c.outputs[0]).name;
     ValueId nw = g.add_constant(wname, wtype, ConstData::from_f32(w));
     ValueId nb = g.add_constant(c.name + ".b", TensorType(DType::F32, {oc}), ConstData::from_f32(b));
-    NodeId nc = g.add_node(OpKind::Conv, c.name, {c.inputs[0], nw, nb}, c.attrs,
-                           {otype}, {oname});
+    NodeId nc =
+        g.add_node(OpKind::Conv, c.name, {c.inputs[0], nw, nb}, c.attrs, {otype}, {oname}, c.facts);
     g.replace_uses(bn.outputs[0], g.node(nc).outputs[0]);
     g.erase_node(id);
     g.erase_node(c.id);

@@ -20,7 +20,7 @@ int fold_packs(Graph& g) {
     if (p.kind != OpKind::Pack) continue;
     const ValueId v = p.inputs[0];
     const Node* q = g.producer(v);
-    if (!q || q->dead || q->get_string("device", "cpu") != "cpu") continue;
+    if (!q || q->dead || q->facts.device.value_or(Device::kCpu) != Device::kCpu) continue;
     if (q->kind != OpKind::Im2Col && q->kind != OpKind::MaxPool && q->kind != OpKind::AveragePool)
       continue;
     const TensorType& t = g.value(v).type;
@@ -28,8 +28,8 @@ int fold_packs(Graph& g) {
     if (g.value(q->inputs[0]).type.layout.kind != Layout::Plain) continue;
     if (g.consumers(v) != std::vector<NodeId>{id} || is_output(g, v)) continue;
     Node& w = g.node(q->id);
-    w.attrs["layout_n"] = p.get_int("n", 1);
-    w.attrs["layout_c"] = p.get_int("c", 1);
+    w.facts.layout_n = p.facts.pack_n.value_or(1);
+    w.facts.layout_c = p.facts.pack_c.value_or(1);
     g.value(v).type.layout = g.value(p.outputs[0]).type.layout;
     g.replace_uses(p.outputs[0], v);
     g.erase_node(id);
@@ -38,13 +38,14 @@ int fold_packs(Graph& g) {
   // An input quantized only for packed im2cols: they quantize as they gather.
   for (NodeId id : g.topo_order()) {
     const Node z = g.node(id);
-    if (z.kind != OpKind::Quantize || z.get_string("device", "cpu") != "cpu") continue;
+    if (z.kind != OpKind::Quantize || z.facts.device.value_or(Device::kCpu) != Device::kCpu)
+      continue;
     const ValueId u = z.outputs[0];
     const auto readers = g.consumers(u);
     if (readers.empty() || is_output(g, u)) continue;
     const bool all = std::all_of(readers.begin(), readers.end(), [&](NodeId r) {
       const Node& n = g.node(r);
-      return n.kind == OpKind::Im2Col && n.has("layout_c") && n.inputs[0] == u;
+      return n.kind == OpKind::Im2Col && n.facts.layout_c && n.inputs[0] == u;
     });
     if (!all) continue;
     for (NodeId r : readers) {

@@ -14,12 +14,13 @@ bool sole_consumer(const Graph& g, ValueId v, NodeId* who) {
   return true;
 }
 
-// Re-creates the conv node `id` with new inputs/attrs and output type; returns the new node.
-NodeId rebuild(Graph& g, NodeId id, std::vector<ValueId> inputs, Attrs attrs, TensorType out,
+// Re-creates the conv node `id` with new inputs, the attributes and facts of `like` and output
+// type `out`; returns the new node.
+NodeId rebuild(Graph& g, NodeId id, std::vector<ValueId> inputs, const Node& like, TensorType out,
                ValueId replaces) {
   const Node old = g.node(id);
   const std::string name = g.value(old.outputs[0]).name;
-  NodeId nn = g.add_node(old.kind, old.name, inputs, attrs, {out}, {name});
+  NodeId nn = g.add_node(old.kind, old.name, inputs, like.attrs, {out}, {name}, like.facts);
   g.replace_uses(replaces, g.node(nn).outputs[0]);
   g.erase_node(id);
   return nn;
@@ -49,10 +50,10 @@ int fuse_epilogues(Graph& g) {
         Node c = g.node(cur);
         // One shift, or one per output channel (per-channel weights): each moves by the same
         // difference of exponents, and each channel's bias swaps its rounding term.
-        const bool per_channel = c.has("shifts");
+        const bool per_channel = c.facts.shifts.has_value();
         const Value& bv = g.value(c.inputs[2]);
-        std::vector<int64_t> s0 = per_channel ? c.get_ints("shifts", {})
-                                              : std::vector<int64_t>{c.get_int("shift", 0)};
+        std::vector<int64_t> s0 =
+            per_channel ? *c.facts.shifts : std::vector<int64_t>{c.facts.shift.value_or(0)};
         std::vector<int64_t> s1;
         bool in_range = per_channel ? static_cast<int64_t>(s0.size()) == bv.type.elements() : true;
         for (int64_t v : s0) {
@@ -69,9 +70,12 @@ int fuse_epilogues(Graph& g) {
           const std::string bname = bv.name;
           const TensorType btype = bv.type;
           ValueId nb = g.add_constant(bname, btype, ConstData::from_i32(b));
-          if (per_channel) c.attrs["shifts"] = s1; else c.attrs["shift"] = s1[0];
+          if (per_channel)
+            c.facts.shifts = s1;
+          else
+            c.facts.shift = s1[0];
           c.attrs["out_scale"] = static_cast<double>(at.quant.scale[0]);
-          cur = rebuild(g, cur, {c.inputs[0], c.inputs[1], nb, r}, c.attrs, at, a.outputs[0]);
+          cur = rebuild(g, cur, {c.inputs[0], c.inputs[1], nb, r}, c, at, a.outputs[0]);
           g.erase_node(add);
           ++fused;
         }
@@ -81,9 +85,9 @@ int fuse_epilogues(Graph& g) {
     NodeId relu;
     if (sole_consumer(g, g.node(cur).outputs[0], &relu) && g.node(relu).kind == OpKind::Relu) {
       Node c = g.node(cur);
-      c.attrs["relu"] = int64_t{1};
+      c.facts.relu = true;
       const ValueId rout = g.node(relu).outputs[0];
-      cur = rebuild(g, cur, c.inputs, c.attrs, g.value(c.outputs[0]).type, rout);
+      cur = rebuild(g, cur, c.inputs, c, g.value(c.outputs[0]).type, rout);
       g.erase_node(relu);
       ++fused;
     }

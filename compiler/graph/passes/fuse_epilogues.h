@@ -4,7 +4,7 @@
 //   QConv -> Add(., r) [-> Relu]          => QConv(x, w, bias, r){shift', relu}
 // The Add is fused when the QConv's output is read only by it and the residual r already has
 // the Add's scale (the quantizer arranges it); the shift becomes e_add - e_x - e_w and the
-// bias's rounding term follows it (per-channel weights: every channel's shift in "shifts" and
+// bias's rounding term follows it (per-channel weights: every channel's shift in facts.shifts and
 // its bias likewise). Before: quantize. After: no Relu or Add directly after a
 // QConv it could fuse.
 #pragma once

@@ -26,6 +26,8 @@ int pack_layouts(Graph& g, const isa::Layout& l) {
   if (BI != BO)
     throw InternalError("pack_layouts: configurations with block_in != block_out are not supported");
   int inserted = 0;
+  NodeFacts cpu;  // the copies around the accelerator's regions run on the CPU
+  cpu.device = Device::kCpu;
   std::map<ValueId, ValueId> packed;    // plain value -> its packed copy
   std::map<ValueId, ValueId> unpacked;  // packed value -> its plain copy
   std::map<ValueId, bool> is_accel_out;
@@ -36,14 +38,17 @@ int pack_layouts(Graph& g, const isa::Layout& l) {
     auto it = packed.find(v);
     if (it != packed.end()) return it->second;
     const std::string name = g.value(v).name + ".packed";
-    ValueId p = g.add_op(OpKind::Pack, name, {v}, {{"n", B}, {"c", BI}, {"device", std::string("cpu")}});
+    NodeFacts f = cpu;
+    f.pack_n = B;
+    f.pack_c = BI;
+    ValueId p = g.add_op(OpKind::Pack, name, {v}, {}, f);
     ++inserted;
     return packed[v] = p;
   };
   for (NodeId id : g.topo_order()) {
     const Node n = g.node(id);
     if (n.kind != OpKind::QConv && n.kind != OpKind::QDense) continue;
-    if (n.get_string("device", "cpu") != "accel") continue;
+    if (n.facts.device != Device::kAccel) continue;
     const bool dense = n.kind == OpKind::QDense;
     // The weight, repacked once.
     const Value& wv = g.value(n.inputs[1]);
@@ -62,15 +67,15 @@ int pack_layouts(Graph& g, const isa::Layout& l) {
     std::vector<ValueId> ins = {pack(n.inputs[0]), nw};
     for (size_t i = 2; i < n.inputs.size(); ++i)
       ins.push_back(i == 3 ? pack(n.inputs[i]) : n.inputs[i]);
-    Attrs a = n.attrs;
-    a["layout_n"] = B;
-    a["layout_c"] = BO;
+    NodeFacts f = n.facts;
+    f.layout_n = B;
+    f.layout_c = BO;
     const ValueId old_out = n.outputs[0];
     TensorType ot = g.value(old_out).type;
     ot.layout = Layout::blocked(B, BO);
     const std::string oname = g.value(old_out).name;
-    NodeId nn = g.add_node(dense ? OpKind::AccelDense : OpKind::AccelConv, n.name, ins, a, {ot},
-                           {oname});
+    NodeId nn = g.add_node(dense ? OpKind::AccelDense : OpKind::AccelConv, n.name, ins, n.attrs,
+                           {ot}, {oname}, f);
     const ValueId new_out = g.node(nn).outputs[0];
     is_accel_out[new_out] = true;
     // Consumers: accelerator nodes read the packed value; others an Unpack made on demand.
@@ -78,15 +83,15 @@ int pack_layouts(Graph& g, const isa::Layout& l) {
     g.replace_uses(old_out, new_out);
     for (NodeId cid : g.consumers(new_out)) {
       Node& c = g.node(cid);
-      const bool accel_reader = (c.kind == OpKind::QConv || c.kind == OpKind::QDense) &&
-                                c.get_string("device", "cpu") == "accel";
+      const bool accel_reader =
+          (c.kind == OpKind::QConv || c.kind == OpKind::QDense) && c.facts.device == Device::kAccel;
       if (accel_reader || cid == nn) continue;
       auto it = unpacked.find(new_out);
       ValueId u;
       if (it != unpacked.end()) {
         u = it->second;
       } else {
-        u = g.add_op(OpKind::Unpack, oname + ".unpacked", {new_out}, {{"device", std::string("cpu")}});
+        u = g.add_op(OpKind::Unpack, oname + ".unpacked", {new_out}, {}, cpu);
         unpacked[new_out] = u;
         ++inserted;
       }
@@ -98,8 +103,10 @@ int pack_layouts(Graph& g, const isa::Layout& l) {
       if (o != new_out) continue;
       auto it = unpacked.find(new_out);
       if (it == unpacked.end()) {
-        it = unpacked.emplace(new_out, g.add_op(OpKind::Unpack, oname + ".unpacked", {new_out},
-                                                {{"device", std::string("cpu")}})).first;
+        it =
+            unpacked
+                .emplace(new_out, g.add_op(OpKind::Unpack, oname + ".unpacked", {new_out}, {}, cpu))
+                .first;
         ++inserted;
       }
       o = it->second;

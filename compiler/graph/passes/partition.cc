@@ -11,7 +11,7 @@ int64_t node_macs(const Graph& g, const Node& n) {
   if (n.kind != OpKind::QConv && n.kind != OpKind::AccelConv && n.kind != OpKind::Conv &&
       n.kind != OpKind::QDense && n.kind != OpKind::AccelDense)
     return 0;
-  if (n.has("macs")) return n.get_int("macs", 0);  // a rewritten layer keeps its useful MACs
+  if (n.facts.macs) return *n.facts.macs;  // a rewritten layer keeps its useful MACs
   const TensorType& x = g.value(n.inputs[0]).type;
   const TensorType& w = g.value(n.inputs[1]).type;
   const TensorType& o = g.value(n.outputs[0]).type;
@@ -33,7 +33,7 @@ int partition(Graph& g, const isa::Layout& l, const isa::Platform& pf, double cp
   const auto& c = l.config;
   for (NodeId id : g.topo_order()) {
     Node& n = g.node(id);
-    std::string device = "cpu", why;
+    Device device = Device::kCpu;
     if (n.kind == OpKind::QConv || n.kind == OpKind::QDense) {
       const TensorType& x = g.value(n.inputs[0]).type;
       const TensorType& w = g.value(n.inputs[1]).type;
@@ -49,17 +49,17 @@ int partition(Graph& g, const isa::Layout& l, const isa::Platform& pf, double cp
       const double mac_per_cycle = double(c.batch()) * c.block_in() * c.block_out();
       const double accel_us = padded / mac_per_cycle / pf.clock_mhz + 2.0;
       const double cpu_us = macs / (cpu_gmacs * 1e3);
-      n.attrs["est_accel_us"] = accel_us;
-      n.attrs["est_cpu_us"] = cpu_us;
+      n.facts.est_accel_us = accel_us;
+      n.facts.est_cpu_us = cpu_us;
       bool ok = n.get_ints("dilations", {1, 1}) == std::vector<int64_t>{1, 1};
       // Per-channel shifts: one register SHR applies per-lane amounts 0..15 after a common
       // immediate shift, so the channels' shifts must lie within 15 of each other.
-      if (n.has("shifts")) {
+      if (n.facts.shifts) {
         try {
-          (void)compiler::ops::split_channel_shifts(l, n.get_ints("shifts", {}), n.name);
+          (void)compiler::ops::split_channel_shifts(l, *n.facts.shifts, n.name);
         } catch (const UserError& e) {
           ok = false;
-          n.attrs["cpu_reason"] = std::string(e.what());
+          n.facts.cpu_reason = std::string(e.what());
         }
       }
       if (n.kind == OpKind::QConv) {
@@ -75,10 +75,10 @@ int partition(Graph& g, const isa::Layout& l, const isa::Platform& pf, double cp
           }
         }
       }
-      if (ok && accel_us < cpu_us) device = "accel";
+      if (ok && accel_us < cpu_us) device = Device::kAccel;
     }
-    n.attrs["device"] = device;
-    if (device == "accel") ++accel;
+    n.facts.device = device;
+    if (device == Device::kAccel) ++accel;
   }
   return accel;
 }

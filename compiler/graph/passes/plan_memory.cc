@@ -68,10 +68,11 @@ MemoryPlan plan_memory(Graph& g) {
       bool ok = pr && seen.insert(in).second && g.consumers(in) == std::vector<NodeId>{id} &&
                 std::find(g.outputs().begin(), g.outputs().end(), in) == g.outputs().end();
       if (device)
-        ok = ok && pr->has("layout_c") &&
-             (pr->kind == OpKind::MaxPool || pr->kind == OpKind::AveragePool || pr->kind == OpKind::Im2Col);
+        ok = ok && pr->facts.layout_c &&
+             (pr->kind == OpKind::MaxPool || pr->kind == OpKind::AveragePool ||
+              pr->kind == OpKind::Im2Col);
       else
-        ok = ok && pr->kind == OpKind::Unpack && !pr->has("out_h");
+        ok = ok && pr->kind == OpKind::Unpack && !pr->facts.out_h;
       view.push_back(ok);
     }
     const auto views = std::count(view.begin(), view.end(), true);
@@ -89,7 +90,7 @@ MemoryPlan plan_memory(Graph& g) {
       }
       at += g.value(in).type.shape[static_cast<size_t>(axis)];
     }
-    g.node(id).attrs["in_place"] = int64_t{1};
+    g.node(id).facts.in_place = true;
   }
   // Greedy placement, largest first.
   std::vector<ValueId> ids;
@@ -132,12 +133,12 @@ MemoryPlan plan_memory(Graph& g) {
     Node& n = g.node(g.value(v).producer);
     if (pl.view_of != kNone) {
       pl.offset = p.values[pl.view_of].offset;
-      n.attrs["into"] = g.value(pl.view_of).name;
-      n.attrs["at"] = pl.view_at;
+      n.facts.into = g.value(pl.view_of).name;
+      n.facts.at = pl.view_at;
     }
-    n.attrs["mem"] = std::string(pl.device ? "device" : "host");
-    n.attrs["offset"] = pl.offset;
-    n.attrs["bytes"] = pl.bytes;
+    n.facts.mem = std::string(pl.device ? "device" : "host");
+    n.facts.offset = pl.offset;
+    n.facts.bytes = pl.bytes;
   }
   check_memory_plan(p);
   return p;

@@ -7,12 +7,12 @@
 // else (the Unpack writes straight into its slice of the Concat's buffer; other inputs are
 // copied in by the Concat); in the device arena, along H, inputs that CPU nodes write packed
 // (fold_packs, band_pool; all of them). Such inputs are views of the Concat's buffer (marked
-// "into"/"at"; the Concat is marked "in_place"), so a part and the whole are never both in the
+// facts into/at; the Concat's facts.in_place), so a part and the whole are never both in the
 // arena;
 // offsets are chosen greedily, largest first, at the lowest aligned offset free of every
 // overlapping lifetime. Constants read by the accelerator are laid out once in a weights region
-// (packed at compile time by pack_layouts); the plan is recorded on the graph's nodes as
-// attributes ("mem" = "device"|"host", "offset", "bytes" of each node's output) and returned.
+// (packed at compile time by pack_layouts); the plan is recorded on the graph's nodes as facts
+// (mem = "device"|"host", offset, bytes of each node's output; graph.h) and returned.
 // Before: pack_layouts. After: no two live-at-once values overlap in an arena (the verifier of
 // the plan, check_memory_plan, proves it).
 #pragma once

@@ -80,19 +80,25 @@ int stem_im2col(Graph& g, const isa::Layout& l, int64_t max_bytes) {
     std::vector<ValueId> parts;
     for (int64_t b = 0; b < bands; ++b) {
       const std::string sfx = bands == 1 ? "" : ".rows" + std::to_string(b * BH);
-      Attrs ia = {{"kernel", K}, {"stride", st[0]}, {"pads", pd}, {"y0", b * BH},
-                  {"out_h", BH}, {"out_w", OW}};
-      if (fold) ia["consts"] = consts;
-      ValueId z = g.add_op(OpKind::Im2Col, n.name + ".im2col" + sfx, {n.inputs[0]}, ia);
+      NodeFacts band;
+      band.kernel = K;
+      band.stride = st[0];
+      band.gather_pads = pd;
+      band.y0 = b * BH;
+      band.out_h = BH;
+      band.out_w = OW;
+      if (fold) band.consts = consts;
+      ValueId z = g.add_op(OpKind::Im2Col, n.name + ".im2col" + sfx, {n.inputs[0]}, {}, band);
       Attrs a = n.attrs;
       a["strides"] = std::vector<int64_t>{1, 1};
       a["pads"] = std::vector<int64_t>{0, 0, 0, 0};
-      a["macs"] = useful / bands;
+      NodeFacts f = n.facts;
+      f.macs = useful / bands;
       std::vector<ValueId> ins = {z, nw};
       if (n.inputs.size() > 2 && !fold) ins.push_back(n.inputs[2]);
       TensorType bt = ot;
       bt.shape[2] = BH;
-      NodeId nn = g.add_node(OpKind::QConv, n.name + sfx, ins, a, {bt}, {oname + sfx});
+      NodeId nn = g.add_node(OpKind::QConv, n.name + sfx, ins, a, {bt}, {oname + sfx}, f);
       parts.push_back(g.node(nn).outputs[0]);
     }
     ValueId y = parts[0];

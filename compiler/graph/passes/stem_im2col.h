@@ -10,7 +10,7 @@
 // below both the plain conv's and stem_space_to_depth's.
 // The gathered input is C*K*K/s^2 times the input (2.4 MB for conv1); to keep the activation
 // arenas small the output rows are split into the fewest equal bands whose gathered input fits
-// in 'max_bytes': one Im2Col ("y0": the band's first row) and one 1x1 conv per band, and a
+// in 'max_bytes': one Im2Col (facts.y0: the band's first row) and one 1x1 conv per band, and a
 // Concat of the bands along H (on the CPU, where the stem's output goes anyway for the max
 // pool). Before: fuse_epilogues. After: stem_space_to_depth (which finds nothing left).
 #pragma once

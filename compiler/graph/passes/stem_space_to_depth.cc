@@ -39,14 +39,19 @@ int stem_space_to_depth(Graph& g, const isa::Layout& l) {
     wt.quant = wv.type.quant;
     const std::string wname = wv.name + ".s2d";
     ValueId nw = g.add_constant(wname, wt, ConstData::from_i8(w2));
-    ValueId z = g.add_op(OpKind::SpaceToDepth, n.name + ".s2d", {n.inputs[0]},
-                         {{"block", int64_t{2}}, {"pads", pd}, {"out_h", ZH}, {"out_w", ZW}});
+    NodeFacts s2d;
+    s2d.block = 2;
+    s2d.gather_pads = pd;
+    s2d.out_h = ZH;
+    s2d.out_w = ZW;
+    ValueId z = g.add_op(OpKind::SpaceToDepth, n.name + ".s2d", {n.inputs[0]}, {}, s2d);
     Attrs a = n.attrs;
     a["strides"] = std::vector<int64_t>{1, 1};
     a["pads"] = std::vector<int64_t>{0, 0, 0, 0};
-    a["macs"] = useful;
+    NodeFacts f = n.facts;
+    f.macs = useful;
     const std::string oname = g.value(n.outputs[0]).name;
-    NodeId nn = g.add_node(OpKind::QConv, n.name, {z, nw, n.inputs[2]}, a, {ot}, {oname});
+    NodeId nn = g.add_node(OpKind::QConv, n.name, {z, nw, n.inputs[2]}, a, {ot}, {oname}, f);
     g.replace_uses(n.outputs[0], g.node(nn).outputs[0]);
     g.erase_node(id);
     ++rewritten;

@@ -108,6 +108,36 @@ TEST_F(CliGraph, CompilePrintsEveryPass) {
   EXPECT_NE(steps.out.find("launch  layer1.0.conv1"), std::string::npos) << steps.out;
 }
 
+// One accelerator node's kernel as the executor runs it: the accelerator pipeline after every
+// pass and program step, the rewrites that ran for it included, or its placed instructions.
+TEST_F(CliGraph, CompilePrintsOneNodesKernelWithItsRewrites) {
+  const std::string node = std::string("compile resnet18 ") + kSmall + " --node layer1.0.conv2";
+  Result r = weft(node + " --emit ir");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* p : {"lower", "assign_queues", "emit_accel", "residual_init", "bias_gemm",
+                        "skip_pad_taps", "plan_tokens"})
+    EXPECT_NE(r.out.find(std::string("// ---- after ") + p + " ----\n"), std::string::npos) << p;
+  r = weft(node + " --emit ir --pass bias_gemm");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find("// ---- after"), r.out.rfind("// ---- after")) << "one step only";
+  EXPECT_NE(r.out.find("LOAD INP layer1.0.conv2.ones"), std::string::npos) << r.out;
+  r = weft(node + " --emit asm");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("rewrites: residual_init bias_gemm skip_pad_taps"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("LOAD ACC_8BIT"), std::string::npos);
+  // Bad combinations: exit 1 with a message naming what is wrong.
+  r = weft(std::string("compile resnet18 ") + kSmall + " --emit ir");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("--emit ir|asm goes with --node"), std::string::npos) << r.err;
+  r = weft(std::string("compile resnet18 ") + kSmall + " --emit ir --node nosuch");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("no accelerator node named 'nosuch'"), std::string::npos) << r.err;
+  r = weft(node + " --emit ir --pass nosuch");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("--pass 'nosuch' is not a pass of the accelerator pipeline"),
+            std::string::npos) << r.err;
+}
+
 TEST_F(CliGraph, BadOptionsAreUserErrors) {
   Result r = weft("compile resnet18 --emit graph --pass nosuch");
   EXPECT_EQ(r.code, 1);
@@ -146,9 +176,11 @@ TEST_F(CliGraph, SchedulesComeFromTheTuningRecordsFirst) {
   const auto a = nlohmann::json::parse(rec.out), b = nlohmann::json::parse(own.out);
   // The four layer1 convs take the records; the stem (space-to-depth, not a recorded shape)
   // the executor's own choice.
-  for (const auto& n : a["nodes"])
-    if (n["node"].get<std::string>().rfind("layer1.", 0) == 0 && n["engine"] == "accel")
+  for (const auto& n : a["nodes"]) {
+    if (n["node"].get<std::string>().rfind("layer1.", 0) == 0 && n["engine"] == "accel") {
       EXPECT_EQ(n["schedule_source"], "tuning records") << n.dump();
+    }
+  }
   EXPECT_EQ(sources(a)["tuning records"], 4) << rec.out;
   EXPECT_EQ(sources(b).count("tuning records"), 0u) << own.out;
   EXPECT_EQ(sources(b)["analytic chooser"],

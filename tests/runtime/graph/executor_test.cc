@@ -52,7 +52,7 @@ void check_network(const char* config, const cg::models::ResNetOptions& o,
       const cg::Node& n = c.graph.node(id);
       if (n.kind == cg::OpKind::QConv || n.kind == cg::OpKind::QDense) ADD_FAILURE() << n.name;
       if (n.kind == cg::OpKind::AccelConv || n.kind == cg::OpKind::AccelDense) {
-        EXPECT_TRUE(n.has("shifts")) << n.name;
+        EXPECT_TRUE(n.facts.shifts.has_value()) << n.name;
         ++accel;
       }
     }
@@ -61,7 +61,9 @@ void check_network(const char* config, const cg::models::ResNetOptions& o,
   GraphExecutor exe(c, l, pf);
   // At least one kernel whose channels shift differently, with a shift tile (a kernel whose
   // channels all shift alike is the per-tensor one).
-  if (per_channel) EXPECT_NE(exe.listing().find("per-channel shifts: SHR by"), std::string::npos);
+  if (per_channel) {
+    EXPECT_NE(exe.listing().find("per-channel shifts: SHR by"), std::string::npos);
+  }
   auto x = cg::models::synthetic_input(g.value(g.inputs()[0]).type, 11);
   const auto want = cg::reference_int8(c.graph, {x})[0];
   std::vector<Ran> runs;

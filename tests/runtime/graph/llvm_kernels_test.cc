@@ -196,13 +196,14 @@ cg::Graph qconv_graph(bool residual, bool per_channel, int64_t stride, int64_t p
   std::vector<cg::ValueId> ins = {x, wv, bv};
   if (residual) ins.push_back(g.add_input("r", i8({1, O, OH, OW}, -4)));
   cg::Attrs a = {{"strides", std::vector<int64_t>{stride, stride}},
-                 {"pads", std::vector<int64_t>{pad, pad, pad, pad}},
-                 {"relu", int64_t{relu}}};
+                 {"pads", std::vector<int64_t>{pad, pad, pad, pad}}};
+  cg::NodeFacts f;
+  f.relu = relu;
   if (per_channel)
-    a["shifts"] = std::vector<int64_t>{7, 8, 9, 10, 6, 11};
+    f.shifts = std::vector<int64_t>{7, 8, 9, 10, 6, 11};
   else
-    a["shift"] = int64_t{9};
-  g.add_node(cg::OpKind::QConv, "qconv", ins, a, {i8({1, O, OH, OW}, -4)});
+    f.shift = 9;
+  g.add_node(cg::OpKind::QConv, "qconv", ins, a, {i8({1, O, OH, OW}, -4)}, {}, f);
   return g;
 }
 
@@ -225,7 +226,9 @@ TEST(LlvmKernels, QDenseFallback) {
   std::vector<int8_t> w(static_cast<size_t>(N * K));
   for (auto& v : w) v = static_cast<int8_t>(d8(rng));
   const cg::ValueId wv = g.add_constant("w", i8({N, K}, -7), cg::ConstData::from_i8(w));
-  g.add_node(cg::OpKind::QDense, "qdense", {x, wv}, {{"shift", int64_t{6}}}, {i8({M, N}, -4)});
+  cg::NodeFacts f;
+  f.shift = 6;
+  g.add_node(cg::OpKind::QDense, "qdense", {x, wv}, {}, {i8({M, N}, -4)}, {}, f);
   expect_same(g, 61);
 }
 
@@ -334,11 +337,19 @@ cg::Graph im2col_graph(cg::DType in, int64_t N, int64_t bn, int64_t bc) {
   cg::TensorType xt(in, {N, 3, 23, 21});
   if (in == cg::DType::I8) xt.quant.scale = {0.125f};
   const cg::ValueId x = g.add_input("x", xt);
-  cg::Attrs a = {{"kernel", int64_t{7}}, {"stride", int64_t{2}}, {"pads", std::vector<int64_t>{3, 3, 3, 3}},
-                 {"y0", int64_t{3}}, {"out_h", int64_t{40}}, {"out_w", int64_t{11}},
-                 {"consts", std::vector<int64_t>{1, 64, 64}}, {"layout_n", bn}, {"layout_c", bc}};
+  cg::NodeFacts f;
+  f.kernel = 7;
+  f.stride = 2;
+  f.gather_pads = std::vector<int64_t>{3, 3, 3, 3};
+  f.y0 = 3;
+  f.out_h = 40;
+  f.out_w = 11;
+  f.consts = std::vector<int64_t>{1, 64, 64};
+  f.layout_n = bn;
+  f.layout_c = bc;
+  cg::Attrs a;
   if (in == cg::DType::F32) a["out_scale"] = 0.125;
-  g.add_op(cg::OpKind::Im2Col, "im2col", {x}, a);
+  g.add_op(cg::OpKind::Im2Col, "im2col", {x}, a, f);
   return g;
 }
 
@@ -369,9 +380,11 @@ TEST(LlvmKernels, PackedMaxPoolAsThePlainLoop) {
   for (const Case& c : cases) {
     cg::Graph g("pool");
     const cg::ValueId x = g.add_input("x", i8(c.shape, -3));
+    cg::NodeFacts f;
+    f.layout_n = c.bn;
+    f.layout_c = c.bc;
     g.add_op(cg::OpKind::MaxPool, "pool.packed", {x},
-             {{"kernel_shape", c.k}, {"strides", c.s}, {"pads", c.p}, {"layout_n", c.bn},
-              {"layout_c", c.bc}});
+             {{"kernel_shape", c.k}, {"strides", c.s}, {"pads", c.p}}, f);
     const cg::Node& n = g.node(static_cast<cg::NodeId>(g.num_nodes() - 1));
     const auto in = random_bytes(g.value(x).type, seed++);
     expect_same_packed(g, n, in.data());
@@ -379,9 +392,14 @@ TEST(LlvmKernels, PackedMaxPoolAsThePlainLoop) {
   // A packed average pool has no LLVM kernel: the executor runs packed_io.h's loop.
   cg::Graph g("avg");
   const cg::ValueId x = g.add_input("x", i8({1, 8, 6, 6}, -3));
+  cg::NodeFacts f;
+  f.layout_n = 1;
+  f.layout_c = 16;
   g.add_op(cg::OpKind::AveragePool, "avg.packed", {x},
-           {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}},
-            {"out_scale", 0.25}, {"layout_n", int64_t{1}}, {"layout_c", int64_t{16}}});
+           {{"kernel_shape", std::vector<int64_t>{2, 2}},
+            {"strides", std::vector<int64_t>{2, 2}},
+            {"out_scale", 0.25}},
+           f);
   EXPECT_EQ(make_llvm_packed_kernel(g, g.node(static_cast<cg::NodeId>(g.num_nodes() - 1))), nullptr);
 }
 
@@ -451,7 +469,7 @@ TEST(LlvmKernels, FullResNet18BitExact) {
       vs.push_back(val.is_constant() ? alone.add_constant(val.name, val.type, val.data)
                                      : alone.add_input(val.name, val.type));
     }
-    alone.add_node(n.kind, n.name, vs, n.attrs, {c.graph.value(n.outputs[0]).type});
+    alone.add_node(n.kind, n.name, vs, n.attrs, {c.graph.value(n.outputs[0]).type}, {}, n.facts);
     const uint32_t seed = 1000 + static_cast<uint32_t>(plain_nodes.size() + packed_nodes.size());
     if (plain) {
       expect_same(alone, seed);  // runs the graph's last node

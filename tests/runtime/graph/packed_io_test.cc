@@ -147,11 +147,19 @@ Im2ColCase im2col_case(cg::DType in, int64_t N, int64_t bn, int64_t bc) {
   cg::TensorType xt(in, {N, 3, 23, 21});
   if (in == cg::DType::I8) xt.quant.scale = {0.125f};
   const cg::ValueId x = c.g.add_input("x", xt);
-  cg::Attrs a = {{"kernel", int64_t{7}}, {"stride", int64_t{2}}, {"pads", std::vector<int64_t>{3, 3, 3, 3}},
-                 {"y0", int64_t{3}}, {"out_h", int64_t{40}}, {"out_w", int64_t{11}},
-                 {"consts", std::vector<int64_t>{1, 64, 64}}, {"layout_n", bn}, {"layout_c", bc}};
+  cg::NodeFacts f;
+  f.kernel = 7;
+  f.stride = 2;
+  f.gather_pads = std::vector<int64_t>{3, 3, 3, 3};
+  f.y0 = 3;
+  f.out_h = 40;
+  f.out_w = 11;
+  f.consts = std::vector<int64_t>{1, 64, 64};
+  f.layout_n = bn;
+  f.layout_c = bc;
+  cg::Attrs a;
   if (in == cg::DType::F32) a["out_scale"] = 0.125;
-  const cg::ValueId y = c.g.add_op(cg::OpKind::Im2Col, "im2col", {x}, a);
+  const cg::ValueId y = c.g.add_op(cg::OpKind::Im2Col, "im2col", {x}, a, f);
   c.node = c.g.value(y).producer;
   return c;
 }
@@ -166,8 +174,7 @@ TEST(PackedIo, Im2ColPackedEqualsIm2ColThenPack) {
     const auto x = pattern(c.g.value(n.inputs[0]).type.elements(), 3);
     // The plain kernel on a plain copy of the node.
     cg::Node plain_node = n;
-    plain_node.attrs.erase("layout_n");
-    plain_node.attrs.erase("layout_c");
+    plain_node.facts.layout_n = plain_node.facts.layout_c = std::nullopt;
     cg::Graph pg = c.g;
     cg::TensorType pt = yt;
     pt.layout = cg::Layout::plain();
@@ -206,9 +213,10 @@ TEST(PackedIo, PoolsPackedEqualPoolThenPack) {
                      {"pads", std::vector<int64_t>{1, 1, 1, 1}}};
       if (k == cg::OpKind::AveragePool) a["out_scale"] = 0.25;
       const cg::ValueId yp = g.add_op(k, "pool", {x}, a);
-      a["layout_n"] = bn;
-      a["layout_c"] = bc;
-      const cg::ValueId yk = g.add_op(k, "pool.packed", {x}, a);
+      cg::NodeFacts f;
+      f.layout_n = bn;
+      f.layout_c = bc;
+      const cg::ValueId yk = g.add_op(k, "pool.packed", {x}, a, f);
       const cg::TensorType& t = g.value(yk).type;
       ASSERT_EQ(t.layout, cg::Layout::blocked(bn, bc));
       const auto in = pattern(xt.elements(), 4);

@@ -50,7 +50,34 @@ TEST(Npy, RejectsWhatItCannotRead) {
   const std::string h(f8.begin(), f8.end());
   f8[h.find("<i4") + 1] = 'f';
   f8[h.find("<i4") + 2] = '8';
-  EXPECT_THAT(msg(f8), HasSubstr("element type"));
+  // The element type found is named, with what is read (it said only "element type").
+  EXPECT_THAT(msg(f8), HasSubstr("its elements are float64 ('<f8'); int8, uint8, int32 and "
+                                 "float32 (little-endian) are read"));
+  auto big = good;
+  big[h.find("<i4")] = '>';
+  EXPECT_THAT(msg(big), HasSubstr("its elements are big-endian int32 ('>i4')"));
+  auto fortran = good;
+  const size_t f = h.find("False");
+  fortran.erase(fortran.begin() + static_cast<ptrdiff_t>(f),
+                fortran.begin() + static_cast<ptrdiff_t>(f + 5));
+  const std::string t = "True ";  // the same length: the header stays aligned
+  fortran.insert(fortran.begin() + static_cast<ptrdiff_t>(f), t.begin(), t.end());
+  EXPECT_THAT(msg(fortran), HasSubstr("Fortran (column-major) order"));
+}
+
+// numpy writes format 2.0 (a 4-byte header length) for headers over 65535 bytes; it is read.
+TEST(Npy, ReadsFormatVersionTwo) {
+  const auto one = encode_npy(npy_int8({2, 3}, {1, 2, 3, 4, 5, 6}));
+  std::vector<uint8_t> two(one.begin(), one.begin() + 8);
+  two[6] = 2;
+  two.push_back(one[8]);
+  two.push_back(one[9]);
+  two.push_back(0);
+  two.push_back(0);
+  two.insert(two.end(), one.begin() + 10, one.end());
+  const NpyArray a = decode_npy(two, "v2.npy");
+  EXPECT_EQ(a.shape, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(a.data, std::vector<uint8_t>({1, 2, 3, 4, 5, 6}));
 }
 
 // Found by fuzz_npy (docs/reliability.md): a shape whose element count overflows int64. Two

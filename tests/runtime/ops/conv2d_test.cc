@@ -2,16 +2,15 @@
 // batch that are not multiples of the block, the bias/shift/clip epilogue on the ALU, 1 and 2
 // virtual threads along output channels and rows, on the functional and cycle engines, each
 // bit-exact against the CPU reference.
+#include "runtime/ops/conv2d.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "compiler/passes/bias_gemm.h"
 #include "driver/device.h"
 #include "hardware/isa/errors.h"
 #include "runtime/bench/conv2d_study.h"
-#include "runtime/ops/conv2d.h"
-#include "compiler/passes/bias_gemm.h"
-#include "compiler/passes/residual_init.h"
-#include "compiler/passes/skip_pad_taps.h"
 
 namespace weft::rt {
 namespace {
@@ -233,19 +232,18 @@ TEST(Conv2dResidual, ResidualInitDropsTheAddsAndMatchesTheReference) {
                                                              1, true)
                                 .at(0);
       const Conv2dBuild plain = build_conv2d(l, s, k, e);
-      int rewritten = 0;
-      const Conv2dBuild b = build_conv2d(
-          l, s, k, e, {},
-          {[&](const compiler::accel::Program& p) {
-            compiler::ir::Buffer r;  // the tensor of the ACC_8BIT loads: the residual
-            for (const auto& op : p.ops)
-              if (op.kind == compiler::accel::Op::Kind::kLoad && op.mem == isa::MemType::kAcc8Bit)
-                r = op.tensor;
-            return compiler::passes::residual_init(p, r, &rewritten);
-          }});
+      compiler::ops::Conv2d op = compiler::ops::make_conv2d(l, s, k, e);
+      compiler::PipelineOptions o;  // random_conv2d_data's biases are within [-128, 127]
+      o.residual_init =
+          compiler::ResidualInitOption{op.residual->buffer, s.ic * s.k * s.k, 128, e.shift};
+      const Conv2dBuild b = build_conv2d(l, std::move(op), {}, o);
       SCOPED_TRACE(std::string(config) + " " + s.describe() + " " + k.describe());
-      EXPECT_GT(rewritten, 0);
-      EXPECT_EQ(register_adds(b.program), register_adds(plain.program) - rewritten);
+      int residual_loads = 0;
+      for (const auto& op : plain.program.ops)
+        residual_loads +=
+            op.kind == compiler::accel::Op::Kind::kLoad && op.mem == isa::MemType::kAcc8Bit;
+      EXPECT_GT(residual_loads, 0);
+      EXPECT_EQ(register_adds(b.program), register_adds(plain.program) - residual_loads);
       run_and_check(l, b, "functional", e);
       EXPECT_LT(run_and_check(l, b, "cycle", e), run_and_check(l, plain, "cycle", e));
     }
@@ -287,18 +285,15 @@ TEST(Conv2dBiasGemm, BiasAddsBecomeGemmsAndMatchTheReference) {
                                                     {l.config.batch(), l.config.block_in()});
       const auto w_t = compiler::ir::make_buffer(
           "bias_w", compiler::ir::DType::kInt8, {blocks, l.config.block_out(), l.config.block_in()});
-      int rewritten = 0;
-      std::vector<compiler::ProgramPass> passes = {[&](const compiler::accel::Program& p) {
-        compiler::ir::Buffer bias;  // the tensor of the ACC loads: the bias
-        for (const auto& op : p.ops)
-          if (op.kind == compiler::accel::Op::Kind::kLoad && op.mem == isa::MemType::kAcc)
-            bias = op.tensor;
-        return compiler::passes::bias_gemm(p, l, bias, ones_t, w_t, blocks, &rewritten);
-      }};
-      const Conv2dBuild b = build_conv2d(
-          l, s, k, e, {}, passes,
-          {{{w_t, pieces.size(), l.wgt_elem_bytes}, std::vector<uint8_t>(pieces.begin(), pieces.end())},
-           {{ones_t, ones.size(), l.inp_elem_bytes}, std::vector<uint8_t>(ones.begin(), ones.end())}});
+      compiler::ops::Conv2d op = compiler::ops::make_conv2d(l, s, k, e);
+      compiler::PipelineOptions o;
+      o.bias_gemm = compiler::BiasGemmOption{op.bias->buffer, ones_t, w_t, blocks};
+      const Conv2dBuild b = build_conv2d(l, std::move(op), {}, o,
+                                         {{{w_t, pieces.size(), l.wgt_elem_bytes},
+                                           std::vector<uint8_t>(pieces.begin(), pieces.end())},
+                                          {{ones_t, ones.size(), l.inp_elem_bytes},
+                                           std::vector<uint8_t>(ones.begin(), ones.end())}});
+      const int rewritten = count(plain.program, false) - count(b.program, false);
       EXPECT_GT(rewritten, 0);
       EXPECT_EQ(count(b.program, false), count(plain.program, false) - rewritten);
       EXPECT_EQ(count(b.program, true), count(plain.program, true) + rewritten);
@@ -323,11 +318,17 @@ TEST(Conv2dSkipPadTaps, PaddedShapesLoseIterationsAndMatchTheReference) {
                                                              1, true)
                                 .at(0);
       SCOPED_TRACE(std::string(config) + " " + s.describe() + " " + k.describe());
-      int64_t dropped = 0;
-      const Conv2dBuild b = build_conv2d(l, s, k, e, {}, {[&](const compiler::accel::Program& p) {
-                                           return compiler::passes::skip_pad_taps(p, l, &dropped);
-                                         }});
-      EXPECT_GT(dropped, 0);
+      compiler::PipelineOptions o;
+      o.skip_pad_taps = true;
+      const Conv2dBuild b = build_conv2d(l, s, k, e, {}, o);
+      auto iterations = [](const compiler::accel::Program& p) {
+        int64_t n = 0;
+        for (const auto& op : p.ops)
+          if (op.kind == compiler::accel::Op::Kind::kGemm)
+            n += static_cast<int64_t>(op.uops.size()) * op.iter_out * op.iter_in;
+        return n;
+      };
+      EXPECT_LT(iterations(b.program), iterations(build_conv2d(l, s, k, e).program));
       run_and_check(l, b, "functional", e);
       run_and_check(l, b, "cycle", e);
     }

@@ -1,0 +1,86 @@
+// Lowering accelerator nodes to kernels; see accel_kernel.h.
+#include "compiler/graph/lower/accel_kernel.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "compiler/graph/passes/partition.h"
+#include "compiler/passes/bias_gemm.h"
+
+namespace weft::compiler::graph {
+
+AccelLowering::AccelLowering(const isa::Layout& layout, const isa::Platform& platform,
+                             LowerOptions options, KnobChooser& knobs)
+    : layout_(layout), platform_(platform), options_(options), knobs_(knobs) {}
+
+PipelineOptions AccelLowering::rewrites(const Graph& g, const ConvNode& c, const std::string& name,
+                                        const ops::Conv2d& op,
+                                        std::vector<KernelConstant>* constants) const {
+  const isa::Layout& l = layout_;
+  const int32_t* bias = c.bias != kNone ? g.value(c.bias).data->i32() : nullptr;
+  PipelineOptions p;
+  if (c.epilogue.residual && options_.residual_init) {
+    int64_t bias_max = 0;
+    for (int64_t o = 0; bias && o < c.shape.oc; ++o)
+      bias_max = std::max<int64_t>(bias_max, std::abs(int64_t{bias[o]}));
+    p.residual_init = ResidualInitOption{op.residual->buffer, c.shape.ic * c.shape.k * c.shape.k,
+                                         bias_max, c.epilogue.shift};
+  }
+  // bias_pieces is bias_gemm's legality check: a bias too large for the lanes gets no option.
+  std::vector<int8_t> ones, bias_w;
+  if (bias && options_.bias_gemm &&
+      compiler::passes::bias_pieces(l, bias, c.shape.oc, &ones, &bias_w)) {
+    const int64_t blocks = op.ocb;
+    bias_w.resize(static_cast<size_t>(blocks * l.config.block_out() * l.config.block_in()), 0);
+    BiasGemmOption b;
+    b.bias = op.bias->buffer;
+    b.ones =
+        ir::make_buffer(name + ".ones", ir::DType::kInt8, {l.config.batch(), l.config.block_in()});
+    b.weights = ir::make_buffer(name + ".bias_w", ir::DType::kInt8,
+                                {blocks, l.config.block_out(), l.config.block_in()});
+    b.blocks = blocks;
+    constants->push_back({b.weights, {bias_w.begin(), bias_w.end()}, l.wgt_elem_bytes, 4096});
+    constants->push_back({b.ones, {ones.begin(), ones.end()}, l.inp_elem_bytes, 256});
+    p.bias_gemm = b;
+  }
+  p.skip_pad_taps = options_.skip_pad_taps;
+  return p;
+}
+
+AccelKernel AccelLowering::lower(const Graph& g, NodeId id, const PassObserver& after_pass,
+                                 const ProgramObserver& after_step) {
+  const isa::Layout& l = layout_;
+  const Node& n = g.node(id);
+  const ConvNode c = conv_node(g, n, l);
+  AccelKernel k;
+  k.node = id;
+  const KnobChoice choice = knobs_.choose(c.shape, c.epilogue, n.name);
+  k.schedule_source = choice.source;
+  k.op = ops::make_conv2d(l, c.shape, choice.knobs, c.epilogue);
+  // The constants in the order the device memory map lays them out.
+  const int32_t* bias = c.bias != kNone ? g.value(c.bias).data->i32() : nullptr;
+  k.constants.push_back(
+      {k.op.bias->buffer, pack_bias_tile(l, bias, c.shape.oc, k.op.ocb), l.acc_elem_bytes, 4096});
+  if (c.channel_shifts)
+    k.constants.push_back({k.op.shifts->buffer,
+                           pack_shift_tile(l, c.channel_shifts->lane, k.op.ocb), l.acc8_elem_bytes,
+                           4096});
+  const PipelineOptions p = rewrites(g, c, n.name, k.op, &k.constants);
+  const auto& fixed = accel_program_step_names();
+  k.program = compile_accel(*k.op.schedule, l, p, after_pass,
+                            [&](const std::string& step, const accel::Program& prog) {
+                              if (step != fixed.front() && step != fixed.back())
+                                k.rewrites.push_back(step);
+                              if (after_step) after_step(step, prog);
+                            });
+  k.floor = ops::conv2d_floor(l, c.shape, c.epilogue, platform_.axi_data_bits / 8);
+  k.macs = passes::node_macs(g, n);
+  k.operands = {{k.op.a->buffer, n.inputs[0], l.inp_elem_bytes},
+                {k.op.w->buffer, n.inputs[1], l.wgt_elem_bytes},
+                {k.op.d->buffer, n.outputs[0], l.out_elem_bytes}};
+  if (c.epilogue.residual)
+    k.operands.push_back({k.op.residual->buffer, c.residual, l.acc8_elem_bytes});
+  return k;
+}
+
+}  // namespace weft::compiler::graph
