@@ -65,14 +65,18 @@ py::dict dense(py::handle x, py::handle w, const std::string& config, const std:
   cli::DeviceRunOptions dev;
   dev.engine = engine;
   dev.timeout_s = timeout;
-  if (trace) dev.trace = "(python)";  // any name: the timeline is returned, never written
-  if (!(timeout > 0)) throw UserError("dense: timeout must be positive seconds");
+  for (const auto& [name, v] : {std::pair<const char*, std::optional<int64_t>>{"tile_m", tile_m},
+                                {"tile_n", tile_n}, {"tile_k", tile_k}}) {
+    if (v && *v < 1)
+      throw UserError(std::string("dense: ") + name + " " + std::to_string(*v) +
+                      " is out of range (at least 1)");
+  }
 
   cli::DenseRun r;
   {
     py::gil_scoped_release release;
     const compiler::ops::DenseKnobs knobs = d.knobs(isa::layout_for(d.config));
-    r = cli::run_dense_accel(d, dev, knobs, a, b);
+    r = cli::run_dense_accel(d, dev, knobs, a, b, {}, trace);
   }
   cli::check_dense_run(r, d.n);
   py::array_t<int8_t> out({d.m, d.n});

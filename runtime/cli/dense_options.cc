@@ -37,9 +37,17 @@ void DenseOptions::add_to(CLI::App& cmd) {
 }
 
 void DenseOptions::check() const {
-  check_at_least(*cmd, "--tile-m", tile_m, 1);
-  check_at_least(*cmd, "--tile-n", tile_n, 1);
-  check_at_least(*cmd, "--tile-k", tile_k, 1);
+  if (cmd) {
+    check_at_least(*cmd, "--tile-m", tile_m, 1);
+    check_at_least(*cmd, "--tile-n", tile_n, 1);
+    check_at_least(*cmd, "--tile-k", tile_k, 1);
+  } else {
+    // Set by a program (the Python package), not a command line: 0 is "chosen".
+    for (const auto& [name, v] : {std::pair<const char*, int64_t>{"--tile-m", tile_m},
+                                  {"--tile-n", tile_n}, {"--tile-k", tile_k}}) {
+      if (v < 0) throw UserError(std::string(name) + " " + std::to_string(v) + " is out of range (at least 1)");
+    }
+  }
   if (!tune_db.empty()) rt::check_input_file(tune_db, "--tune-db");
 }
 

@@ -24,6 +24,7 @@ struct DenseOptions {
   bool no_records = false;              // ignore the tuning records
   CLI::Option* vthreads_opt = nullptr;  // given explicitly: the records do not override it
   const CLI::App* cmd = nullptr;        // the subcommand, to tell given options from defaults
+                                        // (null when a program sets the options)
 
   /// Registers the options on a subcommand.
   void add_to(CLI::App& cmd);

@@ -29,13 +29,18 @@ nlohmann::ordered_json dense_roofline(const rt::DenseBuild& b, const isa::Platfo
 DenseRun run_dense_accel(const DenseOptions& d, const DeviceRunOptions& dev,
                          const compiler::ops::DenseKnobs& knobs, const std::vector<int8_t>& a,
                          const std::vector<int8_t>& w,
-                         const std::function<void(const std::string&)>& phase) {
+                         const std::function<void(const std::string&)>& phase,
+                         bool keep_timeline) {
   auto say = [&phase](const std::string& what) {
     if (phase) phase(what);
   };
   const isa::Layout& layout = isa::layout_for(d.config);
   const isa::Platform& platform = isa::find_platform(d.platform);
   dev.check();
+  if (keep_timeline && dev.engine != "cycle")
+    throw UserError("a timeline needs the cycle engine (the " + dev.engine + " engine has no timing)");
+  DeviceRunOptions run_opts = dev;
+  if (keep_timeline && run_opts.trace.empty()) run_opts.trace = "(kept in memory)";  // records it
   const auto s = d.shape();
   if (a.size() != size_t(s.m * s.k) || w.size() != size_t(s.n * s.k))
     throw InternalError("run_dense_accel: input sizes do not match the shape");
@@ -49,7 +54,7 @@ DenseRun run_dense_accel(const DenseOptions& d, const DeviceRunOptions& dev,
   say("running " + std::to_string(b.placed.stream.insn_count) + " instructions on the " +
       dev.engine + " engine");
   const DeviceRunResult r = run_on_device(
-      dev, layout, platform, b.placed.image_bytes, "weft run dense", &run.trace,
+      run_opts, layout, platform, b.placed.image_bytes, "weft run dense", &run.trace,
       [&](driver::Device& device, std::chrono::milliseconds timeout) {
         run.out = rt::run_dense(device, b, a, w, timeout);
       });

@@ -27,11 +27,14 @@ struct DenseRun {
 };
 
 /// Runs `a` (M x K) and `w` (N x K), plain row-major int8, as `d` and `dev` say with `knobs`;
-/// `phase` (optional) hears what it is doing. UserError for a bad shape, knobs or engine.
+/// `phase` (optional) hears what it is doing. The timeline is recorded when dev.trace names a
+/// file or `keep_timeline` asks for it (cycle engine). UserError for a bad shape, knobs or
+/// engine.
 DenseRun run_dense_accel(const DenseOptions& d, const DeviceRunOptions& dev,
                          const compiler::ops::DenseKnobs& knobs, const std::vector<int8_t>& a,
                          const std::vector<int8_t>& w,
-                         const std::function<void(const std::string&)>& phase = {});
+                         const std::function<void(const std::string&)>& phase = {},
+                         bool keep_timeline = false);
 
 /// UserError naming the first differing element when the run's output is not the reference's.
 void check_dense_run(const DenseRun& r, int64_t n);

@@ -75,5 +75,9 @@ def test_bad_inputs_are_errors():
         weft.ops.dense(x, w, config="nosuch")
     with pytest.raises(weft.Error, match="vthread-axis"):
         weft.ops.dense(x, w, vthread_axis="k")
-    with pytest.raises(weft.Error, match="--trace needs --engine cycle"):
+    with pytest.raises(weft.Error, match="tile_m 0 is out of range"):
+        weft.ops.dense(x, w, tile_m=0)
+    with pytest.raises(weft.Error, match="timeout"):
+        weft.ops.dense(x, w, timeout=0)
+    with pytest.raises(weft.Error, match="a timeline needs the cycle engine"):
         weft.ops.dense(x, w, engine="functional", trace=True)
