@@ -217,8 +217,8 @@ class Harness : public RtlEngine {
  private:
   static constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
   static constexpr int kBus = 16;
-  // dbg_cat_o: one category per unit (load, compute, store), 3 bits each; the CAT_* values of
-  // weft_unit_stats.sv.
+  // dbg_cat_o: one category per unit (load, compute, store), 3 bits each: the values of
+  // weft_rtl_pkg::cat_e.
   enum Category : uint32_t { kBusy, kToken, kDram, kNoCmd, kHazard, kDrain };
   // dbg_fetch_o bits.
   static constexpr uint32_t kFetchDispatch = 1, kFetchBlocked = 2;

@@ -2,9 +2,11 @@
 #include "hardware/isa/codegen.h"
 
 #include <cctype>
+#include <cstdio>
 #include <sstream>
 
 #include "hardware/isa/layout.h"
+#include "hardware/isa/registers.h"
 #include "hardware/isa/spec.h"
 
 namespace weft::isa {
@@ -68,6 +70,35 @@ std::vector<std::pair<std::string, long long>> scalars(const Layout& l) {
           {"alu_pipeline_depth", c.alu_pipeline_depth}};
 }
 
+// The control-register map and error bits of registers.h, for the RTL (weft_ctrl, weft_top,
+// the Vitis kernel top), so that no register offset or error bit is a literal there.
+struct RegName {
+  const char* name;
+  uint32_t value;
+};
+constexpr RegName kRegisters[] = {
+    {"CONTROL", reg::kControl},         {"GLOBAL_INT_ENABLE", reg::kGlobalIntEnable},
+    {"IP_INT_ENABLE", reg::kIpIntEnable}, {"IP_INT_STATUS", reg::kIpIntStatus},
+    {"INSN_COUNT", reg::kInsnCount},    {"INSN_ADDR", reg::kInsnAddr},
+    {"DRAM_BASE", reg::kDramBase},      {"CYCLES", reg::kCycles},
+    {"LOAD_BUSY", reg::kLoadBusy},      {"LOAD_STALL", reg::kLoadStall},
+    {"COMPUTE_BUSY", reg::kComputeBusy}, {"COMPUTE_STALL", reg::kComputeStall},
+    {"STORE_BUSY", reg::kStoreBusy},    {"STORE_STALL", reg::kStoreStall},
+    {"ERROR", reg::kError},             {"ERROR_INSN", reg::kErrorInsn},
+    {"MAP_END", reg::kMapEnd},          {"STATUS_ADDR", reg::kStatusAddr},
+    {"KERNEL_MAP_END", reg::kKernelMapEnd}};
+constexpr RegName kErrorBits[] = {
+    {"ILLEGAL_INSN", reg::kErrIllegalInsn}, {"SRAM_RANGE", reg::kErrSramRange},
+    {"TOKEN_OVERFLOW", reg::kErrTokenOverflow}, {"DRAM_RANGE", reg::kErrDramRange},
+    {"DEADLOCK", reg::kErrDeadlock},        {"LEFTOVER", reg::kErrLeftover},
+    {"BUS_RESP", reg::kErrBusResp}};
+
+int bit_index(uint32_t v) {
+  int i = 0;
+  while ((v >> i) != 1) ++i;
+  return i;
+}
+
 std::string render_cpp(const std::vector<Layout>& layouts) {
   std::ostringstream os;
   os << "// " << std::string(kBanner).replace(std::string(kBanner).find('\n'), 1, "\n// ")
@@ -120,6 +151,16 @@ std::string render_sv(const Layout& l) {
       os << "  localparam int unsigned " << n << "_LSB = " << f.lsb << ", " << n
          << "_W = " << f.width << ";\n";
     }
+  }
+  os << "\n  // Control registers (hardware/isa/registers.h): byte offsets in s_axi_control\n";
+  for (const RegName& r : kRegisters) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "%02X", r.value);
+    os << "  localparam logic [7:0] REG_" << r.name << " = 8'h" << hex << ";\n";
+  }
+  os << "\n  // Bits of the error register (hardware/isa/registers.h ErrorBit)\n";
+  for (const RegName& e : kErrorBits) {
+    os << "  localparam int unsigned ERR_" << e.name << " = " << bit_index(e.value) << ";\n";
   }
   os << "\n  typedef enum logic [2:0] {\n    OP_LOAD = 3'd0,\n    OP_STORE = 3'd1,\n"
         "    OP_GEMM = 3'd2,\n    OP_FINISH = 3'd3,\n    OP_ALU = 3'd4\n  } opcode_e;\n";

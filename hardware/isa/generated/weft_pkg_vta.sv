@@ -101,6 +101,36 @@ package weft_pkg;
   localparam int unsigned UOP_SRC_LSB = 11, UOP_SRC_W = 11;
   localparam int unsigned UOP_WGT_LSB = 22, UOP_WGT_W = 10;
 
+  // Control registers (hardware/isa/registers.h): byte offsets in s_axi_control
+  localparam logic [7:0] REG_CONTROL = 8'h00;
+  localparam logic [7:0] REG_GLOBAL_INT_ENABLE = 8'h04;
+  localparam logic [7:0] REG_IP_INT_ENABLE = 8'h08;
+  localparam logic [7:0] REG_IP_INT_STATUS = 8'h0C;
+  localparam logic [7:0] REG_INSN_COUNT = 8'h10;
+  localparam logic [7:0] REG_INSN_ADDR = 8'h18;
+  localparam logic [7:0] REG_DRAM_BASE = 8'h20;
+  localparam logic [7:0] REG_CYCLES = 8'h28;
+  localparam logic [7:0] REG_LOAD_BUSY = 8'h30;
+  localparam logic [7:0] REG_LOAD_STALL = 8'h38;
+  localparam logic [7:0] REG_COMPUTE_BUSY = 8'h40;
+  localparam logic [7:0] REG_COMPUTE_STALL = 8'h48;
+  localparam logic [7:0] REG_STORE_BUSY = 8'h50;
+  localparam logic [7:0] REG_STORE_STALL = 8'h58;
+  localparam logic [7:0] REG_ERROR = 8'h60;
+  localparam logic [7:0] REG_ERROR_INSN = 8'h64;
+  localparam logic [7:0] REG_MAP_END = 8'h68;
+  localparam logic [7:0] REG_STATUS_ADDR = 8'h68;
+  localparam logic [7:0] REG_KERNEL_MAP_END = 8'h70;
+
+  // Bits of the error register (hardware/isa/registers.h ErrorBit)
+  localparam int unsigned ERR_ILLEGAL_INSN = 0;
+  localparam int unsigned ERR_SRAM_RANGE = 1;
+  localparam int unsigned ERR_TOKEN_OVERFLOW = 2;
+  localparam int unsigned ERR_DRAM_RANGE = 3;
+  localparam int unsigned ERR_DEADLOCK = 4;
+  localparam int unsigned ERR_LEFTOVER = 5;
+  localparam int unsigned ERR_BUS_RESP = 6;
+
   typedef enum logic [2:0] {
     OP_LOAD = 3'd0,
     OP_STORE = 3'd1,
