@@ -1,17 +1,36 @@
-// The registry of built RTL configurations; see rtl_engine.h.
+// The registry of RTL models: the shipped configurations' models built into the binary, found
+// by the hardware they describe, and for any other configuration its RTL plugin (plugin.h);
+// see rtl_engine.h.
 #include "driver/rtl/rtl_engine.h"
 
+#include "driver/rtl/plugin.h"
+#include "driver/rtl/rtl_harness.h"
 #include "hardware/isa/errors.h"
 
 namespace weft::driver::rtl {
 
-#define WEFT_RTL_DECLARE(cfg) \
-  std::unique_ptr<RtlEngine> make_rtl_engine_##cfg(const isa::Layout&, const isa::Platform&);
+#define WEFT_RTL_DECLARE(cfg) std::unique_ptr<TopModel> make_rtl_model_##cfg();
 WEFT_RTL_DECLARE(tiny)
 WEFT_RTL_DECLARE(gemm8x8)
 WEFT_RTL_DECLARE(vta)
 
-std::vector<std::string> rtl_configs() { return {"tiny", "gemm8x8", "vta"}; }
+namespace {
+
+struct BuiltinModel {
+  const char* config;
+  std::unique_ptr<TopModel> (*make)();
+};
+constexpr BuiltinModel kBuiltin[] = {{"tiny", make_rtl_model_tiny},
+                                     {"gemm8x8", make_rtl_model_gemm8x8},
+                                     {"vta", make_rtl_model_vta}};
+
+}  // namespace
+
+std::vector<std::string> rtl_configs() {
+  std::vector<std::string> names;
+  for (const BuiltinModel& b : kBuiltin) names.push_back(b.config);
+  return names;
+}
 
 std::unique_ptr<RtlEngine> make_rtl_engine(const isa::Layout& l, const isa::Platform& p) {
   if (p.axi_data_bits != 128 || p.max_burst_beats != 16) {
@@ -21,14 +40,18 @@ std::unique_ptr<RtlEngine> make_rtl_engine(const isa::Layout& l, const isa::Plat
                     "-beat bursts (use the cycle engine, or a platform such as 'sim' or "
                     "'zcu104')");
   }
-  const std::string& name = l.config.name;
-  if (name == "tiny") return make_rtl_engine_tiny(l, p);
-  if (name == "gemm8x8") return make_rtl_engine_gemm8x8(l, p);
-  if (name == "vta") return make_rtl_engine_vta(l, p);
+  // A configuration file that describes a shipped configuration's hardware runs its model.
+  for (const BuiltinModel& b : kBuiltin) {
+    if (isa::same_hardware(l.config, isa::find_config(b.config)))
+      return std::make_unique<Harness>(l, p, b.make());
+  }
+  if (std::unique_ptr<TopModel> model = open_rtl_plugin(l))
+    return std::make_unique<Harness>(l, p, std::move(model));
   std::string known;
   for (const std::string& n : rtl_configs()) known += (known.empty() ? "" : ", ") + n;
-  throw UserError("the rtl engine has no RTL built for configuration '" + name +
-                  "' (built: " + known + ")");
+  throw UserError("the rtl engine has no RTL for configuration '" + l.config.name +
+                  "' (built in: " + known + "; no plugin at " + rtl_plugin_path(l) +
+                  "): build it with `weft rtl build --config FILE` (Verilator; minutes)");
 }
 
 }  // namespace weft::driver::rtl

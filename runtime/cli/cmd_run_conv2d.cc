@@ -76,7 +76,7 @@ void add_run_conv2d(CLI::App& run) {
                   {"K", s.k},   {"stride", s.stride}, {"pad", s.pad}, {"OH", s.out_h()},
                   {"OW", s.out_w()}};
     j["macs"] = s.macs();
-    j["config"] = o->config;
+    j["config"] = layout.config.name;
     j["engine"] = r.engine;
     j["platform"] = platform.name;
     j["epilogue"] = {{"shift", e.shift}, {"bias", e.bias}, {"clip", e.relu ? "[0, 127]" : "[-128, 127]"}};
