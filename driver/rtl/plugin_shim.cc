@@ -2,6 +2,7 @@
 // the Verilated weft_top of a configuration file (class Vweft_plugin) into a shared library
 // that the rtl engine loads at run time. It only forwards to VerilatedTop.
 #include "Vweft_plugin.h"
+#include "plugin_key.h"  // WEFT_PLUGIN_BUILD_KEY, written next to this file by the build
 #include "verilated_top.h"
 
 #ifndef WEFT_PLUGIN_BUILD_KEY
