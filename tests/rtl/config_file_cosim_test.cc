@@ -4,10 +4,12 @@
 // co-simulates exactly like the shipped ones: random, GEMM-heavy and hand-written programs
 // give the functional model's image and the cycle model's cycles, accounting and
 // per-instruction completions.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include "driver/rtl/plugin.h"
+#include "hardware/isa/errors.h"
 #include "hardware/isa/layout.h"
 #include "hardware/isa/spec.h"
 #include "tests/rtl/cosim.h"
@@ -27,6 +29,23 @@ TEST(ConfigFileRtl, IsNotAShippedConfigurationAndRunsFromItsPlugin) {
   ASSERT_EQ(::stat(driver::rtl::rtl_plugin_path(l).c_str(), &st), 0)
       << "no plugin at " << driver::rtl::rtl_plugin_path(l) << " (the rtl.config_file_build test makes it)";
   EXPECT_NO_THROW(rtl_engine(kConfig));
+}
+
+// What the RTL's data paths cannot build is a named error before Verilator runs: a 1x1x4 GEMM
+// has 1-byte INP elements (the RTL packs at most four elements in a beat).
+TEST(ConfigFileRtl, ConfigurationsTheRtlCannotBuildAreNamed) {
+  isa::HwConfig c = isa::layout_for(kConfig).config;
+  c.name = "b1x1x4";
+  c.log_batch = 0;
+  c.log_block_in = 0;
+  c.log_block_out = 2;
+  c.inp_buf_bytes = 1024;  // shallow buffers keep the instruction fields within 128 bits
+  c.wgt_buf_bytes = 1024;
+  const isa::Layout l = isa::derive_layout(c);
+  EXPECT_THAT([&] { driver::rtl::build_rtl_plugin(l); },
+              ::testing::ThrowsMessage<UserError>(::testing::AllOf(
+                  ::testing::HasSubstr("configuration 'b1x1x4'"),
+                  ::testing::HasSubstr("INP elements (batch x block_in int8) of at least 4 bytes"))));
 }
 
 TEST(ConfigFileRtl, RandomProgramsMatchCycleForCycle) {
