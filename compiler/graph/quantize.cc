@@ -6,10 +6,11 @@
 #include <map>
 #include <numeric>
 
-#include "compiler/graph/eval_f32.h"
+#include "compiler/graph/interpret.h"
 #include "compiler/graph/models/resnet.h"
 #include "compiler/graph/passes/fold_batch_norm.h"
 #include "compiler/graph/verify.h"
+#include "compiler/ops/int8_rounding.h"
 #include "hardware/isa/errors.h"
 
 namespace weft::compiler::graph {
@@ -43,8 +44,6 @@ int residual_input(const Graph& g, const Node& add) {
   return -1;
 }
 
-int8_t q8(double v) { return static_cast<int8_t>(std::clamp(std::nearbyint(v), -127.0, 127.0)); }
-
 }  // namespace
 
 Graph quantize(const Graph& fp32, const QuantizeOptions& opt) {
@@ -62,7 +61,7 @@ Graph quantize(const Graph& fp32, const QuantizeOptions& opt) {
     }
   std::vector<double> maxabs(g.num_values(), 0.0);
   for (const auto& sample : samples)
-    eval_f32(g, sample, [&](ValueId v, const std::vector<float>& data) {
+    interpret<float>(g, sample, [&](ValueId v, const std::vector<float>& data) {
       double m = maxabs[v];
       for (float x : data) m = std::max(m, static_cast<double>(std::fabs(x)));
       maxabs[v] = m;
@@ -192,7 +191,8 @@ Graph quantize(const Graph& fp32, const QuantizeOptions& opt) {
         for (int64_t r = 0; r < rows; ++r) ew.push_back(pow2_exponent(opt.per_channel ? row_max[r] : all));
         std::vector<int8_t> wq(wf.size());
         for (int64_t r = 0; r < rows; ++r)
-          for (int64_t i = 0; i < per; ++i) wq[r * per + i] = q8(std::ldexp(wf[r * per + i], -ew[r]));
+          for (int64_t i = 0; i < per; ++i) wq[r * per + i] = static_cast<int8_t>(
+                ops::round_clip(std::ldexp(wf[r * per + i], -ew[r]), -127.0, 127.0));
         TensorType wt(DType::I8, wshape);
         wt.quant = opt.per_channel ? QuantParams::pow2_per_channel(ew, 0) : QuantParams::pow2(ew[0]);
         ValueId wv = q.add_constant(w.name, wt, ConstData::from_i8(wq));
@@ -212,8 +212,8 @@ Graph quantize(const Graph& fp32, const QuantizeOptions& opt) {
         std::vector<int32_t> bq(rows);
         for (int64_t r = 0; r < rows; ++r) {
           const double b = bf ? bf[bn == 1 ? 0 : r] : 0.0;
-          const double v = std::nearbyint(std::ldexp(b, -(ex + ew[r])));
-          bq[r] = static_cast<int32_t>(std::clamp(v, -1e9, 1e9)) +
+          const double v = ops::round_clip(std::ldexp(b, -(ex + ew[r])), -1e9, 1e9);
+          bq[r] = static_cast<int32_t>(v) +
                   (shifts[r] > 0 ? (int32_t{1} << (shifts[r] - 1)) : 0);
         }
         TensorType bt(DType::I32, {rows});
@@ -263,9 +263,7 @@ Graph quantize(const Graph& fp32, const QuantizeOptions& opt) {
         bound(1, lo);
         bound(2, hi);
         const int e = expo(n.inputs[0]);
-        auto qb = [&](double b) {
-          return std::clamp(std::nearbyint(std::ldexp(b, -e)), -128.0, 127.0);
-        };
+        auto qb = [&](double b) { return ops::round_clip(std::ldexp(b, -e), -128.0, 127.0); };
         const double ql = qb(lo), qh = qb(hi);
         if (ql > qh) unsupported(n, "min is above max");
         if (ql <= -128 && qh >= 127) {

@@ -4,11 +4,12 @@
 //   Graph q = quantize(fp32_graph, options);
 //
 // What it does, in order: folds batch norms (passes/fold_batch_norm), runs the fp32 graph
-// (eval_f32) on the calibration inputs recording each value's largest magnitude, gives values
-// that must share a scale one scale (a ReLU's, max pool's, flatten's and global average
-// pool's input and output; an Add's output and the input that will become the fused residual;
-// a Concat's inputs and output), takes for each group the exponent e = ceil(log2(max/127)),
-// and rewrites the graph:
+// (interpret<float>, interpret.h) on the calibration inputs recording each value's largest
+// magnitude, gives values that must share a scale one scale (a ReLU's, max pool's, flatten's
+// and global average pool's input and output; an Add's output and the input that will become
+// the fused residual; a Concat's inputs and output), takes for each group the exponent
+// e = ceil(log2(max/127)), and rewrites the graph (every rounding below is
+// compiler/ops/int8_rounding.h's):
 //   input             -> weft.Quantize (round half to even, saturate to [-128, 127])
 //   Conv [+bias]      -> weft.QConv(x, w_i8, bias_i32) {shift = e_out - e_x - e_w, relu=0}
 //   Gemm/MatMul (B constant) -> weft.QDense(x, w_i8 [N,K], bias_i32)

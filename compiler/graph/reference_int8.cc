@@ -1,30 +1,20 @@
-// The int8 reference interpreter; see reference_int8.h.
+// The int8 reference interpreter; see reference_int8.h. Its rounding is int8_rounding.h's; its
+// loops over windows and sums are interpret_kernels.h's on integers (int64 sums, so no
+// intermediate wraps before the epilogue's).
 #include "compiler/graph/reference_int8.h"
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 
+#include "compiler/graph/interpret_kernels.h"
+#include "compiler/ops/int8_rounding.h"
 #include "hardware/isa/errors.h"
 
 namespace weft::compiler::graph {
 
-int32_t rshift_round(int64_t v, int s) {
-  if (s <= 0) return static_cast<int32_t>(v * (int64_t{1} << -s));
-  return static_cast<int32_t>((v + (int64_t{1} << (s - 1))) >> s);
-}
-
-int64_t div_round(int64_t num, int64_t den) {
-  const int64_t n = 2 * num + den, d = 2 * den;
-  return n >= 0 ? n / d : -((-n + d - 1) / d);
-}
-
 namespace {
 
 using IVec = std::vector<int32_t>;
-
-int32_t sat8(int64_t v) { return static_cast<int32_t>(std::clamp<int64_t>(v, -128, 127)); }
-int32_t wrap32(int64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v))); }
 
 int exp_of(const TensorType& t) {
   if (!t.quant.present() || !t.quant.is_pow2() || t.quant.per_channel())
@@ -35,6 +25,126 @@ int exp_of(const TensorType& t) {
 
 [[noreturn]] void fail(const Node& n, const std::string& what) {
   throw UserError("reference_int8: node '" + n.name + "' (" + op_name(n.kind) + "): " + what);
+}
+
+std::vector<int64_t> widen(const IVec& v) { return std::vector<int64_t>(v.begin(), v.end()); }
+
+IVec quantized(const std::vector<float>& f, int e) {
+  IVec o(f.size());
+  for (size_t i = 0; i < f.size(); ++i) o[i] = ops::quantize(f[i], e);
+  return o;
+}
+
+// The window of a pooling node over NCHW `xt` to `ot` (dilations are not read: int8 pools have
+// none).
+Window2d pool_window(const Node& n, const TensorType& xt, const TensorType& ot) {
+  Window2d s;
+  s.n = xt.shape[0], s.c = xt.shape[1], s.h = xt.shape[2], s.w = xt.shape[3];
+  s.oh = ot.shape[2], s.ow = ot.shape[3];
+  if (n.kind == OpKind::GlobalAveragePool) {
+    s.kh = s.h, s.kw = s.w;
+    return s;
+  }
+  const auto k = n.get_ints("kernel_shape"), st = n.get_ints("strides", {1, 1}),
+             pd = n.get_ints("pads", {0, 0, 0, 0});
+  s.kh = k[0], s.kw = k[1], s.sh = st[0], s.sw = st[1];
+  s.pt = pd[0], s.pl = pd[1], s.pb = pd[2], s.pr = pd[3];
+  return s;
+}
+
+// QConv/QDense (and their accelerator forms): int64 sums, then the accelerator's epilogue.
+IVec qconv(const Graph& g, const Node& n, const IVec& a, const IVec& w, const IVec* bias,
+           const IVec* res) {
+  const TensorType& xt = g.value(n.inputs[0]).type;
+  const TensorType& wt = g.value(n.inputs[1]).type;
+  const TensorType& ot = g.value(n.outputs[0]).type;
+  const bool conv = n.kind == OpKind::QConv || n.kind == OpKind::AccelConv;
+  const int64_t O = wt.shape[0];
+  std::vector<int64_t> shifts = n.get_ints("shifts", {});
+  if (shifts.empty()) shifts.assign(static_cast<size_t>(O), n.get_int("shift", 0));
+  const bool relu = n.get_int("relu", 0) != 0;
+  std::vector<int64_t> acc(static_cast<size_t>(ot.elements()));
+  int64_t plane = 1;  // output elements per channel and image
+  if (conv) {
+    Window2d s;
+    s.n = xt.shape[0], s.c = xt.shape[1], s.h = xt.shape[2], s.w = xt.shape[3];
+    s.kh = wt.shape[2], s.kw = wt.shape[3], s.oh = ot.shape[2], s.ow = ot.shape[3];
+    const auto st = n.get_ints("strides", {1, 1}), pd = n.get_ints("pads", {0, 0, 0, 0}),
+               dl = n.get_ints("dilations", {1, 1});
+    s.sh = st[0], s.sw = st[1], s.dh = dl[0], s.dw = dl[1];
+    s.pt = pd[0], s.pl = pd[1], s.pb = pd[2], s.pr = pd[3];
+    conv2d_kernel<int64_t>(widen(a).data(), widen(w).data(), nullptr, acc.data(), s, O);
+    plane = s.oh * s.ow;
+  } else {
+    dense_kernel<int64_t>(widen(a).data(), widen(w).data(), acc.data(), xt.shape[0], O,
+                          xt.shape[1]);
+  }
+  IVec o(acc.size());
+  for (size_t i = 0; i < acc.size(); ++i) {
+    const size_t c = static_cast<size_t>((static_cast<int64_t>(i) / plane) % O);
+    o[i] = ops::accel_epilogue(acc[i], bias ? (*bias)[c] : 0, static_cast<int>(shifts[c]),
+                               res ? (*res)[i] : 0, relu);
+  }
+  return o;
+}
+
+// Written from the op's definition (ops.def), by output element: channel oc of the output is
+// input channel oc / (k*k) at tap ((oc / k) % k, oc % k), or a constant channel past C*k*k.
+IVec im2col(const Node& n, const TensorType& xt, const TensorType& ot, const IVec& a) {
+  const int64_t k = n.get_int("kernel", 1), s = n.get_int("stride", 1), y0 = n.get_int("y0", 0);
+  const auto pd = n.get_ints("pads", {0, 0, 0, 0});
+  const int64_t C = xt.shape[1], H = xt.shape[2], W = xt.shape[3];
+  const int64_t OC = ot.shape[1], OH = ot.shape[2], OW = ot.shape[3];
+  IVec o(static_cast<size_t>(ot.elements()), 0);
+  for (int64_t bt = 0; bt < xt.shape[0]; ++bt)
+    for (int64_t oc = 0; oc < OC; ++oc) {
+      const int64_t c = oc / (k * k), ky = (oc / k) % k, kx = oc % k;
+      if (c >= C) {  // a constant channel
+        const int64_t v = n.get_ints("consts", {})[static_cast<size_t>(oc - C * k * k)];
+        std::fill_n(o.begin() + (bt * OC + oc) * OH * OW, OH * OW, static_cast<int32_t>(v));
+        continue;
+      }
+      for (int64_t yy = 0; yy < OH; ++yy)
+        for (int64_t xx = 0; xx < OW; ++xx) {
+          const int64_t iy = s * (y0 + yy) + ky - pd[0], ix = s * xx + kx - pd[1];
+          if (iy >= 0 && iy < H && ix >= 0 && ix < W)
+            o[((bt * OC + oc) * OH + yy) * OW + xx] = a[((bt * C + c) * H + iy) * W + ix];
+        }
+    }
+  return o;
+}
+
+IVec space_to_depth(const Node& n, const TensorType& xt, const TensorType& ot, const IVec& a) {
+  const int64_t b = n.get_int("block", 2);
+  const auto pd = n.get_ints("pads", {0, 0, 0, 0});
+  const int64_t C = xt.shape[1], H = xt.shape[2], W = xt.shape[3];
+  const int64_t OC = ot.shape[1], OH = ot.shape[2], OW = ot.shape[3];
+  IVec o(static_cast<size_t>(ot.elements()), 0);
+  for (int64_t bt = 0; bt < xt.shape[0]; ++bt)
+    for (int64_t oc = 0; oc < OC; ++oc) {
+      const int64_t c = oc / (b * b), by = (oc / b) % b, bx = oc % b;
+      for (int64_t yy = 0; yy < OH; ++yy)
+        for (int64_t xx = 0; xx < OW; ++xx) {
+          const int64_t iy = b * yy + by - pd[0], ix = b * xx + bx - pd[1];
+          if (iy >= 0 && iy < H && ix >= 0 && ix < W)
+            o[((bt * OC + oc) * OH + yy) * OW + xx] = a[((bt * C + c) * H + iy) * W + ix];
+        }
+    }
+  return o;
+}
+
+IVec pool(const Node& n, const TensorType& xt, const TensorType& ot, const IVec& a) {
+  const Window2d s = pool_window(n, xt, ot);
+  IVec o(static_cast<size_t>(ot.elements()));
+  if (n.kind == OpKind::MaxPool) {
+    max_pool_kernel<int32_t>(a.data(), o.data(), s);
+    return o;
+  }
+  const int d = exp_of(xt) - exp_of(ot);
+  avg_pool_kernel<int32_t, int64_t>(
+      a.data(), o.data(), s, n.get_int("count_include_pad", 0) != 0,
+      [d](int64_t sum, int64_t count) { return ops::requantize_average(sum, count, d); });
+  return o;
 }
 
 }  // namespace
@@ -79,20 +189,14 @@ std::vector<std::vector<float>> reference_int8(const Graph& g,
     const TensorType& xt = g.value(x).type;
     const TensorType& ot = g.value(y).type;
     switch (n.kind) {
-      case OpKind::Quantize: {
-        const auto& f = fv.at(x);
-        const int e = exp_of(ot);
-        IVec o(f.size());
-        for (size_t i = 0; i < f.size(); ++i)
-          o[i] = sat8(static_cast<int64_t>(std::nearbyint(std::ldexp(static_cast<double>(f[i]), -e))));
-        iv[y] = o;
+      case OpKind::Quantize:
+        iv[y] = quantized(fv.at(x), exp_of(ot));
         break;
-      }
       case OpKind::Dequantize: {
         const IVec& a = ints(x);
         const int e = exp_of(xt);
         std::vector<float> o(a.size());
-        for (size_t i = 0; i < a.size(); ++i) o[i] = std::ldexp(static_cast<float>(a[i]), e);
+        for (size_t i = 0; i < a.size(); ++i) o[i] = ops::dequantize(a[i], e);
         fv[y] = o;
         break;
       }
@@ -101,55 +205,9 @@ std::vector<std::vector<float>> reference_int8(const Graph& g,
       case OpKind::QDense:
       case OpKind::AccelDense: {
         const bool conv = n.kind == OpKind::QConv || n.kind == OpKind::AccelConv;
-        const IVec& a = ints(x);
-        const Value& wv = g.value(n.inputs[1]);
-        const IVec& w = ints(n.inputs[1]);
-        const IVec* bias = n.inputs.size() > 2 && n.inputs[2] != kNone ? &ints(n.inputs[2]) : nullptr;
-        const IVec* res = conv && n.inputs.size() > 3 && n.inputs[3] != kNone ? &ints(n.inputs[3]) : nullptr;
-        const int64_t O = wv.type.shape[0];
-        std::vector<int64_t> shifts = n.get_ints("shifts", {});
-        if (shifts.empty()) shifts.assign(O, n.get_int("shift", 0));
-        const bool relu = n.get_int("relu", 0) != 0;
-        IVec o(static_cast<size_t>(ot.elements()));
-        if (conv) {
-          const auto st = n.get_ints("strides", {1, 1}), pd = n.get_ints("pads", {0, 0, 0, 0}),
-                     dl = n.get_ints("dilations", {1, 1});
-          const int64_t C = xt.shape[1], H = xt.shape[2], W = xt.shape[3];
-          const int64_t KH = wv.type.shape[2], KW = wv.type.shape[3], OH = ot.shape[2], OW = ot.shape[3];
-          for (int64_t b = 0; b < xt.shape[0]; ++b)
-            for (int64_t oc = 0; oc < O; ++oc)
-              for (int64_t oy = 0; oy < OH; ++oy)
-                for (int64_t ox = 0; ox < OW; ++ox) {
-                  int64_t acc = 0;
-                  for (int64_t c = 0; c < C; ++c)
-                    for (int64_t ky = 0; ky < KH; ++ky) {
-                      const int64_t iy = oy * st[0] + ky * dl[0] - pd[0];
-                      if (iy < 0 || iy >= H) continue;
-                      for (int64_t kx = 0; kx < KW; ++kx) {
-                        const int64_t ix = ox * st[1] + kx * dl[1] - pd[1];
-                        if (ix < 0 || ix >= W) continue;
-                        acc += int64_t{a[((b * C + c) * H + iy) * W + ix]} *
-                               w[((oc * C + c) * KH + ky) * KW + kx];
-                      }
-                    }
-                  const size_t at = static_cast<size_t>(((b * O + oc) * OH + oy) * OW + ox);
-                  int64_t v = wrap32(wrap32(acc) + int64_t{bias ? (*bias)[oc] : 0});
-                  v = static_cast<int32_t>(v) >> shifts[oc];
-                  if (res) v = wrap32(v + (*res)[at]);
-                  o[at] = static_cast<int32_t>(std::clamp<int64_t>(v, relu ? 0 : -128, 127));
-                }
-        } else {
-          const int64_t M = xt.shape[0], K = xt.shape[1];
-          for (int64_t i = 0; i < M; ++i)
-            for (int64_t j = 0; j < O; ++j) {
-              int64_t acc = 0;
-              for (int64_t k = 0; k < K; ++k) acc += int64_t{a[i * K + k]} * w[j * K + k];
-              int64_t v = wrap32(wrap32(acc) + int64_t{bias ? (*bias)[j] : 0});
-              v = static_cast<int32_t>(v) >> shifts[j];
-              o[i * O + j] = static_cast<int32_t>(std::clamp<int64_t>(v, relu ? 0 : -128, 127));
-            }
-        }
-        iv[y] = o;
+        const auto has = [&](size_t k) { return n.inputs.size() > k && n.inputs[k] != kNone; };
+        iv[y] = qconv(g, n, ints(x), ints(n.inputs[1]), has(2) ? &ints(n.inputs[2]) : nullptr,
+                      conv && has(3) ? &ints(n.inputs[3]) : nullptr);
         break;
       }
       case OpKind::Relu: {
@@ -183,73 +241,25 @@ std::vector<std::vector<float>> reference_int8(const Graph& g,
       case OpKind::Pack:
         iv[y] = ints(x);
         break;
-      case OpKind::SpaceToDepth: {
-        const IVec& a = ints(x);
-        const int64_t b = n.get_int("block", 2);
-        const auto pd = n.get_ints("pads", {0, 0, 0, 0});
-        const int64_t C = xt.shape[1], H = xt.shape[2], W = xt.shape[3];
-        const int64_t OC = ot.shape[1], OH = ot.shape[2], OW = ot.shape[3];
-        IVec o(static_cast<size_t>(ot.elements()), 0);
-        for (int64_t bt = 0; bt < xt.shape[0]; ++bt)
-          for (int64_t oc = 0; oc < OC; ++oc) {
-            const int64_t c = oc / (b * b), by = (oc / b) % b, bx = oc % b;
-            for (int64_t yy = 0; yy < OH; ++yy)
-              for (int64_t xx = 0; xx < OW; ++xx) {
-                const int64_t iy = b * yy + by - pd[0], ix = b * xx + bx - pd[1];
-                if (iy >= 0 && iy < H && ix >= 0 && ix < W)
-                  o[((bt * OC + oc) * OH + yy) * OW + xx] = a[((bt * C + c) * H + iy) * W + ix];
-              }
-          }
-        iv[y] = o;
+      case OpKind::SpaceToDepth:
+        iv[y] = space_to_depth(n, xt, ot, ints(x));
         break;
-      }
-      case OpKind::Im2Col: {
-        // Written from the op's definition (ops.def), by output element. An f32 input is
-        // quantized first, as weft.Quantize does.
-        IVec qx;
-        if (xt.dtype == DType::F32) {
-          const auto& f = fv.at(x);
-          const int e = exp_of(ot);
-          qx.resize(f.size());
-          for (size_t i = 0; i < f.size(); ++i)
-            qx[i] = sat8(static_cast<int64_t>(std::nearbyint(std::ldexp(static_cast<double>(f[i]), -e))));
-        }
-        const IVec& a = xt.dtype == DType::F32 ? qx : ints(x);
-        const int64_t k = n.get_int("kernel", 1), s = n.get_int("stride", 1), y0 = n.get_int("y0", 0);
-        const auto pd = n.get_ints("pads", {0, 0, 0, 0});
-        const int64_t C = xt.shape[1], H = xt.shape[2], W = xt.shape[3];
-        const int64_t OC = ot.shape[1], OH = ot.shape[2], OW = ot.shape[3];
-        IVec o(static_cast<size_t>(ot.elements()), 0);
-        for (int64_t bt = 0; bt < xt.shape[0]; ++bt)
-          for (int64_t oc = 0; oc < OC; ++oc) {
-            const int64_t c = oc / (k * k), ky = (oc / k) % k, kx = oc % k;
-            if (c >= C) {  // a constant channel
-              const int64_t v = n.get_ints("consts", {})[static_cast<size_t>(oc - C * k * k)];
-              for (int64_t i = 0; i < OH * OW; ++i) o[static_cast<size_t>((bt * OC + oc) * OH * OW + i)] = static_cast<int32_t>(v);
-              continue;
-            }
-            for (int64_t yy = 0; yy < OH; ++yy)
-              for (int64_t xx = 0; xx < OW; ++xx) {
-                const int64_t iy = s * (y0 + yy) + ky - pd[0], ix = s * xx + kx - pd[1];
-                if (iy >= 0 && iy < H && ix >= 0 && ix < W)
-                  o[((bt * OC + oc) * OH + yy) * OW + xx] = a[((bt * C + c) * H + iy) * W + ix];
-              }
-          }
-        iv[y] = o;
+      case OpKind::Im2Col:  // an f32 input is quantized first, as weft.Quantize does
+        iv[y] = im2col(n, xt, ot, xt.dtype == DType::F32 ? quantized(fv.at(x), exp_of(ot)) : ints(x));
         break;
-      }
       case OpKind::Concat: {
         int64_t axis = n.get_int("axis", 0);
         if (axis < 0) axis += xt.rank();
         int64_t outer = 1;
         for (int64_t d = 0; d < axis; ++d) outer *= ot.shape[d];
-        IVec o;
-        for (int64_t k = 0; k < outer; ++k)
-          for (ValueId in : n.inputs) {
-            const IVec& v = ints(in);
-            const int64_t chunk = static_cast<int64_t>(v.size()) / outer;
-            o.insert(o.end(), v.begin() + k * chunk, v.begin() + (k + 1) * chunk);
-          }
+        std::vector<const int32_t*> parts;
+        std::vector<int64_t> inner;
+        for (ValueId in : n.inputs) {
+          parts.push_back(ints(in).data());
+          inner.push_back(static_cast<int64_t>(ints(in).size()) / outer);
+        }
+        IVec o(static_cast<size_t>(ot.elements()));
+        concat_kernel<int32_t>(parts, inner, outer, o.data());
         iv[y] = o;
         break;
       }
@@ -262,53 +272,18 @@ std::vector<std::vector<float>> reference_int8(const Graph& g,
         if (n.kind == OpKind::Add) {
           const IVec& b = ints(n.inputs[1]);
           const int sb = eo - exp_of(g.value(n.inputs[1]).type);
-          for (size_t i = 0; i < a.size(); ++i)
-            o[i] = sat8(int64_t{rshift_round(a[i], sa)} + rshift_round(b[i], sb));
+          for (size_t i = 0; i < a.size(); ++i) o[i] = ops::requantize_add(a[i], sa, b[i], sb);
         } else {
-          for (size_t i = 0; i < a.size(); ++i) o[i] = sat8(rshift_round(a[i], sa));
+          for (size_t i = 0; i < a.size(); ++i) o[i] = ops::requantize(a[i], sa);
         }
         iv[y] = o;
         break;
       }
       case OpKind::MaxPool:
       case OpKind::AveragePool:
-      case OpKind::GlobalAveragePool: {
-        const IVec& a = ints(x);
-        const int64_t NC = xt.shape[0] * xt.shape[1], H = xt.shape[2], W = xt.shape[3];
-        const bool global = n.kind == OpKind::GlobalAveragePool;
-        const auto k = global ? std::vector<int64_t>{H, W} : n.get_ints("kernel_shape");
-        const auto st = global ? std::vector<int64_t>{1, 1} : n.get_ints("strides", {1, 1});
-        const auto pd = global ? std::vector<int64_t>{0, 0, 0, 0} : n.get_ints("pads", {0, 0, 0, 0});
-        const bool incl = n.get_int("count_include_pad", 0) != 0;
-        const int64_t OH = ot.shape[2], OW = ot.shape[3];
-        const int d = n.kind == OpKind::MaxPool ? 0 : exp_of(xt) - exp_of(ot);
-        IVec o(static_cast<size_t>(ot.elements()));
-        for (int64_t p = 0; p < NC; ++p)
-          for (int64_t oy = 0; oy < OH; ++oy)
-            for (int64_t ox = 0; ox < OW; ++ox) {
-              int64_t acc = n.kind == OpKind::MaxPool ? -128 : 0, cnt = 0;
-              for (int64_t ky = 0; ky < k[0]; ++ky)
-                for (int64_t kx = 0; kx < k[1]; ++kx) {
-                  const int64_t iy = oy * st[0] + ky - pd[0], ix = ox * st[1] + kx - pd[1];
-                  if (iy < 0 || iy >= H || ix < 0 || ix >= W) {
-                    if (incl && iy < H + pd[2] && ix < W + pd[3]) ++cnt;
-                    continue;
-                  }
-                  const int32_t v = a[(p * H + iy) * W + ix];
-                  acc = n.kind == OpKind::MaxPool ? std::max<int64_t>(acc, v) : acc + v;
-                  ++cnt;
-                }
-              int64_t r = acc;
-              if (n.kind != OpKind::MaxPool) {
-                const int64_t num = d >= 0 ? acc * (int64_t{1} << d) : acc;
-                const int64_t den = d >= 0 ? cnt : cnt * (int64_t{1} << -d);
-                r = sat8(div_round(num, den));
-              }
-              o[(p * OH + oy) * OW + ox] = static_cast<int32_t>(r);
-            }
-        iv[y] = o;
+      case OpKind::GlobalAveragePool:
+        iv[y] = pool(n, xt, ot, ints(x));
         break;
-      }
       default:
         fail(n, "is not an int8 operator");
     }

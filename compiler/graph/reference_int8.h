@@ -1,14 +1,18 @@
-// An independent int8 reference interpreter of quantized graphs: straight loops over logical
-// (plain) tensors, written from the semantics in quantize.h, sharing no code with the
-// executor's kernels or the accelerator's lowering. Layouts are ignored (Pack and Unpack are
-// identities on logical tensors, weft.AccelConv/AccelDense are QConv/QDense), so it interprets
-// the graph after any pass of the int8 pipeline. The executor's results on every engine must
-// equal it bit for bit.
+// The int8 reference interpreter of quantized graphs: straight loops over logical (plain)
+// tensors, written from the semantics in quantize.h, sharing no loops with the executor's
+// kernels or the accelerator's lowering (only the rounding rules, which int8_rounding_test
+// pins case by case). Layouts are ignored (Pack and Unpack are identities on
+// logical tensors, weft.AccelConv/AccelDense are QConv/QDense), so it interprets the graph
+// after any pass of the int8 pipeline. The executor's results on every engine (functional,
+// cycle, rtl; the CPU kernels and the LLVM int8 kernels) must equal it bit for bit.
 //
-// Rounding it fixes: Quantize rounds half to even and saturates; a requantizing shift right by
-// s > 0 of v computes (v + 2^(s-1)) >> s (half up) for int8 Add/Requantize; averages divide
-// rounding half up (floor((2*num + den) / (2*den))); QConv/QDense shift with the floor of the
-// arithmetic shift (their bias carries the rounding term).
+// Its rounding is compiler/ops/int8_rounding.h's: Quantize rounds half to even and saturates;
+// int8 Add/Requantize shift rounding half up (shift_round); averages divide rounding half up
+// (round_div); QConv/QDense end in the accelerator's epilogue (a floor shift: their bias
+// carries the rounding term). Sums and windows are interpret_kernels.h's loops on integers. It
+// keeps its own walk over the nodes: its values are int8 tensors with exponents, its constants
+// may be packed, and its operators are Weft's int8 kinds, none of which the float
+// interpreter (interpret.h) has.
 #pragma once
 
 #include <vector>
@@ -21,9 +25,5 @@ namespace weft::compiler::graph {
 /// as float (int8 outputs converted as plain integers, f32 outputs as they are).
 std::vector<std::vector<float>> reference_int8(const Graph& g,
                                                const std::vector<std::vector<float>>& inputs);
-
-/// Helpers with the reference's rounding (also used by tests).
-int32_t rshift_round(int64_t v, int s);  // s may be negative (a left shift)
-int64_t div_round(int64_t num, int64_t den);  // den > 0, half up
 
 }  // namespace weft::compiler::graph

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "compiler/ir/arith.h"
 #include "compiler/ir/printer.h"
 #include "hardware/isa/errors.h"
 
@@ -29,7 +30,7 @@ namespace {
 
 class Interpreter {
  public:
-  Interpreter(BufferData& b, const std::map<std::string, Intrinsic>& i) : buffers_(b), intr_(i) {}
+  Interpreter(BufferData& b, const IntrinsicImpls& i) : buffers_(b), intr_(i) {}
 
   int64_t eval(const Expr& e) {
     switch (e->kind) {
@@ -58,9 +59,7 @@ class Interpreter {
           case BinOp::kFloorDiv:
           case BinOp::kFloorMod: {
             if (b == 0) throw UserError("division by zero in " + to_string(e));
-            int64_t q = a / b;
-            if (a % b != 0 && ((a < 0) != (b < 0))) --q;
-            return n.op == BinOp::kFloorDiv ? q : a - q * b;
+            return n.op == BinOp::kFloorDiv ? floor_div(a, b) : floor_mod(a, b);
           }
           case BinOp::kMin:
             return std::min(a, b);
@@ -87,11 +86,11 @@ class Interpreter {
       }
       case NodeKind::kCall: {
         const auto& n = static_cast<const Call&>(*e);
-        if (n.name == kSelect && n.args.size() == 3 && !intr_.count(n.name)) {
+        if (n.op == Intrinsic::kSelect && !intr_.count(n.op)) {
           const int64_t c = eval(n.args[0]), a = eval(n.args[1]), b = eval(n.args[2]);
           return c ? a : b;
         }
-        if (n.name == kDot4U8S8 && n.args.size() == 2 && !intr_.count(n.name)) {
+        if (n.op == Intrinsic::kDot4U8S8 && !intr_.count(n.op)) {
           const int64_t x = eval(n.args[0]), y = eval(n.args[1]);
           int64_t sum = 0;
           for (int b = 0; b < 4; ++b) {
@@ -101,7 +100,7 @@ class Interpreter {
           }
           return wrap(sum, DType::kInt32);
         }
-        if (n.name == kDot2I16 && n.args.size() == 2 && !intr_.count(n.name)) {
+        if (n.op == Intrinsic::kDot2I16 && !intr_.count(n.op)) {
           const int64_t x = eval(n.args[0]), y = eval(n.args[1]);
           auto lo = [](int64_t v) {
             return static_cast<int64_t>(static_cast<int16_t>(v & 0xffff));
@@ -111,8 +110,8 @@ class Interpreter {
           };
           return wrap(lo(x) * lo(y) + hi(x) * hi(y), DType::kInt32);
         }
-        auto it = intr_.find(n.name);
-        if (it == intr_.end()) throw UserError("interpreter: unknown intrinsic '" + n.name + "'");
+        auto it = intr_.find(n.op);
+        if (it == intr_.end()) throw UserError("interpreter: unknown intrinsic '" + n.name() + "'");
         std::vector<int64_t> args;
         for (const Expr& a : n.args) args.push_back(eval(a));
         return it->second(n, args, buffers_);
@@ -193,14 +192,13 @@ class Interpreter {
   }
 
   BufferData& buffers_;
-  const std::map<std::string, Intrinsic>& intr_;
+  const IntrinsicImpls& intr_;
   std::unordered_map<const VarObj*, int64_t> env_;
 };
 
 }  // namespace
 
-void interpret(const Stmt& s, BufferData& buffers,
-               const std::map<std::string, Intrinsic>& intrinsics) {
+void interpret(const Stmt& s, BufferData& buffers, const IntrinsicImpls& intrinsics) {
   Interpreter(buffers, intrinsics).exec(s);
 }
 

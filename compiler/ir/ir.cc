@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "compiler/ir/arith.h"
 #include "hardware/isa/errors.h"
 
 namespace weft::compiler::ir {
@@ -92,6 +93,24 @@ const char* for_kind_name(ForKind k) {
   return "?";
 }
 
+const char* thread_axis_name(ThreadAxis a) {
+  switch (a) {
+    case ThreadAxis::kBlockX:
+      return "blockIdx.x";
+    case ThreadAxis::kBlockY:
+      return "blockIdx.y";
+    case ThreadAxis::kBlockZ:
+      return "blockIdx.z";
+    case ThreadAxis::kThreadX:
+      return "threadIdx.x";
+    case ThreadAxis::kThreadY:
+      return "threadIdx.y";
+    case ThreadAxis::kThreadZ:
+      return "threadIdx.z";
+  }
+  return "?";
+}
+
 int64_t BufferObj::elements() const {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
@@ -112,18 +131,18 @@ const IntImm* as_imm(const Expr& e) {
   return e && e->kind == NodeKind::kIntImm ? static_cast<const IntImm*>(e.get()) : nullptr;
 }
 
-namespace {
-
-int64_t floordiv_i(int64_t a, int64_t b) {
-  const int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+bool is_var(const Expr& e, const Var& v) {
+  return e->kind == NodeKind::kVarRef && static_cast<const VarRef&>(*e).var == v;
 }
-int64_t floormod_i(int64_t a, int64_t b) { return a - floordiv_i(a, b) * b; }
+
+namespace {
 
 DType wider(DType a, DType b) {
   if (is_float(a) != is_float(b)) return is_float(a) ? a : b;  // float wins over integers
   return dtype_bits(a) >= dtype_bits(b) ? a : b;
 }
+
+}  // namespace
 
 Expr binary(BinOp op, Expr a, Expr b) {
   if (!a || !b) throw InternalError("binary: null operand");
@@ -140,10 +159,10 @@ Expr binary(BinOp op, Expr a, Expr b) {
       case BinOp::kMul:
         return imm(u * v, t);
       case BinOp::kFloorDiv:
-        if (v != 0) return imm(floordiv_i(u, v), t);
+        if (v != 0) return imm(floor_div(u, v), t);
         break;
       case BinOp::kFloorMod:
-        if (v != 0) return imm(floormod_i(u, v), t);
+        if (v != 0) return imm(floor_mod(u, v), t);
         break;
       case BinOp::kMin:
         return imm(std::min(u, v), t);
@@ -169,26 +188,30 @@ Expr binary(BinOp op, Expr a, Expr b) {
   return std::make_shared<Binary>(op, std::move(a), std::move(b), t);
 }
 
-}  // namespace
-
 Expr imm(int64_t v, DType t) { return std::make_shared<IntImm>(t, v); }
 Expr fimm(double v, DType t) { return std::make_shared<FloatImm>(t, v); }
 Expr dot2_i16(Expr x, Expr y) {
-  return call(DType::kInt32, kDot2I16, {std::move(x), std::move(y)});
+  return call(DType::kInt32, Intrinsic::kDot2I16, {std::move(x), std::move(y)});
 }
 Expr dot4_u8s8(Expr x, Expr y) {
-  return call(DType::kInt32, kDot4U8S8, {std::move(x), std::move(y)});
+  return call(DType::kInt32, Intrinsic::kDot4U8S8, {std::move(x), std::move(y)});
 }
 Expr dot4_i8(Expr x, Expr y) {
-  return call(DType::kInt32, kDot4I8, {std::move(x), std::move(y)});
+  return call(DType::kInt32, Intrinsic::kDot4I8, {std::move(x), std::move(y)});
 }
 Expr round_even(Expr x) {
   const DType t = x->dtype;
-  return call(t, kRoundEven, {std::move(x)});
+  return call(t, Intrinsic::kRoundEven, {std::move(x)});
 }
 Expr select(Expr cond, Expr a, Expr b) {
   const DType t = a->dtype;
-  return call(t, kSelect, {std::move(cond), std::move(a), std::move(b)});
+  return call(t, Intrinsic::kSelect, {std::move(cond), std::move(a), std::move(b)});
+}
+Expr flat_index(const Buffer& b, const std::vector<Expr>& idx, size_t dims) {
+  if (dims == 0) return imm(0);
+  Expr e = idx[0];
+  for (size_t d = 1; d < dims; ++d) e = add(mul(e, imm(b->shape[d])), idx[d]);
+  return e;
 }
 Expr ref(const Var& v) { return std::make_shared<VarRef>(v); }
 Expr add(Expr a, Expr b) { return binary(BinOp::kAdd, std::move(a), std::move(b)); }
@@ -213,12 +236,27 @@ Expr load(const Buffer& b, std::vector<Expr> indices) {
   }
   return std::make_shared<Load>(b, std::move(indices));
 }
-Expr call(DType t, const std::string& name, std::vector<Expr> args, std::vector<Buffer> buffers) {
-  return std::make_shared<Call>(t, name, std::move(args), std::move(buffers));
+Expr call(DType t, Intrinsic op, std::vector<Expr> args, std::vector<Buffer> buffers) {
+  const IntrinsicInfo& info = intrinsic_info(op);
+  if ((info.args != IntrinsicInfo::kVariadic && static_cast<int>(args.size()) != info.args) ||
+      static_cast<int>(buffers.size()) != info.buffers) {
+    throw InternalError(std::string("call of ") + info.name + " with " +
+                        std::to_string(buffers.size()) + " buffers and " +
+                        std::to_string(args.size()) + " arguments (it takes " +
+                        std::to_string(info.buffers) + " and " +
+                        (info.args == IntrinsicInfo::kVariadic ? std::string("any number")
+                                                               : std::to_string(info.args)) +
+                        ")");
+  }
+  return std::make_shared<Call>(t, op, std::move(args), std::move(buffers));
 }
 
-Stmt for_loop(const Var& v, Expr min, Expr extent, ForKind kind, Stmt body) {
-  return std::make_shared<For>(v, std::move(min), std::move(extent), kind, std::move(body));
+Stmt for_loop(const Var& v, Expr min, Expr extent, ForKind kind, Stmt body,
+              std::optional<ThreadAxis> thread) {
+  return std::make_shared<For>(v, std::move(min), std::move(extent), kind, std::move(body), thread);
+}
+Stmt with_body(const For& f, Stmt body) {
+  return for_loop(f.var, f.min, f.extent, f.kind, std::move(body), f.thread);
 }
 Stmt store(const Buffer& b, std::vector<Expr> indices, Expr value) {
   if (indices.size() != b->shape.size()) {

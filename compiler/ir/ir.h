@@ -6,8 +6,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "compiler/ir/intrinsics.h"
 
 namespace weft::compiler::ir {
 
@@ -130,17 +133,17 @@ struct Load : ExprNode {
   const Buffer buffer;
   const std::vector<Expr> indices;
 };
-/// An intrinsic call (e.g. a tensorized GEMM or a DMA copy) identified by name; `buffers` are
-/// the buffers it accesses (a DMA's destination and source), printed before the arguments.
+/// A call of an intrinsic of the registry (intrinsics.h), e.g. a tensorized GEMM or a DMA
+/// copy; `buffers` are the buffers it accesses (a DMA's destination and source), printed
+/// before the arguments.
 struct Call : ExprNode {
-  Call(DType t, std::string n, std::vector<Expr> a, std::vector<Buffer> b = {})
-      : ExprNode(NodeKind::kCall, t),
-        name(std::move(n)),
-        args(std::move(a)),
-        buffers(std::move(b)) {}
-  const std::string name;
+  Call(DType t, Intrinsic o, std::vector<Expr> a, std::vector<Buffer> b = {})
+      : ExprNode(NodeKind::kCall, t), op(o), args(std::move(a)), buffers(std::move(b)) {}
+  const Intrinsic op;
   const std::vector<Expr> args;
   const std::vector<Buffer> buffers;
+  /// The printed name (for messages).
+  std::string name() const { return intrinsic_name(op); }
 };
 
 // ---- Statements ----
@@ -148,18 +151,29 @@ struct Call : ExprNode {
 /// How a loop runs.
 enum class ForKind { kSerial, kUnrolled, kVectorized, kParallel, kVirtualThread };
 const char* for_kind_name(ForKind k);
+/// The GPU thread index a loop can be bound to (CUDA's blockIdx and threadIdx).
+enum class ThreadAxis { kBlockX, kBlockY, kBlockZ, kThreadX, kThreadY, kThreadZ };
+/// "blockIdx.x", ..., "threadIdx.z".
+const char* thread_axis_name(ThreadAxis a);
+/// Whether `a` is a threadIdx axis (threads of one block, which share its shared memory).
+inline bool is_thread_index(ThreadAxis a) { return a >= ThreadAxis::kThreadX; }
+/// A loop. `thread` binds it to a GPU block or thread index (te::Stage::bind): on the GPU it
+/// is no loop, each block (thread) runs its own iteration; elsewhere it runs as `kind` says.
+/// A bound loop prints with the line `// attr bind.<axis> = <extent>` before it.
 struct For : StmtNode {
-  For(Var v, Expr mn, Expr ext, ForKind k, Stmt b)
+  For(Var v, Expr mn, Expr ext, ForKind k, Stmt b, std::optional<ThreadAxis> t)
       : StmtNode(NodeKind::kFor),
         var(std::move(v)),
         min(std::move(mn)),
         extent(std::move(ext)),
         kind(k),
-        body(std::move(b)) {}
+        body(std::move(b)),
+        thread(t) {}
   const Var var;
   const Expr min, extent;
   const ForKind kind;
   const Stmt body;
+  const std::optional<ThreadAxis> thread;
 };
 struct Store : StmtNode {
   Store(Buffer b, std::vector<Expr> idx, Expr v)
@@ -221,12 +235,17 @@ Expr shr(Expr a, Expr b);
 Expr lt(Expr a, Expr b);
 Expr ge(Expr a, Expr b);
 Expr logical_and(Expr a, Expr b);
+/// The binary operation `op` (one of the builders above, by operator).
+Expr binary(BinOp op, Expr a, Expr b);
 Expr cast(DType t, Expr v);
 Expr load(const Buffer& b, std::vector<Expr> indices);
-Expr call(DType t, const std::string& name, std::vector<Expr> args,
-          std::vector<Buffer> buffers = {});
+/// A call of `op`; InternalError when the operand counts are not the registry's.
+Expr call(DType t, Intrinsic op, std::vector<Expr> args, std::vector<Buffer> buffers = {});
 
-Stmt for_loop(const Var& v, Expr min, Expr extent, ForKind kind, Stmt body);
+Stmt for_loop(const Var& v, Expr min, Expr extent, ForKind kind, Stmt body,
+              std::optional<ThreadAxis> thread = std::nullopt);
+/// `f` with another body (var, bounds, kind and binding kept).
+Stmt with_body(const For& f, Stmt body);
 Stmt store(const Buffer& b, std::vector<Expr> indices, Expr value);
 Stmt seq(std::vector<Stmt> stmts);
 Stmt allocate(const Buffer& b, Stmt body);
@@ -234,35 +253,29 @@ Stmt if_then_else(Expr cond, Stmt then_case, Stmt else_case = nullptr);
 Stmt evaluate(Expr v);
 Stmt attr(const std::string& key, Expr value, Stmt body);
 
-/// Intrinsic names understood by every backend that supports them (the CPU backend and, for
-/// integers, the interpreter): select(cond, a, b) of a's type.
-inline constexpr const char* kSelect = "weft.select";
-/// select(cond, a, b): a where cond is non-zero, else b (both evaluated).
+// Builders of the value intrinsics (their semantics: intrinsics.h).
+/// select(cond, a, b) of a's type: a where cond is non-zero, else b (both evaluated).
 Expr select(Expr cond, Expr a, Expr b);
-/// dot2_i16(x, y) of two int32 values each holding two int16 halves (low, high):
-/// low(x)*low(y) + high(x)*high(y) as int32 (x86's pmaddwd lane). int8 GEMMs pair their
-/// reduction steps with it.
-inline constexpr const char* kDot2I16 = "weft.dot2_i16";
+/// dot2_i16(x, y); int8 GEMMs pair their reduction steps with it.
 Expr dot2_i16(Expr x, Expr y);
-/// dot4_u8s8(x, y): x holds four unsigned bytes, y four signed bytes (byte 0 lowest); the sum
-/// of the four byte-wise products as int32 (x86's vpdpbusd lane with a zero addend; the LLVM
-/// backend folds `acc + dot4_u8s8(x, y)` into one vpdpbusd where AVX512-VNNI or AVX-VNNI
-/// exists). CPU int8 GEMMs group their reduction steps in fours with it (A offset by +128).
-inline constexpr const char* kDot4U8S8 = "weft.dot4_u8s8";
+/// dot4_u8s8(x, y); the LLVM backend folds `acc + dot4_u8s8(x, y)` into one vpdpbusd where
+/// AVX512-VNNI or AVX-VNNI exists. CPU int8 GEMMs group their reduction steps in fours with it
+/// (A offset by +128).
 Expr dot4_u8s8(Expr x, Expr y);
-/// dot4_i8(x, y) of two int32 values each holding four int8 bytes: the sum of the four
-/// byte-wise products as int32 (CUDA's __dp4a with a zero addend). GPU int8 GEMMs without
-/// tensor cores group their reduction steps in fours with it.
-inline constexpr const char* kDot4I8 = "weft.dot4_i8";
+/// dot4_i8(x, y); GPU int8 GEMMs without tensor cores group their reduction steps in fours
+/// with it.
 Expr dot4_i8(Expr x, Expr y);
-
-/// round_even(x) of a float32 value: the nearest integer, ties to even, as float32 (C's
-/// nearbyint under the default rounding mode; x86's roundps with imm 8). Quantization to int8
-/// rounds with it before the (exact) conversion.
-inline constexpr const char* kRoundEven = "weft.round_even";
+/// round_even(x) (C's nearbyint under the default rounding mode; x86's roundps with imm 8).
+/// Quantization to int8 rounds with it before the (exact) conversion.
 Expr round_even(Expr x);
+
+/// The row-major flat offset of the first `dims` indices into `b`'s dimensions:
+/// ((i0*s1 + i1)*s2 + i2)... (0 when `dims` is 0). Not simplified.
+Expr flat_index(const Buffer& b, const std::vector<Expr>& idx, size_t dims);
 
 /// The value of an integer immediate, if `e` is one.
 const IntImm* as_imm(const Expr& e);
+/// Whether `e` is a reference to `v`.
+bool is_var(const Expr& e, const Var& v);
 
 }  // namespace weft::compiler::ir

@@ -56,7 +56,7 @@ class Printer : public Visitor {
     os << "]";
   }
   void visit_Call(const Call& n) override {
-    os << n.name << "(";
+    os << intrinsic_name(n.op) << "(";
     bool first = true;
     for (const Buffer& b : n.buffers) {
       os << (first ? "" : ", ") << b->name;
@@ -70,6 +70,12 @@ class Printer : public Visitor {
     os << ")";
   }
   void visit_For(const For& n) override {
+    if (n.thread) {
+      line();
+      os << "// attr bind." << thread_axis_name(*n.thread) << " = ";
+      visit(n.extent);
+      os << "\n";
+    }
     line();
     os << for_kind_name(n.kind) << " (" << n.var->name << ", ";
     visit(n.min);

@@ -120,31 +120,7 @@ Expr Mutator::mutate_VarRef(const VarRef&, const Expr& self) { return self; }
 Expr Mutator::mutate_Binary(const Binary& n, const Expr& self) {
   Expr a = mutate(n.a), b = mutate(n.b);
   if (a == n.a && b == n.b) return self;
-  switch (n.op) {
-    case BinOp::kAdd:
-      return add(a, b);
-    case BinOp::kSub:
-      return sub(a, b);
-    case BinOp::kMul:
-      return mul(a, b);
-    case BinOp::kFloorDiv:
-      return floordiv(a, b);
-    case BinOp::kFloorMod:
-      return floormod(a, b);
-    case BinOp::kMin:
-      return min(a, b);
-    case BinOp::kMax:
-      return max(a, b);
-    case BinOp::kShr:
-      return shr(a, b);
-    case BinOp::kLt:
-      return lt(a, b);
-    case BinOp::kGe:
-      return ge(a, b);
-    case BinOp::kAnd:
-      return logical_and(a, b);
-  }
-  return self;
+  return binary(n.op, a, b);
 }
 Expr Mutator::mutate_Cast(const Cast& n, const Expr& self) {
   Expr v = mutate(n.value);
@@ -158,13 +134,13 @@ Expr Mutator::mutate_Load(const Load& n, const Expr& self) {
 Expr Mutator::mutate_Call(const Call& n, const Expr& self) {
   std::vector<Expr> args;
   Expr (Mutator::*f)(const Expr&) = &Mutator::mutate;
-  return mutate_all(this, n.args, &args, f) ? call(n.dtype, n.name, args, n.buffers) : self;
+  return mutate_all(this, n.args, &args, f) ? call(n.dtype, n.op, args, n.buffers) : self;
 }
 Stmt Mutator::mutate_For(const For& n, const Stmt& self) {
   Expr mn = mutate(n.min), ext = mutate(n.extent);
   Stmt body = mutate(n.body);
   if (mn == n.min && ext == n.extent && body == n.body) return self;
-  return for_loop(n.var, mn, ext, n.kind, body);
+  return for_loop(n.var, mn, ext, n.kind, body, n.thread);
 }
 Stmt Mutator::mutate_Store(const Store& n, const Stmt& self) {
   std::vector<Expr> idx;

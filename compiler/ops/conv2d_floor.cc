@@ -3,11 +3,11 @@
 
 #include <algorithm>
 
+#include "compiler/ops/tiling.h"
+
 namespace weft::compiler::ops {
 
 namespace {
-
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Taps of a K-wide window that land inside the input, summed over the outputs of one axis.
 int64_t inside_taps(int64_t in, int64_t out, int64_t k, int64_t stride, int64_t pad) {

@@ -1,13 +1,12 @@
-// Integer helpers the operators use to pad sizes to whole blocks and tiles.
+// Integer helpers the operators use to pad sizes to whole blocks and tiles (one home:
+// compiler/ir/arith.h).
 #pragma once
 
-#include <cstdint>
+#include "compiler/ir/arith.h"
 
 namespace weft::compiler::ops {
 
-/// a / b rounded up (a >= 0, b > 0).
-inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-/// a rounded up to a multiple of b.
-inline int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
+using ir::ceil_div;
+using ir::round_up;
 
 }  // namespace weft::compiler::ops

@@ -65,7 +65,7 @@ class Allocator : public ir::Mutator {
       args[i] = ir::add(args[i], ir::imm(it->second));
       changed = true;
     }
-    return changed ? ir::call(c.dtype, c.name, args, c.buffers) : m;
+    return changed ? ir::call(c.dtype, c.op, args, c.buffers) : m;
   }
 
  private:

@@ -10,18 +10,16 @@ namespace weft::compiler::passes {
 namespace {
 
 isa::Module queue_of(const ir::Call& c) {
-  if (c.name == "weft.dma_copy2d" || c.name == "weft.dma_copy2d_pad") {
-    const ir::Buffer& dst = c.buffers.at(0);
-    if (dst->scope == ir::Scope::kGlobal) return isa::Module::kStore;
-    return dst->scope == ir::Scope::kInp || dst->scope == ir::Scope::kWgt ? isa::Module::kLoad
-                                                                          : isa::Module::kCompute;
+  const ir::IntrinsicInfo& info = ir::intrinsic_info(c.op);
+  if (!info.instruction) {
+    throw UserError("assign_queues: '" + c.name() +
+                    "' is not an accelerator instruction (has fold_uops run?)");
   }
-  if (c.name == "weft.gemm_kernel" || c.name == "weft.gemm_reset_kernel" ||
-      c.name == "weft.alu_kernel") {
-    return isa::Module::kCompute;
-  }
-  throw UserError("assign_queues: '" + c.name +
-                  "' is not an accelerator instruction (has fold_uops run?)");
+  if (info.effect != ir::Effect::kDma) return isa::Module::kCompute;  // GEMM and ALU kernels
+  const ir::Buffer& dst = c.buffers.at(0);
+  if (dst->scope == ir::Scope::kGlobal) return isa::Module::kStore;
+  return dst->scope == ir::Scope::kInp || dst->scope == ir::Scope::kWgt ? isa::Module::kLoad
+                                                                        : isa::Module::kCompute;
 }
 
 class AssignQueues : public ir::Mutator {
@@ -29,7 +27,7 @@ class AssignQueues : public ir::Mutator {
   ir::Stmt mutate_Evaluate(const ir::Evaluate& n, const ir::Stmt& self) override {
     if (n.value->kind != ir::NodeKind::kCall) return self;
     const auto& c = static_cast<const ir::Call&>(*n.value);
-    return ir::attr(kQueueAttr, ir::imm(static_cast<int64_t>(queue_of(c))), self);
+    return ir::attr(ir::kQueueAttr, ir::imm(static_cast<int64_t>(queue_of(c))), self);
   }
 };
 

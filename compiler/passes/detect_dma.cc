@@ -5,6 +5,7 @@
 
 #include "compiler/ir/linear.h"
 #include "compiler/ir/printer.h"
+#include "compiler/ir/substitute.h"
 #include "compiler/ir/visitor.h"
 #include "hardware/isa/errors.h"
 
@@ -25,17 +26,10 @@ struct Loop {
   throw UserError("DMA copy into '" + dst->name + "': " + why);
 }
 
-bool is_var(const Expr& e, const ir::Var& v) {
-  return e->kind == ir::NodeKind::kVarRef && static_cast<const ir::VarRef&>(*e).var == v;
-}
-
 // The element (block) index of an access: row-major over all but the last two dimensions.
 ir::LinearForm block_index(const ir::Buffer& b, const std::vector<Expr>& idx,
                            const ir::Buffer& dst) {
-  Expr flat = ir::imm(0);
-  for (size_t d = 0; d + 2 < idx.size(); ++d) {
-    flat = ir::add(ir::mul(flat, ir::imm(b->shape[d])), idx[d]);
-  }
+  const Expr flat = ir::flat_index(b, idx, idx.size() - 2);
   auto f = ir::linear_form(ir::simplify(flat));
   if (!f) fail(dst, "the index into '" + b->name + "' is not affine: " + ir::to_string(flat));
   return *f;
@@ -55,28 +49,18 @@ Expr base_of(ir::LinearForm f, const std::vector<Loop>& loops) {
   return ir::from_linear(f);
 }
 
-// Replaces loop variables of extent 1 by 0.
-class Pin : public ir::Mutator {
- public:
-  explicit Pin(const std::vector<ir::Var>& vars) : vars_(vars) {}
-
- protected:
-  Expr mutate_VarRef(const ir::VarRef& n, const Expr& self) override {
-    for (const ir::Var& v : vars_) {
-      if (v == n.var) return ir::imm(0);
-    }
-    return self;
-  }
-
- private:
-  const std::vector<ir::Var>& vars_;
-};
+// `s` with the variables `vars` at 0.
+Stmt pin(const Stmt& s, const std::vector<ir::Var>& vars) {
+  ir::VarMap zero;
+  for (const ir::Var& v : vars) zero[v.get()] = ir::imm(0);
+  return ir::substitute(s, zero);
+}
 
 // A zero-padded read, select(in bounds, src[...], 0): the DMA pads what lies outside.
 const ir::Load* padded_load(const Expr& value) {
   if (value->kind != ir::NodeKind::kCall) return nullptr;
   const auto& c = static_cast<const ir::Call&>(*value);
-  if (c.name != ir::kSelect || c.args.size() != 3) return nullptr;
+  if (c.op != ir::Intrinsic::kSelect) return nullptr;
   const ir::IntImm* zero = ir::as_imm(c.args[2]);
   if (!zero || zero->value != 0 || c.args[1]->kind != ir::NodeKind::kLoad) return nullptr;
   return static_cast<const ir::Load*>(c.args[1].get());
@@ -142,7 +126,7 @@ Stmt lower_copy(const Stmt& body) {
       fail(dst, "block dimension " + std::to_string(dd) + " is " + std::to_string(dst->shape[dd]) +
                     " here and " + std::to_string(src->shape[sd]) + " in '" + src->name + "'");
     }
-    if (!is_var(st.indices[dd], l.var) || !is_var(ld.indices[sd], l.var) ||
+    if (!ir::is_var(st.indices[dd], l.var) || !ir::is_var(ld.indices[sd], l.var) ||
         l.extent != dst->shape[dd]) {
       fail(dst, "block dimension " + std::to_string(dd) + " must be copied whole by loop '" +
                     l.var->name + "'");
@@ -245,11 +229,11 @@ Stmt lower_copy(const Stmt& body) {
   }
   std::vector<Expr> args = {base_of(d, copy_loops), base_of(f, copy_loops), ir::imm(y.extent),
                             ir::imm(x.extent), ir::imm(dst_stride), ir::imm(src_stride)};
-  std::string name = "weft.dma_copy2d";
+  ir::Intrinsic op = ir::Intrinsic::kDmaCopy2d;
   if (padded) {
     // The source coordinates where the rows and columns start (negative in the padding) and
     // the extents of those dimensions; emission turns what falls outside into pads.
-    name = "weft.dma_copy2d_pad";
+    op = ir::Intrinsic::kDmaCopy2dPad;
     for (const auto& [form, dim] : {std::pair{*fy, sr - 4}, std::pair{*fx, sr - 3}}) {
       ir::LinearForm start = form;
       for (const ir::Var& v : pinned) start.coef[v.get()] = 0;
@@ -257,11 +241,11 @@ Stmt lower_copy(const Stmt& body) {
       args.push_back(ir::imm(src->shape[dim]));
     }
   }
-  Stmt out = ir::evaluate(ir::call(ir::DType::kInt32, name, args, {dst, src}));
+  Stmt out = ir::evaluate(ir::call(ir::DType::kInt32, op, args, {dst, src}));
   for (auto it = around.rbegin(); it != around.rend(); ++it) {
     // A coalesced loop outside the copy: its variable, over the product of the extents,
     // stands for all of them (their coefficients are its coefficient times inner extents).
-    if (!it->merged.empty()) out = Pin(it->merged).mutate(out);
+    if (!it->merged.empty()) out = pin(out, it->merged);
     out = ir::for_loop(it->var, ir::imm(0), ir::imm(it->extent), ir::ForKind::kSerial, out);
   }
   return out;

@@ -10,7 +10,7 @@
 //
 // A load whose value is a zero-padded view, `select(in bounds, src[...], 0)` (a padded tensor
 // inlined into the copy), becomes `weft.dma_copy2d_pad(dst, src, dst_base, src_base, y_size,
-// x_size, dst_stride, src_stride, y_start, x_start, y_extent, x_extent)`: the rows and
+// x_size, dst_stride, src_stride, y_start, y_extent, x_start, x_extent)`: the rows and
 // columns start at source coordinates y_start/x_start of dimensions y_extent/x_extent long,
 // and what lies outside is zero (LOAD's pads).
 //

@@ -7,7 +7,6 @@
 
 #include "compiler/ir/linear.h"
 #include "compiler/ir/printer.h"
-#include "compiler/passes/assign_queues.h"
 #include "hardware/isa/errors.h"
 
 namespace weft::compiler::passes {
@@ -47,7 +46,7 @@ class Emitter {
         return;
       case ir::NodeKind::kAttrStmt: {
         const auto& a = static_cast<const ir::AttrStmt&>(*s);
-        if (a.key != kQueueAttr) return walk(a.body);
+        if (a.key != ir::kQueueAttr) return walk(a.body);
         const ir::IntImm* m = ir::as_imm(a.value);
         if (!m || m->value < 0 || m->value > 2) {
           throw InternalError("emit_accel: bad queue attribute " + ir::to_string(a.value));
@@ -128,12 +127,13 @@ class Emitter {
 
   void call(const ir::Call& c) {
     if (!queue_) {
-      throw UserError("emit_accel: call " + c.name + " has no queue (has assign_queues run?)");
+      throw UserError("emit_accel: call " + c.name() + " has no queue (has assign_queues run?)");
     }
     std::vector<int64_t> a;
     for (const ir::Expr& e : c.args) a.push_back(eval(e, env_));
     Op op;
-    if (c.name == "weft.dma_copy2d" || c.name == "weft.dma_copy2d_pad") {
+    using I = ir::Intrinsic;
+    if (c.op == I::kDmaCopy2d || c.op == I::kDmaCopy2dPad) {
       const ir::Buffer& dst = c.buffers.at(0);
       const ir::Buffer& src = c.buffers.at(1);
       const bool load = src->scope == ir::Scope::kGlobal;
@@ -164,24 +164,24 @@ class Emitter {
       op.y_size = a[2];
       op.x_size = a[3];
       op.x_stride = dram_stride;
-      if (c.name == "weft.dma_copy2d_pad") pad(op, a, chip->name);
+      if (c.op == I::kDmaCopy2dPad) pad(op, a, chip->name);
       note_tensor(dram);
-    } else if (c.name == "weft.gemm_kernel" || c.name == "weft.gemm_reset_kernel") {
+    } else if (c.op == I::kGemmKernel || c.op == I::kGemmResetKernel) {
       op.kind = Op::Kind::kGemm;
-      op.reset = c.name == "weft.gemm_reset_kernel";
+      op.reset = c.op == I::kGemmResetKernel;
       kernel(op, a, op.reset ? 1 : 3, 0);
-    } else if (c.name == "weft.alu_kernel") {
+    } else if (c.op == I::kAluKernel) {
       op.kind = Op::Kind::kAlu;
       op.alu_op = static_cast<isa::AluOp>(a.at(6));
       op.use_imm = a.at(7) != 0;
       op.imm = a.at(8);
       kernel(op, a, 2, 3);
     } else {
-      throw UserError("emit_accel: unknown accelerator call '" + c.name + "'");
+      throw UserError("emit_accel: unknown accelerator call '" + c.name() + "'");
     }
     op.module = *queue_;
     if (op.module != accel::module_of(op)) {
-      throw InternalError("emit_accel: " + c.name + " was assigned to the wrong queue");
+      throw InternalError("emit_accel: " + c.name() + " was assigned to the wrong queue");
     }
     out_.ops.push_back(op);
   }

@@ -5,6 +5,7 @@
 
 #include "compiler/ir/linear.h"
 #include "compiler/ir/printer.h"
+#include "compiler/ir/substitute.h"
 #include "compiler/ir/visitor.h"
 #include "hardware/isa/errors.h"
 
@@ -20,15 +21,12 @@ bool on_chip(const ir::Buffer& b) {
 }
 
 // Replaces a variable by a constant and buffers by their thread's copies.
-class ThreadView : public ir::Mutator {
+class ThreadView : public ir::Substituter {
  public:
   ThreadView(const ir::VarObj* v, int64_t t, const std::map<const ir::BufferObj*, ir::Buffer>& b)
-      : var_(v), value_(t), buffers_(b) {}
+      : ir::Substituter({{v, ir::imm(t)}}), buffers_(b) {}
 
  protected:
-  Expr mutate_VarRef(const ir::VarRef& n, const Expr& self) override {
-    return n.var.get() == var_ ? ir::imm(value_) : self;
-  }
   Expr mutate_Load(const ir::Load& n, const Expr& self) override {
     std::vector<Expr> idx;
     for (const Expr& i : n.indices) idx.push_back(mutate(i));
@@ -39,7 +37,7 @@ class ThreadView : public ir::Mutator {
     for (const Expr& a : n.args) args.push_back(mutate(a));
     std::vector<ir::Buffer> bufs;
     for (const ir::Buffer& b : n.buffers) bufs.push_back(swap(b));
-    return ir::call(n.dtype, n.name, args, bufs);
+    return ir::call(n.dtype, n.op, args, bufs);
   }
   Stmt mutate_Store(const ir::Store& n, const Stmt& self) override {
     std::vector<Expr> idx;
@@ -52,21 +50,7 @@ class ThreadView : public ir::Mutator {
     auto it = buffers_.find(b.get());
     return it == buffers_.end() ? b : it->second;
   }
-  const ir::VarObj* var_;
-  int64_t value_;
   const std::map<const ir::BufferObj*, ir::Buffer>& buffers_;
-};
-
-class Uses : public ir::Visitor {
- public:
-  explicit Uses(const ir::VarObj* v) : var_(v) {}
-  bool found = false;
-
- protected:
-  void visit_VarRef(const ir::VarRef& n) override { found |= n.var.get() == var_; }
-
- private:
-  const ir::VarObj* var_;
 };
 
 // A loop nest around one call (a DMA copy or a GEMM block) or a pragma'd nest: a unit that a
@@ -97,7 +81,7 @@ int unit_module(const Stmt& s) {
   const Expr& v = static_cast<const ir::Evaluate&>(*cur).value;
   if (v->kind != ir::NodeKind::kCall) return 0;
   const auto& c = static_cast<const ir::Call&>(*v);
-  if (c.name != "weft.dma_copy2d" && c.name != "weft.dma_copy2d_pad") return 2;
+  if (ir::intrinsic_info(c.op).effect != ir::Effect::kDma) return 2;
   const ir::Scope dst = c.buffers.at(0)->scope;
   return dst == ir::Scope::kGlobal                           ? 3
          : dst == ir::Scope::kInp || dst == ir::Scope::kWgt ? 1
@@ -135,14 +119,11 @@ class Expander {
       }
       case ir::NodeKind::kFor: {
         const auto& f = static_cast<const ir::For&>(*s);
-        Uses u(loop_.var.get());
-        u.visit(f.min);
-        u.visit(f.extent);
-        if (u.found) {
+        if (ir::mentions(f.min, loop_.var.get()) || ir::mentions(f.extent, loop_.var.get())) {
           throw UserError("virtual thread '" + loop_.var->name + "': loop '" + f.var->name +
                           "' inside it has bounds that depend on the thread");
         }
-        return ir::for_loop(f.var, f.min, f.extent, f.kind, interleave(f.body));
+        return ir::with_body(f, interleave(f.body));
       }
       case ir::NodeKind::kAttrStmt: {
         const auto& a = static_cast<const ir::AttrStmt&>(*s);

@@ -18,15 +18,10 @@ struct Loop {
   int64_t extent;
 };
 
-// Block calls that become micro-op kernels, and how many leading arguments are micro-op
-// fields (block indices); the arguments after them (the ALU's opcode and immediate) must not
-// depend on the nest's loops and are kept as they are.
-size_t index_fields(const std::string& name) {
-  if (name == "weft.gemm") return 3;
-  if (name == "weft.gemm_reset") return 1;
-  if (name == "weft.alu") return 2;
-  return 0;
-}
+// How many leading arguments of a block call are micro-op fields: its block indices, one per
+// buffer (the registry's convention); the arguments after them (the ALU's opcode and
+// immediate) must not depend on the nest's loops and are kept as they are.
+size_t index_fields(const ir::Call& c) { return c.buffers.size(); }
 
 // The block call at the bottom of a perfect nest, or null.
 // Loops of extent 1 take no hardware loop: they go to `pinned` (their variable is 0).
@@ -44,7 +39,7 @@ const ir::Call* nest_call(const Stmt& s, std::vector<Loop>* loops, std::vector<L
   const Expr& v = static_cast<const ir::Evaluate&>(*cur).value;
   if (v->kind != ir::NodeKind::kCall) return nullptr;
   const auto& c = static_cast<const ir::Call&>(*v);
-  return index_fields(c.name) > 0 ? &c : nullptr;
+  return ir::folds_to_kernel(c.op) ? &c : nullptr;
 }
 
 // Coefficient of a loop in an index and the index with the nest's loops set to 0.
@@ -72,15 +67,16 @@ Affine affine(const Expr& e, const std::vector<Loop>& loops, const std::vector<L
 }
 
 Stmt fold(const std::vector<Loop>& loops, const std::vector<Loop>& pinned, const ir::Call& c) {
-  const size_t fields = index_fields(c.name);
+  const size_t fields = index_fields(c);
+  const std::string name = c.name();
   std::vector<Affine> idx;
-  for (size_t k = 0; k < fields; ++k) idx.push_back(affine(c.args.at(k), loops, pinned, c.name));
+  for (size_t k = 0; k < fields; ++k) idx.push_back(affine(c.args.at(k), loops, pinned, name));
   std::vector<Expr> constants(c.args.begin() + static_cast<ptrdiff_t>(fields), c.args.end());
   for (const Expr& e : constants) {
-    const Affine a = affine(e, loops, pinned, c.name);
+    const Affine a = affine(e, loops, pinned, name);
     for (size_t i = 0; i < loops.size(); ++i) {
       if (a.coef[i] != 0) {
-        throw UserError("micro-op folding of " + c.name + ": operand " + ir::to_string(e) +
+        throw UserError("micro-op folding of " + name + ": operand " + ir::to_string(e) +
                         " changes with loop '" + loops[i].var->name + "'");
       }
     }
@@ -113,7 +109,7 @@ Stmt fold(const std::vector<Loop>& loops, const std::vector<Loop>& pinned, const
       args.push_back(ir::from_linear(f));
     }
   }
-  return ir::evaluate(ir::call(c.dtype, c.name + "_kernel", args, c.buffers));
+  return ir::evaluate(ir::call(c.dtype, ir::intrinsic_info(c.op).kernel, args, c.buffers));
 }
 
 class FoldUops : public ir::Mutator {

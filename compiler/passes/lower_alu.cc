@@ -139,15 +139,8 @@ Stmt wrap(const std::vector<Loop>& loops, Stmt body) {
 
 // The block index into an accumulator tile: row-major over all but the last two dimensions.
 Expr block_index(const ir::Load& l) {
-  Expr flat = ir::imm(0);
-  for (size_t d = 0; d + 2 < l.indices.size(); ++d) {
-    flat = ir::add(ir::mul(flat, ir::imm(l.buffer->shape[d])), l.indices[d]);
-  }
-  return ir::simplify(flat);
-}
-
-bool is_var(const Expr& e, const ir::Var& v) {
-  return e->kind == ir::NodeKind::kVarRef && static_cast<const ir::VarRef&>(*e).var == v;
+  const size_t n = l.indices.size();
+  return ir::simplify(ir::flat_index(l.buffer, l.indices, n < 2 ? 0 : n - 2));
 }
 
 Stmt lower_epilogue(const ir::AttrStmt& attr, const Stmt& self, int64_t max_shift,
@@ -171,8 +164,8 @@ Stmt lower_epilogue(const ir::AttrStmt& attr, const Stmt& self, int64_t max_shif
   // The ALU works on whole accumulator blocks: the two innermost loops must sweep the
   // block's two dimensions.
   const size_t r = acc.indices.size();
-  if (loops.size() < 2 || r < 2 || !is_var(acc.indices[r - 2], loops[loops.size() - 2].var) ||
-      !is_var(acc.indices[r - 1], loops.back().var) ||
+  if (loops.size() < 2 || r < 2 || !ir::is_var(acc.indices[r - 2], loops[loops.size() - 2].var) ||
+      !ir::is_var(acc.indices[r - 1], loops.back().var) ||
       !ir::as_imm(loops[loops.size() - 2].extent) || !ir::as_imm(loops.back().extent) ||
       ir::as_imm(loops[loops.size() - 2].extent)->value != acc.buffer->shape[r - 2] ||
       ir::as_imm(loops.back().extent)->value != acc.buffer->shape[r - 1]) {
@@ -190,15 +183,15 @@ Stmt lower_epilogue(const ir::AttrStmt& attr, const Stmt& self, int64_t max_shif
       // The second tile must hold the same lanes: its block dimensions swept by the same
       // two loops.
       const size_t sr = step.src->indices.size();
-      if (sr < 2 || !is_var(step.src->indices[sr - 2], loops[loops.size() - 2].var) ||
-          !is_var(step.src->indices[sr - 1], loops.back().var)) {
+      if (sr < 2 || !ir::is_var(step.src->indices[sr - 2], loops[loops.size() - 2].var) ||
+          !ir::is_var(step.src->indices[sr - 1], loops.back().var)) {
         throw UserError("ALU epilogue of '" + st.buffer->name + "': '" + step.src->buffer->name +
                         "' must be read block for block like '" + acc.buffer->name + "'");
       }
       src_block = block_index(*step.src);
       src_buffer = step.src->buffer;
     }
-    const Expr call = ir::call(ir::DType::kInt32, "weft.alu",
+    const Expr call = ir::call(ir::DType::kInt32, ir::Intrinsic::kAlu,
                                {block, src_block, ir::imm(static_cast<int64_t>(step.op)),
                                 ir::imm(step.src ? 0 : 1), ir::imm(step.imm)},
                                {acc.buffer, src_buffer});

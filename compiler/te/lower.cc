@@ -5,8 +5,10 @@
 #include <limits>
 #include <set>
 
+#include "compiler/ir/arith.h"
 #include "compiler/ir/linear.h"
 #include "compiler/ir/printer.h"
+#include "compiler/ir/substitute.h"
 #include "compiler/ir/visitor.h"
 #include "hardware/isa/errors.h"
 
@@ -24,20 +26,6 @@ ir::Expr lowest(ir::DType t) {
   }
 }
 
-class Substituter : public ir::Mutator {
- public:
-  explicit Substituter(const std::map<const ir::VarObj*, ir::Expr>& m) : map_(m) {}
-
- protected:
-  ir::Expr mutate_VarRef(const ir::VarRef& n, const ir::Expr& self) override {
-    auto it = map_.find(n.var.get());
-    return it == map_.end() ? self : it->second;
-  }
-
- private:
-  const std::map<const ir::VarObj*, ir::Expr>& map_;
-};
-
 // Extents of every axis of a stage (roots, then through the split and fuse relations) when its
 // root axes have the extents in `e`: a stage realized over a region has smaller roots than its
 // axes were created with.
@@ -48,7 +36,7 @@ std::map<const IterVarObj*, int64_t> derive_extents(const Stage& st,
     for (const SplitRelation& s : st.splits()) {
       if (!e.count(s.parent.get()) || e.count(s.outer.get())) continue;
       const int64_t pe = e[s.parent.get()], f = std::min(s.factor, pe);
-      e[s.outer.get()] = (pe + f - 1) / f;
+      e[s.outer.get()] = ir::ceil_div(pe, f);
       e[s.inner.get()] = f;
       changed = true;
     }
@@ -145,11 +133,6 @@ class ToLocal : public ir::Mutator {
 // remainder R stays within one multiple of d over the variables' ranges [0, extent): Q + q0
 // and R - q0*d. Bound inference reads a packed buffer indexed by j/16 and j%16 this way once j
 // is a tile's base plus a loop inside the tile.
-int64_t fdiv(int64_t a, int64_t b) {
-  const int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
 class DivModByRange : public ir::Mutator {
  public:
   explicit DivModByRange(const std::map<const ir::VarObj*, int64_t>& extent) : extent_(extent) {}
@@ -164,7 +147,7 @@ class DivModByRange : public ir::Mutator {
     if (!d || d->value <= 0 || !f) return ir::Mutator::mutate_Binary(n, self);
     const int64_t dv = d->value;
     ir::LinearForm q, r;
-    q.constant = fdiv(f->constant, dv);
+    q.constant = ir::floor_div(f->constant, dv);
     r.constant = f->constant - q.constant * dv;
     int64_t lo = r.constant, hi = r.constant;
     for (const ir::Var& v : f->order) {
@@ -181,8 +164,8 @@ class DivModByRange : public ir::Mutator {
       r.coef[v.get()] = k;
       (k < 0 ? lo : hi) += k * (it->second - 1);
     }
-    const int64_t q0 = fdiv(lo, dv);
-    if (fdiv(hi, dv) != q0) return ir::Mutator::mutate_Binary(n, self);
+    const int64_t q0 = ir::floor_div(lo, dv);
+    if (ir::floor_div(hi, dv) != q0) return ir::Mutator::mutate_Binary(n, self);
     if (n.op == ir::BinOp::kFloorDiv) {
       q.constant += q0;
       return ir::cast(n.dtype, ir::from_linear(q));
@@ -203,7 +186,7 @@ class Lowerer {
       for (const IterVar& l : st.leaves()) {
         extent_of_[l->var.get()] = l->extent;
         const ThreadAxis* a = st.binding(l);
-        if (a && is_thread_index(*a)) thread_bound_[l->var.get()] = l->extent;
+        if (a && ir::is_thread_index(*a)) thread_bound_[l->var.get()] = l->extent;
       }
       if (st.attach_stage()) attached_[{st.attach_stage(), st.attach_leaf().get()}].push_back(&st);
     }
@@ -288,10 +271,9 @@ class Lowerer {
   }
 
   ir::Stmt wrap_loop(const Stage& st, const IterVar& leaf, int64_t extent, ir::Stmt body) {
-    ir::Stmt loop = ir::for_loop(leaf->var, ir::imm(0), ir::imm(extent), st.kind(leaf), body);
-    if (const ThreadAxis* a = st.binding(leaf)) {
-      loop = ir::attr(std::string(kBindAttrPrefix) + thread_axis_name(*a), ir::imm(extent), loop);
-    }
+    const ThreadAxis* a = st.binding(leaf);
+    ir::Stmt loop = ir::for_loop(leaf->var, ir::imm(0), ir::imm(extent), st.kind(leaf), body,
+                                 a ? std::optional(*a) : std::nullopt);
     const auto& pragmas = st.pragmas(leaf);
     for (auto it = pragmas.rbegin(); it != pragmas.rend(); ++it) {
       loop = ir::attr("pragma_" + *it, ir::imm(1), loop);
@@ -352,7 +334,7 @@ class Lowerer {
       (s.parent->reduce ? all_guards : spatial_guards).push_back(c);
     }
     all_guards.insert(all_guards.begin(), spatial_guards.begin(), spatial_guards.end());
-    ir::Expr body = substitute(st.body(), var_map);
+    ir::Expr body = ir::substitute(st.body(), var_map);
 
     // Producers computed inside this stage's loops: infer their regions, then read them there.
     std::map<const IterVarObj*, std::vector<std::pair<const Stage*, Region>>> inside;
@@ -383,7 +365,7 @@ class Lowerer {
             inner2[v.get()] = list[r].second.extent[d];
           }
           for (const IterVar& ra : sib.reduce_axes()) inner2[ra->var.get()] = ra->extent;
-          list[q] = {ps[q], infer_region(*ps[q], sib, substitute(sib.body(), at), inner2)};
+          list[q] = {ps[q], infer_region(*ps[q], sib, ir::substitute(sib.body(), at), inner2)};
           break;
         }
         // One that only a stage computed at a deeper loop of this stage reads (a packed panel
@@ -408,7 +390,7 @@ class Lowerer {
               inner2[v.get()] = dr.extent[a];
             }
             for (const IterVar& r : d->reduce_axes()) inner2[r->var.get()] = r->extent;
-            list[q] = {ps[q], infer_region(*ps[q], *d, substitute(d->body(), at), inner2)};
+            list[q] = {ps[q], infer_region(*ps[q], *d, ir::substitute(d->body(), at), inner2)};
             break;
           }
         }
@@ -503,17 +485,12 @@ class Lowerer {
   ir::Expr block_index(const Stage& st, const ir::Buffer& b, const std::vector<ir::Expr>& idx,
                        const ir::Var& row, const ir::Var& col) {
     const size_t n = idx.size();
-    auto is = [](const ir::Expr& e, const ir::Var& v) {
-      return e->kind == ir::NodeKind::kVarRef && static_cast<const ir::VarRef&>(*e).var == v;
-    };
-    if (n < 2 || !is(idx[n - 2], row) || !is(idx[n - 1], col)) {
+    if (n < 2 || !ir::is_var(idx[n - 2], row) || !ir::is_var(idx[n - 1], col)) {
       throw UserError("stage '" + st.name() + "': tensorized access to '" + b->name +
                       "' must index its two block dimensions with loops '" + row->name + "' and '" +
                       col->name + "'");
     }
-    ir::Expr flat = ir::imm(0);
-    for (size_t d = 0; d + 2 < n; ++d) flat = ir::add(ir::mul(flat, ir::imm(b->shape[d])), idx[d]);
-    return ir::simplify(flat);
+    return ir::simplify(ir::flat_index(b, idx, n - 2));
   }
 
   // The GEMM intrinsic call that replaces the block loops from leaf `t`, and its reset.
@@ -549,9 +526,9 @@ class Lowerer {
     const ir::Expr inp_e = block_index(st, inp->buffer, inp->indices, vb, vc);
     const ir::Expr wgt_e = block_index(st, wgt->buffer, wgt->indices, vo, vc);
     const auto& g = st.intrinsic();
-    ir::Stmt update = ir::evaluate(ir::call(ir::DType::kInt32, g.name, {acc_e, inp_e, wgt_e},
+    ir::Stmt update = ir::evaluate(ir::call(ir::DType::kInt32, g.update, {acc_e, inp_e, wgt_e},
                                             {out, inp->buffer, wgt->buffer}));
-    ir::Stmt reset = ir::evaluate(ir::call(ir::DType::kInt32, g.reset_name, {acc_e}, {out}));
+    ir::Stmt reset = ir::evaluate(ir::call(ir::DType::kInt32, g.reset, {acc_e}, {out}));
     return {update, reset};
   }
 
@@ -563,11 +540,6 @@ class Lowerer {
 };
 
 }  // namespace
-
-ir::Expr substitute(const ir::Expr& e, const std::map<const ir::VarObj*, ir::Expr>& map) {
-  Substituter s(map);
-  return s.mutate(e);
-}
 
 ir::Stmt lower(Schedule& schedule) { return ir::simplify(Lowerer(schedule).run()); }
 

@@ -12,7 +12,4 @@ namespace weft::compiler::te {
 /// Every stage of the schedule, in dependency order.
 ir::Stmt lower(Schedule& schedule);
 
-/// Replaces variables by expressions (used by lowering and by passes).
-ir::Expr substitute(const ir::Expr& e, const std::map<const ir::VarObj*, ir::Expr>& map);
-
 }  // namespace weft::compiler::te

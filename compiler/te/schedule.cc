@@ -5,6 +5,8 @@
 #include <functional>
 #include <set>
 
+#include "compiler/ir/arith.h"
+#include "compiler/ir/substitute.h"
 #include "compiler/ir/visitor.h"
 #include "compiler/te/lower.h"
 #include "hardware/isa/errors.h"
@@ -29,13 +31,14 @@ std::vector<IterVar> Stage::root_axes() const {
 void Stage::tensorize(const IterVar& leaf, const GemmIntrinsic& intrinsic) {
   const size_t i = leaf_index(leaf, "tensorize");
   if (tensor_->reduce_op != ReduceOp::kSum)
-    throw UserError("stage '" + name() + "': cannot tensorize a max reduction to " + intrinsic.name);
+    throw UserError("stage '" + name() + "': cannot tensorize a max reduction to " +
+                    ir::intrinsic_name(intrinsic.update));
   const std::vector<IterVar> inner(leaves_.begin() + static_cast<ptrdiff_t>(i), leaves_.end());
   auto fail = [&](const std::string& why) {
     throw UserError("stage '" + name() + "': cannot tensorize at loop '" + leaf->name() + "' to " +
-                    intrinsic.name + " (" + std::to_string(intrinsic.batch) + "x" +
-                    std::to_string(intrinsic.block_in) + "x" + std::to_string(intrinsic.block_out) +
-                    "): " + why);
+                    ir::intrinsic_name(intrinsic.update) + " (" + std::to_string(intrinsic.batch) +
+                    "x" + std::to_string(intrinsic.block_in) + "x" +
+                    std::to_string(intrinsic.block_out) + "): " + why);
   };
   if (inner.size() != 3) {
     fail("it needs exactly three loops inside (batch, output, reduction), found " +
@@ -105,7 +108,7 @@ std::pair<IterVar, IterVar> Stage::split(const IterVar& axis, int64_t factor) {
     throw UserError("stage '" + tensor_->name + "': split of loop '" + axis->name() +
                     "' by factor " + std::to_string(factor) + " (must be positive)");
   }
-  const int64_t outer_extent = (axis->extent + factor - 1) / factor;
+  const int64_t outer_extent = ir::ceil_div(axis->extent, factor);
   auto outer = std::make_shared<IterVarObj>(ir::make_var(axis->name() + ".outer"), outer_extent,
                                             axis->reduce);
   auto inner = std::make_shared<IterVarObj>(ir::make_var(axis->name() + ".inner"),
@@ -171,22 +174,16 @@ void Stage::pragma(const IterVar& leaf, const std::string& key) {
   pragmas_[leaf.get()].push_back(key);
 }
 
-const char* thread_axis_name(ThreadAxis a) {
-  static const char* const kNames[] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z",
-                                       "threadIdx.x", "threadIdx.y", "threadIdx.z"};
-  return kNames[static_cast<int>(a)];
-}
-
 void Stage::bind(const IterVar& leaf, ThreadAxis axis) {
   leaf_index(leaf, "bind");
   if (leaf->reduce) {
     throw UserError("stage '" + tensor_->name + "': bind of reduction loop '" + leaf->name() +
-                    "' to " + thread_axis_name(axis) + " (threads must own distinct outputs)");
+                    "' to " + ir::thread_axis_name(axis) + " (threads must own distinct outputs)");
   }
   for (const auto& [l, a] : bindings_) {
     if (a == axis && l != leaf.get()) {
       throw UserError("stage '" + tensor_->name + "': loop '" + leaf->name() + "' bound to " +
-                      thread_axis_name(axis) + ", which another loop of the stage is bound to");
+                      ir::thread_axis_name(axis) + ", which another loop of the stage is bound to");
     }
   }
   bindings_[leaf.get()] = axis;
@@ -292,7 +289,7 @@ Tensor Schedule::cache_write(const Tensor& t, ir::Scope scope) {
     rename[r->var.get()] = ir::ref(nr->var);
   }
   w->reduce_op = t->reduce_op;
-  w->body = substitute(st.body_, rename);
+  w->body = ir::substitute(st.body_, rename);
   w->inputs = t->inputs;
   const Tensor wt{std::shared_ptr<const TensorObj>(w)};
   // The original stage becomes the copy out of the cache.
@@ -344,7 +341,7 @@ class InlineLoads : public ir::Mutator {
     if (n.buffer != buffer_) return ir::Mutator::mutate_Load(n, self);
     std::map<const ir::VarObj*, ir::Expr> at;
     for (size_t d = 0; d < t_.axes.size(); ++d) at[t_.axes[d]->var.get()] = mutate(n.indices[d]);
-    return substitute(t_.body, at);
+    return ir::substitute(t_.body, at);
   }
 
  private:

@@ -26,15 +26,8 @@ struct FuseRelation {
   IterVar outer, inner, fused;
 };
 
-/// The GPU thread index a loop can be bound to (CUDA's blockIdx and threadIdx).
-enum class ThreadAxis { kBlockX, kBlockY, kBlockZ, kThreadX, kThreadY, kThreadZ };
-/// "blockIdx.x", ..., "threadIdx.z".
-const char* thread_axis_name(ThreadAxis a);
-/// Whether `a` is a threadIdx axis (threads of one block, which share its shared memory).
-inline bool is_thread_index(ThreadAxis a) { return a >= ThreadAxis::kThreadX; }
-/// The key prefix of the AttrStmt that lowering puts around a bound loop: "bind." followed by
-/// the axis name (the value is the loop's extent).
-inline constexpr const char* kBindAttrPrefix = "bind.";
+/// The GPU thread index a loop can be bound to; lowering puts it on the loop (ir::For::thread).
+using ThreadAxis = ir::ThreadAxis;
 /// The key of the AttrStmt around a double-buffered Allocate.
 inline constexpr const char* kDoubleBufferAttr = "double_buffer";
 

@@ -11,9 +11,8 @@
 #include "hardware/isa/errors.h"
 #include "runtime/cli/commands.h"
 #include "runtime/cli/conv2d_options.h"
-#include "runtime/cli/cpu_target.h"
 #include "runtime/cli/dense_options.h"
-#include "runtime/cli/gpu_target.h"
+#include "runtime/cli/op_target.h"
 #include "runtime/ops/conv2d.h"
 #include "runtime/ops/dense.h"
 
@@ -22,7 +21,7 @@ namespace weft::cli {
 namespace {
 
 struct EmitOptions {
-  CpuTargetOptions cpu;
+  TargetOptions cpu;
   std::string emit = "asm", pass;
 
   void add_to(CLI::App& cmd) {
@@ -101,8 +100,10 @@ void add_compile_dense(CLI::App& compile) {
   o->d.add_to(*cmd);
   o->EmitOptions::add_to(*cmd);
   cmd->callback([o] {
-    if (o->cuda()) return print_dense_gpu(o->cpu, o->emit, o->d.m, o->d.n, o->d.k);
-    if (o->llvm()) return print_dense_llvm(o->cpu.with_records(o->d.tune_db, o->d.no_records), o->d.m, o->d.n, o->d.k);
+    if (o->cuda() || o->llvm()) {
+      return print_dense_on_target(o->cpu.with_records(o->d.tune_db, o->d.no_records), o->emit,
+                                   o->d.m, o->d.n, o->d.k);
+    }
     const isa::Layout& layout = isa::layout_for(o->d.config);
     const auto knobs = o->d.knobs(layout);
     std::optional<rt::DenseBuild> b;
@@ -128,12 +129,9 @@ void add_compile_conv2d(CLI::App& compile) {
   o->EmitOptions::add_to(*cmd);
   cmd->callback([o] {
     const auto& c = o->c;
-    if (o->cuda()) {
-      return print_conv2d_gpu(o->cpu, o->emit, c.layer, c.n, c.ic, c.h, c.w, c.oc, c.k, c.stride,
-                              c.pad);
-    }
-    if (o->llvm()) {
-      return print_conv2d_llvm(o->cpu.with_records(c.tune_db, c.no_records), c.layer, c.n, c.ic, c.h, c.w, c.oc, c.k, c.stride, c.pad);
+    if (o->cuda() || o->llvm()) {
+      return print_conv2d_on_target(o->cpu.with_records(c.tune_db, c.no_records), o->emit,
+                                    c.layer, c.n, c.ic, c.h, c.w, c.oc, c.k, c.stride, c.pad);
     }
     const isa::Layout& layout = isa::layout_for(c.config);
     const isa::Platform& platform = isa::find_platform(c.platform);

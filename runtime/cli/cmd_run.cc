@@ -11,11 +11,10 @@
 #include "driver/timeline.h"
 #include "hardware/isa/errors.h"
 #include "runtime/cli/commands.h"
-#include "runtime/cli/cpu_target.h"
 #include "runtime/cli/dense_estimate.h"
 #include "runtime/cli/dense_options.h"
-#include "runtime/cli/gpu_target.h"
 #include "runtime/cli/device_run.h"
+#include "runtime/cli/op_target.h"
 #include "runtime/io/files.h"
 #include "runtime/io/npy.h"
 #include "runtime/ops/dense.h"
@@ -46,7 +45,7 @@ nlohmann::ordered_json dense_roofline(const rt::DenseBuild& b, const isa::Platfo
 void add_run_dense(CLI::App& run) {
   struct Opts {
     DenseOptions d;
-    CpuTargetOptions cpu;
+    TargetOptions cpu;
     DeviceRunOptions dev;
     bool dry_run = false;
   };
@@ -71,11 +70,9 @@ void add_run_dense(CLI::App& run) {
                 "print what the run implies (MACs, instructions, memory, times measured on a "
                 "sample of it) as JSON, and run nothing");
   cmd->callback([o] {
-    if (o->cpu.is_cuda()) {
-      return run_dense_on_gpu(o->cpu, o->d.m, o->d.n, o->d.k, o->dev.seed, o->dev.save);
-    }
-    if (o->cpu.is_llvm()) {
-      return run_dense_on_cpu(o->cpu.with_records(o->d.tune_db, o->d.no_records), o->d.m, o->d.n, o->d.k, o->dev.seed, o->dev.save);
+    if (o->cpu.is_llvm_or_cuda()) {
+      return run_dense_on_target(o->cpu.with_records(o->d.tune_db, o->d.no_records), o->d.m,
+                                 o->d.n, o->d.k, o->dev.seed, o->dev.save);
     }
     const isa::Layout& layout = isa::layout_for(o->d.config);
     const isa::Platform& platform = isa::find_platform(o->d.platform);

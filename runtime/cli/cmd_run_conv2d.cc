@@ -10,9 +10,8 @@
 #include "runtime/bench/conv2d_study.h"
 #include "runtime/cli/commands.h"
 #include "runtime/cli/conv2d_options.h"
-#include "runtime/cli/cpu_target.h"
-#include "runtime/cli/gpu_target.h"
 #include "runtime/cli/device_run.h"
+#include "runtime/cli/op_target.h"
 #include "runtime/io/files.h"
 #include "runtime/io/npy.h"
 #include "runtime/ops/conv2d.h"
@@ -21,7 +20,7 @@ namespace weft::cli {
 
 void add_run_conv2d(CLI::App& run) {
   struct Opts : Conv2dOptions {
-    CpuTargetOptions cpu;
+    TargetOptions cpu;
     DeviceRunOptions dev;
   };
   auto o = std::make_shared<Opts>();
@@ -38,13 +37,10 @@ void add_run_conv2d(CLI::App& run) {
                 "write input.npy (NCHW), weight.npy (OIHW), bias.npy and output.npy (NCHW) "
                 "into this directory");
   cmd->callback([o] {
-    if (o->cpu.is_cuda()) {
-      return run_conv2d_on_gpu(o->cpu, o->layer, o->n, o->ic, o->h, o->w, o->oc, o->k, o->stride,
-                               o->pad, o->dev.seed, o->dev.save);
-    }
-    if (o->cpu.is_llvm()) {
-      return run_conv2d_on_cpu(o->cpu.with_records(o->tune_db, o->no_records), o->layer, o->n, o->ic, o->h, o->w, o->oc, o->k, o->stride,
-                               o->pad, o->dev.seed, o->dev.save);
+    if (o->cpu.is_llvm_or_cuda()) {
+      return run_conv2d_on_target(o->cpu.with_records(o->tune_db, o->no_records), o->layer,
+                                  o->n, o->ic, o->h, o->w, o->oc, o->k, o->stride, o->pad,
+                                  o->dev.seed, o->dev.save);
     }
     const isa::Layout& layout = isa::layout_for(o->config);
     const isa::Platform& platform = isa::find_platform(o->platform);

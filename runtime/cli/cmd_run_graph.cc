@@ -9,7 +9,7 @@
 #include <iostream>
 
 #include "compiler/graph/dump.h"
-#include "compiler/graph/eval_f32.h"
+#include "compiler/graph/interpret.h"
 #include "compiler/graph/models/resnet.h"
 #include "compiler/graph/pipeline.h"
 #include "compiler/graph/reference_int8.h"
@@ -168,7 +168,7 @@ void add_run_resnet18(CLI::App& run) {
       const auto want = cg::reference_int8(c.graph, {x})[0];
       const bool exact = want == logits;
       ok = exact;
-      const auto f = cg::eval_f32(g, {x})[0];
+      const auto f = cg::interpret<float>(g, {x})[0];
       double ab = 0, aa = 0, bb = 0;
       int agree = 0;
       for (size_t i = 0; i < f.size(); ++i) {

@@ -17,7 +17,7 @@ size_t buffer_bytes(const ir::Buffer& b) {
   return static_cast<size_t>(b->elements()) * static_cast<size_t>(ir::dtype_bits(b->dtype) / 8);
 }
 
-CpuKernel::CpuKernel(CpuOp op) : op_(std::move(op)) {
+CpuKernel::CpuKernel(compiler::ops::LoweredOp op) : op_(std::move(op)) {
   jit_ = compiler::codegen::jit_compile({op_.func}, host_symbols());
   fn_ = jit_->kernel(op_.func.name);
   const size_t io = op_.num_inputs + op_.num_outputs;

@@ -1,13 +1,14 @@
-// Running CPU operators: a CpuKernel JIT-compiles a CpuOp once (the generated code's parallel
-// loops call weft_cpu_parallel_for) and runs it on caller-owned buffers, with the operator's
-// workspaces allocated once and reused.
+// Running CPU operators: a CpuKernel JIT-compiles a lowered operator of compiler/ops/cpu once
+// (the generated code's parallel loops call weft_cpu_parallel_for) and runs it on caller-owned
+// buffers, with the operator's workspaces allocated once and reused.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "runtime/cpu/ops.h"
+#include "compiler/codegen/llvm/codegen_llvm.h"
+#include "compiler/ops/lowered_op.h"
 #include "runtime/cpu/thread_pool.h"
 
 namespace weft::rt::cpu {
@@ -18,7 +19,7 @@ compiler::codegen::HostSymbols host_symbols();
 class CpuKernel {
  public:
   /// Compiles `op` for the host CPU.
-  explicit CpuKernel(CpuOp op);
+  explicit CpuKernel(compiler::ops::LoweredOp op);
   ~CpuKernel();
   CpuKernel(const CpuKernel&) = delete;
   CpuKernel& operator=(const CpuKernel&) = delete;
@@ -26,12 +27,12 @@ class CpuKernel {
   /// Runs on `buffers` (inputs then outputs, each as large as its buffer in op().func.args)
   /// with the parallel loops on `pool` (serial when null). UserError for a wrong count.
   void run(const std::vector<void*>& buffers, ThreadPool* pool = nullptr);
-  const CpuOp& op() const { return op_; }
+  const compiler::ops::LoweredOp& op() const { return op_; }
   /// The optimized LLVM IR that was compiled.
   const std::string& llvm_ir() const;
 
  private:
-  CpuOp op_;
+  compiler::ops::LoweredOp op_;
   std::unique_ptr<compiler::codegen::JitModule> jit_;
   compiler::codegen::Kernel fn_ = nullptr;
   std::vector<void*> workspaces_;

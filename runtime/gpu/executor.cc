@@ -8,15 +8,16 @@
 
 namespace weft::rt::gpu {
 
-size_t dtype_bytes(DType t) { return static_cast<size_t>(compiler::ir::dtype_bits(t) / 8); }
+size_t dtype_bytes(compiler::ir::DType t) {
+  return static_cast<size_t>(compiler::ir::dtype_bits(t) / 8);
+}
 
-GpuKernel::GpuKernel(const GpuOp& op) : op_(op) {
+GpuKernel::GpuKernel(const compiler::ops::LoweredOp& op) : op_(op) {
   Gpu& gpu = Gpu::get();
   const auto t0 = std::chrono::steady_clock::now();
   module_ = compiler::codegen::codegen_cuda(op.func);
   handle_ = gpu.load_module(nvrtc_compile(module_.source, gpu.arch(), Emit::kCubin));
-  compile_seconds_ =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  compile_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   for (const auto& k : module_.kernels) functions_.push_back(gpu.function(handle_, k.name));
   for (size_t i = op.num_inputs + op.num_outputs; i < op.func.args.size(); ++i) {
     const auto& b = op.func.args[i];
@@ -32,8 +33,7 @@ void GpuKernel::run(const std::vector<uint64_t>& buffers) {
   const size_t n = op_.num_inputs + op_.num_outputs;
   if (buffers.size() != n) {
     throw UserError("GPU kernel " + op_.func.name + ": " + std::to_string(buffers.size()) +
-                    " buffers given, it takes " + std::to_string(n) +
-                    " (inputs, then outputs)");
+                    " buffers given, it takes " + std::to_string(n) + " (inputs, then outputs)");
   }
   std::vector<uint64_t> ptrs = buffers;
   for (const DeviceBuffer& w : workspaces_) ptrs.push_back(w.ptr());

@@ -1,14 +1,15 @@
-// Runs a GpuOp: generates its CUDA (compiler/codegen/cuda), compiles it with NVRTC to a cubin
-// for the device's architecture (cached), loads the module, allocates the workspaces once,
-// and launches its kernels in order on caller device buffers. Needs a GPU (Gpu::get()).
+// Runs a GPU operator (a lowered operator of compiler/ops/gpu): generates its CUDA
+// (compiler/codegen/cuda), compiles it with NVRTC to a cubin for the device's architecture
+// (cached), loads the module, allocates the workspaces once, and launches its kernels in order on
+// caller device buffers. Needs a GPU (Gpu::get()).
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "compiler/codegen/cuda/codegen_cuda.h"
+#include "compiler/ops/lowered_op.h"
 #include "runtime/gpu/cuda_driver.h"
-#include "runtime/gpu/ops.h"
 
 namespace weft::rt::gpu {
 
@@ -16,7 +17,7 @@ namespace weft::rt::gpu {
 class GpuKernel {
  public:
   /// Compiles and loads `op`; UserError without a GPU or when it does not compile.
-  explicit GpuKernel(const GpuOp& op);
+  explicit GpuKernel(const compiler::ops::LoweredOp& op);
   /// Unloads the module (the workspaces free themselves).
   ~GpuKernel();
   GpuKernel(const GpuKernel&) = delete;
@@ -28,7 +29,7 @@ class GpuKernel {
   double compile_seconds() const { return compile_seconds_; }
 
  private:
-  GpuOp op_;
+  compiler::ops::LoweredOp op_;
   compiler::codegen::CudaModule module_;
   void* handle_ = nullptr;
   std::vector<void*> functions_;
@@ -37,6 +38,6 @@ class GpuKernel {
 };
 
 /// The element type's size in bytes.
-size_t dtype_bytes(DType t);
+size_t dtype_bytes(compiler::ir::DType t);
 
 }  // namespace weft::rt::gpu

@@ -1,10 +1,11 @@
 // Running a graph of ONNX operators (as imported, before Weft's quantizer and passes) on the
-// host: on the LLVM CPU backend in float32 (Conv, Gemm and MatMul through JIT-compiled
-// kernels of runtime/cpu, the other operators through the plain kernels of host_kernels.h),
-// and as a float64 reference interpreter (every operator through host_kernels.h in double).
-// Quantized ONNX operators (QuantizeLinear, DequantizeLinear, QLinearConv) run with ONNX's
-// arithmetic (round half to even, saturation) on int8 values. Weft's own operator kinds
-// (after quantization and fusion) are the accelerator executor's, not these.
+// host, both paths through compiler/graph's host interpreter (interpret.h): on the LLVM CPU
+// backend in float32 (Interpreter<float> with JIT-compiled kernels of runtime/cpu for Conv, Gemm
+// and MatMul and llvm_kernels.h's graph kernels for the element-wise operators, pools and batch
+// norm), and as the float64 reference (Interpreter<double> with its plain loops). Quantized
+// ONNX operators (QuantizeLinear, DequantizeLinear, QLinearConv) run with ONNX's arithmetic
+// (round half to even, saturation) on int8 values. Weft's own operator kinds (after
+// quantization and fusion) are the accelerator executor's, not these.
 #pragma once
 
 #include <map>
@@ -33,11 +34,8 @@ struct GraphRun {
   double seconds = 0;
 };
 
-/// Checks `inputs` against the graph's inputs (count, dtype, shape); UserError naming the
-/// input and what differs.
-void check_inputs(const compiler::graph::Graph& g, const std::vector<HostArray>& inputs);
-
-/// The float64 reference interpreter.
+/// The float64 reference interpreter. UserError naming the input whose count, dtype or shape
+/// differs from the graph's.
 GraphRun run_reference_f64(const compiler::graph::Graph& g, const std::vector<HostArray>& inputs);
 
 /// The fp32 path on the LLVM CPU backend. Kernels are compiled on first use of a shape and

@@ -2,9 +2,9 @@
 #include "runtime/graph/cpu_kernels.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 
+#include "compiler/ops/int8_rounding.h"
 #include "hardware/isa/errors.h"
 
 namespace weft::rt::graph {
@@ -17,24 +17,9 @@ using compiler::graph::TensorType;
 
 namespace {
 
-int8_t sat(int64_t v) { return static_cast<int8_t>(v < -128 ? -128 : v > 127 ? 127 : v); }
+namespace ops = compiler::ops;
 
 int exponent(const TensorType& t) { return t.quant.exponent(); }
-
-// (v + 2^(s-1)) >> s for s > 0, v << -s otherwise.
-int64_t shift_round(int64_t v, int s) {
-  return s > 0 ? (v + (int64_t{1} << (s - 1))) >> s : v * (int64_t{1} << -s);
-}
-
-// Division rounding half up (towards +inf), den > 0.
-int64_t round_div(int64_t num, int64_t den) {
-  int64_t q = num / den, r = num % den;
-  if (r < 0) {
-    q -= 1;
-    r += den;
-  }
-  return 2 * r >= den ? q + 1 : q;
-}
 
 void pool(const Graph& g, const Node& n, const int8_t* x, int8_t* y) {
   const TensorType& xt = g.value(n.inputs[0]).type;
@@ -60,14 +45,15 @@ void pool(const Graph& g, const Node& n, const int8_t* x, int8_t* y) {
         int64_t acc = mx ? -128 : 0;
         for (int64_t iy = ya; iy < yb; ++iy)
           for (int64_t ix = xa; ix < xb; ++ix) acc = mx ? std::max<int64_t>(acc, xp[iy * W + ix]) : acc + xp[iy * W + ix];
-        int64_t r = acc;
-        if (!mx) {
-          int64_t cnt = (yb - ya) * (xb - xa);
-          if (incl)
-            cnt = (std::min(y0 + k[0], H + pd[2]) - y0) * (std::min(x0 + k[1], W + pd[3]) - x0);
-          r = d >= 0 ? round_div(acc * (int64_t{1} << d), cnt) : round_div(acc, cnt << -d);
+        int8_t& out = y[(p * OH + oy) * OW + ox];
+        if (mx) {
+          out = ops::saturate_int8(acc);
+          continue;
         }
-        y[(p * OH + oy) * OW + ox] = sat(r);
+        int64_t cnt = (yb - ya) * (xb - xa);
+        if (incl)
+          cnt = (std::min(y0 + k[0], H + pd[2]) - y0) * (std::min(x0 + k[1], W + pd[3]) - x0);
+        out = ops::requantize_average(acc, cnt, d);
       }
   }
 }
@@ -86,12 +72,10 @@ void qconv(const Graph& g, const Node& n, const int8_t* x, const int8_t* res, in
   const int64_t O = wv.type.shape[0];
   std::vector<int64_t> sh = n.get_ints("shifts", {});
   if (sh.empty()) sh.assign(O, n.get_int("shift", 0));
-  const int64_t lo = n.get_int("relu", 0) ? 0 : -128;
+  const bool relu = n.get_int("relu", 0) != 0;
   auto finish = [&](int64_t acc, int64_t oc, int64_t at) {
-    int32_t v = static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(b ? b[oc] : 0));
-    v >>= sh[oc];
-    if (res) v = static_cast<int32_t>(static_cast<uint32_t>(v) + static_cast<uint32_t>(res[at]));
-    y[at] = static_cast<int8_t>(std::clamp<int64_t>(v, lo, 127));
+    y[at] = ops::accel_epilogue(acc, b ? b[oc] : 0, static_cast<int>(sh[oc]), res ? res[at] : 0,
+                                relu);
   };
   if (!conv) {
     const int64_t M = xt.shape[0], K = xt.shape[1];
@@ -165,14 +149,13 @@ void run_cpu_node(const Graph& g, const Node& n, const std::vector<const uint8_t
     case OpKind::Quantize: {
       const auto* xf = reinterpret_cast<const float*>(in[0]);
       const int e = exponent(yt);
-      for (int64_t i = 0; i < count; ++i)
-        y8[i] = sat(static_cast<int64_t>(std::nearbyint(std::ldexp(static_cast<double>(xf[i]), -e))));
+      for (int64_t i = 0; i < count; ++i) y8[i] = ops::quantize(xf[i], e);
       return;
     }
     case OpKind::Dequantize: {
       auto* yf = reinterpret_cast<float*>(out);
       const int e = exponent(xt);
-      for (int64_t i = 0; i < count; ++i) yf[i] = std::ldexp(static_cast<float>(x8[i]), e);
+      for (int64_t i = 0; i < count; ++i) yf[i] = ops::dequantize(x8[i], e);
       return;
     }
     case OpKind::Relu:
@@ -193,12 +176,12 @@ void run_cpu_node(const Graph& g, const Node& n, const std::vector<const uint8_t
     case OpKind::Requantize: {
       const int eo = exponent(yt), sa = eo - exponent(xt);
       if (n.kind == OpKind::Requantize) {
-        for (int64_t i = 0; i < count; ++i) y8[i] = sat(shift_round(x8[i], sa));
+        for (int64_t i = 0; i < count; ++i) y8[i] = ops::requantize(x8[i], sa);
         return;
       }
       const auto* z8 = reinterpret_cast<const int8_t*>(in[1]);
       const int sb = eo - exponent(g.value(n.inputs[1]).type);
-      for (int64_t i = 0; i < count; ++i) y8[i] = sat(shift_round(x8[i], sa) + shift_round(z8[i], sb));
+      for (int64_t i = 0; i < count; ++i) y8[i] = ops::requantize_add(x8[i], sa, z8[i], sb);
       return;
     }
     case OpKind::MaxPool:

@@ -1,7 +1,7 @@
 // The CPU kernels of the graph executor: what the partition leaves on the host (quantize and
 // dequantize, int8 pools, int8 adds, layout packing, and the int8 conv/dense fallback). Plain
 // C++ loops on plain (row-major logical) tensors, written for the executor; their rounding is
-// the one quantize.h and reference_int8.h define, and the tests hold them to the reference.
+// compiler/ops/int8_rounding.h's, and the tests hold them to the int8 reference bit for bit.
 #pragma once
 
 #include <cstdint>

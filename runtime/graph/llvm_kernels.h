@@ -1,18 +1,18 @@
 // The graph executor's CPU kernels from the LLVM CPU backend: each int8 host node (Quantize,
 // Dequantize, Relu, Clip, Add, Requantize, MaxPool, AveragePool, GlobalAveragePool and the
-// QConv/QDense fallback) is written as a tensor expression (te::compute, sum and max
-// reductions), lowered to loop IR, JIT-compiled once per shape by ORC (compiled kernels are
-// cached for the process, keyed by operator, shape and parameters) and called with the
-// executor's host pointers. Their rounding is the one quantize.h and reference_int8.h define;
+// QConv/QDense fallback) becomes an operator of compiler/ops/cpu (its tensor expression and
+// schedule live there), JIT-compiled once per shape by ORC (compiled kernels are cached for
+// the process, keyed by operator, shape and parameters) and called with the executor's host
+// pointers. Their rounding is the one quantize.h and reference_int8.h define;
 // cpu_kernels.h keeps the plain C++ loops as the reference the tests hold them to, bit for bit.
 // The CPU nodes that write a packed output straight into the device arena (kCpuPacked: the
 // stem's weft.Im2Col with the f32 -> int8 quantize folded in, and band_pool's MaxPool bands)
-// have LLVM kernels too, each computing one chunk of the packed output per call (a chunk of
-// output rows, or of (batch, channel) block planes) with the chunk's position a run-time
-// argument, so one kernel per shape serves every chunk; packed_io.h's loops stay their
-// reference. Nodes without an LLVM kernel (layout changes, concat, copies, average pools with
-// a packed output, and everything in a build without the CPU backend) stay on cpu_kernels.h
-// and packed_io.h. This header has no LLVM types.
+// have LLVM kernels too (compiler/ops/cpu/packed.h), each computing one chunk of the packed
+// output per call (a chunk of output rows, or of (batch, channel) block planes) with the
+// chunk's position a run-time argument, so one kernel per shape serves every chunk;
+// packed_io.h's loops stay their reference. Nodes without an LLVM kernel (layout changes,
+// concat, copies, average pools with a packed output, and everything in a build without the
+// CPU backend) stay on cpu_kernels.h and packed_io.h. This header has no LLVM types.
 #pragma once
 
 #include <cstdint>

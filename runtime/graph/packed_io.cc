@@ -2,9 +2,9 @@
 #include "runtime/graph/packed_io.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 
+#include "compiler/ops/int8_rounding.h"
 #include "hardware/isa/errors.h"
 #include "runtime/graph/cpu_kernels.h"
 
@@ -35,8 +35,6 @@ struct Blocks {
   }
   int64_t planes_per_chunk() const { return std::max<int64_t>(1, kChunk / plane); }
 };
-
-int8_t sat(double v) { return static_cast<int8_t>(v < -128 ? -128 : v > 127 ? 127 : v); }
 
 // Calls f(whole_offset, done, length) for each piece of [off, off + bytes) of the smaller
 // tensor, split where its planes end.
@@ -166,7 +164,7 @@ int64_t im2col_packed(const Graph& g, const Node& n, const void* in, const Packe
   const int64_t C = xt.shape[1], H = xt.shape[2], W = xt.shape[3];
   const int64_t OC = yt.shape[1], OH = yt.shape[2], OW = yt.shape[3], CKK = C * K * K;
   const bool f32 = xt.dtype == DType::F32;
-  const double scale = f32 ? std::ldexp(1.0, -yt.quant.exponent()) : 1.0;
+  const int e = f32 ? yt.quant.exponent() : 0;  // weft.Quantize's exponent
   // Output rows per chunk; the input rows they read (the window), quantized once per chunk.
   const int64_t row = b.NB * b.CB * OW * b.bn * b.bc;
   const int64_t R = std::max<int64_t>(1, std::min(OH, kChunk / row));
@@ -189,7 +187,7 @@ int64_t im2col_packed(const Graph& g, const Node& n, const void* in, const Packe
           if (f32) {
             const float* x = static_cast<const float*>(in) + at;
             for (int64_t i = 0; i < W; ++i)
-              w[i] = sat(std::nearbyint(static_cast<double>(x[i]) * scale));
+              w[i] = compiler::ops::quantize(x[i], e);
           } else {
             std::memcpy(w, static_cast<const int8_t*>(in) + at, static_cast<size_t>(W));
           }

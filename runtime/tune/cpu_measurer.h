@@ -9,15 +9,15 @@
 #include <memory>
 #include <mutex>
 
+#include "compiler/ops/lowered_op.h"
 #include "compiler/tune/cpu_space.h"
-#include "runtime/cpu/ops.h"
 #include "runtime/tune/measurer.h"
 
 namespace weft::rt::tune {
 
 /// A CPU candidate as the runtime builds it: the operator ready for the JIT.
 struct CpuOpCandidate : compiler::tune::CpuCandidate {
-  cpu::CpuOp op;
+  compiler::ops::LoweredOp op;
 };
 
 class CpuMeasurer : public Measurer {

@@ -18,8 +18,8 @@ int64_t knob(const CpuKnobs& k, const char* name) {
 }
 }  // namespace
 
-cpu::DenseSchedule dense_schedule_of(const CpuKnobs& k) {
-  cpu::DenseSchedule s;
+compiler::ops::cpu::DenseSchedule dense_schedule_of(const CpuKnobs& k) {
+  compiler::ops::cpu::DenseSchedule s;
   s.rows = knob(k, "rows");
   s.cols = knob(k, "cols");
   s.lanes = knob(k, "lanes");
@@ -34,8 +34,8 @@ cpu::DenseSchedule dense_schedule_of(const CpuKnobs& k) {
   return s;
 }
 
-cpu::ConvSchedule conv_schedule_of(const CpuKnobs& k) {
-  cpu::ConvSchedule s;
+compiler::ops::cpu::ConvSchedule conv_schedule_of(const CpuKnobs& k) {
+  compiler::ops::cpu::ConvSchedule s;
   s.ow = knob(k, "ow");
   s.oc_blocks = knob(k, "oc_blocks");
   s.reduce_order = static_cast<int>(knob(k, "reduce_order"));
@@ -44,7 +44,7 @@ cpu::ConvSchedule conv_schedule_of(const CpuKnobs& k) {
   return s;
 }
 
-CpuKnobs knobs_of(const cpu::DenseSchedule& s) {
+CpuKnobs knobs_of(const compiler::ops::cpu::DenseSchedule& s) {
   return {{"rows", s.rows},
           {"cols", s.cols},
           {"lanes", s.lanes},
@@ -57,7 +57,7 @@ CpuKnobs knobs_of(const cpu::DenseSchedule& s) {
           {"k_pack", s.k_pack}};
 }
 
-CpuKnobs knobs_of(const cpu::ConvSchedule& s) {
+CpuKnobs knobs_of(const compiler::ops::cpu::ConvSchedule& s) {
   return {{"ow", s.ow},
           {"oc_blocks", s.oc_blocks},
           {"reduce_order", s.reduce_order},
@@ -70,7 +70,7 @@ compiler::tune::Workload cpu_dense_workload(int64_t m, int64_t n, int64_t k,
   return {"dense", {{"m", m}, {"n", n}, {"k", k}, {"dtype", dtype}}};
 }
 
-compiler::tune::Workload cpu_conv2d_workload(const cpu::Conv2dShape& s, const std::string& dtype) {
+compiler::tune::Workload cpu_conv2d_workload(const compiler::ops::Conv2dNchw& s, const std::string& dtype) {
   if (s.kh != s.kw)
     throw UserError("tune --target llvm: conv2d kernels must be square (" +
                     std::to_string(s.kh) + "x" + std::to_string(s.kw) + ")");
@@ -113,7 +113,7 @@ std::optional<TunedDense> tuned_dense(int64_t m, int64_t n, int64_t k, const std
   return TunedDense{dense_schedule_of(kn), r->second, r->first.value};
 }
 
-std::optional<TunedConv> tuned_conv2d(const cpu::Conv2dShape& s, const std::string& dtype,
+std::optional<TunedConv> tuned_conv2d(const compiler::ops::Conv2dNchw& s, const std::string& dtype,
                                       const std::string& db_path) {
   auto r = best_record(cpu_conv2d_workload(s, dtype), db_path);
   if (!r) return std::nullopt;

@@ -5,12 +5,15 @@
 
 #include "compiler/codegen/llvm/codegen_llvm.h"
 #include "compiler/tune/cpu_features.h"
+#include "compiler/ops/op_args.h"
 #include "hardware/isa/errors.h"
 #include "runtime/tune/cpu_measurer.h"
 #include "runtime/tune/cpu_schedules.h"
 
 namespace weft::rt::tune {
 
+namespace ops = compiler::ops;
+using compiler::ir::DType;
 using compiler::tune::CpuKnobs;
 using compiler::tune::Workload;
 
@@ -30,29 +33,29 @@ Task make_cpu_task(const Workload& w, const std::string& name) {
   const compiler::codegen::HostIsa isa = compiler::codegen::host_isa();
   const compiler::tune::CpuSpaceHost host{isa.lanes32(), isa.registers()};
   const std::string dtype = w.shape.value("dtype", std::string("float32"));
-  const cpu::DType dt = cpu::parse_dtype(dtype, "tune --dtype");
+  const DType dt = ops::parse_dtype(dtype, "tune --dtype", {DType::kFloat32, DType::kInt8});
   Workload wl = w;
   wl.shape["dtype"] = dtype;
   std::vector<CpuKnobs> seeds;
   compiler::tune::CpuBuilder build;
   if (w.op == "dense") {
     const int64_t m = get(w, "m"), n = get(w, "n"), k = get(w, "k");
-    cpu::dense(m, n, k, dt);  // shape errors now, not per candidate
-    seeds.push_back(knobs_of(cpu::DenseSchedule{}));
+    ops::cpu::dense(m, n, k, dt);  // shape errors now, not per candidate
+    seeds.push_back(knobs_of(ops::cpu::DenseSchedule{}));
     const int64_t vl = isa.lanes32();
-    seeds.push_back(knobs_of(cpu::DenseSchedule{8, 2 * vl}));
-    seeds.push_back(knobs_of(cpu::DenseSchedule{6, 4 * vl}));
+    seeds.push_back(knobs_of(ops::cpu::DenseSchedule{8, 2 * vl}));
+    seeds.push_back(knobs_of(ops::cpu::DenseSchedule{6, 4 * vl}));
     // W's panels packed row by row inside the kernel (no gathers, no pass over a packed copy).
-    cpu::DenseSchedule fused{8, 2 * vl};
+    ops::cpu::DenseSchedule fused{8, 2 * vl};
     fused.pack_w = 3;
     seeds.push_back(knobs_of(fused));
-    cpu::DenseSchedule wide{4, 4 * vl};  // 4 x 64 on AVX-512: the best SGEMM tile on Zen 5
+    ops::cpu::DenseSchedule wide{4, 4 * vl};  // 4 x 64 on AVX-512: the best SGEMM tile on Zen 5
     wide.pack_w = 3;
     wide.lanes = vl;
     wide.k_unroll = 2;
     seeds.push_back(knobs_of(wide));
-    if (dt == cpu::DType::kInt8) {
-      cpu::DenseSchedule q{8, 2 * vl};
+    if (dt == DType::kInt8) {
+      ops::cpu::DenseSchedule q{8, 2 * vl};
       q.k_pack = 4;
       seeds.push_back(knobs_of(q));
       q.pack_w = 3;
@@ -62,7 +65,7 @@ Task make_cpu_task(const Workload& w, const std::string& name) {
     }
     build = [=](const CpuKnobs& kn) {
       auto b = std::make_shared<CpuOpCandidate>();
-      b->op = cpu::dense(m, n, k, dt, dense_schedule_of(kn));
+      b->op = ops::cpu::dense(m, n, k, dt, dense_schedule_of(kn));
       b->func = b->op.func;
       b->knobs = kn;
       b->ops = b->op.ops;
@@ -70,17 +73,17 @@ Task make_cpu_task(const Workload& w, const std::string& name) {
     };
   } else if (w.op == "conv2d") {
     const int64_t ks = get(w, "k");
-    const cpu::Conv2dShape s{get(w, "n"), get(w, "ic"), get(w, "h"),      get(w, "w"),  get(w, "oc"),
+    const ops::Conv2dNchw s{get(w, "n"), get(w, "ic"), get(w, "h"),      get(w, "w"),  get(w, "oc"),
                              ks,          ks,           get(w, "stride"), get(w, "pad")};
-    cpu::conv2d(s, dt);  // shape errors now
-    cpu::ConvSchedule def;
+    ops::cpu::conv2d(s, dt);  // shape errors now
+    ops::cpu::ConvSchedule def;
     def.ow = s.ow() % 7 == 0 ? 7 : 6;  // what ow = 0 resolves to
     seeds.push_back(knobs_of(def));
     def.oc_blocks = 2;
     seeds.push_back(knobs_of(def));
     build = [=](const CpuKnobs& kn) {
       auto b = std::make_shared<CpuOpCandidate>();
-      b->op = cpu::conv2d(s, dt, conv_schedule_of(kn));
+      b->op = ops::cpu::conv2d(s, dt, conv_schedule_of(kn));
       b->func = b->op.func;
       b->knobs = kn;
       b->ops = b->op.ops;

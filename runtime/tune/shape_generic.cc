@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "compiler/ir/arith.h"
 #include "compiler/tune/accel_features.h"
 #include "compiler/tune/accel_space.h"
 #include "compiler/tune/cost_model.h"
@@ -281,7 +282,7 @@ std::optional<Dispatched> dispatch_knobs(const Workload& w, const Target& t,
 
 namespace {
 
-int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+using compiler::ir::ceil_div;
 
 json knobs_of_trace(const Task& task, const ShapeFamily& f, const Trace& t) {
   if (f.op == "dense")
@@ -304,12 +305,12 @@ std::optional<double> spatial_tiles(const ShapeFamily& f, const std::string& con
   if (f.op == "dense") {
     const ops::DenseKnobs k = dense_knobs_from_json(knobs);
     if (k.tile_m < 1) return std::nullopt;
-    return static_cast<double>(cdiv(cdiv(v, l.config.batch()), k.tile_m));
+    return static_cast<double>(ceil_div(ceil_div(v, l.config.batch()), k.tile_m));
   }
   const ops::Conv2dKnobs k = conv2d_knobs_from_json(knobs);
   const ops::Conv2dShape s = f.conv_at(v);
   if (k.tile_h < 1 || k.tile_w < 1) return std::nullopt;
-  return static_cast<double>(cdiv(s.out_h(), k.tile_h) * cdiv(s.out_w(), k.tile_w));
+  return static_cast<double>(ceil_div(s.out_h(), k.tile_h) * ceil_div(s.out_w(), k.tile_w));
 }
 
 // ---- tuning a family ----------------------------------------------------------------------
@@ -369,15 +370,18 @@ DispatchTable tune_family(const ShapeFamily& f, const std::string& config,
       const int64_t bi = layout.config.block_in(), bo = layout.config.block_out();
       std::vector<json> ks;
       if (f.op == "dense") {
-        for (int64_t tn : top_divisors(cdiv(f.dense.n, bo)))
-          for (int64_t tk : top_divisors(cdiv(f.dense.k, bi)))
+        for (int64_t tn : top_divisors(ceil_div(f.dense.n, bo)))
+          for (int64_t tk : top_divisors(ceil_div(f.dense.k, bi)))
             for (int64_t vt : {1, 2, 4})
-              ks.push_back({{"tile_m", cdiv(v, layout.config.batch())}, {"tile_n", tn},
-                            {"tile_k", tk}, {"vthreads", vt}, {"vthread_axis", "n"}});
+              ks.push_back({{"tile_m", ceil_div(v, layout.config.batch())},
+                            {"tile_n", tn},
+                            {"tile_k", tk},
+                            {"vthreads", vt},
+                            {"vthread_axis", "n"}});
       } else {
         const ops::Conv2dShape cs = f.conv_at(v);
-        for (int64_t ti : top_divisors(cdiv(cs.ic, bi)))
-          for (int64_t to : top_divisors(cdiv(cs.oc, bo)))
+        for (int64_t ti : top_divisors(ceil_div(cs.ic, bi)))
+          for (int64_t to : top_divisors(ceil_div(cs.oc, bo)))
             for (int64_t vt : {1, 2, 4})
               ks.push_back({{"tile_h", cs.out_h()}, {"tile_w", cs.out_w()}, {"tile_ic", ti},
                             {"tile_oc", to}, {"vthreads", vt}, {"vthread_axis", "o"}});

@@ -22,9 +22,11 @@
 #include <vector>
 
 #include "hardware/isa/errors.h"
+#include "compiler/ops/cpu/conv2d.h"
+#include "compiler/ops/cpu/dense.h"
+#include "compiler/ops/cpu/layout.h"
+#include "compiler/ops/reference.h"
 #include "runtime/cpu/executor.h"
-#include "runtime/cpu/layout.h"
-#include "runtime/cpu/reference.h"
 #include "runtime/tune/cpu_schedules.h"
 #include "scripts/bench/bench_clock.h"
 
@@ -40,6 +42,11 @@
 namespace {
 
 using namespace weft::rt::cpu;
+using namespace weft::compiler::ops::cpu;
+using weft::compiler::ops::Conv2dNchw;
+using weft::compiler::ops::conv2d_reference;
+using weft::compiler::ops::dense_reference;
+using weft::compiler::ir::DType;
 
 bool g_cpu_clock = false;  // --clock cpu: the calling thread's CPU time instead of wall time
 
@@ -321,7 +328,7 @@ void race_dense(int64_t n, DType dt, const std::string& file, int reps, ThreadPo
 
 struct Layer {
   std::string name;
-  Conv2dShape s;
+  Conv2dNchw s;
 };
 
 std::vector<Layer> read_layers(const std::string& path) {
@@ -335,7 +342,7 @@ std::vector<Layer> read_layers(const std::string& path) {
     std::stringstream ss(line);
     std::string f[8];
     for (auto& x : f) std::getline(ss, x, ',');
-    Conv2dShape s;
+    Conv2dNchw s;
     s.n = 1;
     s.h = std::stoll(f[1]);
     s.w = std::stoll(f[2]);
@@ -350,7 +357,7 @@ std::vector<Layer> read_layers(const std::string& path) {
 }
 
 Row conv(const Layer& l, int threads, int reps, ThreadPool& pool) {
-  const Conv2dShape& s = l.s;
+  const Conv2dNchw& s = l.s;
   std::mt19937 rng(3);
   auto x = random_vector<float>(static_cast<size_t>(s.n * s.c * s.h * s.w), rng);
   auto w = random_vector<float>(static_cast<size_t>(s.o * s.c * s.kh * s.kw), rng);

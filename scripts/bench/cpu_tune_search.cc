@@ -38,7 +38,7 @@ std::vector<std::pair<std::string, compiler::tune::Workload>> cases(const std::s
       std::stringstream ss(line);
       std::string f[8];
       for (auto& x : f) std::getline(ss, x, ',');
-      rt::cpu::Conv2dShape s{1,           std::stoll(f[3]), std::stoll(f[1]), std::stoll(f[2]),
+      compiler::ops::Conv2dNchw s{1,           std::stoll(f[3]), std::stoll(f[1]), std::stoll(f[2]),
                              std::stoll(f[4]), std::stoll(f[5]), std::stoll(f[5]), std::stoll(f[6]),
                              std::stoll(f[7])};
       out.push_back({f[0], cpu_conv2d_workload(s, "float32")});

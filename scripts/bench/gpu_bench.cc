@@ -31,13 +31,15 @@
 #include <vector>
 
 #include "hardware/isa/errors.h"
+#include "compiler/ops/gpu/conv2d.h"
+#include "compiler/ops/gpu/dense.h"
 #include "runtime/gpu/cuda_driver.h"
 #include "runtime/gpu/executor.h"
-#include "runtime/gpu/half.h"
-#include "runtime/gpu/ops.h"
+#include "runtime/target/half.h"
 
 namespace gpu = weft::rt::gpu;
-using gpu::DType;
+namespace gpu_ops = weft::compiler::ops::gpu;
+using weft::compiler::ir::DType;
 
 namespace {
 
@@ -137,7 +139,7 @@ void fill_random(Mem& m, size_t n, DType t) {
     if (t == DType::kFloat32) {
       std::memcpy(&b[i * 4], &v, 4);
     } else if (t == DType::kFloat16) {
-      const uint16_t h = weft::rt::gpu::float_to_half(v);
+      const uint16_t h = weft::rt::float_to_half(v);
       std::memcpy(&b[i * 2], &h, 2);
     } else {
       b[i] = uint8_t(g_rng());
@@ -160,7 +162,7 @@ std::vector<double> values(const Mem& m, size_t n, DType t) {
     } else if (t == DType::kFloat16) {
       uint16_t h;
       std::memcpy(&h, &b[i * 2], 2);
-      v[i] = weft::rt::gpu::half_to_float(h);
+      v[i] = weft::rt::half_to_float(h);
     } else {
       int32_t x;
       std::memcpy(&x, &b[i * 4], 4);
@@ -190,7 +192,7 @@ void row(const std::string& name, double ops, double weft_ms, double lib_ms, dou
   std::fflush(stdout);
 }
 
-double weft_ms(const gpu::GpuOp& op, const std::vector<uint64_t>& bufs, int reps) {
+double weft_ms(const weft::compiler::ops::LoweredOp& op, const std::vector<uint64_t>& bufs, int reps) {
   gpu::GpuKernel k(op);
   return median_ms(reps, [&] { k.run(bufs); });
 }
@@ -214,7 +216,7 @@ void gemms(const Gemm& g, int reps, cublasHandle_t blas, cublasLtHandle_t lt) {
     fill_random(a, mk, DType::kFloat32);
     fill_random(w, nk, DType::kFloat32);
     const float one = 1, zero = 0;
-    const double t = weft_ms(gpu::dense(g.m, g.n, g.k, DType::kFloat32), {a.u(), w.u(), c.u()}, reps);
+    const double t = weft_ms(gpu_ops::dense(g.m, g.n, g.k, DType::kFloat32), {a.u(), w.u(), c.u()}, reps);
     const auto call = [&] {
       blas_ok(cublasSgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &one,
                           static_cast<float*>(w.p), k, static_cast<float*>(a.p), k, &zero,
@@ -231,7 +233,7 @@ void gemms(const Gemm& g, int reps, cublasHandle_t blas, cublasLtHandle_t lt) {
     fill_random(a, mk, DType::kFloat16);
     fill_random(w, nk, DType::kFloat16);
     const float one = 1, zero = 0;
-    const double t = weft_ms(gpu::dense(g.m, g.n, g.k, DType::kFloat16), {a.u(), w.u(), c.u()}, reps);
+    const double t = weft_ms(gpu_ops::dense(g.m, g.n, g.k, DType::kFloat16), {a.u(), w.u(), c.u()}, reps);
     const auto call = [&] {
       blas_ok(cublasGemmEx(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &one, w.p, CUDA_R_16F, k, a.p,
                            CUDA_R_16F, k, &zero, cl.p, CUDA_R_32F, n, CUBLAS_COMPUTE_32F,
@@ -247,7 +249,7 @@ void gemms(const Gemm& g, int reps, cublasHandle_t blas, cublasLtHandle_t lt) {
     Mem a(mk), w(nk), c(mn * 4), cl(mn * 4);
     fill_random(a, mk, DType::kInt8);
     fill_random(w, nk, DType::kInt8);
-    const double t = weft_ms(gpu::dense(g.m, g.n, g.k, DType::kInt8), {a.u(), w.u(), c.u()}, reps);
+    const double t = weft_ms(gpu_ops::dense(g.m, g.n, g.k, DType::kInt8), {a.u(), w.u(), c.u()}, reps);
     cublasLtMatmulDesc_t desc;
     blas_ok(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32I, CUDA_R_32I), "MatmulDescCreate");
     const cublasOperation_t tr = CUBLAS_OP_T;
@@ -282,7 +284,7 @@ void gemms(const Gemm& g, int reps, cublasHandle_t blas, cublasLtHandle_t lt) {
 
 struct Layer {
   std::string name;
-  gpu::Conv2dShape s;
+  weft::compiler::ops::Conv2dNchw s;
 };
 
 std::vector<Layer> read_layers(const std::string& csv, int64_t batch) {
@@ -296,7 +298,7 @@ std::vector<Layer> read_layers(const std::string& csv, int64_t batch) {
     std::string f[8];
     for (auto& x : f) std::getline(ss, x, ',');
     const int64_t k = std::stoll(f[5]);
-    out.push_back({f[0], gpu::Conv2dShape{batch, std::stoll(f[3]), std::stoll(f[1]),
+    out.push_back({f[0], weft::compiler::ops::Conv2dNchw{batch, std::stoll(f[3]), std::stoll(f[1]),
                                           std::stoll(f[2]), std::stoll(f[4]), k, k,
                                           std::stoll(f[6]), std::stoll(f[7])}});
   }
@@ -307,14 +309,14 @@ void convs(const std::vector<Layer>& layers, DType t, int reps, cudnnHandle_t dn
   const cudnnDataType_t dt = t == DType::kFloat16 ? CUDNN_DATA_HALF : CUDNN_DATA_FLOAT;
   const size_t eb = t == DType::kFloat16 ? 2 : 4;
   for (const Layer& L : layers) {
-    const gpu::Conv2dShape& s = L.s;
+    const weft::compiler::ops::Conv2dNchw& s = L.s;
     const int64_t oh = s.oh(), ow = s.ow();
     const size_t xn = size_t(s.n * s.c * s.h * s.w), wn = size_t(s.o * s.c * s.kh * s.kw);
     const size_t yn = size_t(s.n * s.o * oh * ow);
     Mem x(xn * eb), w(wn * eb), y(yn * 4), yl(yn * eb);
     fill_random(x, xn, t);
     fill_random(w, wn, t);
-    const double t_weft = weft_ms(gpu::conv2d(s, t), {x.u(), w.u(), y.u()}, reps);
+    const double t_weft = weft_ms(gpu_ops::conv2d(s, t), {x.u(), w.u(), y.u()}, reps);
     cudnnTensorDescriptor_t xd, yd;
     cudnnFilterDescriptor_t wd;
     cudnnConvolutionDescriptor_t cd;

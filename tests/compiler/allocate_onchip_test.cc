@@ -38,7 +38,7 @@ TEST(AllocateOnchip, NestedAllocationsStackAndShiftCallIndices) {
   const ir::Buffer inner = ir::make_buffer("Y", ir::DType::kInt8, {2, 1, 4}, ir::Scope::kInp);
   const ir::Buffer g = ir::make_buffer("G", ir::DType::kInt8, {8, 1, 4});
   const ir::Stmt s = ir::allocate(
-      outer, ir::allocate(inner, ir::evaluate(ir::call(ir::DType::kInt32, "weft.dma_copy2d",
+      outer, ir::allocate(inner, ir::evaluate(ir::call(ir::DType::kInt32, ir::Intrinsic::kDmaCopy2d,
                                                        {ir::imm(1), ir::imm(0), ir::imm(1),
                                                         ir::imm(2), ir::imm(2), ir::imm(2)},
                                                        {inner, g}))));

@@ -26,23 +26,23 @@ struct Buffers {
   ir::Buffer acc = ir::make_buffer("C.acc", DType::kInt32, {2, 1, 4}, ir::Scope::kAcc);
 };
 
-ir::Stmt call(const std::string& name, std::vector<int64_t> args, std::vector<ir::Buffer> bufs) {
+ir::Stmt call(ir::Intrinsic op, std::vector<int64_t> args, std::vector<ir::Buffer> bufs) {
   std::vector<ir::Expr> a;
   for (int64_t v : args) a.push_back(ir::imm(v));
-  return ir::evaluate(ir::call(DType::kInt32, name, a, std::move(bufs)));
+  return ir::evaluate(ir::call(DType::kInt32, op, a, std::move(bufs)));
 }
 
 TEST(AssignQueues, EachCallGoesToItsModule) {
   Buffers b;
-  const ir::Stmt dma_a = call("weft.dma_copy2d", {0, 0, 1, 2, 2, 2}, {b.inp, b.a});
-  const ir::Stmt dma_w = call("weft.dma_copy2d", {0, 0, 1, 2, 2, 2}, {b.wgt, b.w});
-  const ir::Stmt dma_c = call("weft.dma_copy2d", {0, 0, 1, 2, 2, 2}, {b.acc, b.c});
-  const ir::Stmt reset = call("weft.gemm_reset_kernel", {1, 1, 0, 0, 1, 0}, {b.acc});
+  const ir::Stmt dma_a = call(ir::Intrinsic::kDmaCopy2d, {0, 0, 1, 2, 2, 2}, {b.inp, b.a});
+  const ir::Stmt dma_w = call(ir::Intrinsic::kDmaCopy2d, {0, 0, 1, 2, 2, 2}, {b.wgt, b.w});
+  const ir::Stmt dma_c = call(ir::Intrinsic::kDmaCopy2d, {0, 0, 1, 2, 2, 2}, {b.acc, b.c});
+  const ir::Stmt reset = call(ir::Intrinsic::kGemmResetKernel, {1, 1, 0, 0, 1, 0}, {b.acc});
   const ir::Stmt gemm =
-      call("weft.gemm_kernel", {1, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0}, {b.acc, b.inp, b.wgt});
+      call(ir::Intrinsic::kGemmKernel, {1, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0}, {b.acc, b.inp, b.wgt});
   const ir::Stmt alu =
-      call("weft.alu_kernel", {1, 1, 0, 0, 0, 0, 3, 1, 8, 1, 0, 0}, {b.acc, b.acc});
-  const ir::Stmt store = call("weft.dma_copy2d", {0, 0, 1, 2, 2, 2}, {b.d, b.acc});
+      call(ir::Intrinsic::kAluKernel, {1, 1, 0, 0, 0, 0, 3, 1, 8, 1, 0, 0}, {b.acc, b.acc});
+  const ir::Stmt store = call(ir::Intrinsic::kDmaCopy2d, {0, 0, 1, 2, 2, 2}, {b.d, b.acc});
   const ir::Var i = ir::make_var("i");
   const ir::Stmt program = ir::allocate(
       b.acc, ir::seq({dma_a, dma_w, dma_c, reset,
@@ -74,11 +74,12 @@ TEST(AssignQueues, TheQueuesAreTheOnesEmissionAccepts) {
   // disagree) and records it on the operation.
   Buffers b;
   const ir::Stmt program = ir::seq(
-      {call("weft.dma_copy2d", {0, 0, 1, 1, 1, 1}, {b.inp, b.a}),
-       call("weft.dma_copy2d", {0, 0, 1, 1, 1, 1}, {b.wgt, b.w}),
-       call("weft.gemm_kernel", {1, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0}, {b.acc, b.inp, b.wgt}),
-       call("weft.alu_kernel", {1, 1, 0, 0, 0, 0, 0, 1, 127, 1, 0, 0}, {b.acc, b.acc}),
-       call("weft.dma_copy2d", {0, 0, 1, 1, 1, 1}, {b.d, b.acc})});
+      {call(ir::Intrinsic::kDmaCopy2d, {0, 0, 1, 1, 1, 1}, {b.inp, b.a}),
+       call(ir::Intrinsic::kDmaCopy2d, {0, 0, 1, 1, 1, 1}, {b.wgt, b.w}),
+       call(ir::Intrinsic::kGemmKernel, {1, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0},
+            {b.acc, b.inp, b.wgt}),
+       call(ir::Intrinsic::kAluKernel, {1, 1, 0, 0, 0, 0, 0, 1, 127, 1, 0, 0}, {b.acc, b.acc}),
+       call(ir::Intrinsic::kDmaCopy2d, {0, 0, 1, 1, 1, 1}, {b.d, b.acc})});
   const accel::Program p = emit_accel(assign_queues(program));
   ASSERT_EQ(p.ops.size(), 5u);
   const isa::Module expect[] = {isa::Module::kLoad, isa::Module::kLoad, isa::Module::kCompute,
@@ -91,7 +92,7 @@ TEST(AssignQueues, UnknownCallsAreErrors) {
   // An ALU block call that fold_uops has not turned into a kernel.
   EXPECT_THAT(
       [&] {
-        assign_queues(call("weft.alu", {0, 0, 3, 1, 8}, {b.acc, b.acc}));
+        assign_queues(call(ir::Intrinsic::kAlu, {0, 0, 3, 1, 8}, {b.acc, b.acc}));
       },
       ::testing::ThrowsMessage<UserError>(
           HasSubstr("assign_queues: 'weft.alu' is not an accelerator instruction (has fold_uops "
@@ -100,9 +101,9 @@ TEST(AssignQueues, UnknownCallsAreErrors) {
   EXPECT_THAT(
       [&] {
         assign_queues(ir::for_loop(i, ir::imm(0), ir::imm(2), ir::ForKind::kSerial,
-                                   call("weft.mystery", {1}, {})));
+                                   call(ir::Intrinsic::kRcp, {1}, {})));
       },
-      ::testing::ThrowsMessage<UserError>(HasSubstr("'weft.mystery' is not an accelerator")));
+      ::testing::ThrowsMessage<UserError>(HasSubstr("'weft.cuda.rcp' is not an accelerator")));
 }
 
 }  // namespace

@@ -45,7 +45,7 @@ TEST(DetectDma, CopiesKeepTheResult) {
     ir::BufferData copy = data;
     auto intrinsics = gemm_semantics(g);
     ir::interpret(lower(*d.s), data, intrinsics);
-    intrinsics["weft.dma_copy2d"] = dma_semantics();
+    intrinsics[ir::Intrinsic::kDmaCopy2d] = dma_semantics();
     ir::interpret(passes::detect_dma(lower(*d.s)), copy, intrinsics);
     EXPECT_EQ(copy[d.c->buffer.get()], data[d.c->buffer.get()]);
   }

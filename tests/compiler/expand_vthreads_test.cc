@@ -26,30 +26,29 @@ struct Tiles {
   ir::Buffer acc = ir::make_buffer("C.acc", DType::kInt32, {1, 1, 4}, ir::Scope::kAcc);
   ir::Var v = ir::make_var("v");
 
-  ir::Stmt call(const std::string& name, std::vector<ir::Expr> args,
-                std::vector<ir::Buffer> bufs) const {
-    return ir::evaluate(ir::call(DType::kInt32, name, std::move(args), std::move(bufs)));
+  ir::Stmt call(ir::Intrinsic op, std::vector<ir::Expr> args, std::vector<ir::Buffer> bufs) const {
+    return ir::evaluate(ir::call(DType::kInt32, op, std::move(args), std::move(bufs)));
   }
   ir::Stmt load_a() const {
-    return call("weft.dma_copy2d",
+    return call(ir::Intrinsic::kDmaCopy2d,
                 {ir::imm(0), ir::ref(v), ir::imm(1), ir::imm(1), ir::imm(1), ir::imm(1)}, {inp, a});
   }
   ir::Stmt load_w() const {
-    return call("weft.dma_copy2d",
+    return call(ir::Intrinsic::kDmaCopy2d,
                 {ir::imm(0), ir::imm(0), ir::imm(1), ir::imm(1), ir::imm(1), ir::imm(1)}, {wgt, w});
   }
   ir::Stmt gemm() const {
-    return call("weft.gemm", {ir::imm(0), ir::imm(0), ir::imm(0)}, {acc, inp, wgt});
+    return call(ir::Intrinsic::kGemm, {ir::imm(0), ir::imm(0), ir::imm(0)}, {acc, inp, wgt});
   }
-  ir::Stmt reset() const { return call("weft.gemm_reset", {ir::imm(0)}, {acc}); }
+  ir::Stmt reset() const { return call(ir::Intrinsic::kGemmReset, {ir::imm(0)}, {acc}); }
   ir::Stmt alu(int64_t op, int64_t imm) const {
     return ir::attr(
         "pragma_alu", ir::imm(1),
-        call("weft.alu", {ir::imm(0), ir::imm(0), ir::imm(op), ir::imm(1), ir::imm(imm)},
+        call(ir::Intrinsic::kAlu, {ir::imm(0), ir::imm(0), ir::imm(op), ir::imm(1), ir::imm(imm)},
              {acc, acc}));
   }
   ir::Stmt store() const {
-    return call("weft.dma_copy2d",
+    return call(ir::Intrinsic::kDmaCopy2d,
                 {ir::ref(v), ir::imm(0), ir::imm(1), ir::imm(1), ir::imm(1), ir::imm(1)}, {d, acc});
   }
   // vthread (v, 0, 2) { allocate inp, wgt, acc { body } }

@@ -48,7 +48,7 @@ TEST(FoldUops, KernelsKeepTheResult) {
     data[d.c->buffer.get()].assign(static_cast<size_t>(d.c->buffer->elements()), 0);
     ir::BufferData folded = data;
     auto intrinsics = gemm_semantics(g);
-    intrinsics["weft.dma_copy2d"] = dma_semantics();
+    intrinsics[ir::Intrinsic::kDmaCopy2d] = dma_semantics();
     ir::interpret(lower(*d.s), data, intrinsics);
     ir::interpret(passes::fold_uops(passes::allocate_onchip(passes::detect_dma(lower(*d.s)), l)),
                   folded, intrinsics);
@@ -61,7 +61,7 @@ TEST(FoldUops, NonAffineIndexIsAnError) {
   const ir::Var i = ir::make_var("i");
   const ir::Stmt s =
       ir::for_loop(i, ir::imm(0), ir::imm(4), ir::ForKind::kSerial,
-                   ir::evaluate(ir::call(ir::DType::kInt32, "weft.gemm_reset",
+                   ir::evaluate(ir::call(ir::DType::kInt32, ir::Intrinsic::kGemmReset,
                                          {ir::floordiv(ir::ref(i), ir::imm(2))}, {acc})));
   EXPECT_THAT([&] { passes::fold_uops(s); },
               ::testing::ThrowsMessage<UserError>(HasSubstr("index (i/2) is not affine")));
@@ -73,7 +73,7 @@ ir::Stmt alu_nest(const ir::Buffer& acc, const std::vector<ir::Var>& v,
                   std::vector<ir::Expr> constants) {
   std::vector<ir::Expr> args = {std::move(dst), std::move(src)};
   args.insert(args.end(), constants.begin(), constants.end());
-  ir::Stmt body = ir::evaluate(ir::call(DType::kInt32, "weft.alu", args, {acc, acc}));
+  ir::Stmt body = ir::evaluate(ir::call(DType::kInt32, ir::Intrinsic::kAlu, args, {acc, acc}));
   for (size_t n = v.size(); n-- > 0;) {
     body = ir::for_loop(v[n], ir::imm(0), ir::imm(extents[n]), ir::ForKind::kSerial, body);
   }

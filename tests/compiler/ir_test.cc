@@ -1,5 +1,6 @@
-// The loop IR: builders fold constants, the printer's text, the mutator keeps unchanged trees,
-// and the reference interpreter runs loops, wraps stores and reports out-of-bounds accesses.
+// The loop IR: builders fold constants, the printer's text (a GPU-bound loop's binding too),
+// the mutator keeps unchanged trees and loop bindings, and the reference interpreter runs loops,
+// wraps stores and reports out-of-bounds accesses.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -46,6 +47,52 @@ TEST(Ir, PrinterShowsLoopsStoresAndAnnotations) {
             "    }\n"
             "  }\n"
             "}\n");
+}
+
+TEST(Ir, ABoundLoopPrintsItsBindingAndKeepsItThroughPasses) {
+  const Buffer a = make_buffer("A", DType::kInt32, {64});
+  const Var b = make_var("b"), t = make_var("t");
+  const Stmt s = for_loop(
+      b, imm(0), imm(2), ForKind::kSerial,
+      for_loop(t, imm(0), imm(32), ForKind::kSerial,
+               store(a, {add(mul(ref(b), imm(32)), ref(t))}, imm(1)), ThreadAxis::kThreadX),
+      ThreadAxis::kBlockX);
+  const std::string text =
+      "// attr bind.blockIdx.x = 2\n"
+      "for (b, 0, 2) {\n"
+      "  // attr bind.threadIdx.x = 32\n"
+      "  for (t, 0, 32) {\n"
+      "    A[((b*32) + t)] = 1\n"
+      "  }\n"
+      "}\n";
+  EXPECT_EQ(to_string(s), text);
+  // A rebuilt loop keeps its binding (the mutator, with_body).
+  class RenameStore : public Mutator {
+   protected:
+    Stmt mutate_Store(const Store& n, const Stmt&) override {
+      return store(n.buffer, n.indices, imm(2));
+    }
+  };
+  const Stmt m = RenameStore().mutate(s);
+  const auto& outer = static_cast<const For&>(*m);
+  EXPECT_EQ(outer.thread, ThreadAxis::kBlockX);
+  EXPECT_EQ(static_cast<const For&>(*outer.body).thread, ThreadAxis::kThreadX);
+  EXPECT_EQ(static_cast<const For&>(*with_body(outer, evaluate(imm(0)))).thread,
+            ThreadAxis::kBlockX);
+  EXPECT_STREQ(thread_axis_name(ThreadAxis::kThreadZ), "threadIdx.z");
+  EXPECT_TRUE(is_thread_index(ThreadAxis::kThreadX));
+  EXPECT_FALSE(is_thread_index(ThreadAxis::kBlockZ));
+}
+
+TEST(Ir, FlatIndexIsRowMajorOverTheLeadingDimensions) {
+  const Buffer a = make_buffer("A", DType::kInt32, {2, 3, 4, 5});
+  const Var i = make_var("i"), j = make_var("j"), k = make_var("k"), l = make_var("l");
+  const std::vector<Expr> idx = {ref(i), ref(j), ref(k), ref(l)};
+  EXPECT_EQ(to_string(flat_index(a, idx, 4)), "((((((i*3) + j)*4) + k)*5) + l)");
+  EXPECT_EQ(to_string(flat_index(a, idx, 2)), "((i*3) + j)");
+  EXPECT_EQ(to_string(flat_index(a, idx, 0)), "0");
+  EXPECT_TRUE(is_var(idx[1], j));
+  EXPECT_FALSE(is_var(idx[1], i));
 }
 
 class CountLoads : public Visitor {

@@ -57,7 +57,7 @@ std::vector<std::pair<isa::AluOp, int64_t>> alu_steps(const ir::Stmt& s) {
   struct Collect : ir::Visitor {
     std::vector<std::pair<isa::AluOp, int64_t>> steps;
     void visit_Call(const ir::Call& c) override {
-      if (c.name == "weft.alu") {
+      if (c.op == ir::Intrinsic::kAlu) {
         EXPECT_EQ(ir::as_imm(c.args.at(3))->value, 1) << "use_imm";
         steps.push_back({static_cast<isa::AluOp>(ir::as_imm(c.args.at(2))->value),
                          ir::as_imm(c.args.at(4))->value});
@@ -298,10 +298,10 @@ ir::BufferData random_inputs(const ops::Dense& d, uint32_t seed) {
   return data;
 }
 
-std::map<std::string, ir::Intrinsic> all_semantics(const isa::Layout& l) {
+ir::IntrinsicImpls all_semantics(const isa::Layout& l) {
   auto m = gemm_semantics(gemm_intrinsic(l));
-  m["weft.dma_copy2d"] = dma_semantics();
-  for (auto& [name, f] : alu_semantics()) m[name] = f;
+  m[ir::Intrinsic::kDmaCopy2d] = dma_semantics();
+  for (auto& [op, f] : alu_semantics()) m[op] = f;
   return m;
 }
 

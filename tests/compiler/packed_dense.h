@@ -92,21 +92,21 @@ inline void gemm_block(const GemmIntrinsic& g, std::vector<int64_t>& acc,
 
 // The intrinsics' semantics, on the buffers the calls name: block calls, and the micro-op
 // kernels of fold_uops (hardware loops around a micro-op list).
-inline std::map<std::string, ir::Intrinsic> gemm_semantics(const GemmIntrinsic& g) {
-  std::map<std::string, ir::Intrinsic> m;
-  m[g.name] = [g](const ir::Call& call, const std::vector<int64_t>& a,
-                  ir::BufferData& d) -> int64_t {
+inline ir::IntrinsicImpls gemm_semantics(const GemmIntrinsic& g) {
+  ir::IntrinsicImpls m;
+  m[g.update] = [g](const ir::Call& call, const std::vector<int64_t>& a,
+                    ir::BufferData& d) -> int64_t {
     gemm_block(g, d.at(call.buffers.at(0).get()), &d.at(call.buffers.at(1).get()),
                &d.at(call.buffers.at(2).get()), a[0], a[1], a[2]);
     return 0;
   };
-  m[g.reset_name] = [g](const ir::Call& call, const std::vector<int64_t>& a,
-                        ir::BufferData& d) -> int64_t {
+  m[g.reset] = [g](const ir::Call& call, const std::vector<int64_t>& a,
+                   ir::BufferData& d) -> int64_t {
     gemm_block(g, d.at(call.buffers.at(0).get()), nullptr, nullptr, a[0], 0, 0);
     return 0;
   };
-  m[g.name + "_kernel"] = [g](const ir::Call& call, const std::vector<int64_t>& a,
-                              ir::BufferData& d) -> int64_t {
+  m[ir::Intrinsic::kGemmKernel] = [g](const ir::Call& call, const std::vector<int64_t>& a,
+                                      ir::BufferData& d) -> int64_t {
     for (int64_t i = 0; i < a[0]; ++i) {
       for (int64_t j = 0; j < a[1]; ++j) {
         for (int64_t u = 0; u < a[8]; ++u) {
@@ -119,8 +119,8 @@ inline std::map<std::string, ir::Intrinsic> gemm_semantics(const GemmIntrinsic& 
     }
     return 0;
   };
-  m[g.reset_name + "_kernel"] = [g](const ir::Call& call, const std::vector<int64_t>& a,
-                                    ir::BufferData& d) -> int64_t {
+  m[ir::Intrinsic::kGemmResetKernel] = [g](const ir::Call& call, const std::vector<int64_t>& a,
+                                           ir::BufferData& d) -> int64_t {
     for (int64_t i = 0; i < a[0]; ++i) {
       for (int64_t j = 0; j < a[1]; ++j) {
         for (int64_t u = 0; u < a[4]; ++u) {
@@ -136,7 +136,7 @@ inline std::map<std::string, ir::Intrinsic> gemm_semantics(const GemmIntrinsic& 
 
 /// Semantics of weft.dma_copy2d(dst, src, dst_base, src_base, y, x, dst_stride, src_stride):
 /// whole blocks of the buffers' last two dimensions.
-inline ir::Intrinsic dma_semantics() {
+inline ir::IntrinsicImpl dma_semantics() {
   return [](const ir::Call& call, const std::vector<int64_t>& a, ir::BufferData& d) -> int64_t {
     const ir::Buffer& dst = call.buffers.at(0);
     const ir::Buffer& src = call.buffers.at(1);
@@ -198,15 +198,15 @@ inline void alu_block(const ir::Call& call, ir::BufferData& d, int64_t dst, int6
 /// Semantics of the ALU block call `weft.alu(ACC, ACC, dst, src, op, use_imm, imm)` and of its
 /// micro-op kernel `weft.alu_kernel(ACC, ACC, iter_out, iter_in, dst_out, dst_in, src_out,
 /// src_in, op, use_imm, imm, n, dst_0, src_0, ...)`.
-inline std::map<std::string, ir::Intrinsic> alu_semantics() {
-  std::map<std::string, ir::Intrinsic> m;
-  m["weft.alu"] = [](const ir::Call& call, const std::vector<int64_t>& a,
-                     ir::BufferData& d) -> int64_t {
+inline ir::IntrinsicImpls alu_semantics() {
+  ir::IntrinsicImpls m;
+  m[ir::Intrinsic::kAlu] = [](const ir::Call& call, const std::vector<int64_t>& a,
+                              ir::BufferData& d) -> int64_t {
     alu_block(call, d, a.at(0), a.at(1), a.at(2), a.at(3) != 0, a.at(4));
     return 0;
   };
-  m["weft.alu_kernel"] = [](const ir::Call& call, const std::vector<int64_t>& a,
-                            ir::BufferData& d) -> int64_t {
+  m[ir::Intrinsic::kAluKernel] = [](const ir::Call& call, const std::vector<int64_t>& a,
+                                    ir::BufferData& d) -> int64_t {
     for (int64_t i = 0; i < a.at(0); ++i) {
       for (int64_t j = 0; j < a.at(1); ++j) {
         for (int64_t u = 0; u < a.at(9); ++u) {

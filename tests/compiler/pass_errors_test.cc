@@ -31,18 +31,25 @@ TEST(PassErrors, EmissionBeforeThePassesRan) {
   const ir::Buffer b = ir::make_buffer("B", ir::DType::kInt32, {8});
   EXPECT_THAT([&] { emit_accel(ir::store(b, {ir::imm(0)}, ir::imm(1))); },
               ::testing::ThrowsMessage<UserError>(HasSubstr("has every pass run?")));
-  const ir::Stmt mystery = ir::evaluate(ir::call(ir::DType::kInt32, "weft.mystery", {}));
-  EXPECT_THAT([&] { emit_accel(mystery); },
+  // A GPU barrier: an intrinsic of the registry that is no accelerator instruction.
+  const ir::Stmt foreign =
+      ir::evaluate(ir::call(ir::DType::kInt32, ir::Intrinsic::kSyncThreads, {}));
+  EXPECT_THAT([&] { emit_accel(foreign); },
               ::testing::ThrowsMessage<UserError>(HasSubstr("has assign_queues run?")));
-  EXPECT_THAT([&] { emit_accel(ir::attr(kQueueAttr, ir::imm(1), mystery)); },
+  EXPECT_THAT([&] { emit_accel(ir::attr(ir::kQueueAttr, ir::imm(1), foreign)); },
               ::testing::ThrowsMessage<UserError>(
-                  HasSubstr("unknown accelerator call 'weft.mystery'")));
+                  HasSubstr("unknown accelerator call 'weft.cuda.syncthreads'")));
 }
 
 TEST(PassErrors, QueueAssignmentOfAnUnknownCall) {
   EXPECT_THAT(
-      [&] { assign_queues(ir::evaluate(ir::call(ir::DType::kInt32, "weft.gemm", {}))); },
-      ::testing::ThrowsMessage<UserError>(HasSubstr("'weft.gemm' is not an accelerator "
+      [&] {
+        const ir::Buffer acc =
+            ir::make_buffer("C.acc", ir::DType::kInt32, {1, 1, 4}, ir::Scope::kAcc);
+        assign_queues(ir::evaluate(
+            ir::call(ir::DType::kInt32, ir::Intrinsic::kGemmReset, {ir::imm(0)}, {acc})));
+      },
+      ::testing::ThrowsMessage<UserError>(HasSubstr("'weft.gemm_reset' is not an accelerator "
                                                     "instruction (has fold_uops run?)")));
 }
 

@@ -50,6 +50,35 @@ TEST(Schedule, NaiveGemmLowering) {
             "}\n");
 }
 
+// Bound loops (GPU block and thread indices) carry their axis into the IR and print it.
+TEST(Schedule, BoundLoopsCarryTheirAxis) {
+  Gemm g(4, 64, 8);
+  Schedule s({g.c});
+  Stage& st = s[g.c];
+  auto [jo, ji] = st.split(st.axes()[1], 32);
+  st.bind(st.axes()[0], ThreadAxis::kBlockY);
+  st.bind(jo, ThreadAxis::kBlockX);
+  st.bind(ji, ThreadAxis::kThreadX);
+  EXPECT_EQ(ir::to_string(lower(s)),
+            "// attr bind.blockIdx.y = 4\n"
+            "for (i, 0, 4) {\n"
+            "  // attr bind.blockIdx.x = 2\n"
+            "  for (j.outer, 0, 2) {\n"
+            "    // attr bind.threadIdx.x = 32\n"
+            "    for (j.inner, 0, 32) {\n"
+            "      C[i, ((j.outer*32) + j.inner)] = 0\n"
+            "      for (k, 0, 8) {\n"
+            "        C[i, ((j.outer*32) + j.inner)] = (C[i, ((j.outer*32) + j.inner)] + "
+            "(int32(A[i, k])*int32(B[((j.outer*32) + j.inner), k])))\n"
+            "      }\n"
+            "    }\n"
+            "  }\n"
+            "}\n");
+  EXPECT_THAT(
+      [&] { st.bind(st.reduce_axes()[0], ThreadAxis::kThreadY); },
+      ::testing::ThrowsMessage<UserError>(HasSubstr("bind of reduction loop 'k' to threadIdx.y")));
+}
+
 // A max reduction starts at the lowest value of the type and combines with max; the
 // interpreter gives the window maxima.
 TEST(Schedule, MaxReductionLowersToMaxFromTheLowestValue) {

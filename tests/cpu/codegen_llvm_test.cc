@@ -303,8 +303,8 @@ TEST(CodegenLlvm, UnsupportedProgramsAreUserErrors) {
       EXPECT_THAT(e.what(), HasSubstr(what));
     }
   };
-  expect_error(store(c, {ir::ref(i)}, call(DType::kFloat32, "weft.gemm", {})), {a, c},
-               "intrinsic 'weft.gemm'");
+  expect_error(store(c, {ir::ref(i)}, call(DType::kFloat32, ir::Intrinsic::kRcp, {fimm(2.0)})),
+               {a, c}, "intrinsic 'weft.cuda.rcp'");
   expect_error(store(c, {ir::ref(i)}, floordiv(load(a, {ir::ref(i)}), fimm(2.0))), {a, c},
                "not defined on float32");
   expect_error(store(c, {ir::ref(i)}, load(a, {ir::ref(i)})), {c}, "buffer 'A'");

@@ -22,6 +22,7 @@
 namespace weft::rt::tune {
 namespace {
 
+namespace cpu = compiler::ops::cpu;  // the CPU operators' schedules
 using compiler::tune::CpuKnobs;
 using compiler::tune::CpuSpace;
 using ::testing::HasSubstr;
@@ -110,7 +111,7 @@ TEST(CpuTune, KBlockAndRowPackingFromTheSpaceComputeTheReference) {
 }
 
 TEST(CpuTune, EveryConvKnobComputesTheReference) {
-  cpu::Conv2dShape s{1, 16, 9, 9, 64, 3, 3, 1, 1};
+  compiler::ops::Conv2dNchw s{1, 16, 9, 9, 64, 3, 3, 1, 1};
   for (const char* dtype : {"float32", "int8"}) {
     Task t = make_cpu_task(cpu_conv2d_workload(s, dtype), "c");
     for (const CpuKnobs& k : std::vector<CpuKnobs>{
@@ -137,11 +138,11 @@ TEST(CpuTune, ScheduleErrorsNameTheKnob) {
               ::testing::ThrowsMessage<UserError>(HasSubstr("row_block 10 is not a multiple")));
   cpu::ConvSchedule c;
   c.oc_blocks = 3;
-  EXPECT_THAT([&] { cpu::validate({1, 16, 8, 8, 64, 3, 3, 1, 1}, cpu::DType::kFloat32, c); },
+  EXPECT_THAT([&] { cpu::validate({1, 16, 8, 8, 64, 3, 3, 1, 1}, compiler::ir::DType::kFloat32, c); },
               ::testing::ThrowsMessage<UserError>(HasSubstr("oc_blocks 3 does not divide")));
   c = {};
   c.ci_unroll = 4;
-  EXPECT_THAT([&] { cpu::validate({1, 3, 8, 8, 16, 3, 3, 1, 1}, cpu::DType::kFloat32, c); },
+  EXPECT_THAT([&] { cpu::validate({1, 3, 8, 8, 16, 3, 3, 1, 1}, compiler::ir::DType::kFloat32, c); },
               ::testing::ThrowsMessage<UserError>(HasSubstr("ci_unroll 4 does not divide")));
 }
 

@@ -9,10 +9,11 @@
 #include "compiler/codegen/cuda/codegen_cuda.h"
 #include "compiler/codegen/cuda/double_buffer.h"
 #include "compiler/ir/visitor.h"
+#include "compiler/ops/gpu/conv2d.h"
+#include "compiler/ops/gpu/dense.h"
 #include "compiler/te/lower.h"
 #include "compiler/te/schedule.h"
 #include "hardware/isa/errors.h"
-#include "runtime/gpu/ops.h"
 
 namespace weft {
 namespace {
@@ -31,7 +32,7 @@ int count(const std::string& s, const std::string& what) {
 }
 
 TEST(CudaCodegen, SmallDenseHasSharedTilesBarriersAndVectorLoads) {
-  const auto op = rt::gpu::dense(64, 64, 64, ir::DType::kFloat32);
+  const auto op = compiler::ops::gpu::dense(64, 64, 64, ir::DType::kFloat32);
   const cg::CudaModule m = cg::codegen_cuda(op.func);
   ASSERT_EQ(m.kernels.size(), 1u);
   const cg::LaunchConfig& l = m.kernels[0].launch;
@@ -59,7 +60,7 @@ TEST(CudaCodegen, SmallDenseHasSharedTilesBarriersAndVectorLoads) {
 }
 
 TEST(CudaCodegen, AwkwardDenseChecksBoundsAndPadsTiles) {
-  const auto op = rt::gpu::dense(129, 257, 65, ir::DType::kFloat32);
+  const auto op = compiler::ops::gpu::dense(129, 257, 65, ir::DType::kFloat32);
   const cg::CudaModule m = cg::codegen_cuda(op.func);
   ASSERT_EQ(m.kernels.size(), 1u);
   EXPECT_EQ(m.kernels[0].launch.grid, (std::array<int64_t, 3>{5, 3, 1}));
@@ -75,7 +76,7 @@ TEST(CudaCodegen, AwkwardDenseChecksBoundsAndPadsTiles) {
 
 TEST(CudaCodegen, TensorCoreAndDp4aPaths) {
   for (ir::DType t : {ir::DType::kFloat16, ir::DType::kInt8}) {
-    const auto op = rt::gpu::dense(129, 257, 65, t);
+    const auto op = compiler::ops::gpu::dense(129, 257, 65, t);
     EXPECT_EQ(op.path, "tensor-core");
     const cg::CudaModule m = cg::codegen_cuda(op.func);
     EXPECT_TRUE(m.uses_wmma);
@@ -96,15 +97,15 @@ TEST(CudaCodegen, TensorCoreAndDp4aPaths) {
     EXPECT_THAT(s, HasSubstr("nvcuda::wmma::mma_sync(C_blocks_acc["));
     EXPECT_THAT(s, HasSubstr("nvcuda::wmma::store_matrix_sync(&C_blocks["));
   }
-  rt::gpu::GemmSchedule s;
-  s.path = rt::gpu::GemmPath::kDp4a;
-  const auto op = rt::gpu::dense(33, 47, 37, ir::DType::kInt8, s);
+  compiler::ops::gpu::GemmSchedule s;
+  s.path = compiler::ops::gpu::GemmPath::kDp4a;
+  const auto op = compiler::ops::gpu::dense(33, 47, 37, ir::DType::kInt8, s);
   const std::string src = cg::codegen_cuda(op.func).source;
   EXPECT_THAT(src, HasSubstr("__dp4a("));
   EXPECT_THAT(src, Not(HasSubstr("wmma")));
-  EXPECT_THAT([&] { rt::gpu::dense(8, 8, 8, ir::DType::kFloat32, [] {
-                 rt::gpu::GemmSchedule t;
-                 t.path = rt::gpu::GemmPath::kTensorCore;
+  EXPECT_THAT([&] { compiler::ops::gpu::dense(8, 8, 8, ir::DType::kFloat32, [] {
+                 compiler::ops::gpu::GemmSchedule t;
+                 t.path = compiler::ops::gpu::GemmPath::kTensorCore;
                  return t;
                }()); },
               ::testing::ThrowsMessage<UserError>(HasSubstr("tensor-core path computes float16")));
@@ -146,7 +147,7 @@ class FillsOfTheHalfBeingRead : public ir::Visitor {
   std::vector<const ir::VarObj*> loops_;
 };
 
-std::vector<std::string> racy_fills(const rt::gpu::GpuOp& op) {
+std::vector<std::string> racy_fills(const compiler::ops::LoweredOp& op) {
   std::vector<ir::Stmt> kernels{op.func.body};
   if (op.func.body->kind == ir::NodeKind::kSeq)
     kernels = static_cast<const ir::Seq&>(*op.func.body).stmts;
@@ -160,17 +161,17 @@ TEST(CudaCodegen, EveryDoubleBufferedTileIsFilledAStepAhead) {
   // moves up beside A's, into the step-ahead prefetch.
   for (ir::DType t : {ir::DType::kFloat16, ir::DType::kInt8}) {
     SCOPED_TRACE(ir::dtype_name(t));
-    for (const auto& op : {rt::gpu::dense(64, 64, 64, t), rt::gpu::dense(129, 257, 65, t),
-                           rt::gpu::conv2d({2, 5, 15, 13, 33, 3, 3, 2, 1}, t)}) {
+    for (const auto& op : {compiler::ops::gpu::dense(64, 64, 64, t), compiler::ops::gpu::dense(129, 257, 65, t),
+                           compiler::ops::gpu::conv2d({2, 5, 15, 13, 33, 3, 3, 2, 1}, t)}) {
       EXPECT_EQ(op.path, "tensor-core");
       EXPECT_THAT(racy_fills(op), ::testing::IsEmpty());
     }
-    const std::string s = cg::codegen_cuda(rt::gpu::dense(64, 64, 64, t).func).source;
+    const std::string s = cg::codegen_cuda(compiler::ops::gpu::dense(64, 64, 64, t).func).source;
     EXPECT_EQ(count(s, "&A_blocks_shared[((((((weft_floormod((kb + 1), 2)"), 1) << s;
     EXPECT_EQ(count(s, "&B_blocks_shared[((((((weft_floormod((kb + 1), 2)"), 1) << s;
     EXPECT_EQ(count(s, "__syncthreads();"), 2);  // after the first tiles, at the end of a step
   }
-  EXPECT_THAT(racy_fills(rt::gpu::dense(129, 257, 65, ir::DType::kFloat32)), ::testing::IsEmpty());
+  EXPECT_THAT(racy_fills(compiler::ops::gpu::dense(129, 257, 65, ir::DType::kFloat32)), ::testing::IsEmpty());
 }
 
 // Hand-made loop IR for double_buffer: for (ko, 0, 4) { allocate L (local) { double-buffered
@@ -309,10 +310,10 @@ TEST(CudaCodegen, IllegalSchedulesNameTheLoopOrBuffer) {
                 ::testing::ThrowsMessage<UserError>(HasSubstr("bind of reduction loop 'r'")));
   }
   {  // A register tile too big for registers (the SIMT dense with a 32x32 thread tile).
-    rt::gpu::GemmSchedule big;
+    compiler::ops::gpu::GemmSchedule big;
     big.thread_m = big.thread_n = 32;
     big.block_m = big.block_n = 64;
-    const auto op = rt::gpu::dense(64, 64, 64, ir::DType::kFloat32, big);
+    const auto op = compiler::ops::gpu::dense(64, 64, 64, ir::DType::kFloat32, big);
     EXPECT_THAT([&] { cg::codegen_cuda(op.func); },
                 ::testing::ThrowsMessage<UserError>(
                     HasSubstr("local buffer 'C.tile.local' has 1024 elements per thread")));

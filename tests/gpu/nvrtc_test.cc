@@ -9,20 +9,24 @@
 #include <filesystem>
 
 #include "compiler/codegen/cuda/codegen_cuda.h"
+#include "compiler/ops/gpu/conv2d.h"
+#include "compiler/ops/gpu/dense.h"
+#include "compiler/ops/gpu/pool.h"
 #include "hardware/isa/errors.h"
 #include "runtime/gpu/cuda_driver.h"
 #include "runtime/gpu/nvrtc_compiler.h"
-#include "runtime/gpu/ops.h"
 
 namespace weft::rt::gpu {
 namespace {
+
+using namespace compiler::ops::gpu;  // the operators compiled here
 
 using ::testing::HasSubstr;
 namespace cg = compiler::codegen;
 
 struct Named {
   std::string name;
-  GpuOp op;
+  compiler::ops::LoweredOp op;
 };
 
 GemmSchedule path(GemmPath p) {
@@ -34,7 +38,7 @@ GemmSchedule path(GemmPath p) {
 // One kernel of every operator, dtype and GEMM path, on shapes that are multiples of no tile.
 std::vector<Named> every_operator() {
   const DType f32 = DType::kFloat32, f16 = DType::kFloat16, i8 = DType::kInt8;
-  const Conv2dShape conv{2, 5, 15, 13, 33, 3, 3, 2, 1};
+  const compiler::ops::Conv2dNchw conv{2, 5, 15, 13, 33, 3, 3, 2, 1};
   const Nchw act{2, 5, 15, 13};
   return {
       {"dense f32 129x257x65", dense(129, 257, 65, f32)},

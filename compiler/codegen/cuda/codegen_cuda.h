@@ -36,16 +36,11 @@
 
 namespace weft::compiler::codegen {
 
-/// __syncthreads(): inserted by insert_barriers.
-inline constexpr const char* kSyncThreads = "weft.cuda.syncthreads";
-/// The tensor-core GEMM intrinsic names for te::GemmIntrinsic (16x16x16 WMMA):
-/// mma(acc, a, b, acc_block, a_block, b_block) and fill(acc, acc_block) with zero.
-inline constexpr const char* kWmmaMma = "weft.wmma.mma";
-inline constexpr const char* kWmmaFill = "weft.wmma.fill";
-/// rcp(x): 1.0f / x for float32 (average pooling divides by the taps inside the input).
-inline constexpr const char* kRcp = "weft.cuda.rcp";
-/// The WMMA tile edge (m = n = k = 16).
-inline constexpr int64_t kWmmaTile = 16;
+// Intrinsics of the GPU (compiler/ir/intrinsics.h): kSyncThreads (inserted by
+// insert_barriers), kWmmaMma and kWmmaFill (te::GemmIntrinsic{16, 16, 16, kWmmaMma,
+// kWmmaFill} tensorizes to them), kRcp (average pooling divides by the taps inside the input).
+
+using ir::kWmmaTile;  // the WMMA fragment edge, a property of the intrinsic
 
 /// Per-block limits of the oldest target (Turing, sm_75), checked at code generation.
 struct GpuLimits {

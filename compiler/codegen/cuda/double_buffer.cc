@@ -6,6 +6,7 @@
 
 #include "compiler/codegen/cuda/insert_barriers.h"
 #include "compiler/ir/linear.h"
+#include "compiler/ir/substitute.h"
 #include "compiler/ir/visitor.h"
 #include "compiler/te/schedule.h"
 #include "hardware/isa/errors.h"
@@ -103,7 +104,7 @@ class DoubleBuffer : public ir::Mutator {
     const std::string& name = doubled[0]->name;
     const int64_t* extent = nullptr;
     if (const ir::IntImm* e = ir::as_imm(n.extent)) extent = &e->value;
-    if (n.kind != ir::ForKind::kSerial || !extent || !ir::as_imm(n.min) ||
+    if (n.kind != ir::ForKind::kSerial || n.thread || !extent || !ir::as_imm(n.min) ||
         ir::as_imm(n.min)->value != 0) {
       throw UserError("double_buffer of '" + name + "': it must be filled at the top of a serial "
                       "loop from 0 with a constant extent (loop '" + n.var->name + "' is not)");
@@ -162,7 +163,7 @@ class DoubleBuffer : public ir::Mutator {
       std::vector<ir::Stmt> f(parts.begin(), parts.begin() + static_cast<ptrdiff_t>(fills));
       std::map<const ir::VarObj*, ir::Expr> at{{n.var.get(), step}};
       // The step first, then the half: the half's index must not be shifted again.
-      return ToHalf(twice, half).mutate(substitute_stmt(ir::seq(f), at));
+      return ToHalf(twice, half).mutate(ir::simplify(ir::substitute(ir::seq(f), at)));
     };
     const ir::Stmt prologue = fill_at(ir::imm(0), ir::imm(0));
     const ir::Expr next = ir::add(ko, ir::imm(1));
@@ -172,32 +173,11 @@ class DoubleBuffer : public ir::Mutator {
     use = mutate(use);
     ir::Stmt body = ir::seq({ahead, use, sync_threads()});
     for (auto it = others.rbegin(); it != others.rend(); ++it) body = ir::allocate(*it, body);
-    ir::Stmt out = ir::seq({prologue, sync_threads(),
-                            ir::for_loop(n.var, n.min, n.extent, n.kind, body)});
+    ir::Stmt out = ir::seq({prologue, sync_threads(), ir::with_body(n, body)});
     for (auto it = doubled.rbegin(); it != doubled.rend(); ++it) {
       out = ir::attr(te::kDoubleBufferAttr, ir::imm(1), ir::allocate(twice[it->get()], out));
     }
     return out;
-  }
-
- private:
-  // Substitutes variables in every expression of a statement.
-  static ir::Stmt substitute_stmt(const ir::Stmt& s,
-                                  const std::map<const ir::VarObj*, ir::Expr>& at) {
-    class Sub : public ir::Mutator {
-     public:
-      explicit Sub(const std::map<const ir::VarObj*, ir::Expr>& m) : m_(m) {}
-
-     protected:
-      ir::Expr mutate_VarRef(const ir::VarRef& n, const ir::Expr& self) override {
-        auto it = m_.find(n.var.get());
-        return it == m_.end() ? self : it->second;
-      }
-
-     private:
-      const std::map<const ir::VarObj*, ir::Expr>& m_;
-    };
-    return ir::simplify(Sub(at).mutate(s));
   }
 };
 

@@ -7,181 +7,21 @@
 #include <set>
 #include <sstream>
 
+#include "compiler/codegen/cuda/cuda_index.h"
+#include "compiler/codegen/cuda/wmma.h"
 #include "compiler/ir/linear.h"
-#include "compiler/ir/printer.h"
 #include "compiler/ir/visitor.h"
-#include "compiler/te/schedule.h"
 #include "hardware/isa/errors.h"
 
 namespace weft::compiler::codegen {
 
 namespace {
 
-constexpr const char* kWmma = "nvcuda::wmma::";
-
-bool is_fragment(ir::Scope s) {
-  return s == ir::Scope::kInp || s == ir::Scope::kWgt || s == ir::Scope::kAcc;
-}
-
 std::string sanitize(const std::string& n) {
   std::string s;
   for (char c : n) s += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "v" + s;
   return s;
-}
-
-// The row-major flat offset of `idx` into the first `dims` dimensions of `b`.
-ir::Expr flatten(const ir::Buffer& b, const std::vector<ir::Expr>& idx, size_t dims) {
-  if (dims == 0) return ir::imm(0);
-  ir::Expr e = idx[0];
-  for (size_t d = 1; d < dims; ++d) e = ir::add(ir::mul(e, ir::imm(b->shape[d])), idx[d]);
-  return ir::simplify(e);
-}
-
-// Replaces variables by expressions.
-class Subst : public ir::Mutator {
- public:
-  explicit Subst(std::map<const ir::VarObj*, ir::Expr> m) : m_(std::move(m)) {}
-
- protected:
-  ir::Expr mutate_VarRef(const ir::VarRef& n, const ir::Expr& self) override {
-    auto it = m_.find(n.var.get());
-    return it == m_.end() ? self : it->second;
-  }
-
- private:
-  std::map<const ir::VarObj*, ir::Expr> m_;
-};
-
-// A factor `e` is known to be a multiple of (1 when nothing is known).
-int64_t known_multiple(const ir::Expr& e) {
-  auto gcd = [](int64_t a, int64_t b) {
-    a = a < 0 ? -a : a;
-    b = b < 0 ? -b : b;
-    while (b) std::swap(a %= b, b);
-    return a;
-  };
-  switch (e->kind) {
-    case ir::NodeKind::kIntImm: {
-      const int64_t v = static_cast<const ir::IntImm&>(*e).value;
-      return v == 0 ? int64_t(1) << 40 : (v < 0 ? -v : v);
-    }
-    case ir::NodeKind::kCast:
-      return known_multiple(static_cast<const ir::Cast&>(*e).value);
-    case ir::NodeKind::kBinary: {
-      const auto& b = static_cast<const ir::Binary&>(*e);
-      const int64_t x = known_multiple(b.a), y = known_multiple(b.b);
-      switch (b.op) {
-        case ir::BinOp::kAdd:
-        case ir::BinOp::kSub:
-        case ir::BinOp::kMin:
-        case ir::BinOp::kMax:
-          return gcd(x, y);
-        case ir::BinOp::kMul:
-          return std::min<int64_t>(x * y, int64_t(1) << 40);
-        case ir::BinOp::kFloorDiv:
-          return ir::as_imm(b.b) && x % y == 0 ? x / y : 1;
-        case ir::BinOp::kFloorMod:
-          return ir::as_imm(b.b) ? gcd(x, y) : 1;
-        default:
-          return 1;
-      }
-    }
-    default:
-      return 1;
-  }
-}
-
-// The binary operation `op` of new operands (`e` when the operator has no builder here).
-ir::Expr rebuild(ir::BinOp op, const ir::Expr& a, const ir::Expr& b, const ir::Expr& e) {
-  switch (op) {
-    case ir::BinOp::kAdd:
-      return ir::add(a, b);
-    case ir::BinOp::kSub:
-      return ir::sub(a, b);
-    case ir::BinOp::kMul:
-      return ir::mul(a, b);
-    case ir::BinOp::kFloorDiv:
-      return ir::floordiv(a, b);
-    case ir::BinOp::kFloorMod:
-      return ir::floormod(a, b);
-    case ir::BinOp::kMin:
-      return ir::min(a, b);
-    case ir::BinOp::kMax:
-      return ir::max(a, b);
-    default:
-      return e;
-  }
-}
-
-// `e` as base + coef * v for the lane variable v in [0, lanes), with base free of v (floor
-// division and modulo by multiples of coef * lanes of a suitably aligned base keep the lane
-// inside one quotient). Nothing when `e` is not of that form.
-std::optional<std::pair<ir::Expr, int64_t>> lane_form(const ir::Expr& e, const ir::Var& v,
-                                                      int64_t lanes) {
-  using R = std::optional<std::pair<ir::Expr, int64_t>>;
-  switch (e->kind) {
-    case ir::NodeKind::kVarRef:
-      if (static_cast<const ir::VarRef&>(*e).var == v) return R({ir::imm(0), 1});
-      return R({e, 0});
-    case ir::NodeKind::kIntImm:
-      return R({e, 0});
-    case ir::NodeKind::kCast: {
-      const auto& c = static_cast<const ir::Cast&>(*e);
-      auto r = lane_form(c.value, v, lanes);
-      if (!r || ir::is_float(c.dtype)) return std::nullopt;
-      return R({ir::cast(c.dtype, r->first), r->second});
-    }
-    case ir::NodeKind::kBinary: {
-      const auto& b = static_cast<const ir::Binary&>(*e);
-      auto x = lane_form(b.a, v, lanes);
-      auto y = lane_form(b.b, v, lanes);
-      if (!x || !y) return std::nullopt;
-      if (x->second == 0 && y->second == 0) {
-        // Free of the lane, though a floor division below may have dropped it.
-        if (x->first == b.a && y->first == b.b) return R({e, 0});
-        return R({rebuild(b.op, x->first, y->first, e), 0});
-      }
-      const ir::IntImm* c = ir::as_imm(b.b);
-      switch (b.op) {
-        case ir::BinOp::kAdd:
-          return R({ir::add(x->first, y->first), x->second + y->second});
-        case ir::BinOp::kSub:
-          return R({ir::sub(x->first, y->first), x->second - y->second});
-        case ir::BinOp::kMul:
-          if (c) return R({ir::mul(x->first, b.b), x->second * c->value});
-          if (const ir::IntImm* k = ir::as_imm(b.a))
-            return R({ir::mul(b.a, y->first), y->second * k->value});
-          return std::nullopt;
-        case ir::BinOp::kFloorDiv:
-        case ir::BinOp::kFloorMod: {
-          const int64_t span = x->second * lanes;
-          if (!c || y->second != 0 || x->second <= 0 || c->value % span != 0 ||
-              known_multiple(x->first) % span != 0) {
-            return std::nullopt;
-          }
-          if (b.op == ir::BinOp::kFloorDiv) return R({ir::floordiv(x->first, b.b), 0});
-          return R({ir::floormod(x->first, b.b), x->second});
-        }
-        default:
-          return std::nullopt;
-      }
-    }
-    default:
-      return std::nullopt;
-  }
-}
-
-// Whether every coefficient and the constant of `e`'s affine form are multiples of `k`.
-bool multiple_of(const ir::Expr& e, int64_t k) {
-  if (known_multiple(e) % k == 0) return true;
-  const auto f = ir::linear_form(e);
-  if (!f) return false;
-  if (f->constant % k != 0) return false;
-  for (const auto& [v, c] : f->coef) {
-    if (c % k != 0) return false;
-  }
-  return true;
 }
 
 class Stored : public ir::Visitor {
@@ -259,35 +99,6 @@ class Emitter {
       line();
       os_ << "__shared__ __align__(32) " << cuda_type(b->dtype) << " " << buffer(b) << "["
           << b->elements() << "];\n";
-    }
-  }
-  std::string fragment_type(const ir::Buffer& b) {
-    const std::string t = cuda_type(b->dtype);
-    switch (b->scope) {
-      case ir::Scope::kInp:
-        return std::string(kWmma) + "fragment<" + kWmma + "matrix_a, 16, 16, 16, " + t + ", " +
-               kWmma + "row_major>";
-      case ir::Scope::kWgt:
-        return std::string(kWmma) + "fragment<" + kWmma + "matrix_b, 16, 16, 16, " + t + ", " +
-               kWmma + "col_major>";
-      default:
-        return std::string(kWmma) + "fragment<" + kWmma + "accumulator, 16, 16, 16, " + t + ">";
-    }
-  }
-  void check_fragment_buffer(const ir::Buffer& b) {
-    const size_t n = b->shape.size();
-    if (n < 2 || b->shape[n - 1] != kWmmaTile || b->shape[n - 2] != kWmmaTile) {
-      throw UserError("buffer '" + b->name + "' in " + ir::scope_name(b->scope) +
-                      " scope is a tensor-core fragment on the GPU and must end in 16x16 tiles");
-    }
-    const bool in = b->scope != ir::Scope::kAcc;
-    const ir::DType t = b->dtype;
-    if (in ? (t != ir::DType::kFloat16 && t != ir::DType::kInt8)
-           : (t != ir::DType::kFloat32 && t != ir::DType::kInt32 && t != ir::DType::kFloat16)) {
-      throw UserError("buffer '" + b->name + "': tensor-core " +
-                      (in ? "input fragments hold float16 or int8"
-                          : "accumulators hold float32, float16 or int32") +
-                      ", not " + ir::dtype_name(t));
     }
   }
 
@@ -372,7 +183,8 @@ class Emitter {
         const ir::Expr& d = side ? n.a : n.b;
         const ir::Expr& other = side ? n.b : n.a;
         if (d->kind == ir::NodeKind::kCall &&
-            static_cast<const ir::Call&>(*d).name == ir::kDot4I8 && t == ir::DType::kInt32) {
+            static_cast<const ir::Call&>(*d).op == ir::Intrinsic::kDot4I8 &&
+            t == ir::DType::kInt32) {
           const auto& c = static_cast<const ir::Call&>(*d);
           return "__dp4a(" + as(c.args[0], ir::DType::kInt32) + ", " +
                  as(c.args[1], ir::DType::kInt32) + ", " + as(other, ir::DType::kInt32) + ")";
@@ -414,20 +226,21 @@ class Emitter {
   }
 
   std::string call(const ir::Call& n) {
-    if (n.name == ir::kSelect) {
-      return "(" + expr(n.args[0]) + " ? " + as(n.args[1], n.dtype) + " : " +
-             as(n.args[2], n.dtype) + ")";
+    switch (n.op) {
+      case ir::Intrinsic::kSelect:
+        return "(" + expr(n.args[0]) + " ? " + as(n.args[1], n.dtype) + " : " +
+               as(n.args[2], n.dtype) + ")";
+      case ir::Intrinsic::kDot4I8:
+        return "__dp4a(" + as(n.args[0], ir::DType::kInt32) + ", " +
+               as(n.args[1], ir::DType::kInt32) + ", 0)";
+      case ir::Intrinsic::kRcp:
+        return "(1.0f / " + as(n.args[0], ir::DType::kFloat32) + ")";
+      case ir::Intrinsic::kDot2I16:
+        return "weft_dot2_i16(" + as(n.args[0], ir::DType::kInt32) + ", " +
+               as(n.args[1], ir::DType::kInt32) + ")";
+      default:
+        throw UserError("cuda codegen: unknown intrinsic '" + n.name() + "' in an expression");
     }
-    if (n.name == ir::kDot4I8) {
-      return "__dp4a(" + as(n.args[0], ir::DType::kInt32) + ", " +
-             as(n.args[1], ir::DType::kInt32) + ", 0)";
-    }
-    if (n.name == kRcp) return "(1.0f / " + as(n.args[0], ir::DType::kFloat32) + ")";
-    if (n.name == ir::kDot2I16) {
-      return "weft_dot2_i16(" + as(n.args[0], ir::DType::kInt32) + ", " +
-             as(n.args[1], ir::DType::kInt32) + ")";
-    }
-    throw UserError("cuda codegen: unknown intrinsic '" + n.name + "' in an expression");
   }
 
   // ---- statements ----
@@ -458,8 +271,8 @@ class Emitter {
       }
       case ir::NodeKind::kEvaluate:
         return evaluate(static_cast<const ir::Evaluate&>(*s));
-      case ir::NodeKind::kAttrStmt:
-        return attr(static_cast<const ir::AttrStmt&>(*s));
+      case ir::NodeKind::kAttrStmt:  // pragmas and double_buffer markers print nothing
+        return stmt(static_cast<const ir::AttrStmt&>(*s).body);
       default:
         throw InternalError("cuda codegen: expression where a statement belongs");
     }
@@ -470,16 +283,10 @@ class Emitter {
     --indent_;
   }
 
-  void attr(const ir::AttrStmt& n) {
-    const std::string prefix = te::kBindAttrPrefix;
-    if (n.key.compare(0, prefix.size(), prefix) != 0 || n.body->kind != ir::NodeKind::kFor) {
-      return stmt(n.body);  // pragmas and double_buffer markers print nothing
-    }
-    const auto& f = static_cast<const ir::For&>(*n.body);
-    const std::string axis = n.key.substr(prefix.size());
-    int a = 0;
-    while (a < 6 && axis != te::thread_axis_name(static_cast<te::ThreadAxis>(a))) ++a;
-    if (a == 6) throw InternalError("cuda codegen: unknown thread axis " + axis);
+  // A loop bound to a block or thread index: its variable is that index.
+  void bound_loop(const ir::For& f) {
+    const std::string axis = ir::thread_axis_name(*f.thread);
+    const int a = static_cast<int>(*f.thread);
     const int64_t launch = a < 3 ? launch_.grid[a] : launch_.block[a - 3];
     const int64_t extent = ir::as_imm(f.extent)->value;
     line();
@@ -505,6 +312,7 @@ class Emitter {
   }
 
   void loop(const ir::For& n) {
+    if (n.thread) return bound_loop(n);
     if (fragment_copy(n)) return;
     if (n.kind == ir::ForKind::kVectorized && vector_copy(n)) return;
     const std::string v = var(n.var);
@@ -539,7 +347,6 @@ class Emitter {
     const auto dst = lane_form(flatten(st.buffer, st.indices, st.indices.size()), n.var, lanes);
     const auto src = lane_form(flatten(ld.buffer, ld.indices, ld.indices.size()), n.var, lanes);
     if (!dst || !src || dst->second != 1 || src->second != 1) return false;
-    const std::map<const ir::VarObj*, ir::Expr> zero{{n.var.get(), n.min}};
     const ir::Expr d0 = ir::simplify(ir::add(dst->first, n.min));
     const ir::Expr s0 = ir::simplify(ir::add(src->first, n.min));
     if (!multiple_of(d0, lanes) || !multiple_of(s0, lanes)) return false;
@@ -553,65 +360,17 @@ class Emitter {
   // A 16x16 copy nest into (or out of) a tensor-core fragment: load_matrix_sync or
   // store_matrix_sync. False when the loop touches no fragment.
   bool fragment_copy(const ir::For& n) {
-    const ir::Store* st = nullptr;
-    const ir::For* inner = nullptr;
-    if (n.body->kind == ir::NodeKind::kFor) {
-      inner = static_cast<const ir::For*>(n.body.get());
-      if (inner->body->kind == ir::NodeKind::kStore)
-        st = static_cast<const ir::Store*>(inner->body.get());
-    }
-    const ir::Load* ld = st && st->value->kind == ir::NodeKind::kLoad
-                             ? static_cast<const ir::Load*>(st->value.get())
-                             : nullptr;
-    const bool into = st && is_fragment(st->buffer->scope);
-    const bool out = ld && is_fragment(ld->buffer->scope);
-    if (!into && !out) return false;
-    auto fail = [&](const std::string& why) -> bool {
-      throw UserError("loop '" + n.var->name + "': the copy " +
-                      (into ? "into tensor-core fragment '" + st->buffer->name
-                            : "out of tensor-core fragment '" + ld->buffer->name) +
-                      "' must be one whole 16x16 tile per iteration: " + why);
-    };
-    if (!ld) fail("its value is not a plain load");
-    if (ld->buffer->dtype != st->buffer->dtype) fail("the element types differ");
-    if (into && out) fail("fragment to fragment");
-    const ir::IntImm* e0 = ir::as_imm(n.extent);
-    const ir::IntImm* e1 = ir::as_imm(inner->extent);
-    if (!e0 || !e1 || e0->value != kWmmaTile || e1->value != kWmmaTile)
-      fail("the two innermost loops must have extent 16");
-    const ir::Buffer& frag = into ? st->buffer : ld->buffer;
-    const std::vector<ir::Expr>& fidx = into ? st->indices : ld->indices;
-    const ir::Buffer& mem = into ? ld->buffer : st->buffer;
-    const std::vector<ir::Expr>& midx = into ? ld->indices : st->indices;
-    check_fragment_buffer(frag);
-    auto is = [](const ir::Expr& e, const ir::Var& v) {
-      return e->kind == ir::NodeKind::kVarRef && static_cast<const ir::VarRef&>(*e).var == v;
-    };
-    const size_t nd = fidx.size();
-    if (!is(fidx[nd - 2], n.var) || !is(fidx[nd - 1], inner->var))
-      fail("the fragment's tile dimensions must be indexed by the two loops");
-    const auto rows = lane_form(flatten(mem, midx, midx.size()), n.var, kWmmaTile);
-    const auto cols = rows ? lane_form(rows->first, inner->var, kWmmaTile) : std::nullopt;
-    if (!rows || !cols || cols->second != 1 || rows->second <= 0)
-      fail("'" + mem->name + "' must be read row by row with unit column stride");
-    const int64_t ldm = rows->second;
-    const int64_t esize = ir::dtype_bits(mem->dtype) / 8;
-    if ((ldm * esize) % 16 != 0) {
-      fail("the row stride of '" + mem->name + "' (" + std::to_string(ldm) +
-           " elements) must be a multiple of 16 bytes");
-    }
-    const ir::Expr base = ir::simplify(cols->first);
-    if (!multiple_of(base, 32 / esize))
-      fail("the tile's start in '" + mem->name + "' must be 32-byte aligned");
-    const std::string fi = buffer(frag) + "[" + expr(flatten(frag, fidx, nd - 2)) + "]";
-    const std::string ptr = "&" + buffer(mem) + "[" + expr(base) + "]";
+    const std::optional<FragmentCopy> c = codegen::fragment_copy(n);
+    if (!c) return false;
+    const std::string fi = buffer(c->fragment) + "[" + expr(c->tile) + "]";
+    const std::string ptr = "&" + buffer(c->memory) + "[" + expr(c->base) + "]";
     info_.uses_wmma = true;
     line();
-    if (into) {
-      os_ << kWmma << "load_matrix_sync(" << fi << ", " << ptr << ", " << ldm << ");\n";
+    if (c->into) {
+      os_ << kWmmaNamespace << "load_matrix_sync(" << fi << ", " << ptr << ", " << c->ldm << ");\n";
     } else {
-      os_ << kWmma << "store_matrix_sync(" << ptr << ", " << fi << ", " << ldm << ", " << kWmma
-          << "mem_row_major);\n";
+      os_ << kWmmaNamespace << "store_matrix_sync(" << ptr << ", " << fi << ", " << c->ldm << ", "
+          << kWmmaNamespace << "mem_row_major);\n";
     }
     return true;
   }
@@ -655,23 +414,23 @@ class Emitter {
   void evaluate(const ir::Evaluate& n) {
     if (n.value->kind == ir::NodeKind::kCall) {
       const auto& c = static_cast<const ir::Call&>(*n.value);
-      if (c.name == kSyncThreads) {
+      if (c.op == ir::Intrinsic::kSyncThreads) {
         line();
         os_ << "__syncthreads();\n";
         return;
       }
-      if (c.name == kWmmaMma || c.name == kWmmaFill) {
+      if (c.op == ir::Intrinsic::kWmmaMma || c.op == ir::Intrinsic::kWmmaFill) {
         info_.uses_wmma = true;
         for (const ir::Buffer& b : c.buffers) check_fragment_buffer(b);
         const std::string acc = buffer(c.buffers[0]) + "[" + expr(c.args[0]) + "]";
         line();
-        if (c.name == kWmmaFill) {
-          os_ << kWmma << "fill_fragment(" << acc << ", "
-              << imm_as(0, c.buffers[0]->dtype) << ");\n";
+        if (c.op == ir::Intrinsic::kWmmaFill) {
+          os_ << kWmmaNamespace << "fill_fragment(" << acc << ", " << imm_as(0, c.buffers[0]->dtype)
+              << ");\n";
         } else {
-          os_ << kWmma << "mma_sync(" << acc << ", " << buffer(c.buffers[1]) << "["
-              << expr(c.args[1]) << "], " << buffer(c.buffers[2]) << "[" << expr(c.args[2])
-              << "], " << acc << ");\n";
+          os_ << kWmmaNamespace << "mma_sync(" << acc << ", " << buffer(c.buffers[1]) << "["
+              << expr(c.args[1]) << "], " << buffer(c.buffers[2]) << "[" << expr(c.args[2]) << "], "
+              << acc << ");\n";
         }
         return;
       }

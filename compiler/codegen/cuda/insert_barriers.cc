@@ -3,7 +3,6 @@
 
 #include <set>
 
-#include "compiler/codegen/cuda/codegen_cuda.h"
 #include "compiler/ir/visitor.h"
 #include "compiler/te/schedule.h"
 
@@ -77,7 +76,7 @@ class Inserter : public ir::Mutator {
     a.visit(body);
     if (intersects(a.reads, a.writes)) body = ir::seq({body, sync_threads()});
     if (body == n.body) return self;
-    return ir::for_loop(n.var, n.min, n.extent, n.kind, body);
+    return ir::with_body(n, body);
   }
 
  private:
@@ -86,7 +85,9 @@ class Inserter : public ir::Mutator {
 
 }  // namespace
 
-ir::Stmt sync_threads() { return ir::evaluate(ir::call(ir::DType::kInt32, kSyncThreads, {})); }
+ir::Stmt sync_threads() {
+  return ir::evaluate(ir::call(ir::DType::kInt32, ir::Intrinsic::kSyncThreads, {}));
+}
 
 ir::Stmt insert_barriers(const ir::Stmt& kernel) { return Inserter().mutate(kernel); }
 

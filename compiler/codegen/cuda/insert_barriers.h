@@ -1,6 +1,6 @@
-// GPU pass: inserts __syncthreads() (kSyncThreads) where threads of a block hand shared memory
-// to each other. Within a statement list, a barrier goes before a statement that reads a
-// shared buffer written earlier in the list (read after write) or writes one read earlier
+// GPU pass: inserts __syncthreads() (ir::Intrinsic::kSyncThreads) where threads of a block hand
+// shared memory to each other. Within a statement list, a barrier goes before a statement that
+// reads a shared buffer written earlier in the list (read after write) or writes one read earlier
 // (write after read), since the last barrier. A loop whose body writes and reads the same
 // shared buffer ends each iteration with a barrier (its next iteration overwrites the tile).
 // Buffers under a `double_buffer` attribute are left alone: double_buffer placed their

@@ -4,23 +4,16 @@
 #include <map>
 #include <vector>
 
+#include "compiler/ir/arith.h"
 #include "compiler/ir/visitor.h"
-#include "compiler/te/schedule.h"
 #include "hardware/isa/errors.h"
 
 namespace weft::compiler::codegen {
 
 namespace {
 
-// Axis index 0..5 (blockIdx.x..z, threadIdx.x..z) of a bind attribute key, or -1.
-int bound_axis(const std::string& key) {
-  const std::string prefix = te::kBindAttrPrefix;
-  if (key.compare(0, prefix.size(), prefix) != 0) return -1;
-  for (int a = 0; a < 6; ++a) {
-    if (key.substr(prefix.size()) == te::thread_axis_name(static_cast<te::ThreadAxis>(a))) return a;
-  }
-  return -1;
-}
+// Axis index 0..5 (blockIdx.x..z, threadIdx.x..z) of a bound loop, or -1.
+int bound_axis(const ir::For& f) { return f.thread ? static_cast<int>(*f.thread) : -1; }
 
 struct Bound {
   std::string loop;
@@ -34,18 +27,17 @@ class Collect : public ir::Visitor {
   std::vector<ir::Buffer> shared, local, global;
 
  protected:
-  void visit_AttrStmt(const ir::AttrStmt& n) override {
-    const int a = bound_axis(n.key);
-    if (a >= 0 && n.body->kind == ir::NodeKind::kFor) {
-      const auto& f = static_cast<const ir::For&>(*n.body);
+  void visit_For(const ir::For& f) override {
+    const int a = bound_axis(f);
+    if (a >= 0) {
       const ir::IntImm* e = ir::as_imm(f.extent);
       if (!e) {
-        throw UserError("loop '" + f.var->name + "' is bound to " + n.key.substr(5) +
-                        " but its extent is not a constant");
+        throw UserError("loop '" + f.var->name + "' is bound to " +
+                        ir::thread_axis_name(*f.thread) + " but its extent is not a constant");
       }
       axes[a].push_back({f.var->name, e->value});
     }
-    ir::Visitor::visit_AttrStmt(n);
+    ir::Visitor::visit_For(f);
   }
   void visit_Allocate(const ir::Allocate& n) override {
     if (n.buffer->scope == ir::Scope::kShared) shared.push_back(n.buffer);
@@ -69,19 +61,17 @@ class Check : public ir::Visitor {
       : kernel_(kernel), config_(c), any_bound_(any_bound) {}
 
  protected:
-  void visit_AttrStmt(const ir::AttrStmt& n) override {
-    const int a = bound_axis(n.key);
-    if (a < 0 || n.body->kind != ir::NodeKind::kFor) return ir::Visitor::visit_AttrStmt(n);
-    const auto& f = static_cast<const ir::For&>(*n.body);
-    const int64_t launch = a < 3 ? config_.grid[a] : config_.block[a - 3];
-    const bool guarded = ir::as_imm(f.extent)->value < launch;
-    if (guarded) guards_.push_back(f.var->name);
-    if (a >= 3) ++thread_depth_;
-    visit(f.body);
-    if (a >= 3) --thread_depth_;
-    if (guarded) guards_.pop_back();
-  }
   void visit_For(const ir::For& n) override {
+    if (const int a = bound_axis(n); a >= 0) {
+      const int64_t launch = a < 3 ? config_.grid[a] : config_.block[a - 3];
+      const bool guarded = ir::as_imm(n.extent)->value < launch;
+      if (guarded) guards_.push_back(n.var->name);
+      if (a >= 3) ++thread_depth_;
+      visit(n.body);
+      if (a >= 3) --thread_depth_;
+      if (guarded) guards_.pop_back();
+      return;
+    }
     if (n.kind == ir::ForKind::kParallel || n.kind == ir::ForKind::kVirtualThread) {
       throw UserError("kernel " + kernel_ + ": loop '" + n.var->name + "' is " +
                       ir::for_kind_name(n.kind) +
@@ -123,7 +113,8 @@ class Check : public ir::Visitor {
   }
   void visit_Evaluate(const ir::Evaluate& n) override {
     if (n.value->kind == ir::NodeKind::kCall && !guards_.empty() &&
-        static_cast<const ir::Call&>(*n.value).name == kSyncThreads) {
+        ir::intrinsic_info(static_cast<const ir::Call&>(*n.value).op).effect ==
+            ir::Effect::kBarrier) {
       throw UserError("kernel " + kernel_ + ": loop '" + guards_.back() +
                       "' is bound with an extent smaller than the launch, so it is guarded, and "
                       "a barrier (__syncthreads) inside it would not be reached by every thread: "
@@ -157,14 +148,13 @@ LaunchConfig launch_config(const std::string& kernel, const ir::Stmt& body,
       any_bound = true;
     }
     if (a >= 3 && !c.axes[a].empty()) {
-      threads_desc += std::string(threads_desc.empty() ? "" : ", ") + "loop '" +
-                      c.axes[a][0].loop + "' on " +
-                      te::thread_axis_name(static_cast<te::ThreadAxis>(a)) + " (" +
+      threads_desc += std::string(threads_desc.empty() ? "" : ", ") + "loop '" + c.axes[a][0].loop +
+                      "' on " + ir::thread_axis_name(static_cast<ir::ThreadAxis>(a)) + " (" +
                       std::to_string(dim) + ")";
     }
     if ((a == 1 || a == 2) && dim > 65535) {
       throw UserError("kernel " + kernel + ": loop '" + c.axes[a][0].loop + "' is bound to " +
-                      te::thread_axis_name(static_cast<te::ThreadAxis>(a)) + " with extent " +
+                      ir::thread_axis_name(static_cast<ir::ThreadAxis>(a)) + " with extent " +
                       std::to_string(dim) + ", more than the 65535 blocks a grid allows there");
     }
   }
@@ -177,7 +167,7 @@ LaunchConfig launch_config(const std::string& kernel, const ir::Stmt& body,
   std::string shared_desc;
   for (const ir::Buffer& b : c.shared) {
     const int64_t bytes = b->elements() * ir::dtype_bits(b->dtype) / 8;
-    config.shared_bytes += (bytes + 31) / 32 * 32;
+    config.shared_bytes += ir::round_up(bytes, 32);
     shared_desc += std::string(shared_desc.empty() ? "" : ", ") + "'" + b->name + "' " +
                    std::to_string(bytes) + " bytes";
   }

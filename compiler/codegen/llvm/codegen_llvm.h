@@ -1,6 +1,8 @@
 // The CPU backend's code generator: loop IR to LLVM IR (LLVM 16), optimized for the host CPU
 // and JIT-compiled with ORC LLJIT. This header has no LLVM types, so callers (the runtime's
-// CPU executor, tests, the CLI) compile fast; only codegen_llvm.cc and jit.cc include LLVM.
+// CPU executor, tests, the CLI) compile fast; only files in compiler/codegen/llvm include
+// LLVM (jit.cc the ORC and pass-builder headers; codegen_llvm.cc, parallel_outline.cc and
+// x86_dot.cc the IR ones).
 //
 // What the generated code does with loop kinds:
 //   serial      a plain loop.

@@ -1,6 +1,6 @@
 // Internal to compiler/codegen/llvm: the step from loop IR to an (unoptimized) LLVM module,
-// shared by codegen_llvm.cc (which implements it) and jit.cc (which optimizes and compiles it).
-// Includes LLVM headers: include it from no other file.
+// shared by codegen_llvm.cc (which implements it with llvm_gen.h) and jit.cc (which optimizes
+// and compiles it). Includes LLVM headers: include it from no file outside codegen/llvm.
 #pragma once
 
 #include <llvm/IR/LLVMContext.h>

@@ -7,7 +7,7 @@
 #include <map>
 
 #include "compiler/graph/dump.h"
-#include "compiler/graph/eval_f32.h"
+#include "compiler/graph/interpret.h"
 #include "compiler/graph/models/resnet.h"
 #include "compiler/graph/passes/fold_batch_norm.h"
 #include "compiler/graph/pipeline.h"
@@ -41,12 +41,12 @@ TEST(GraphPipeline, FoldBatchNormKeepsTheFunction) {
   Graph g = models::resnet18(small_net());
   verify(g);
   auto x = models::synthetic_input(g.value(g.inputs()[0]).type, 3);
-  auto before = eval_f32(g, {x})[0];
+  auto before = interpret<float>(g, {x})[0];
   Graph f = g;
   EXPECT_EQ(passes::fold_batch_norm(f), 1 + 2 * 2 * 2 + 1);
   verify(f);
   EXPECT_EQ(f.count(OpKind::BatchNormalization), 0);
-  auto after = eval_f32(f, {x})[0];
+  auto after = interpret<float>(f, {x})[0];
   for (size_t i = 0; i < before.size(); ++i) EXPECT_NEAR(before[i], after[i], 1e-3 * (1 + std::fabs(before[i])));
 }
 
@@ -152,7 +152,7 @@ TEST(GraphPipeline, QuantizedIsCloseToFp32) {
   double worst = 1;
   for (uint32_t s = 0; s < 8; ++s) {
     auto x = models::synthetic_input(g.value(g.inputs()[0]).type, 100 + s);
-    auto f = eval_f32(g, {x})[0];
+    auto f = interpret<float>(g, {x})[0];
     auto q = reference_int8(c.graph, {x})[0];
     worst = std::min(worst, cosine(f, q));
     agree += std::max_element(f.begin(), f.end()) - f.begin() ==

@@ -1,0 +1,468 @@
+// The host interpreter; see interpret.h. Each operator is one function of an Op (the node, its
+// inputs, its output already allocated); run_node's switch picks it. Where the caller gave
+// KernelOverrides an operator offers its work to them first and runs its loop only when they
+// decline.
+#include "compiler/graph/interpret.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "compiler/ops/int8_rounding.h"
+#include "hardware/isa/errors.h"
+
+namespace weft::compiler::graph {
+
+namespace {
+
+std::string where(const Node& n) { return "node '" + n.name + "' (" + op_name(n.kind) + ")"; }
+
+void check_plain(const Value& v, const std::string& what) {
+  if (v.type.layout.kind != Layout::Plain)
+    throw UserError(what + "'" + v.name + "' is in a blocked layout; the host interpreter runs "
+                    "plain-layout graphs (before pack_layouts)");
+}
+
+// What an operator's code sees.
+template <typename T>
+struct Op {
+  const Graph& g;
+  Interpreter<T>& it;
+  KernelOverrides<T>* over;  // may be null
+  const Node& n;
+  HostValue<T>& y;
+
+  const HostValue<T>& in(size_t k) const { return it.value(n.inputs.at(k)); }
+  bool has(size_t k) const { return k < n.inputs.size() && n.inputs[k] != kNone; }
+};
+
+Window2d window(const Node& n, const std::vector<int64_t>& x, const std::vector<int64_t>& y,
+                int64_t kh, int64_t kw) {
+  Window2d s;
+  s.n = x[0], s.c = x[1], s.h = x[2], s.w = x[3];
+  s.kh = kh, s.kw = kw;
+  const auto st = n.get_ints("strides", {1, 1}), d = n.get_ints("dilations", {1, 1});
+  const auto p = n.get_ints("pads", {0, 0, 0, 0});
+  s.sh = st[0], s.sw = st[1], s.dh = d[0], s.dw = d[1];
+  s.pt = p[0], s.pl = p[1], s.pb = p[2], s.pr = p[3];
+  s.oh = y[2], s.ow = y[3];
+  return s;
+}
+
+// Per-axis parameter index of flat element `i` of `shape` along `axis` (0 when per tensor).
+int64_t axis_index(const std::vector<int64_t>& shape, int64_t axis, int64_t count, int64_t i) {
+  if (count == 1) return 0;
+  int64_t inner = 1;
+  for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
+  return (i / inner) % shape[static_cast<size_t>(axis)];
+}
+
+template <typename T>
+void conv(Op<T>& op) {
+  const HostValue<T>& x = op.in(0);
+  const HostValue<T>& w = op.in(1);
+  const Window2d s = window(op.n, x.shape, op.y.shape, w.shape[2], w.shape[3]);
+  const int64_t o = w.shape[0], group = op.n.get_int("group", 1);
+  const T* bias = op.has(2) ? op.in(2).f.data() : nullptr;
+  if (op.over && group == 1 && s.sh == s.sw && s.dh == 1 && s.dw == 1 &&
+      op.over->conv2d(op.n.id, op.g.value(op.n.inputs[1]).is_constant(), x.f.data(),
+                      w.f.data(), op.y.f.data(), s, o)) {
+    const int64_t plane = s.oh * s.ow;
+    if (bias)
+      for (int64_t i = 0; i < op.y.elements(); ++i) op.y.f[i] += bias[(i / plane) % o];
+    return;
+  }
+  conv2d_kernel<T>(x.f.data(), w.f.data(), bias, op.y.f.data(), s, o, group);
+}
+
+template <typename T>
+void batch_norm(Op<T>& op) {
+  const HostValue<T>& x = op.in(0);
+  int64_t plane = 1;
+  for (size_t d = 2; d < x.shape.size(); ++d) plane *= x.shape[d];
+  const double eps = op.n.get_float("epsilon", 1e-5);
+  const T *sc = op.in(1).f.data(), *bi = op.in(2).f.data(), *mu = op.in(3).f.data(),
+          *var = op.in(4).f.data();
+  if (op.over && op.over->batch_norm(x.f.data(), sc, bi, mu, var, eps, op.y.f.data(),
+                                     x.shape[0], x.shape[1], plane))
+    return;
+  batch_norm_kernel<T>(x.f.data(), sc, bi, mu, var, eps, op.y.f.data(), x.shape[0], x.shape[1],
+                       plane);
+}
+
+// Relu and Clip; Relu is Clip(0, +inf). Float bounds: the attributes, then the inputs.
+template <typename T>
+void clip(Op<T>& op) {
+  const HostValue<T>& x = op.in(0);
+  const bool relu = op.n.kind == OpKind::Relu;
+  if (x.dtype != DType::F32) {
+    int32_t lo = relu ? 0 : std::numeric_limits<int32_t>::min();
+    int32_t hi = std::numeric_limits<int32_t>::max();
+    if (!relu && op.has(1)) lo = op.in(1).i.at(0);
+    if (!relu && op.has(2)) hi = op.in(2).i.at(0);
+    clip_kernel<int32_t>(x.i.data(), op.y.i.data(), x.elements(), lo, hi);
+    return;
+  }
+  const T inf = std::numeric_limits<T>::infinity();
+  T lo = relu ? T(0) : static_cast<T>(op.n.get_float("min", -inf));
+  T hi = relu ? inf : static_cast<T>(op.n.get_float("max", inf));
+  if (!relu && op.has(1)) lo = op.in(1).f.at(0);
+  if (!relu && op.has(2)) hi = op.in(2).f.at(0);
+  if (op.over && op.over->clip(x.f.data(), op.y.f.data(), x.elements(), lo, hi)) return;
+  clip_kernel<T>(x.f.data(), op.y.f.data(), x.elements(), lo, hi);
+}
+
+template <typename T>
+void pool(Op<T>& op) {
+  const HostValue<T>& x = op.in(0);
+  const auto k = op.n.get_ints("kernel_shape");
+  const Window2d s = window(op.n, x.shape, op.y.shape, k[0], k[1]);
+  const bool max = op.n.kind == OpKind::MaxPool;
+  const bool incl = op.n.get_int("count_include_pad", 0) != 0;
+  if (x.dtype == DType::F32 && op.over && s.dh == 1 && s.dw == 1 &&
+      op.over->pool(max, x.f.data(), op.y.f.data(), s, incl))
+    return;
+  if (!max) {
+    avg_pool_kernel<T>(x.f.data(), op.y.f.data(), s, incl);
+  } else if (x.dtype == DType::F32) {
+    max_pool_kernel<T>(x.f.data(), op.y.f.data(), s);
+  } else {
+    max_pool_kernel<int32_t>(x.i.data(), op.y.i.data(), s);
+  }
+}
+
+template <typename T>
+void global_avg_pool(Op<T>& op) {
+  const HostValue<T>& x = op.in(0);
+  const int64_t planes = x.shape[0] * x.shape[1], plane = x.elements() / planes;
+  if (op.over && op.over->global_avg_pool(x.f.data(), op.y.f.data(), planes, plane)) return;
+  global_avg_pool_kernel<T>(x.f.data(), op.y.f.data(), planes, plane);
+}
+
+template <typename T>
+void add(Op<T>& op) {
+  const HostValue<T>& a = op.in(0);
+  const HostValue<T>& b = op.in(1);
+  if (a.dtype != DType::F32)
+    throw UserError(where(op.n) + ": int8 Add is a quantized graph's; the host interpreter adds "
+                    "floats");
+  if (op.over && a.shape == b.shape && a.shape == op.y.shape &&
+      op.over->add(a.f.data(), b.f.data(), op.y.f.data(), op.y.elements()))
+    return;
+  add_kernel<T>(a.f.data(), a.shape, b.f.data(), b.shape, op.y.f.data(), op.y.shape);
+}
+
+template <typename T>
+void concat(Op<T>& op) {
+  int64_t axis = op.n.get_int("axis", 0);
+  if (axis < 0) axis += static_cast<int64_t>(op.y.shape.size());
+  int64_t outer = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= op.y.shape[d];
+  std::vector<int64_t> inner;
+  std::vector<const T*> fp;
+  std::vector<const int32_t*> ip;
+  for (size_t k = 0; k < op.n.inputs.size(); ++k) {
+    const HostValue<T>& x = op.in(k);
+    inner.push_back(x.elements() / std::max<int64_t>(outer, 1));
+    fp.push_back(x.f.data());
+    ip.push_back(x.i.data());
+  }
+  if (op.y.dtype == DType::F32) {
+    concat_kernel<T>(fp, inner, outer, op.y.f.data());
+  } else {
+    concat_kernel<int32_t>(ip, inner, outer, op.y.i.data());
+  }
+}
+
+// C[M, N] = A[M, K] W[N, K]^T.
+template <typename T>
+void dense(Op<T>& op, const T* a, const T* w, T* c, int64_t m, int64_t n, int64_t k) {
+  if (op.over && op.over->dense(a, w, c, m, n, k)) return;
+  dense_kernel<T>(a, w, c, m, n, k);
+}
+
+template <typename T>
+void gemm(Op<T>& op) {
+  const HostValue<T>& a = op.in(0);
+  const HostValue<T>& b = op.in(1);
+  const bool ta = op.n.get_int("transA", 0), tb = op.n.get_int("transB", 0);
+  const int64_t m = op.y.shape[0], nn = op.y.shape[1], k = ta ? a.shape[0] : a.shape[1];
+  // A as [M, K] and B as W[N, K] (the dense kernel's layouts).
+  std::vector<T> at, wt;
+  const T* ap = a.f.data();
+  if (ta) {
+    at.resize(static_cast<size_t>(m * k));
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t q = 0; q < k; ++q) at[i * k + q] = a.f[q * m + i];
+    ap = at.data();
+  }
+  const T* wp = b.f.data();
+  if (!tb) {
+    wt.resize(static_cast<size_t>(nn * k));
+    for (int64_t j = 0; j < nn; ++j)
+      for (int64_t q = 0; q < k; ++q) wt[j * k + q] = b.f[q * nn + j];
+    wp = wt.data();
+  }
+  dense(op, ap, wp, op.y.f.data(), m, nn, k);
+  const T alpha = T(op.n.get_float("alpha", 1.0)), beta = T(op.n.get_float("beta", 1.0));
+  std::vector<int64_t> cs;
+  const T* c = nullptr;
+  if (op.has(2)) {
+    c = op.in(2).f.data();
+    cs = broadcast_strides(op.in(2).shape, 2);
+  }
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < nn; ++j) {
+      T& v = op.y.f[i * nn + j];
+      v = alpha * v + (c ? beta * c[i * cs[0] + j * cs[1]] : T(0));
+    }
+}
+
+// numpy's matmul: 1-D operands promoted, batch dimensions broadcast.
+template <typename T>
+void matmul(Op<T>& op) {
+  const HostValue<T>& a = op.in(0);
+  const HostValue<T>& b = op.in(1);
+  auto as = a.shape, bs = b.shape;
+  if (as.size() == 1) as.insert(as.begin(), 1);
+  if (bs.size() == 1) bs.push_back(1);
+  const int64_t m = as[as.size() - 2], k = as.back(), nn = bs.back();
+  std::vector<int64_t> ab(as.begin(), as.end() - 2), bb(bs.begin(), bs.end() - 2);
+  const size_t rank = std::max(ab.size(), bb.size());
+  std::vector<int64_t> batch(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t da = d < rank - ab.size() ? 1 : ab[d - (rank - ab.size())];
+    const int64_t db = d < rank - bb.size() ? 1 : bb[d - (rank - bb.size())];
+    batch[d] = std::max(da, db);
+  }
+  const auto sa = broadcast_strides(ab, rank), sb = broadcast_strides(bb, rank);
+  int64_t total = 1;
+  for (int64_t d : batch) total *= d;
+  std::vector<T> wt(static_cast<size_t>(nn * k));
+  for (int64_t t = 0; t < total; ++t) {
+    int64_t rem = t, ia = 0, ib = 0;
+    for (size_t d = rank; d-- > 0;) {
+      const int64_t idx = rem % batch[d];
+      rem /= batch[d];
+      ia += idx * sa[d];
+      ib += idx * sb[d];
+    }
+    const T* ap = a.f.data() + ia * m * k;
+    const T* bp = b.f.data() + ib * k * nn;
+    for (int64_t j = 0; j < nn; ++j)
+      for (int64_t q = 0; q < k; ++q) wt[j * k + q] = bp[q * nn + j];
+    dense(op, ap, wt.data(), op.y.f.data() + t * m * nn, m, nn, k);
+  }
+}
+
+// ONNX QuantizeLinear: x / scale in T, rounded and saturated as int8_rounding.h's
+// quantize_linear.
+template <typename T>
+void quantize_linear(Op<T>& op) {
+  const HostValue<T>& x = op.in(0);
+  const HostValue<T>& s = op.in(1);
+  const HostValue<T>& z = op.in(2);
+  const int64_t axis = op.n.get_int("axis", 1), cnt = static_cast<int64_t>(s.f.size());
+  for (int64_t i = 0; i < x.elements(); ++i) {
+    const int64_t c = axis_index(x.shape, axis, cnt, i);
+    op.y.i[i] = static_cast<int32_t>(ops::quantize_linear<T>(x.f[i] / s.f[c], T(z.i[c])));
+  }
+}
+
+template <typename T>
+void dequantize_linear(Op<T>& op) {
+  const HostValue<T>& x = op.in(0);
+  const HostValue<T>& s = op.in(1);
+  const HostValue<T>* z = op.has(2) ? &op.in(2) : nullptr;
+  const int64_t axis = op.n.get_int("axis", 1), cnt = static_cast<int64_t>(s.f.size());
+  for (int64_t i = 0; i < x.elements(); ++i) {
+    const int64_t c = axis_index(x.shape, axis, cnt, i);
+    op.y.f[i] = T(x.i[i] - (z ? z->i[c] : 0)) * s.f[c];
+  }
+}
+
+// ONNX QLinearConv: an int32 convolution of the centred operands, then the combined scale in
+// double, rounded and saturated as quantize_linear.
+template <typename T>
+void qlinear_conv(Op<T>& op) {
+  const HostValue<T>& x = op.in(0);
+  const HostValue<T>& w = op.in(3);
+  const Window2d s = window(op.n, x.shape, op.y.shape, w.shape[2], w.shape[3]);
+  const int64_t o = w.shape[0];
+  const int32_t xz = op.in(2).i.at(0), yz = op.in(7).i.at(0);
+  const double xs = op.in(1).f.at(0), ys = op.in(6).f.at(0);
+  const HostValue<T>& ws = op.in(4);
+  const HostValue<T>& wz = op.in(5);
+  std::vector<int32_t> xc(x.i.size()), wc(w.i.size());
+  for (size_t k = 0; k < x.i.size(); ++k) xc[k] = x.i[k] - xz;
+  const int64_t per_o = s.c * s.kh * s.kw;
+  for (size_t k = 0; k < w.i.size(); ++k) wc[k] = w.i[k] - wz.i[wz.i.size() == 1 ? 0 : k / per_o];
+  std::vector<int32_t> acc(static_cast<size_t>(op.y.elements()));
+  // Zero padding of the centred input is ONNX's padding with the zero point.
+  conv2d_kernel<int32_t>(xc.data(), wc.data(), nullptr, acc.data(), s, o);
+  const int64_t plane = s.oh * s.ow;
+  for (int64_t i = 0; i < op.y.elements(); ++i) {
+    const int64_t c = (i / plane) % o;
+    int64_t a = acc[i];
+    if (op.has(8)) a += op.in(8).i.at(c);
+    const double scale = xs * double(ws.f[ws.f.size() == 1 ? 0 : c]) / ys;
+    op.y.i[i] = static_cast<int32_t>(ops::quantize_linear<double>(double(a) * scale, yz));
+  }
+}
+
+}  // namespace
+
+template <typename T>
+Interpreter<T>::Interpreter(const Graph& g, KernelOverrides<T>* overrides)
+    : g_(g), overrides_(overrides) {}
+
+template <typename T>
+void Interpreter<T>::start(std::vector<HostValue<T>> inputs) {
+  const auto ins = g_.inputs();
+  if (inputs.size() != ins.size())
+    throw UserError("the graph '" + g_.name() + "' takes " + std::to_string(ins.size()) +
+                    " input(s), " + std::to_string(inputs.size()) + " given");
+  for (size_t k = 0; k < ins.size(); ++k) {
+    const Value& v = g_.value(ins[k]);
+    const HostValue<T>& a = inputs[k];
+    if (a.dtype != v.type.dtype)
+      throw UserError("input '" + v.name + "' must be " + dtype_name(v.type.dtype) + ", not " +
+                      dtype_name(a.dtype));
+    if (a.shape != v.type.shape)
+      throw UserError("input '" + v.name + "' must have shape " + shape_str(v.type.shape) +
+                      ", not " + shape_str(a.shape));
+    const size_t have = a.dtype == DType::F32 ? a.f.size() : a.i.size();
+    if (static_cast<int64_t>(have) != v.type.elements())
+      throw UserError("input '" + v.name + "' has " + std::to_string(have) +
+                      " elements, its type " + v.type.str() + " needs " +
+                      std::to_string(v.type.elements()));
+  }
+  values_.assign(g_.num_values(), HostValue<T>());
+  ready_.assign(g_.num_values(), 0);
+  for (size_t k = 0; k < ins.size(); ++k) {
+    values_[static_cast<size_t>(ins[k])] = std::move(inputs[k]);
+    ready_[static_cast<size_t>(ins[k])] = 1;
+  }
+}
+
+template <typename T>
+const HostValue<T>& Interpreter<T>::value(ValueId v) {
+  HostValue<T>& s = values_.at(static_cast<size_t>(v));
+  if (ready_[static_cast<size_t>(v)]) return s;
+  const Value& val = g_.value(v);
+  if (!val.is_constant())
+    throw InternalError("host interpreter: value '" + val.name + "' is read before it is computed");
+  check_plain(val, "constant ");
+  s.dtype = val.type.dtype;
+  s.shape = val.type.shape;
+  const int64_t n = val.type.elements();
+  switch (val.type.dtype) {
+    case DType::F32: s.f.assign(val.data->f32(), val.data->f32() + n); break;
+    case DType::I8: s.i.assign(val.data->i8(), val.data->i8() + n); break;
+    case DType::I32: s.i.assign(val.data->i32(), val.data->i32() + n); break;
+  }
+  ready_[static_cast<size_t>(v)] = 1;
+  return s;
+}
+
+template <typename T>
+const HostValue<T>& Interpreter<T>::run_node(const Node& n) {
+  for (ValueId v : n.inputs)
+    if (v != kNone) check_plain(g_.value(v), where(n) + ": input ");
+  const auto& t = g_.value(n.outputs.at(0)).type;
+  HostValue<T>& y = values_.at(static_cast<size_t>(n.outputs[0]));
+  y = HostValue<T>();
+  y.dtype = t.dtype;
+  y.shape = t.shape;
+  if (t.dtype == DType::F32) {
+    y.f.assign(static_cast<size_t>(t.elements()), T(0));
+  } else {
+    y.i.assign(static_cast<size_t>(t.elements()), 0);
+  }
+  ready_[static_cast<size_t>(n.outputs[0])] = 1;
+  Op<T> op{g_, *this, overrides_, n, y};
+  switch (n.kind) {
+    case OpKind::Conv: conv(op); break;
+    case OpKind::BatchNormalization: batch_norm(op); break;
+    case OpKind::Relu:
+    case OpKind::Clip: clip(op); break;
+    case OpKind::MaxPool:
+    case OpKind::AveragePool: pool(op); break;
+    case OpKind::GlobalAveragePool: global_avg_pool(op); break;
+    case OpKind::Add: add(op); break;
+    case OpKind::Flatten:
+    case OpKind::Reshape:
+      y.f = op.in(0).f;
+      y.i = op.in(0).i;
+      break;
+    case OpKind::Concat: concat(op); break;
+    case OpKind::Gemm: gemm(op); break;
+    case OpKind::MatMul: matmul(op); break;
+    case OpKind::QuantizeLinear: quantize_linear(op); break;
+    case OpKind::DequantizeLinear: dequantize_linear(op); break;
+    case OpKind::QLinearConv: qlinear_conv(op); break;
+    default:
+      throw UserError(where(n) + ": the host interpreter runs float graphs (imported ONNX "
+                      "operators, before quantization), not Weft's int8 or accelerator kinds "
+                      "(the int8 reference and the accelerator executor run those)");
+  }
+  return y;
+}
+
+template <typename T>
+std::vector<HostValue<T>> Interpreter<T>::outputs() {
+  std::vector<HostValue<T>> r;
+  for (ValueId v : g_.outputs()) r.push_back(value(v));
+  return r;
+}
+
+template <typename T>
+std::vector<HostValue<T>> Interpreter<T>::run(std::vector<HostValue<T>> inputs,
+                                              const HostValueObserver<T>& observe) {
+  start(std::move(inputs));
+  if (observe)
+    for (ValueId v : g_.inputs()) observe(v, value(v));
+  for (NodeId id : g_.topo_order()) {
+    const Node& n = g_.node(id);
+    const HostValue<T>& y = run_node(n);
+    if (observe) observe(n.outputs[0], y);
+  }
+  return outputs();
+}
+
+template <typename T>
+std::vector<std::vector<T>> interpret(const Graph& g, const std::vector<std::vector<T>>& inputs,
+                                      const std::function<void(ValueId, const std::vector<T>&)>& observe) {
+  const auto ins = g.inputs();
+  std::vector<HostValue<T>> in(inputs.size());
+  for (size_t k = 0; k < inputs.size() && k < ins.size(); ++k) {
+    in[k].shape = g.value(ins[k]).type.shape;
+    in[k].f = inputs[k];
+  }
+  HostValueObserver<T> see;
+  if (observe)
+    see = [&](ValueId v, const HostValue<T>& h) {
+      if (h.dtype == DType::F32) observe(v, h.f);
+    };
+  std::vector<std::vector<T>> out;
+  for (HostValue<T>& h : Interpreter<T>(g).run(std::move(in), see)) {
+    if (h.dtype == DType::F32) {
+      out.push_back(std::move(h.f));
+    } else {
+      out.emplace_back(h.i.begin(), h.i.end());
+    }
+  }
+  return out;
+}
+
+template class Interpreter<float>;
+template class Interpreter<double>;
+template std::vector<std::vector<float>> interpret<float>(
+    const Graph&, const std::vector<std::vector<float>>&,
+    const std::function<void(ValueId, const std::vector<float>&)>&);
+template std::vector<std::vector<double>> interpret<double>(
+    const Graph&, const std::vector<std::vector<double>>&,
+    const std::function<void(ValueId, const std::vector<double>&)>&);
+
+}  // namespace weft::compiler::graph

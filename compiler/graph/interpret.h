@@ -1,0 +1,109 @@
+// The host interpreter of float graphs: every operator of an imported (or built-in) graph
+// before quantization, on plain (logical, row-major) tensors, with the loops of
+// interpret_kernels.h, templated on the floating-point element type T:
+//   T = float   the quantizer's calibration (quantize.h records every value it computes) and
+//               the fp32 side of the int8-vs-fp32 comparisons; with KernelOverrides, the
+//               runtime's fp32 LLVM path (runtime/graph/cpu_graph.h) runs it with JIT kernels
+//   T = double  the float64 reference the fp32 LLVM path is held to (1e-4 of the output's
+//               largest magnitude)
+// Float values are held in T; integer values (ONNX's QuantizeLinear / DequantizeLinear /
+// QLinearConv, with ONNX's rounding from compiler/ops/int8_rounding.h) in int32. Weft's own
+// int8 kinds (weft.QConv, ...) are the int8 reference's (reference_int8.h), not these.
+//
+// Operators: Conv, BatchNormalization, Relu, Clip, MaxPool, AveragePool, GlobalAveragePool,
+// Add, Flatten, Reshape, Concat, Gemm, MatMul, QuantizeLinear, DequantizeLinear, QLinearConv.
+// Anything else, or a value in a blocked layout, is a UserError naming the node.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "compiler/graph/graph.h"
+#include "compiler/graph/interpret_kernels.h"
+
+namespace weft::compiler::graph {
+
+/// A value of an interpreted graph in its logical layout: float values (F32) in `f`, integer
+/// values (I8, I32) in `i`.
+template <typename T>
+struct HostValue {
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  std::vector<T> f;
+  std::vector<int32_t> i;
+
+  int64_t elements() const {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    return n;
+  }
+};
+
+/// Kernels a caller puts in place of the interpreter's loops (the fp32 LLVM path's JIT
+/// kernels). Each returns true when it computed its output, false to leave it to the loop.
+template <typename T>
+class KernelOverrides {
+ public:
+  virtual ~KernelOverrides() = default;
+  /// Conv without bias (the interpreter adds it after), group 1, equal strides, no dilation.
+  virtual bool conv2d(NodeId, bool weights_constant, const T* x, const T* w, T* y,
+                      const Window2d& s, int64_t o) = 0;
+  /// C[M, N] = A[M, K] W[N, K]^T (Gemm and MatMul, transposes already applied).
+  virtual bool dense(const T* a, const T* w, T* c, int64_t m, int64_t n, int64_t k) = 0;
+  /// y = min(max(x, lo), hi) (Relu and float Clip).
+  virtual bool clip(const T* x, T* y, int64_t count, T lo, T hi) = 0;
+  /// Max or average pooling of float values; no dilation.
+  virtual bool pool(bool max, const T* x, T* y, const Window2d& s, bool count_include_pad) = 0;
+  virtual bool global_avg_pool(const T* x, T* y, int64_t planes, int64_t plane) = 0;
+  virtual bool batch_norm(const T* x, const T* scale, const T* bias, const T* mean,
+                          const T* var, double eps, T* y, int64_t n, int64_t c,
+                          int64_t plane) = 0;
+  /// y = a + b on equal shapes.
+  virtual bool add(const T* a, const T* b, T* y, int64_t count) = 0;
+};
+
+/// Sees every value computed (the graph inputs included), in dependency order.
+template <typename T>
+using HostValueObserver = std::function<void(ValueId, const HostValue<T>&)>;
+
+/// The interpreter, node by node (a caller that times nodes runs them itself) or whole.
+template <typename T>
+class Interpreter {
+ public:
+  /// `overrides` (optional) must outlive the interpreter.
+  explicit Interpreter(const Graph& g, KernelOverrides<T>* overrides = nullptr);
+
+  /// Takes the graph's inputs (in g.inputs() order) and forgets earlier values. UserError
+  /// naming the input when the count, a dtype, a shape or a size differs from the graph's.
+  void start(std::vector<HostValue<T>> inputs);
+  /// Runs node `n` (its inputs computed) and returns its output.
+  const HostValue<T>& run_node(const Node& n);
+  /// A computed value, or a constant (converted on first use; UserError for one in a blocked
+  /// layout).
+  const HostValue<T>& value(ValueId v);
+  /// The graph's outputs, in g.outputs() order.
+  std::vector<HostValue<T>> outputs();
+
+  /// start, every node in topological order, outputs.
+  std::vector<HostValue<T>> run(std::vector<HostValue<T>> inputs,
+                                const HostValueObserver<T>& observe = {});
+
+ private:
+  const Graph& g_;
+  KernelOverrides<T>* overrides_;
+  std::vector<HostValue<T>> values_;
+  std::vector<char> ready_;
+};
+
+extern template class Interpreter<float>;
+extern template class Interpreter<double>;
+
+/// A graph whose inputs are all float: `inputs` holds one flat plain tensor per graph input
+/// (the input's shape); returns the outputs flat (float outputs; an integer output converted
+/// to T). `observe` sees every float value computed, inputs included.
+template <typename T>
+std::vector<std::vector<T>> interpret(
+    const Graph& g, const std::vector<std::vector<T>>& inputs,
+    const std::function<void(ValueId, const std::vector<T>&)>& observe = {});
+
+}  // namespace weft::compiler::graph

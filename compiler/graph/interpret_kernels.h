@@ -1,0 +1,219 @@
+// Plain-loop kernels of the graph operators in their logical layouts (NCHW activations, OIHW
+// weights, row-major matrices), templated on the element type: the host interpreter's
+// (interpret.h: float and double) and, on integers, the int8 reference's (reference_int8.h:
+// convolution sums, pooling windows, concatenation). Straight loops, no tiling; each
+// floating-point result is summed in one fixed order written down here, so an instantiation's
+// results are reproducible bit for bit. Shapes are checked by the caller.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace weft::compiler::graph {
+
+/// A 2D window (convolution or pooling) over NCHW data: pads top, left, bottom, right.
+struct Window2d {
+  int64_t n = 1, c = 0, h = 0, w = 0;    // input
+  int64_t kh = 1, kw = 1;                // kernel
+  int64_t sh = 1, sw = 1;                // strides
+  int64_t dh = 1, dw = 1;                // dilations
+  int64_t pt = 0, pl = 0, pb = 0, pr = 0;
+  int64_t oh = 0, ow = 0;                // output (from ONNX's shape rules, ceil_mode included)
+};
+
+/// y[n, o, oh, ow] = bias[o] + sum x * w, the sum over (input channel, kernel row, kernel
+/// column) in that order, taps outside the input skipped; `group` groups of input channels.
+/// Loops run a tap at a time over whole output rows (the inner loop over columns vectorizes);
+/// each element still sees its terms in that order.
+template <typename T>
+void conv2d_kernel(const T* x, const T* w, const T* bias, T* y, const Window2d& s, int64_t o,
+                   int64_t group = 1) {
+  const int64_t cg = s.c / group, og = o / group;
+  for (int64_t n = 0; n < s.n; ++n)
+    for (int64_t oc = 0; oc < o; ++oc) {
+      const int64_t g = oc / og;
+      T* yp = y + (n * o + oc) * s.oh * s.ow;
+      std::fill(yp, yp + s.oh * s.ow, bias ? bias[oc] : T(0));
+      for (int64_t ci = 0; ci < cg; ++ci) {
+        const T* xp = x + (n * s.c + g * cg + ci) * s.h * s.w;
+        for (int64_t dy = 0; dy < s.kh; ++dy)
+          for (int64_t dx = 0; dx < s.kw; ++dx) {
+            const T wv = w[((oc * cg + ci) * s.kh + dy) * s.kw + dx];
+            // The output columns whose input column lies inside: [q_lo, q_hi).
+            const int64_t off = dx * s.dw - s.pl;
+            const int64_t q_lo = off >= 0 ? 0 : (-off + s.sw - 1) / s.sw;
+            const int64_t q_hi =
+                std::min(s.ow, s.w - off <= 0 ? int64_t{0} : (s.w - off + s.sw - 1) / s.sw);
+            for (int64_t r = 0; r < s.oh; ++r) {
+              const int64_t iy = r * s.sh + dy * s.dh - s.pt;
+              if (iy < 0 || iy >= s.h) continue;
+              T* yrow = yp + r * s.ow;
+              const T* xrow = xp + iy * s.w;
+              if (s.sw == 1) {
+                for (int64_t q = q_lo; q < q_hi; ++q) yrow[q] += wv * xrow[q + off];
+              } else {
+                for (int64_t q = q_lo; q < q_hi; ++q) yrow[q] += wv * xrow[q * s.sw + off];
+              }
+            }
+          }
+      }
+    }
+}
+
+/// Max pooling; padded taps never win (ONNX's MaxPool). The start value is -inf for floating
+/// types, the lowest value otherwise.
+template <typename T>
+void max_pool_kernel(const T* x, T* y, const Window2d& s) {
+  const T start = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                       : std::numeric_limits<T>::lowest();
+  for (int64_t nc = 0; nc < s.n * s.c; ++nc)
+    for (int64_t r = 0; r < s.oh; ++r)
+      for (int64_t q = 0; q < s.ow; ++q) {
+        T m = start;
+        for (int64_t dy = 0; dy < s.kh; ++dy) {
+          const int64_t iy = r * s.sh + dy * s.dh - s.pt;
+          if (iy < 0 || iy >= s.h) continue;
+          for (int64_t dx = 0; dx < s.kw; ++dx) {
+            const int64_t ix = q * s.sw + dx * s.dw - s.pl;
+            if (ix < 0 || ix >= s.w) continue;
+            m = std::max(m, x[(nc * s.h + iy) * s.w + ix]);
+          }
+        }
+        y[(nc * s.oh + r) * s.ow + q] = m;
+      }
+}
+
+/// Average pooling: y = mean(sum, count) with the window's sum (in Acc, taps in row-major
+/// order) and count. count_include_pad: the window clipped to the padded input (ONNX's rule:
+/// taps past the explicit pads, from ceil_mode, never count); else the taps inside the input.
+template <typename T, typename Acc, typename Mean>
+void avg_pool_kernel(const T* x, T* y, const Window2d& s, bool count_include_pad,
+                     const Mean& mean) {
+  for (int64_t nc = 0; nc < s.n * s.c; ++nc)
+    for (int64_t r = 0; r < s.oh; ++r)
+      for (int64_t q = 0; q < s.ow; ++q) {
+        Acc sum = 0;
+        int64_t inside = 0, padded = 0;
+        for (int64_t dy = 0; dy < s.kh; ++dy) {
+          const int64_t iy = r * s.sh + dy - s.pt;
+          if (iy >= s.h + s.pb) continue;
+          for (int64_t dx = 0; dx < s.kw; ++dx) {
+            const int64_t ix = q * s.sw + dx - s.pl;
+            if (ix >= s.w + s.pr) continue;
+            ++padded;
+            if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) continue;
+            sum += x[(nc * s.h + iy) * s.w + ix];
+            ++inside;
+          }
+        }
+        y[(nc * s.oh + r) * s.ow + q] = mean(sum, count_include_pad ? padded : inside);
+      }
+}
+
+/// Floating-point average pooling: sum / count (0 for an empty window).
+template <typename T>
+void avg_pool_kernel(const T* x, T* y, const Window2d& s, bool count_include_pad) {
+  avg_pool_kernel<T, T>(x, y, s, count_include_pad,
+                        [](T sum, int64_t count) { return count ? sum / T(count) : T(0); });
+}
+
+/// Mean over all positions of each (n, c) plane, summed and divided in double.
+template <typename T>
+void global_avg_pool_kernel(const T* x, T* y, int64_t nc, int64_t plane) {
+  for (int64_t i = 0; i < nc; ++i) {
+    double sum = 0;
+    for (int64_t k = 0; k < plane; ++k) sum += x[i * plane + k];
+    y[i] = static_cast<T>(sum / static_cast<double>(plane));
+  }
+}
+
+/// Inference batch norm over NC(spatial) data: (x - mean) / sqrt(var + eps) * scale + bias,
+/// the difference in T and the rest in double.
+template <typename T>
+void batch_norm_kernel(const T* x, const T* scale, const T* bias, const T* mean, const T* var,
+                       double eps, T* y, int64_t n, int64_t c, int64_t plane) {
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t k = 0; k < c; ++k) {
+      const double root = std::sqrt(static_cast<double>(var[k]) + eps);
+      for (int64_t p = 0; p < plane; ++p) {
+        const int64_t at = (i * c + k) * plane + p;
+        const T centred = x[at] - mean[k];
+        y[at] = static_cast<T>(static_cast<double>(centred) / root * scale[k] + bias[k]);
+      }
+    }
+}
+
+/// min(max(x, lo), hi) element-wise (ReLU is lo = 0, hi = +inf).
+template <typename T>
+void clip_kernel(const T* x, T* y, int64_t count, T lo, T hi) {
+  for (int64_t i = 0; i < count; ++i) y[i] = std::min(std::max(x[i], lo), hi);
+}
+
+/// Row-major strides of `shape` as seen from an output of rank `rank` (numpy broadcasting:
+/// missing leading and size-1 dimensions get stride 0).
+inline std::vector<int64_t> broadcast_strides(const std::vector<int64_t>& shape, size_t rank) {
+  std::vector<int64_t> st(rank, 0);
+  int64_t s = 1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    const size_t d = shape.size() - 1 - i, o = rank - 1 - i;
+    st[o] = shape[d] == 1 ? 0 : s;
+    s *= shape[d];
+  }
+  return st;
+}
+
+/// y = a + b with numpy broadcasting to `out` (the broadcast shape).
+template <typename T>
+void add_kernel(const T* a, const std::vector<int64_t>& as, const T* b,
+                const std::vector<int64_t>& bs, T* y, const std::vector<int64_t>& out) {
+  const size_t rank = out.size();
+  const auto sa = broadcast_strides(as, rank), sb = broadcast_strides(bs, rank);
+  int64_t total = 1;
+  for (int64_t d : out) total *= d;
+  std::vector<int64_t> idx(rank, 0);
+  int64_t ia = 0, ib = 0;
+  for (int64_t i = 0; i < total; ++i) {
+    y[i] = a[ia] + b[ib];
+    for (size_t d = rank; d-- > 0;) {
+      ++idx[d];
+      ia += sa[d];
+      ib += sb[d];
+      if (idx[d] < out[d]) break;
+      ia -= sa[d] * out[d];
+      ib -= sb[d] * out[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+/// Concatenates `parts` (each `outer` x parts_inner[i] x ... in row-major blocks) along the
+/// axis that splits the shape into outer (dimensions before it) and inner (from it on).
+template <typename T>
+void concat_kernel(const std::vector<const T*>& parts, const std::vector<int64_t>& inner,
+                   int64_t outer, T* y) {
+  int64_t row = 0;
+  for (int64_t v : inner) row += v;
+  for (int64_t o = 0; o < outer; ++o) {
+    int64_t at = o * row;
+    for (size_t p = 0; p < parts.size(); ++p) {
+      std::copy(parts[p] + o * inner[p], parts[p] + (o + 1) * inner[p], y + at);
+      at += inner[p];
+    }
+  }
+}
+
+/// C[M, N] = A[M, K] W[N, K]^T, each element summed over k in order from 0.
+template <typename T>
+void dense_kernel(const T* a, const T* w, T* c, int64_t m, int64_t n, int64_t k) {
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      T acc = 0;
+      for (int64_t q = 0; q < k; ++q) acc += a[i * k + q] * w[j * k + q];
+      c[i * n + j] = acc;
+    }
+}
+
+}  // namespace weft::compiler::graph

@@ -1,0 +1,171 @@
+// The CPU conv2d operator and its schedule; see conv2d.h.
+#include "compiler/ops/cpu/conv2d.h"
+
+#include "compiler/ops/cpu/schedules.h"
+#include "compiler/ops/index_ir.h"
+#include "compiler/ops/op_args.h"
+#include "compiler/ops/tiling.h"
+#include "hardware/isa/errors.h"
+
+namespace weft::compiler::ops::cpu {
+
+using ir::Expr;
+using ir::ForKind;
+
+int64_t conv_in_block(int64_t c) {
+  for (int64_t b : {16, 8}) {
+    if (c % b == 0) return b;
+  }
+  if (c < 16) return c;
+  for (int64_t b = 16; b > 1; --b) {
+    if (c % b == 0) return b;
+  }
+  return 1;
+}
+
+namespace {
+int64_t conv_tile_cols(const Conv2dNchw& sh, const ConvSchedule& sch) {
+  return sch.ow > 0 ? sch.ow : (sh.ow() % 7 == 0 ? 7 : 6);
+}
+}  // namespace
+
+void validate(const Conv2dNchw& sh, DType dtype, const ConvSchedule& sch) {
+  auto bad = [](const std::string& what) { throw UserError("conv2d schedule: " + what); };
+  const int64_t r = conv_tile_cols(sh, sch);
+  if (r < 1 || r > 16)
+    throw UserError("conv2d: register tile of " + std::to_string(r) + " columns (at most 16)");
+  const int64_t nob = (sh.o + kConvOutBlock - 1) / kConvOutBlock;
+  if (sch.oc_blocks < 1 || nob % sch.oc_blocks != 0)
+    bad("oc_blocks " + std::to_string(sch.oc_blocks) + " does not divide the " +
+        std::to_string(nob) + " output-channel blocks");
+  if (r * sch.oc_blocks > 32)
+    bad("register tile " + std::to_string(r) + "x" + std::to_string(sch.oc_blocks) +
+        " blocks has more than 32 accumulators");
+  if (sch.reduce_order != 0 && sch.reduce_order != 1)
+    bad("reduce_order " + std::to_string(sch.reduce_order) + " (0 or 1)");
+  const int64_t cb = conv_in_block(sh.c);
+  const int64_t cbk = dtype == DType::kInt8 ? (cb + 1) / 2 : cb;
+  if (sch.ci_unroll < 1 || cbk % sch.ci_unroll != 0)
+    bad("ci_unroll " + std::to_string(sch.ci_unroll) + " does not divide the channel block of " +
+        std::to_string(cbk));
+}
+
+LoweredOp conv2d(const Conv2dNchw& sh, DType dtype, const ConvSchedule& sch) {
+  check_dtype(dtype, "conv2d", {DType::kFloat32, DType::kInt8});
+  check_conv2d_shape(sh);
+  const DType acc = accumulator_of(dtype);
+  const int64_t cb = conv_in_block(sh.c), ncb = sh.c / cb;
+  const int64_t ob = kConvOutBlock, nob = (sh.o + ob - 1) / ob;
+  const int64_t oh = sh.oh(), ow = sh.ow();
+  validate(sh, dtype, sch);
+  const int64_t r = conv_tile_cols(sh, sch);
+  const int64_t owp = round_up(ow, r);
+  const int64_t hp = sh.h + 2 * sh.pad, wpd = sh.w + 2 * sh.pad;
+
+  // int8 pairs the channels of a block (dot2_i16): weights arrive paired, the input is paired
+  // (and padded) by a stage of the kernel.
+  const bool pairs = dtype == DType::kInt8;
+  const int64_t cbk = pairs ? (cb + 1) / 2 : cb;
+  const DType wdt = pairs ? DType::kInt32 : dtype;
+  te::Tensor x = te::placeholder({sh.n, ncb, sh.h, sh.w, cb}, dtype, "X");
+  te::Tensor wt = te::placeholder({nob, ncb, sh.kh, sh.kw, cbk, ob}, wdt, "W");
+  te::Tensor xp = x;
+  if (sh.pad > 0 || pairs) {
+    const int64_t p = sh.pad;
+    xp = te::compute(
+        {sh.n, ncb, hp, wpd, cbk}, wdt,
+        [&](const std::vector<Expr>& i) {
+          auto at = [&](const Expr& c, bool c_guard) {
+            Expr inside;
+            if (p > 0) {
+              inside = ir::logical_and(in_range(i[2], p, sh.h + p), in_range(i[3], p, sh.w + p));
+            }
+            if (c_guard) {
+              Expr ok = ir::lt(c, ir::imm(cb));
+              inside = inside ? ir::logical_and(inside, ok) : ok;
+            }
+            Expr v = x({i[0], i[1], p > 0 ? clamp(ir::sub(i[2], ir::imm(p)), 0, sh.h - 1) : i[2],
+                        p > 0 ? clamp(ir::sub(i[3], ir::imm(p)), 0, sh.w - 1) : i[3],
+                        c_guard ? ir::min(c, ir::imm(cb - 1)) : c});
+            return inside ? ir::select(inside, v, ir::imm(0, dtype)) : v;
+          };
+          if (!pairs) return at(i[4], false);
+          Expr c0 = ir::mul(i[4], ir::imm(2));
+          return pair16(at(c0, false), at(ir::add(c0, ir::imm(1)), cb % 2 != 0));
+        },
+        pairs ? "X.pairs" : "X.padded");
+  }
+  const te::IterVar rc = te::reduce_axis(ncb, "rc");
+  const te::IterVar ry = te::reduce_axis(sh.kh, "ry");
+  const te::IterVar rx = te::reduce_axis(sh.kw, "rx");
+  const te::IterVar ri = te::reduce_axis(cbk, "ri");
+  const bool exact = owp == ow;
+  te::Tensor yf = te::compute_reduce(
+      {sh.n, nob, oh, owp, ob}, acc,
+      [&](const std::vector<Expr>& i) {
+        Expr iy = ir::add(ir::mul(i[2], ir::imm(sh.stride)), ir::ref(ry->var));
+        Expr ix = ir::add(ir::mul(i[3], ir::imm(sh.stride)), ir::ref(rx->var));
+        if (!exact) ix = ir::min(ix, ir::imm(wpd - 1));
+        Expr a = xp({i[0], ir::ref(rc->var), iy, ix, ir::ref(ri->var)});
+        Expr b = wt(
+            {i[1], ir::ref(rc->var), ir::ref(ry->var), ir::ref(rx->var), ir::ref(ri->var), i[4]});
+        if (pairs) return te::sum(ir::dot2_i16(a, b), {rc, ry, rx, ri});
+        return te::sum(ir::mul(ir::cast(acc, a), ir::cast(acc, b)), {rc, ry, rx, ri});
+      },
+      exact ? "Y" : "Y.padded");
+  te::Tensor y = exact ? yf : crop(yf, {sh.n, nob, oh, ow, ob}, "Y");
+
+  te::Schedule s({y});
+  const te::Tensor local = s.cache_write(yf, ir::Scope::kLocal);
+  te::Stage& sy = s[yf];
+  const auto axes = sy.axes();
+  auto [xo, xi] = sy.split(axes[3], r);
+  auto [bo, bi] = sy.split(axes[1], sch.oc_blocks);
+  // Outer loops: batch, channel-block tiles and output rows (in either order), column tiles;
+  // then the tile: channel blocks, columns (unrolled), 16 channels (vectorized).
+  if (sch.rows_outer) {
+    sy.reorder({axes[0], axes[2], bo, xo, bi, xi, axes[4]});
+  } else {
+    sy.reorder({axes[0], bo, axes[2], xo, bi, xi, axes[4]});
+  }
+  if (sch.parallel) sy.set_kind(nob / sch.oc_blocks >= 2 ? bo : axes[2], ForKind::kParallel);
+  sy.set_kind(bi, ForKind::kUnrolled);
+  sy.set_kind(xi, ForKind::kUnrolled);
+  sy.set_kind(axes[4], ForKind::kVectorized);
+  {
+    te::Stage& st = s[local];
+    st.compute_at(sy, xo);
+    const auto& la = st.axes();
+    const auto& lr = st.reduce_axes();  // rc, ry, rx, ri
+    std::vector<te::IterVar> order;
+    if (sch.reduce_order == 0) {
+      order = {lr[0], lr[1], lr[2]};
+    } else {
+      order = {lr[1], lr[2], lr[0]};
+    }
+    te::IterVar ri = lr[3];
+    if (sch.ci_unroll > 1) {
+      auto [rio, rii] = st.split(ri, sch.ci_unroll);
+      order.push_back(rio);
+      ri = rii;
+      st.set_kind(rii, ForKind::kUnrolled);
+    }
+    order.push_back(ri);
+    for (int d : {1, 3, 4}) order.push_back(la[d]);
+    st.reorder(order);
+    st.set_kind(la[1], ForKind::kUnrolled);
+    st.set_kind(la[3], ForKind::kUnrolled);
+    st.set_kind(la[4], ForKind::kVectorized);
+  }
+  if (sh.pad > 0 || pairs) {
+    te::Stage& sp = s[xp];
+    if (sch.parallel) sp.set_kind(sp.axes()[1], ForKind::kParallel);
+    if (cbk > 1) sp.set_kind(sp.axes()[4], ForKind::kVectorized);
+  }
+  if (!exact) schedule_blocked(s[y], 16);
+  const double ops =
+      2.0 * static_cast<double>(sh.n * sh.o * oh * ow) * static_cast<double>(sh.c * sh.kh * sh.kw);
+  return lower_op(std::string("conv2d_") + ir::dtype_name(dtype), s, {x, wt}, {y}, ops);
+}
+
+}  // namespace weft::compiler::ops::cpu

@@ -1,0 +1,49 @@
+// The CPU (LLVM) conv2d operator on channel-blocked tensors, float32 -> float32 or int8 ->
+// int32, with its default schedule and the knobs of the CPU tuning space (ConvSchedule).
+//
+// Layouts: activations [N, C/cb, H, W, cb] (cb = conv_in_block(C)); weights [ceil(O/16), C/cb,
+// KH, KW, cb, 16] (output channels past O are zero; for int8 the cb axis is paired into
+// ceil(cb/2) int32 values, two int16 halves each: layout.h's pair_conv_weights); outputs
+// [N, ceil(O/16), OH, OW, 16]. layout.h converts from and to NCHW/OIHW.
+//
+// The schedule: a register tile of output columns x output-channel blocks of 16 (vectorized),
+// the padded (and, for int8, channel-paired) input a stage of the kernel, the reduction over
+// input-channel blocks, kernel rows and columns and the channels of a block outside the tile.
+#pragma once
+
+#include <cstdint>
+
+#include "compiler/ops/conv2d_nchw.h"
+#include "compiler/ops/lowered_op.h"
+
+namespace weft::compiler::ops::cpu {
+
+using ir::DType;
+
+/// The input channel block of a convolution over `c` channels (16, 8, or a divisor of c).
+int64_t conv_in_block(int64_t c);
+/// The output channel block (the vector width of the conv schedule).
+inline constexpr int64_t kConvOutBlock = 16;
+/// The conv2d schedule, a point of the CPU tuning space: a register tile of `ow` output
+/// columns x `oc_blocks` output-channel blocks of 16 (vectorized), the reduction over
+/// input-channel blocks, kernel rows and columns, and channels within a block outside it
+/// (`reduce_order` 0: rc, ry, rx, ri; 1: ry, rx, rc, ri), `ci_unroll` channels of a block
+/// unrolled, and the outer loop order (`rows_outer`: output rows outside the channel blocks).
+struct ConvSchedule {
+  int64_t ow = 0;  // 0: 7 when it divides OW, else 6
+  bool parallel = true;
+  int64_t oc_blocks = 1;
+  int reduce_order = 0;
+  int64_t ci_unroll = 1;
+  bool rows_outer = false;
+  bool operator==(const ConvSchedule& o) const {
+    return ow == o.ow && parallel == o.parallel && oc_blocks == o.oc_blocks &&
+           reduce_order == o.reduce_order && ci_unroll == o.ci_unroll && rows_outer == o.rows_outer;
+  }
+};
+/// UserError when `s` is not a schedule conv2d can build for `shape`.
+void validate(const Conv2dNchw& shape, DType dtype, const ConvSchedule& s);
+/// Blocked conv2d; float32 -> float32 or int8 -> int32. UserError for impossible shapes.
+LoweredOp conv2d(const Conv2dNchw& shape, DType dtype, const ConvSchedule& s = {});
+
+}  // namespace weft::compiler::ops::cpu

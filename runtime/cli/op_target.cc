@@ -1,0 +1,183 @@
+// The `--target llvm|cuda` path of `weft run` and `weft compile`; see op_target.h.
+#include "runtime/cli/op_target.h"
+
+#include <iostream>
+#include <memory>
+
+#include "hardware/isa/errors.h"
+#include "runtime/cli/conv2d_options.h"
+#include "runtime/gpu/gpu_target.h"
+#include "runtime/io/files.h"
+#include "runtime/target/run_op.h"
+#ifdef WEFT_HAVE_CPU_BACKEND
+#include "runtime/cpu/cpu_target.h"
+#include "runtime/tune/cpu_schedules.h"
+#endif
+
+namespace weft::cli {
+
+namespace {
+
+rt::OpRequest request(const TargetOptions& o, const std::string& op) {
+  rt::OpRequest r;
+  r.op = op;
+  r.dtype = o.dtype.empty() ? "float32" : o.dtype;
+  r.repeats = o.repeats;
+  return r;
+}
+
+// The request of a conv2d: a ResNet-18 layer (with batch `n`) or the given shape.
+rt::OpRequest conv_request(const TargetOptions& o, const std::string& layer, int64_t n, int64_t c,
+                           int64_t h, int64_t w, int64_t oc, int64_t k, int64_t stride,
+                           int64_t pad) {
+  rt::OpRequest r = request(o, "conv2d");
+  const compiler::ops::Conv2dShape s = conv2d_shape(layer, n, h, w, c, oc, k, stride, pad);
+  r.conv = compiler::ops::Conv2dNchw{s.n, s.ic, s.h, s.w, s.oc, s.k, s.k, s.stride, s.pad};
+  return r;
+}
+
+#ifdef WEFT_HAVE_CPU_BACKEND
+// The best tuned schedule for the request's operator on this host: from --tune-db when it has
+// one, else from the shipped default records; none: the default schedule.
+void use_tuned(const TargetOptions& o, const rt::OpRequest& r, rt::cpu::CpuTarget::Options& c) {
+  if (o.no_tuned) {
+    c.schedule_info = {{"source", "default schedule (--no-records)"}};
+    return;
+  }
+  if (r.op == "dense") {
+    if (auto t = rt::tune::tuned_dense(r.m, r.n, r.k, r.dtype, o.tune_db)) {
+      c.dense_schedule = t->schedule;
+      c.schedule_info = rt::tune::knobs_of(t->schedule);
+      c.schedule_info["source"] = t->source;
+      return;
+    }
+  } else if (r.op == "conv2d") {
+    if (auto t = rt::tune::tuned_conv2d(r.conv, r.dtype, o.tune_db)) {
+      c.conv_schedule = t->schedule;
+      c.schedule_info = rt::tune::knobs_of(t->schedule);
+      c.schedule_info["source"] = t->source;
+      return;
+    }
+  }
+  c.schedule_info = {{"source", "default schedule (no tuning record for this shape and host)"}};
+}
+#endif
+
+// The target the options chose for `r`: the GPU, or the host CPU with the tuned schedule.
+std::unique_ptr<rt::Target> target_for(const TargetOptions& o, const rt::OpRequest& r) {
+  if (o.is_cuda()) return std::make_unique<rt::gpu::GpuTarget>(o.gpu_path, o.arch);
+#ifdef WEFT_HAVE_CPU_BACKEND
+  rt::cpu::CpuTarget::Options c;
+  c.threads = o.threads;
+  use_tuned(o, r, c);
+  return std::make_unique<rt::cpu::CpuTarget>(std::move(c));
+#else
+  (void)r;
+  throw UserError(
+      "this weft was built without the CPU backend: install LLVM 16 (sudo apt-get install "
+      "llvm-16-dev libzstd-dev) and configure with -DWEFT_CPU_BACKEND=ON");
+#endif
+}
+
+void run_and_print(const TargetOptions& o, rt::OpRequest r, uint32_t seed,
+                   const std::string& save) {
+  r.seed = seed;
+  r.save_dir = save;
+  const std::unique_ptr<rt::Target> target = target_for(o, r);
+  rt::OutputSet outputs;
+  const nlohmann::ordered_json j = rt::run_op(*target, r, outputs);
+  outputs.commit();
+  std::cout << j.dump(2) << "\n";
+  if (!j["correct"].get<bool>()) {
+    throw UserError("the " + r.op + " output differs from the scalar reference in " +
+                    std::to_string(j["mismatches"].get<int64_t>()) + " elements (max error " +
+                    std::to_string(j["max_abs_error"].get<double>()) + ")");
+  }
+}
+
+void print(const TargetOptions& o, const std::string& emit, const rt::OpRequest& r) {
+  std::cout << target_for(o, r)->emit(r, emit);
+}
+
+}  // namespace
+
+void TargetOptions::add_to(CLI::App& cmd, bool run) {
+  cmd.add_option("--target", target,
+                 "accel (the accelerator), llvm (the host CPU) or cuda (an NVIDIA GPU)")
+      ->capture_default_str();
+  cmd.add_option("--dtype", dtype,
+                 "element type: int8 (accel; on llvm and cuda int8 inputs, int32 outputs), "
+                 "float32 (llvm and cuda, their default) or float16 (cuda: tensor cores, "
+                 "float32 accumulation and output)");
+  cmd.add_option("--gpu-path", gpu_path,
+                 "cuda: how dense/conv2d run: auto, simt (float32), tensor-core (float16, int8) "
+                 "or dp4a (int8)")
+      ->capture_default_str();
+  if (!run) {
+    cmd.add_option("--arch", arch,
+                   "cuda --emit ptx: the GPU architecture, sm_75 .. sm_90 (default: the GPU's, "
+                   "else sm_75)");
+  }
+  if (run) {
+    cmd.add_option("--threads", threads, "llvm: threads of the CPU thread pool")
+        ->capture_default_str();
+    cmd.add_option("--repeats", repeats, "llvm: timed runs (the median is reported)")
+        ->capture_default_str();
+  }
+}
+
+bool TargetOptions::is_cuda() const {
+  if (target != "cuda") return false;
+  if (!dtype.empty() && dtype != "float32" && dtype != "float16" && dtype != "int8")
+    throw UserError("--dtype: unknown dtype '" + dtype + "' (float32, float16 or int8)");
+  return true;
+}
+
+bool TargetOptions::is_llvm() const {
+  if (target == "cuda") return false;
+  if (target == "llvm") {
+    if (!dtype.empty() && dtype != "float32" && dtype != "int8")
+      throw UserError("--dtype: unknown dtype '" + dtype + "' (float32 or int8)");
+    return true;
+  }
+  if (target != "accel") {
+    throw UserError("--target must be accel, llvm or cuda, not '" + target + "'");
+  }
+  if (!dtype.empty() && dtype != "int8") {
+    throw UserError("--dtype " + dtype +
+                    ": the accelerator computes int8 only (use --target llvm)");
+  }
+  return false;
+}
+
+void run_dense_on_target(const TargetOptions& o, int64_t m, int64_t n, int64_t k, uint32_t seed,
+                         const std::string& save) {
+  rt::OpRequest r = request(o, "dense");
+  r.m = m;
+  r.n = n;
+  r.k = k;
+  run_and_print(o, r, seed, save);
+}
+
+void run_conv2d_on_target(const TargetOptions& o, const std::string& layer, int64_t n, int64_t ic,
+                          int64_t h, int64_t w, int64_t oc, int64_t k, int64_t stride, int64_t pad,
+                          uint32_t seed, const std::string& save) {
+  run_and_print(o, conv_request(o, layer, n, ic, h, w, oc, k, stride, pad), seed, save);
+}
+
+void print_dense_on_target(const TargetOptions& o, const std::string& emit, int64_t m, int64_t n,
+                           int64_t k) {
+  rt::OpRequest r = request(o, "dense");
+  r.m = m;
+  r.n = n;
+  r.k = k;
+  print(o, emit, r);
+}
+
+void print_conv2d_on_target(const TargetOptions& o, const std::string& emit,
+                            const std::string& layer, int64_t n, int64_t ic, int64_t h, int64_t w,
+                            int64_t oc, int64_t k, int64_t stride, int64_t pad) {
+  print(o, emit, conv_request(o, layer, n, ic, h, w, oc, k, stride, pad));
+}
+
+}  // namespace weft::cli

@@ -1,0 +1,59 @@
+// `--target llvm|cuda` of `weft run dense|conv2d` and `weft compile dense|conv2d`: one path for
+// both (runtime/target/run_op.h runs the operator on a Target, runtime/cpu/cpu_target.h or
+// runtime/gpu/gpu_target.h). The options (`--target accel|llvm|cuda`, `--dtype`, `--threads`,
+// `--repeats`, `--gpu-path`, `--arch`) are registered here for every target. Without the CPU
+// backend (WEFT_CPU_BACKEND=OFF) `--target llvm` is a user error that says how to build it;
+// without the CUDA toolkit `--target cuda` runs nothing but `--emit cuda`.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+
+namespace weft::cli {
+
+struct TargetOptions {
+  std::string target = "accel";
+  std::string dtype;  // empty: int8 on the accelerator, float32 on llvm and cuda
+  int threads = 1;
+  int repeats = 5;
+  std::string gpu_path = "auto";  // cuda: auto, simt, tensor-core, dp4a
+  std::string arch;               // cuda --emit ptx: sm_XX (default: the GPU's, else sm_75)
+  std::string tune_db;            // llvm: tuning records to take schedules from (--tune-db)
+  bool no_tuned = false;          // llvm: the default schedules, ignoring records (--no-records)
+
+  /// A copy with the tuning-record options of the operator's own options (--tune-db,
+  /// --no-records, registered by the dense and conv2d options).
+  TargetOptions with_records(const std::string& db, bool no_records) const {
+    TargetOptions c = *this;
+    c.tune_db = db;
+    c.no_tuned = no_records;
+    return c;
+  }
+  /// Registers the options on a subcommand (`run` adds --threads and --repeats).
+  void add_to(CLI::App& cmd, bool run);
+  /// Whether the CPU backend was chosen; UserError for an unknown target, or a dtype the
+  /// accelerator does not support.
+  bool is_llvm() const;
+  /// Whether the GPU backend (--target cuda) was chosen; UserError for a dtype it lacks.
+  bool is_cuda() const;
+  /// Whether a code-generating target (llvm or cuda) was chosen rather than the accelerator.
+  bool is_llvm_or_cuda() const { return is_cuda() || is_llvm(); }
+};
+
+/// `weft run dense --target llvm|cuda`: runs, prints JSON, UserError when the result is wrong.
+void run_dense_on_target(const TargetOptions& o, int64_t m, int64_t n, int64_t k, uint32_t seed,
+                         const std::string& save);
+/// `weft run conv2d --target llvm|cuda` (`layer` instead of the shape when not empty).
+void run_conv2d_on_target(const TargetOptions& o, const std::string& layer, int64_t n, int64_t ic,
+                          int64_t h, int64_t w, int64_t oc, int64_t k, int64_t stride, int64_t pad,
+                          uint32_t seed, const std::string& save);
+/// `weft compile dense --target llvm|cuda --emit llvm|cuda|ptx`.
+void print_dense_on_target(const TargetOptions& o, const std::string& emit, int64_t m, int64_t n,
+                           int64_t k);
+/// `weft compile conv2d --target llvm|cuda --emit llvm|cuda|ptx`.
+void print_conv2d_on_target(const TargetOptions& o, const std::string& emit,
+                            const std::string& layer, int64_t n, int64_t ic, int64_t h, int64_t w,
+                            int64_t oc, int64_t k, int64_t stride, int64_t pad);
+
+}  // namespace weft::cli

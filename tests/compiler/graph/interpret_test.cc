@@ -1,0 +1,350 @@
+// The host interpreter (compiler/graph/interpret.h) in both instantiations: every operator on a
+// small case worked out by hand, the fixed summation order that makes the float results
+// reproducible, the observer, KernelOverrides taken and declined, and bad inputs as user errors
+// naming what is wrong.
+#include "compiler/graph/interpret.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "hardware/isa/errors.h"
+
+namespace weft::compiler::graph {
+namespace {
+
+ValueId f32_const(Graph& g, const std::string& name, std::vector<int64_t> shape,
+                  const std::vector<float>& v) {
+  return g.add_constant(name, TensorType(DType::F32, std::move(shape)), ConstData::from_f32(v));
+}
+
+template <typename T>
+class Interpret : public ::testing::Test {
+ protected:
+  // Runs `g` (one float input) on `x` and returns its only output.
+  std::vector<T> run(const Graph& g, const std::vector<T>& x) {
+    return interpret<T>(g, {x}).at(0);
+  }
+};
+
+using Types = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(Interpret, Types);
+
+TYPED_TEST(Interpret, ConvWithBiasPadsAndStrides) {
+  Graph g;
+  const ValueId x = g.add_input("x", TensorType(DType::F32, {1, 1, 3, 3}));
+  const ValueId w = f32_const(g, "w", {2, 1, 2, 2}, {1, 0, 0, 1, 1, 1, 1, 1});
+  const ValueId b = f32_const(g, "b", {2}, {10, -1});
+  g.set_outputs({g.add_op(OpKind::Conv, "conv", {x, w, b},
+                          {{"pads", std::vector<int64_t>{1, 1, 1, 1}},
+                           {"strides", std::vector<int64_t>{2, 2}}})});
+  // Windows start at (2r - 1, 2q - 1); w0 adds its top-left and bottom-right taps, w1 all four.
+  EXPECT_EQ(this->run(g, {1, 2, 3, 4, 5, 6, 7, 8, 9}),
+            (std::vector<TypeParam>{11, 13, 17, 24, 0, 4, 10, 27}));
+}
+
+TYPED_TEST(Interpret, GroupConv) {
+  Graph g;
+  const ValueId x = g.add_input("x", TensorType(DType::F32, {1, 2, 1, 2}));
+  const ValueId w = f32_const(g, "w", {2, 1, 1, 1}, {2, -3});
+  g.set_outputs({g.add_op(OpKind::Conv, "conv", {x, w}, {{"group", int64_t{2}}})});
+  EXPECT_EQ(this->run(g, {1, 2, 3, 4}), (std::vector<TypeParam>{2, 4, -9, -12}));
+}
+
+TYPED_TEST(Interpret, ConvSumsTheBiasFirstThenTheTapsInOrder) {
+  // Two taps of 4 after a bias of 1e8: in float each 1e8 + 4 is a tie that rounds back to 1e8
+  // (the spacing there is 8), so the sum is 1e8; bias last would give 1e8 + 8. In double both
+  // orders are exact. The calibration's exponents depend on such bits.
+  Graph g;
+  const ValueId x = g.add_input("x", TensorType(DType::F32, {1, 2, 1, 1}));
+  const ValueId w = f32_const(g, "w", {1, 2, 1, 1}, {4, 4});
+  const ValueId b = f32_const(g, "b", {1}, {1e8f});
+  g.set_outputs({g.add_op(OpKind::Conv, "conv", {x, w, b})});
+  const TypeParam want = std::is_same_v<TypeParam, float> ? TypeParam(1e8) : TypeParam(1e8 + 8);
+  EXPECT_EQ(this->run(g, {1, 1}), std::vector<TypeParam>{want});
+}
+
+TYPED_TEST(Interpret, BatchNormalization) {
+  Graph g;
+  const ValueId x = g.add_input("x", TensorType(DType::F32, {1, 2, 1, 2}));
+  const ValueId sc = f32_const(g, "scale", {2}, {2, 1});
+  const ValueId bi = f32_const(g, "bias", {2}, {0, 1});
+  const ValueId mu = f32_const(g, "mean", {2}, {1, 3});
+  const ValueId var = f32_const(g, "var", {2}, {3, 0});
+  g.set_outputs({g.add_op(OpKind::BatchNormalization, "bn", {x, sc, bi, mu, var},
+                          {{"epsilon", 1.0}})});
+  // Channel 0: (x - 1) / 2 * 2; channel 1: (x - 3) / 1 + 1.
+  EXPECT_EQ(this->run(g, {1, 2, 3, 4}), (std::vector<TypeParam>{0, 1, 1, 2}));
+}
+
+TYPED_TEST(Interpret, ReluAndClip) {
+  Graph g;
+  const ValueId x = g.add_input("x", TensorType(DType::F32, {4}));
+  const ValueId r = g.add_op(OpKind::Relu, "relu", {x});
+  const ValueId lo = f32_const(g, "lo", {}, {-1});
+  const ValueId hi = f32_const(g, "hi", {}, {2});
+  const ValueId c = g.add_op(OpKind::Clip, "clip", {x, lo, hi});
+  const ValueId a = g.add_op(OpKind::Clip, "clip_attrs", {x}, {{"min", 0.5}});
+  g.set_outputs({r, c, a});
+  const auto out = interpret<TypeParam>(g, {{-3, -0.5, 1.5, 7}});
+  EXPECT_EQ(out[0], (std::vector<TypeParam>{0, 0, 1.5, 7}));
+  EXPECT_EQ(out[1], (std::vector<TypeParam>{-1, -0.5, 1.5, 2}));
+  EXPECT_EQ(out[2], (std::vector<TypeParam>{0.5, 0.5, 1.5, 7}));
+}
+
+TYPED_TEST(Interpret, PoolsWithPadding) {
+  Graph g;
+  const ValueId x = g.add_input("x", TensorType(DType::F32, {1, 1, 2, 2}));
+  const Attrs win = {{"kernel_shape", std::vector<int64_t>{2, 2}},
+                     {"pads", std::vector<int64_t>{1, 1, 1, 1}}};
+  Attrs incl = win;
+  incl["count_include_pad"] = int64_t{1};
+  g.set_outputs({g.add_op(OpKind::MaxPool, "max", {x}, win),
+                 g.add_op(OpKind::AveragePool, "avg", {x}, win),
+                 g.add_op(OpKind::AveragePool, "avg_incl", {x}, incl)});
+  // A negative input: padded taps never win the max, nor count without count_include_pad.
+  const auto out = interpret<TypeParam>(g, {{-1, -2, -3, -4}});
+  EXPECT_EQ(out[0], (std::vector<TypeParam>{-1, -1, -2, -1, -1, -2, -3, -3, -4}));
+  EXPECT_EQ(out[1], (std::vector<TypeParam>{-1, -1.5, -2, -2, -2.5, -3, -3, -3.5, -4}));
+  EXPECT_EQ(out[2],
+            (std::vector<TypeParam>{-0.25, -0.75, -0.5, -1, -2.5, -1.5, -0.75, -1.75, -1}));
+}
+
+TYPED_TEST(Interpret, GlobalAveragePool) {
+  Graph g;
+  const ValueId x = g.add_input("x", TensorType(DType::F32, {1, 2, 1, 3}));
+  g.set_outputs({g.add_op(OpKind::GlobalAveragePool, "gap", {x})});
+  EXPECT_EQ(this->run(g, {1, 2, 6, -3, 0, 0}), (std::vector<TypeParam>{3, -1}));
+}
+
+TYPED_TEST(Interpret, AddBroadcastsAndConcat) {
+  Graph g;
+  const ValueId x = g.add_input("x", TensorType(DType::F32, {2, 3}));
+  const ValueId row = f32_const(g, "row", {3}, {10, 20, 30});
+  const ValueId col = f32_const(g, "col", {2, 1}, {100, 200});
+  const ValueId a = g.add_op(OpKind::Add, "a", {x, row});
+  const ValueId b = g.add_op(OpKind::Add, "b", {col, x});
+  g.set_outputs({g.add_op(OpKind::Concat, "cat", {a, b}, {{"axis", int64_t{1}}})});
+  EXPECT_EQ(this->run(g, {1, 2, 3, 4, 5, 6}),
+            (std::vector<TypeParam>{11, 22, 33, 101, 102, 103, 14, 25, 36, 204, 205, 206}));
+}
+
+TYPED_TEST(Interpret, FlattenAndReshapeKeepTheValues) {
+  Graph g;
+  const ValueId x = g.add_input("x", TensorType(DType::F32, {1, 2, 2, 1}));
+  const ValueId f = g.add_op(OpKind::Flatten, "flat", {x});
+  const ValueId s = g.add_constant("s", TensorType(DType::I32, {2}), ConstData::from_i32({2, 2}));
+  g.set_outputs({g.add_op(OpKind::Reshape, "re", {f, s})});
+  EXPECT_EQ(this->run(g, {1, -2, 3, -4}), (std::vector<TypeParam>{1, -2, 3, -4}));
+  EXPECT_EQ(g.value(g.outputs()[0]).type.shape, (std::vector<int64_t>{2, 2}));
+}
+
+TYPED_TEST(Interpret, GemmWithTransposesAndAnMBy1Bias) {
+  // M = N = 2 and C of shape [M, 1]: the bias follows the rows.
+  Graph g;
+  const ValueId a = g.add_input("a", TensorType(DType::F32, {3, 2}));
+  const ValueId b = f32_const(g, "b", {2, 3}, {1, 0, 1, 0, 1, 0});
+  const ValueId c = f32_const(g, "c", {2, 1}, {10, 20});
+  g.set_outputs({g.add_op(OpKind::Gemm, "gemm", {a, b, c},
+                          {{"transA", int64_t{1}}, {"transB", int64_t{1}},
+                           {"alpha", 2.0}, {"beta", 0.5}})});
+  // A = [[1, 3, 5], [2, 4, 6]], B^T = [[1, 0], [0, 1], [1, 0]]: AB = [[6, 3], [8, 4]].
+  EXPECT_EQ(this->run(g, {1, 2, 3, 4, 5, 6}), (std::vector<TypeParam>{17, 11, 26, 18}));
+}
+
+TYPED_TEST(Interpret, MatMulBroadcastsBatchesAndPromotesVectors) {
+  Graph g;
+  const ValueId a = g.add_input("a", TensorType(DType::F32, {2, 1, 2}));
+  const ValueId b = f32_const(g, "b", {2, 2}, {1, 2, 3, 4});
+  const ValueId v = f32_const(g, "v", {2}, {1, -1});
+  const ValueId y = g.add_op(OpKind::MatMul, "mm", {a, b});
+  g.set_outputs({y, g.add_op(OpKind::MatMul, "mv", {y, v})});
+  const auto out = interpret<TypeParam>(g, {{1, 1, 2, 0}});
+  EXPECT_EQ(out[0], (std::vector<TypeParam>{4, 6, 2, 4}));
+  EXPECT_EQ(out[1], (std::vector<TypeParam>{-2, -2}));
+  EXPECT_EQ(g.value(g.outputs()[1]).type.shape, (std::vector<int64_t>{2, 1}));
+}
+
+TYPED_TEST(Interpret, QuantizeAndDequantizeLinearRoundLikeOnnx) {
+  Graph g;
+  const ValueId x = g.add_input("x", TensorType(DType::F32, {6}));
+  const ValueId s = f32_const(g, "s", {}, {1.0f / 32});
+  const ValueId z = g.add_constant("z", TensorType(DType::I8, {}), ConstData::from_i8({3}));
+  const ValueId q = g.add_op(OpKind::QuantizeLinear, "q", {x, s, z});
+  g.set_outputs({q, g.add_op(OpKind::DequantizeLinear, "dq", {q, s, z})});
+  Interpreter<TypeParam> interp(g);
+  HostValue<TypeParam> in;
+  in.shape = {6};
+  // 0.1 * 32 = 3.2; 2.5 and 3.5 are ties (to even); 5 * 32 + 3 saturates.
+  in.f = {TypeParam(0.1f), -1, 0.5, 2.5 / 32, 3.5 / 32, 5};
+  const auto out = interp.run({in});
+  EXPECT_EQ(out[0].dtype, DType::I8);
+  EXPECT_EQ(out[0].i, (std::vector<int32_t>{6, -29, 19, 5, 7, 127}));
+  EXPECT_EQ(out[1].f, (std::vector<TypeParam>{0.09375, -1, 0.5, 0.0625, 0.125, 3.875}));
+}
+
+TYPED_TEST(Interpret, QLinearConvRequantizesInDouble) {
+  Graph g;
+  const ValueId x = g.add_input("x", TensorType(DType::I8, {1, 1, 1, 2}));
+  auto i8 = [&](const char* n, std::vector<int8_t> v, std::vector<int64_t> shape) {
+    return g.add_constant(n, TensorType(DType::I8, std::move(shape)), ConstData::from_i8(v));
+  };
+  const ValueId xs = f32_const(g, "xs", {}, {0.5f}), ws = f32_const(g, "ws", {}, {0.25f}),
+                ys = f32_const(g, "ys", {}, {1.0f});
+  const ValueId w = i8("w", {3}, {1, 1, 1, 1});
+  const ValueId bias = g.add_constant("bias", TensorType(DType::I32, {1}), ConstData::from_i32({2}));
+  g.set_outputs({g.add_op(OpKind::QLinearConv, "qc",
+                          {x, xs, i8("xz", {1}, {}), w, ws, i8("wz", {0}, {}), ys,
+                           i8("yz", {-1}, {}), bias})});
+  Interpreter<TypeParam> interp(g);
+  HostValue<TypeParam> in;
+  in.dtype = DType::I8;
+  in.shape = {1, 1, 1, 2};
+  in.i = {5, -9};
+  // ((5 - 1) * 3 + 2) * 0.125 = 1.75 -> 2, - 1 = 1; ((-9 - 1) * 3 + 2) * 0.125 = -3.5 -> -4 - 1.
+  EXPECT_EQ(interp.run({in})[0].i, (std::vector<int32_t>{1, -5}));
+}
+
+TYPED_TEST(Interpret, TheObserverSeesEveryFloatValueInOrder) {
+  Graph g;
+  const ValueId x = g.add_input("x", TensorType(DType::F32, {2}));
+  const ValueId r = g.add_op(OpKind::Relu, "relu", {x});
+  const ValueId y = g.add_op(OpKind::Add, "add", {r, x});
+  g.set_outputs({y});
+  std::vector<std::pair<ValueId, std::vector<TypeParam>>> seen;
+  interpret<TypeParam>(g, {{-1, 2}}, [&](ValueId v, const std::vector<TypeParam>& d) {
+    seen.emplace_back(v, d);
+  });
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_EQ(seen[0], (std::pair<ValueId, std::vector<TypeParam>>{x, {-1, 2}}));
+  EXPECT_EQ(seen[1], (std::pair<ValueId, std::vector<TypeParam>>{r, {0, 2}}));
+  EXPECT_EQ(seen[2], (std::pair<ValueId, std::vector<TypeParam>>{y, {-1, 4}}));
+}
+
+// Records what it was offered; takes the conv (writing ones) and the dense (writing sevens)
+// when told to, declines the rest.
+template <typename T>
+class FakeKernels final : public KernelOverrides<T> {
+ public:
+  explicit FakeKernels(bool take) : take_(take) {}
+  std::vector<std::string> offered;
+  bool conv2d(NodeId, bool constant, const T*, const T*, T* y, const Window2d& s,
+              int64_t o) override {
+    offered.push_back(constant ? "conv2d const" : "conv2d");
+    if (take_) std::fill(y, y + s.n * o * s.oh * s.ow, T(1));
+    return take_;
+  }
+  bool dense(const T*, const T*, T* c, int64_t m, int64_t n, int64_t) override {
+    offered.push_back("dense");
+    if (take_) std::fill(c, c + m * n, T(7));
+    return take_;
+  }
+  bool clip(const T*, T*, int64_t, T, T) override { return note("clip"); }
+  bool pool(bool, const T*, T*, const Window2d&, bool) override { return note("pool"); }
+  bool global_avg_pool(const T*, T*, int64_t, int64_t) override { return note("gap"); }
+  bool batch_norm(const T*, const T*, const T*, const T*, const T*, double, T*, int64_t, int64_t,
+                  int64_t) override {
+    return note("batch_norm");
+  }
+  bool add(const T*, const T*, T*, int64_t) override { return note("add"); }
+
+ private:
+  bool note(const char* what) {
+    offered.push_back(what);
+    return false;
+  }
+  bool take_;
+};
+
+TYPED_TEST(Interpret, KernelOverridesTakenOrDeclined) {
+  Graph g;
+  const ValueId x = g.add_input("x", TensorType(DType::F32, {1, 1, 2, 2}));
+  const ValueId w = f32_const(g, "w", {1, 1, 1, 1}, {3});
+  const ValueId b = f32_const(g, "b", {1}, {0.5});
+  const ValueId c = g.add_op(OpKind::Conv, "conv", {x, w, b});
+  const ValueId r = g.add_op(OpKind::Relu, "relu", {c});
+  const ValueId f = g.add_op(OpKind::Flatten, "flat", {r});
+  const ValueId m = f32_const(g, "m", {1, 4}, {1, 1, 1, 1});
+  g.set_outputs({g.add_op(OpKind::Gemm, "fc", {f, m}, {{"transB", int64_t{1}}})});
+  HostValue<TypeParam> in;
+  in.shape = {1, 1, 2, 2};
+  in.f = {1, -2, 3, -4};
+  // Declined: the loops' result, relu(3x + 0.5) summed: 3.5 + 0 + 9.5 + 0.
+  FakeKernels<TypeParam> no(false);
+  EXPECT_EQ(Interpreter<TypeParam>(g, &no).run({in})[0].f, std::vector<TypeParam>{13});
+  EXPECT_EQ(no.offered, (std::vector<std::string>{"conv2d const", "clip", "dense"}));
+  // Taken: the dense's sevens, then alpha * 7 + beta * 0.
+  FakeKernels<TypeParam> yes(true);
+  Interpreter<TypeParam> interp(g, &yes);
+  EXPECT_EQ(interp.run({in})[0].f, std::vector<TypeParam>{7});
+  // The conv's bias is added after a taken conv: its ones become 1.5.
+  EXPECT_EQ(interp.value(c).f, (std::vector<TypeParam>{1.5, 1.5, 1.5, 1.5}));
+}
+
+TYPED_TEST(Interpret, StepByStep) {
+  Graph g;
+  const ValueId x = g.add_input("x", TensorType(DType::F32, {2}));
+  const ValueId r = g.add_op(OpKind::Relu, "relu", {x});
+  g.set_outputs({r});
+  Interpreter<TypeParam> interp(g);
+  HostValue<TypeParam> in;
+  in.shape = {2};
+  in.f = {-1, 1};
+  interp.start({in});
+  EXPECT_EQ(interp.value(x).f, (std::vector<TypeParam>{-1, 1}));
+  const auto& y = interp.run_node(g.node(g.value(r).producer));
+  EXPECT_EQ(y.f, (std::vector<TypeParam>{0, 1}));
+  EXPECT_EQ(interp.outputs()[0].f, y.f);
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "(no UserError)";
+}
+
+TEST(InterpretErrors, BadInputsAreUserErrorsNamingTheInput) {
+  Graph g("net");
+  const ValueId x = g.add_input("x", TensorType(DType::F32, {2, 2}));
+  g.set_outputs({g.add_op(OpKind::Relu, "relu", {x})});
+  EXPECT_EQ(error_of([&] { interpret<float>(g, {}); }),
+            "the graph 'net' takes 1 input(s), 0 given");
+  EXPECT_EQ(error_of([&] { interpret<float>(g, {{1, 2, 3}}); }),
+            "input 'x' has 3 elements, its type " + g.value(x).type.str() + " needs 4");
+  HostValue<double> h;
+  h.shape = {4};
+  h.f = {1, 2, 3, 4};
+  EXPECT_EQ(error_of([&] { Interpreter<double>(g).run({h}); }),
+            "input 'x' must have shape [2,2], not [4]");
+  h.dtype = DType::I8;
+  EXPECT_EQ(error_of([&] { Interpreter<double>(g).run({h}); }), "input 'x' must be f32, not i8");
+}
+
+TEST(InterpretErrors, Int8KindsAndBlockedLayoutsAreRefusedNamingTheNode) {
+  Graph g;
+  const ValueId x = g.add_input("x", TensorType(DType::F32, {1, 4}));
+  TensorType qt(DType::I8, {1, 4});
+  qt.quant = QuantParams::pow2(-3);
+  const NodeId q = g.add_node(OpKind::Quantize, "quant", {x}, {}, {qt});
+  g.set_outputs({g.node(q).outputs[0]});
+  EXPECT_NE(error_of([&] { interpret<float>(g, {{1, 2, 3, 4}}); })
+                .find("node 'quant' (weft.Quantize): the host interpreter runs float graphs"),
+            std::string::npos);
+
+  Graph b;
+  const ValueId y = b.add_input("y", TensorType(DType::F32, {1, 4}));
+  TensorType packed(DType::F32, {1, 4});
+  packed.layout = Layout::blocked(1, 4);
+  const ValueId k = b.add_constant("k", packed, ConstData::from_f32({1, 2, 3, 4}));
+  b.set_outputs({b.add_op(OpKind::Add, "add", {y, k})});
+  EXPECT_NE(error_of([&] { interpret<float>(b, {{1, 2, 3, 4}}); })
+                .find("node 'add' (Add): input 'k' is in a blocked layout"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace weft::compiler::graph
