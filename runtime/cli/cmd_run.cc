@@ -93,7 +93,7 @@ void add_run_dense(CLI::App& run) {
         nlohmann::ordered_json j;
         j["op"] = "dense";
         j["shape"] = {{"M", o->d.m}, {"N", o->d.n}, {"K", o->d.k}};
-        j["config"] = o->d.config;
+        j["config"] = layout.config.name;
         j["platform"] = platform.name;
         j["knobs"] = knobs_json(knobs);
         j["estimate"] = est.to_json();
@@ -138,7 +138,7 @@ void add_run_dense(CLI::App& run) {
     nlohmann::ordered_json j;
     j["op"] = "dense";
     j["shape"] = {{"M", s.m}, {"N", s.n}, {"K", s.k}};
-    j["config"] = o->d.config;
+    j["config"] = layout.config.name;
     j["engine"] = r.engine;
     j["platform"] = platform.name;
     j["epilogue"] = {{"shift", o->d.shift}, {"clip", o->d.relu ? "[0, 127]" : "[-128, 127]"}};
