@@ -5,6 +5,7 @@
 #include "hardware/isa/errors.h"
 
 #ifdef WEFT_HAVE_RTL
+#include "driver/rtl/plugin.h"
 #include "driver/rtl/rtl_engine.h"
 #include "driver/sim_device.h"
 #include "simulator/common/program_error.h"
@@ -93,14 +94,43 @@ std::unique_ptr<Device> make_rtl_device(const DeviceOptions& o, const std::strin
   return std::make_unique<RtlDevice>(o, wave);
 }
 
+RtlPluginBuild build_rtl_plugin(const isa::Layout& l, int jobs, bool force,
+                                const std::function<void(const std::string&)>& log) {
+  RtlPluginBuild b;
+  for (const std::string& name : rtl::rtl_configs()) {
+    if (isa::same_hardware(l.config, isa::find_config(name))) {
+      b.builtin = true;
+      return b;
+    }
+  }
+  rtl::RtlBuildOptions o;
+  o.jobs = jobs;
+  o.force = force;
+  o.log = log;
+  const rtl::RtlBuildResult r = rtl::build_rtl_plugin(l, o);
+  b.path = r.path;
+  b.built = r.built;
+  b.seconds = r.seconds;
+  return b;
+}
+
 #else
 
 bool rtl_backend_built() { return false; }
 
+namespace {
+constexpr const char* kNoRtl =
+    "the 'rtl' engine is not built: Verilator 5 was not found when this build was "
+    "configured (install it with `sudo apt-get install verilator` and reconfigure)";
+}
+
 std::unique_ptr<Device> make_rtl_device(const DeviceOptions&, const std::string&) {
-  throw UserError(
-      "the 'rtl' engine is not built: Verilator 5 was not found when this build was "
-      "configured (install it with `sudo apt-get install verilator` and reconfigure)");
+  throw UserError(kNoRtl);
+}
+
+RtlPluginBuild build_rtl_plugin(const isa::Layout&, int, bool,
+                                const std::function<void(const std::string&)>&) {
+  throw UserError(kNoRtl);
 }
 
 #endif

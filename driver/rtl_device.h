@@ -20,4 +20,18 @@ bool rtl_backend_built();
 std::unique_ptr<Device> make_rtl_device(const DeviceOptions& options,
                                         const std::string& wave_path = "");
 
+/// What `weft rtl build` did (driver/rtl/plugin.h).
+struct RtlPluginBuild {
+  std::string path;    // the RTL plugin the rtl engine loads for the configuration
+  bool built = false;  // false: the configuration's model is built in, or its plugin existed
+  bool builtin = false;
+  double seconds = 0;
+};
+/// Builds the RTL of a configuration (a configuration file's, usually) into an RTL plugin,
+/// unless its model is built into the binary or the plugin exists (`force` rebuilds it);
+/// `log` is told what happens. UserError when the rtl backend is not built, Verilator is
+/// missing or the build fails.
+RtlPluginBuild build_rtl_plugin(const isa::Layout& layout, int jobs, bool force,
+                                const std::function<void(const std::string&)>& log);
+
 }  // namespace weft::driver

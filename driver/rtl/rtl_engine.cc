@@ -1,23 +1,38 @@
-// The registry of built RTL configurations; see rtl_engine.h. WEFT_RTL_CONFIGS_LIST (from
-// driver/rtl/CMakeLists.txt) is the list, as X(cfg) entries, so a build of a subset
-// (WEFT_RTL_CONFIGS=tiny, as the fuzz preset) links.
+// The registry of RTL models: the shipped configurations' models built into the binary, found
+// by the hardware they describe, and for any other configuration its RTL plugin (plugin.h);
+// see rtl_engine.h. WEFT_RTL_CONFIGS_LIST (from driver/rtl/CMakeLists.txt) lists the built-in
+// models as X(cfg) entries, so a build of a subset (WEFT_RTL_CONFIGS=tiny, as the fuzz preset)
+// links.
 #include "driver/rtl/rtl_engine.h"
 
+#include "driver/rtl/plugin.h"
+#include "driver/rtl/rtl_harness.h"
 #include "hardware/isa/errors.h"
 
 namespace weft::driver::rtl {
 
-#define X(cfg) \
-  std::unique_ptr<RtlEngine> make_rtl_engine_##cfg(const isa::Layout&, const isa::Platform&);
+#define X(cfg) std::unique_ptr<TopModel> make_rtl_model_##cfg();
 WEFT_RTL_CONFIGS_LIST
 #undef X
 
-std::vector<std::string> rtl_configs() {
-  return {
-#define X(cfg) #cfg,
-      WEFT_RTL_CONFIGS_LIST
+namespace {
+
+struct BuiltinModel {
+  const char* config;
+  std::unique_ptr<TopModel> (*make)();
+};
+constexpr BuiltinModel kBuiltin[] = {
+#define X(cfg) {#cfg, make_rtl_model_##cfg},
+    WEFT_RTL_CONFIGS_LIST
 #undef X
-  };
+};
+
+}  // namespace
+
+std::vector<std::string> rtl_configs() {
+  std::vector<std::string> names;
+  for (const BuiltinModel& b : kBuiltin) names.push_back(b.config);
+  return names;
 }
 
 std::unique_ptr<RtlEngine> make_rtl_engine(const isa::Layout& l, const isa::Platform& p) {
@@ -28,15 +43,18 @@ std::unique_ptr<RtlEngine> make_rtl_engine(const isa::Layout& l, const isa::Plat
                     "-beat bursts (use the cycle engine, or a platform such as 'sim' or "
                     "'zcu104')");
   }
-  const std::string& name = l.config.name;
-#define X(cfg) \
-  if (name == #cfg) return make_rtl_engine_##cfg(l, p);
-  WEFT_RTL_CONFIGS_LIST
-#undef X
+  // A configuration file that describes a shipped configuration's hardware runs its model.
+  for (const BuiltinModel& b : kBuiltin) {
+    if (isa::same_hardware(l.config, isa::find_config(b.config)))
+      return std::make_unique<Harness>(l, p, b.make());
+  }
+  if (std::unique_ptr<TopModel> model = open_rtl_plugin(l))
+    return std::make_unique<Harness>(l, p, std::move(model));
   std::string known;
   for (const std::string& n : rtl_configs()) known += (known.empty() ? "" : ", ") + n;
-  throw UserError("the rtl engine has no RTL built for configuration '" + name +
-                  "' (built: " + known + ")");
+  throw UserError("the rtl engine has no RTL for configuration '" + l.config.name +
+                  "' (built in: " + known + "; no plugin at " + rtl_plugin_path(l) +
+                  "): build it with `weft rtl build --config FILE` (Verilator; minutes)");
 }
 
 }  // namespace weft::driver::rtl

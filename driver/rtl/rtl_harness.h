@@ -1,15 +1,12 @@
-// The Verilator harness of weft_top, templated on the Verilated model class (one per
-// configuration; rtl_model.cc instantiates it). Each clock cycle it (1) drives the AXI
-// master's inputs from sim::AxiMemory: ARREADY when a read slot is free, the beat scheduled
-// for this cycle on R, AWREADY/WREADY when a write slot is free, the write response due now on
-// B; (2) evaluates the low phase and records the handshakes, per-instruction events and run
+// The Verilator harness of weft_top: it drives any Verilated weft_top through its ports
+// (top_model.h: a model built into the binary or one from an RTL plugin). Each clock cycle it
+// (1) drives the AXI master's inputs from sim::AxiMemory: ARREADY when a read slot is free,
+// the beat scheduled for this cycle on R, AWREADY/WREADY when a write slot is free, the write
+// response due now on B; (2) evaluates the low phase and records the handshakes, per-instruction events and run
 // state; (3) evaluates the rising edge. Register accesses go through the AXI4-Lite slave.
 // A watchdog ends a run in which no unit makes progress for `idle_limit` cycles as a deadlock
 // (docs/hardware.md §Watchdog), naming what each module waits for as the cycle model does.
 #pragma once
-
-#include <verilated.h>
-#include <verilated_fst_c.h>
 
 #include <array>
 #include <cstdlib>
@@ -22,6 +19,7 @@
 
 #include "driver/rtl/core_stats.h"
 #include "driver/rtl/rtl_engine.h"
+#include "driver/rtl/top_model.h"
 #include "hardware/isa/errors.h"
 #include "hardware/isa/insn.h"
 #include "hardware/isa/registers.h"
@@ -32,24 +30,17 @@
 
 namespace weft::driver::rtl {
 
-template <class Model>
 class Harness : public RtlEngine {
  public:
-  Harness(const isa::Layout& l, const isa::Platform& p)
-      : l_(l), p_(p), ctx_(std::make_unique<VerilatedContext>()) {
-    ctx_->traceEverOn(true);
-    ctx_->commandArgs(0, static_cast<const char**>(nullptr));
-    top_ = std::make_unique<Model>(ctx_.get(), "weft");
+  Harness(const isa::Layout& l, const isa::Platform& p, std::unique_ptr<TopModel> model)
+      : l_(l), p_(p), model_(std::move(model)), io_(model_->io()) {
     idle_inputs();
-    top_->ap_rst_n = 0;
+    *io_.ap_rst_n = 0;
     for (int i = 0; i < 4; ++i) tick();
-    top_->ap_rst_n = 1;
+    *io_.ap_rst_n = 1;
     tick();
   }
-  ~Harness() override {
-    close_wave();
-    top_->final();
-  }
+  ~Harness() override { close_wave(); }
 
   RtlRunResult run(std::vector<uint8_t>& dram, uint64_t insn_offset, uint64_t count,
                    const RtlRunOptions& o) override {
@@ -64,13 +55,9 @@ class Harness : public RtlEngine {
     size_t started[3] = {0, 0, 0}, finished[3] = {0, 0, 0};
     size_t dispatched = 0;  // instructions fetch has handed to a command queue
     if (!o.wave_path.empty()) {
-      wave_ = std::make_unique<VerilatedFstC>();
-      top_->trace(wave_.get(), 99);
-      wave_->open(o.wave_path.c_str());
-      if (!wave_->isOpen()) {
-        wave_.reset();
+      if (!model_->trace_open(o.wave_path))
         throw UserError("cannot write the waveform '" + o.wave_path + "'");
-      }
+      wave_ = true;
     }
     mem_ = std::make_unique<sim::AxiMemory>(p_);
     mem_->set_faults(o.faults);
@@ -111,25 +98,25 @@ class Harness : public RtlEngine {
     uint64_t t0 = 0, quiet = 0;
     while (true) {
       drive_memory();
-      top_->ap_clk = 0;
-      top_->eval();
+      *io_.ap_clk = 0;
+      model_->eval();
       dump();
       const bool active = serve_memory();
-      const bool running = top_->dbg_run_o;
+      const bool running = *io_.dbg_run_o;
       if (running && !seen_run) {
         seen_run = true;
         t0 = cycle_;
       }
       if (seen_run && !running) {
-        top_->ap_clk = 1;
-        top_->eval();
+        *io_.ap_clk = 1;
+        model_->eval();
         dump();
         ++cycle_;
         break;
       }
       if (running) {
         const uint64_t t = cycle_ - t0;
-        const uint32_t st = top_->dbg_start_o, dn = top_->dbg_done_o;
+        const uint32_t st = *io_.dbg_start_o, dn = *io_.dbg_done_o;
         for (int m = 0; m < 3; ++m) {
           if ((st >> m) & 1) {
             if (started[m] < routed[m].size()) {
@@ -150,7 +137,7 @@ class Harness : public RtlEngine {
         // Progress: memory traffic (or a burst in flight), an instruction starting or
         // completing, fetch dispatching, or a unit executing an instruction (a GEMM/ALU issuing
         // micro-ops moves no data through memory for as long as its loops run).
-        const uint32_t cat = top_->dbg_cat_o, fetch = top_->dbg_fetch_o;
+        const uint32_t cat = *io_.dbg_cat_o, fetch = *io_.dbg_fetch_o;
         if (fetch & kFetchDispatch) ++dispatched;
         const bool progress = active || st != 0 || dn != 0 || busy() ||
                               (fetch & kFetchDispatch) != 0 || unit_busy(cat);
@@ -173,12 +160,12 @@ class Harness : public RtlEngine {
           }
         }
       }
-      top_->ap_clk = 1;
-      top_->eval();
+      *io_.ap_clk = 1;
+      model_->eval();
       dump();
       ++cycle_;
     }
-    top_->s_axi_control_bready = 0;
+    *io_.s_axi_control_bready = 0;
 
     // The register protocol: ap_done, then the counters and the error register.
     const uint32_t ctrl = read_reg(isa::reg::kControl);
@@ -202,7 +189,7 @@ class Harness : public RtlEngine {
     s.cycles = r.reg_cycles;
     {
       uint32_t words[52];
-      for (int i = 0; i < 52; ++i) words[i] = top_->dbg_stats_o[i];
+      for (int i = 0; i < 52; ++i) words[i] = io_.dbg_stats_o[i];
       stats_from_dbg(words, s);
     }
     s.read_bursts = mem_->read_bursts();
@@ -217,8 +204,8 @@ class Harness : public RtlEngine {
  private:
   static constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
   static constexpr int kBus = 16;
-  // dbg_cat_o: one category per unit (load, compute, store), 3 bits each; the CAT_* values of
-  // weft_unit_stats.sv.
+  // dbg_cat_o: one category per unit (load, compute, store), 3 bits each: the values of
+  // weft_rtl_pkg::cat_e.
   enum Category : uint32_t { kBusy, kToken, kDram, kNoCmd, kHazard, kDrain };
   // dbg_fetch_o bits.
   static constexpr uint32_t kFetchDispatch = 1, kFetchBlocked = 2;
@@ -248,54 +235,54 @@ class Harness : public RtlEngine {
   bool busy() const { return !beats_.empty() || !resps_.empty(); }
 
   void idle_inputs() {
-    top_->ap_clk = 0;
-    top_->s_axi_control_awvalid = 0;
-    top_->s_axi_control_wvalid = 0;
-    top_->s_axi_control_bready = 0;
-    top_->s_axi_control_arvalid = 0;
-    top_->s_axi_control_rready = 0;
-    top_->s_axi_control_wstrb = 0xF;
-    top_->m_axi_gmem_arready = 0;
-    top_->m_axi_gmem_rvalid = 0;
-    top_->m_axi_gmem_rlast = 0;
-    top_->m_axi_gmem_rresp = 0;
-    top_->m_axi_gmem_rid = 0;
-    top_->m_axi_gmem_awready = 0;
-    top_->m_axi_gmem_wready = 0;
-    top_->m_axi_gmem_bvalid = 0;
-    top_->m_axi_gmem_bresp = 0;
+    *io_.ap_clk = 0;
+    *io_.s_axi_control_awvalid = 0;
+    *io_.s_axi_control_wvalid = 0;
+    *io_.s_axi_control_bready = 0;
+    *io_.s_axi_control_arvalid = 0;
+    *io_.s_axi_control_rready = 0;
+    *io_.s_axi_control_wstrb = 0xF;
+    *io_.m_axi_gmem_arready = 0;
+    *io_.m_axi_gmem_rvalid = 0;
+    *io_.m_axi_gmem_rlast = 0;
+    *io_.m_axi_gmem_rresp = 0;
+    *io_.m_axi_gmem_rid = 0;
+    *io_.m_axi_gmem_awready = 0;
+    *io_.m_axi_gmem_wready = 0;
+    *io_.m_axi_gmem_bvalid = 0;
+    *io_.m_axi_gmem_bresp = 0;
   }
 
   void dump() {
-    if (wave_) wave_->dump(static_cast<uint64_t>(cycle_) * 2 + top_->ap_clk);
+    if (wave_) model_->trace_dump(static_cast<uint64_t>(cycle_) * 2 + *io_.ap_clk);
   }
 
   void tick() {
-    top_->ap_clk = 0;
-    top_->eval();
+    *io_.ap_clk = 0;
+    model_->eval();
     dump();
-    top_->ap_clk = 1;
-    top_->eval();
+    *io_.ap_clk = 1;
+    model_->eval();
     dump();
     ++cycle_;
   }
 
   void close_wave() {
     if (wave_) {
-      wave_->close();
-      wave_.reset();
+      model_->trace_close();
+      wave_ = false;
     }
   }
 
   // One clock cycle; `sample` reads outputs after the low phase. Returns what it returned.
   template <class F>
   bool half_cycles(F sample) {
-    top_->ap_clk = 0;
-    top_->eval();
+    *io_.ap_clk = 0;
+    model_->eval();
     dump();
     const bool r = sample();
-    top_->ap_clk = 1;
-    top_->eval();
+    *io_.ap_clk = 1;
+    model_->eval();
     dump();
     ++cycle_;
     return r;
@@ -303,47 +290,47 @@ class Harness : public RtlEngine {
 
   // ---- AXI4-Lite ----
   void write_reg(uint32_t addr, uint32_t v, bool wait_response = true) {
-    top_->s_axi_control_awvalid = 1;
-    top_->s_axi_control_awaddr = addr;
-    top_->s_axi_control_wvalid = 1;
-    top_->s_axi_control_wdata = v;
+    *io_.s_axi_control_awvalid = 1;
+    *io_.s_axi_control_awaddr = addr;
+    *io_.s_axi_control_wvalid = 1;
+    *io_.s_axi_control_wdata = v;
     for (int i = 0;; ++i) {
-      const bool ok = half_cycles([&] { return top_->s_axi_control_awready; });
+      const bool ok = half_cycles([&] { return *io_.s_axi_control_awready; });
       if (ok) break;
       if (i > 16) throw InternalError("rtl: AXI4-Lite write not accepted");
     }
-    top_->s_axi_control_awvalid = 0;
-    top_->s_axi_control_wvalid = 0;
-    top_->s_axi_control_bready = 1;
+    *io_.s_axi_control_awvalid = 0;
+    *io_.s_axi_control_wvalid = 0;
+    *io_.s_axi_control_bready = 1;
     if (!wait_response) return;
     for (int i = 0;; ++i) {
-      const bool ok = half_cycles([&] { return top_->s_axi_control_bvalid; });
+      const bool ok = half_cycles([&] { return *io_.s_axi_control_bvalid; });
       if (ok) break;
       if (i > 16) throw InternalError("rtl: AXI4-Lite write response missing");
     }
-    top_->s_axi_control_bready = 0;
+    *io_.s_axi_control_bready = 0;
   }
 
   uint32_t read_reg(uint32_t addr) {
-    top_->s_axi_control_arvalid = 1;
-    top_->s_axi_control_araddr = addr;
+    *io_.s_axi_control_arvalid = 1;
+    *io_.s_axi_control_araddr = addr;
     for (int i = 0;; ++i) {
-      const bool ok = half_cycles([&] { return top_->s_axi_control_arready; });
+      const bool ok = half_cycles([&] { return *io_.s_axi_control_arready; });
       if (ok) break;
       if (i > 16) throw InternalError("rtl: AXI4-Lite read not accepted");
     }
-    top_->s_axi_control_arvalid = 0;
-    top_->s_axi_control_rready = 1;
+    *io_.s_axi_control_arvalid = 0;
+    *io_.s_axi_control_rready = 1;
     uint32_t v = 0;
     for (int i = 0;; ++i) {
       const bool ok = half_cycles([&] {
-        v = top_->s_axi_control_rdata;
-        return top_->s_axi_control_rvalid;
+        v = *io_.s_axi_control_rdata;
+        return *io_.s_axi_control_rvalid;
       });
       if (ok) break;
       if (i > 16) throw InternalError("rtl: AXI4-Lite read data missing");
     }
-    top_->s_axi_control_rready = 0;
+    *io_.s_axi_control_rready = 0;
     return v;
   }
 
@@ -361,25 +348,25 @@ class Harness : public RtlEngine {
 
   void drive_memory() {
     const uint64_t t = cycle_;
-    top_->m_axi_gmem_arready = mem_->next_read_slot(t) == t;
+    *io_.m_axi_gmem_arready = mem_->next_read_slot(t) == t;
     const bool wslot = mem_->next_write_slot(t) == t;
-    top_->m_axi_gmem_awready = wslot;
-    top_->m_axi_gmem_wready = in_burst_ ? 1 : wslot;
-    top_->m_axi_gmem_rvalid = 0;
+    *io_.m_axi_gmem_awready = wslot;
+    *io_.m_axi_gmem_wready = in_burst_ ? 1 : wslot;
+    *io_.m_axi_gmem_rvalid = 0;
     if (!beats_.empty() && beats_.front().cycle == t) {
       const Beat& b = beats_.front();
-      top_->m_axi_gmem_rvalid = 1;
-      top_->m_axi_gmem_rid = b.id;
-      top_->m_axi_gmem_rlast = b.last;
+      *io_.m_axi_gmem_rvalid = 1;
+      *io_.m_axi_gmem_rid = b.id;
+      *io_.m_axi_gmem_rlast = b.last;
       uint8_t bytes[kBus] = {};
       if (b.addr + kBus <= dram_->size()) std::memcpy(bytes, dram_->data() + b.addr, kBus);
       for (int w = 0; w < kBus / 4; ++w) {
         uint32_t v;
         std::memcpy(&v, bytes + 4 * w, 4);
-        top_->m_axi_gmem_rdata[w] = v;
+        io_.m_axi_gmem_rdata[w] = v;
       }
     }
-    top_->m_axi_gmem_bvalid = !resps_.empty() && resps_.front() == t;
+    *io_.m_axi_gmem_bvalid = !resps_.empty() && resps_.front() == t;
   }
 
   // Records this cycle's handshakes (outputs of the low-phase evaluation); returns whether any
@@ -387,18 +374,18 @@ class Harness : public RtlEngine {
   bool serve_memory() {
     const uint64_t t = cycle_;
     bool active = false;
-    if (top_->m_axi_gmem_rvalid) {
+    if (*io_.m_axi_gmem_rvalid) {
       beats_.pop_front();
       active = true;
     }
-    if (top_->m_axi_gmem_bvalid) {
+    if (*io_.m_axi_gmem_bvalid) {
       resps_.pop_front();
       active = true;
     }
-    if (top_->m_axi_gmem_arvalid && top_->m_axi_gmem_arready) {
-      const uint32_t n = static_cast<uint32_t>(top_->m_axi_gmem_arlen) + 1;
-      const uint64_t addr = top_->m_axi_gmem_araddr;
-      const int id = static_cast<int>(top_->m_axi_gmem_arid);  // RID_FETCH 0, LOAD 1, COMPUTE 2
+    if (*io_.m_axi_gmem_arvalid && *io_.m_axi_gmem_arready) {
+      const uint32_t n = static_cast<uint32_t>(*io_.m_axi_gmem_arlen) + 1;
+      const uint64_t addr = *io_.m_axi_gmem_araddr;
+      const int id = static_cast<int>(*io_.m_axi_gmem_arid);  // RID_FETCH 0, LOAD 1, COMPUTE 2
       const sim::BurstSource src =
           id == 0 ? sim::BurstSource{"fetch", static_cast<int64_t>((addr - insn_offset_) / 16), addr}
                   : sim::BurstSource{id == 1 ? "load" : "compute", insn_of(id == 1 ? 0 : 1), addr};
@@ -410,18 +397,18 @@ class Harness : public RtlEngine {
       }
       for (uint32_t k = 0; k < n; ++k)
         beats_.push_back({first + k, addr + uint64_t{k} * kBus,
-                          static_cast<int>(top_->m_axi_gmem_arid), k + 1 == n});
+                          static_cast<int>(*io_.m_axi_gmem_arid), k + 1 == n});
       active = true;
     }
-    if (top_->m_axi_gmem_awvalid && top_->m_axi_gmem_awready) {
-      const uint32_t n = static_cast<uint32_t>(top_->m_axi_gmem_awlen) + 1;
-      resps_.push_back(mem_->accept_write(t, n, {"store", insn_of(2), top_->m_axi_gmem_awaddr}));
-      w_addr_ = top_->m_axi_gmem_awaddr;
+    if (*io_.m_axi_gmem_awvalid && *io_.m_axi_gmem_awready) {
+      const uint32_t n = static_cast<uint32_t>(*io_.m_axi_gmem_awlen) + 1;
+      resps_.push_back(mem_->accept_write(t, n, {"store", insn_of(2), *io_.m_axi_gmem_awaddr}));
+      w_addr_ = *io_.m_axi_gmem_awaddr;
       in_burst_ = true;
       active = true;
     }
-    if (top_->m_axi_gmem_wvalid && top_->m_axi_gmem_wready) {
-      const uint32_t strb = top_->m_axi_gmem_wstrb;
+    if (*io_.m_axi_gmem_wvalid && *io_.m_axi_gmem_wready) {
+      const uint32_t strb = *io_.m_axi_gmem_wstrb;
       if (w_addr_ + kBus > dram_->size()) {
         throw sim::ProgramError(isa::reg::kErrDramRange, sim::ProgramError::kNoInsn,
                                 "rtl: write beat at " + std::to_string(w_addr_) +
@@ -430,10 +417,10 @@ class Harness : public RtlEngine {
       for (int b = 0; b < kBus; ++b) {
         if ((strb >> b) & 1)
           (*dram_)[w_addr_ + b] =
-              static_cast<uint8_t>(top_->m_axi_gmem_wdata[b / 4] >> (8 * (b % 4)));
+              static_cast<uint8_t>(io_.m_axi_gmem_wdata[b / 4] >> (8 * (b % 4)));
       }
       w_addr_ += kBus;
-      if (top_->m_axi_gmem_wlast) in_burst_ = false;
+      if (*io_.m_axi_gmem_wlast) in_burst_ = false;
       active = true;
     }
     return active;
@@ -442,9 +429,9 @@ class Harness : public RtlEngine {
   // After a hang the core is reset (the on-chip buffers keep their contents).
   void reset_after_hang() {
     idle_inputs();
-    top_->ap_rst_n = 0;
+    *io_.ap_rst_n = 0;
     for (int i = 0; i < 4; ++i) tick();
-    top_->ap_rst_n = 1;
+    *io_.ap_rst_n = 1;
     tick();
   }
 
@@ -459,7 +446,7 @@ class Harness : public RtlEngine {
     std::string msg = "deadlock at cycle " + std::to_string(since) +
                       ": no unit has made progress since (the watchdog waited " +
                       std::to_string(window) + " cycles) and FINISH has not run;";
-    const uint32_t cat = top_->dbg_cat_o, tok = top_->dbg_tok_o;
+    const uint32_t cat = *io_.dbg_cat_o, tok = *io_.dbg_tok_o;
     std::array<int64_t, isa::kNumTokenQueues> tokens{};
     for (int q = 0; q < isa::kNumTokenQueues; ++q) tokens[q] = (tok >> q) & 1;
     for (int m = 0; m < 3; ++m) {
@@ -487,24 +474,17 @@ class Harness : public RtlEngine {
         }
       }
     }
-    if ((top_->dbg_fetch_o & kFetchBlocked) && dispatched < program.size())
+    if ((*io_.dbg_fetch_o & kFetchBlocked) && dispatched < program.size())
       msg += " " + sim::deadlock_dispatch_blocked(dispatched, program[dispatched]) + ";";
     msg.pop_back();
-    if (std::getenv("WEFT_RTL_DEBUG")) {
-      msg += " [debug: requested " + std::to_string(top_->rootp->weft_top__DOT__u_fetch__DOT__requested_q) +
-             " reserved " + std::to_string(top_->rootp->weft_top__DOT__u_fetch__DOT__reserved_q) +
-             " count " + std::to_string(top_->rootp->weft_top__DOT__u_ctrl__DOT__count_q) +
-             " arvalid " + std::to_string(top_->m_axi_gmem_arvalid) + " arready " +
-             std::to_string(top_->m_axi_gmem_arready) + "]";
-    }
     return msg;
   }
 
   const isa::Layout& l_;
   isa::Platform p_;
-  std::unique_ptr<VerilatedContext> ctx_;
-  std::unique_ptr<Model> top_;
-  std::unique_ptr<VerilatedFstC> wave_;
+  std::unique_ptr<TopModel> model_;
+  const weft_rtl_abi::TopPorts& io_;
+  bool wave_ = false;
   std::unique_ptr<sim::AxiMemory> mem_;
   std::vector<uint8_t>* dram_ = nullptr;
   std::deque<Beat> beats_;
@@ -515,7 +495,7 @@ class Harness : public RtlEngine {
   // For fault messages: the instruction each module started last and the one it starts next.
   int64_t current_[3] = {-1, -1, -1}, next_[3] = {-1, -1, -1};
   // The instruction module m runs this cycle (one starting now counts: its DMA may begin at once).
-  int64_t insn_of(int m) const { return (top_->dbg_start_o >> m) & 1 ? next_[m] : current_[m]; }
+  int64_t insn_of(int m) const { return (*io_.dbg_start_o >> m) & 1 ? next_[m] : current_[m]; }
   uint64_t cycle_ = 0;
 };
 

@@ -80,14 +80,15 @@ module weft_kernel #(
   input  logic [1:0]           m_axi_gmem_rresp
 );
   localparam int unsigned AW = C_S_AXI_CONTROL_ADDR_WIDTH;
-  localparam int unsigned NWORDS = 16;  // the register image 0x28..0x67
+  // the register image REG_CYCLES..REG_MAP_END - 1 (0x28..0x67)
+  localparam int unsigned NWORDS = (32'(weft_pkg::REG_MAP_END) - 32'(weft_pkg::REG_CYCLES)) / 4;
   localparam int unsigned BEATS = NWORDS * 4 / weft_rtl_pkg::BUS_BYTES;
   localparam int unsigned WPB = weft_rtl_pkg::BUS_BYTES / 4;  // words per beat
-  localparam logic [AW-1:0] A_CTRL = AW'(8'h00);
-  localparam logic [AW-1:0] A_ERR = AW'(8'h60);
-  localparam logic [AW-1:0] A_STATUS_LO = AW'(8'h68);
-  localparam logic [AW-1:0] A_STATUS_HI = AW'(8'h6C);
-  localparam logic [31:0] ERR_BUS_RESP = 32'h40;
+  localparam logic [AW-1:0] A_CTRL = AW'(weft_pkg::REG_CONTROL);
+  localparam logic [AW-1:0] A_ERR = AW'(weft_pkg::REG_ERROR);
+  localparam logic [AW-1:0] A_STATUS_LO = AW'(weft_pkg::REG_STATUS_ADDR);
+  localparam logic [AW-1:0] A_STATUS_HI = AW'(weft_pkg::REG_STATUS_ADDR) + AW'(4);
+  localparam logic [31:0] ERR_BUS_RESP = 32'd1 << weft_pkg::ERR_BUS_RESP;
 
   // ---------------- the core ----------------
   logic        c_awvalid, c_awready, c_wvalid, c_wready, c_bvalid, c_bready;
@@ -316,7 +317,7 @@ module weft_kernel #(
           end
         end else if (own_rd) begin
           own_d = 1'b1;
-          haddr_d = 8'h28 + {2'b00, word_q[3:0], 2'b00};
+          haddr_d = weft_pkg::REG_CYCLES + {2'b00, word_q[3:0], 2'b00};  // the register image
           hs_d = H_AR;
         end
       end
@@ -324,7 +325,7 @@ module weft_kernel #(
       H_R: begin
         if (c_rvalid) begin
           if (own_q) begin
-            img_d[word_q[3:0]] = (haddr_q == 8'h60 && berr_q) ? c_rdata | ERR_BUS_RESP : c_rdata;
+            img_d[word_q[3:0]] = (AW'(haddr_q) == A_ERR && berr_q) ? c_rdata | ERR_BUS_RESP : c_rdata;
             word_d = word_q + 5'd1;
             hs_d = H_IDLE;
           end else begin
@@ -384,13 +385,17 @@ module weft_kernel #(
       hs_q <= H_IDLE; own_q <= 1'b0; haddr_q <= '0; hdata_q <= '0;
       ks_q <= K_IDLE; done_q <= 1'b0; berr_q <= 1'b0; status_q <= '0; word_q <= '0;
       rd_out_q <= '0; wr_out_q <= '0; w_rem_q <= '0;
-      for (int unsigned i = 0; i < NWORDS; i++) img_q[i] <= '0;
     end else begin
       hs_q <= hs_d; own_q <= own_d; haddr_q <= haddr_d; hdata_q <= hdata_d;
       ks_q <= ks_d; done_q <= done_d; berr_q <= berr_d; status_q <= status_d; word_q <= word_d;
       rd_out_q <= rd_out_d; wr_out_q <= wr_out_d; w_rem_q <= w_rem_d;
-      for (int unsigned i = 0; i < NWORDS; i++) img_q[i] <= img_d[i];
     end
+  end
+
+  // The register image (payload, no reset): read into it word by word in K_REGS before the
+  // K_AW/K_W burst sends it.
+  always_ff @(posedge ap_clk) begin
+    for (int unsigned i = 0; i < NWORDS; i++) img_q[i] <= img_d[i];
   end
 
   // The interrupt rises once the status is in memory.

@@ -8,9 +8,15 @@
 #include <utility>
 #include <vector>
 
+#include "hardware/isa/layout.h"
+
 namespace weft::isa {
 
 /// (file name, contents) of every generated file, in a fixed order.
 std::vector<std::pair<std::string, std::string>> generated_files();
+
+/// The SystemVerilog package `weft_pkg` of any configuration (what `weft rtl build` and
+/// scripts/synth/synth.sh build the RTL of a configuration file with).
+std::string sv_package(const Layout& l);
 
 }  // namespace weft::isa

@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 
+#include "hardware/isa/config_file.h"
 #include "hardware/isa/errors.h"
 
 namespace weft::isa {
@@ -68,6 +69,9 @@ const Format* Layout::format_of(int64_t opcode) const {
 }
 
 namespace {
+
+constexpr int64_t kMinUops = 8;
+constexpr int64_t kMinAccRows = 4;
 
 bool is_pow2(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
@@ -157,11 +161,12 @@ void check_param(const HwConfig& c, const char* what, uint64_t value, bool ok, c
 }  // namespace
 
 Layout derive_layout(const HwConfig& c) {
-  check_param(c, "log_batch", c.log_batch, c.log_batch >= 0 && c.log_batch <= 6, "must be 0..6");
-  check_param(c, "log_block_in", c.log_block_in, c.log_block_in >= 0 && c.log_block_in <= 7,
-              "must be 0..7");
-  check_param(c, "log_block_out", c.log_block_out, c.log_block_out >= 0 && c.log_block_out <= 7,
-              "must be 0..7");
+  check_param(c, "batch", uint64_t{1} << std::clamp(c.log_batch, 0, 63),
+              c.log_batch >= 0 && c.log_batch <= 6, "must be a power of two of 1..64");
+  check_param(c, "block_in", uint64_t{1} << std::clamp(c.log_block_in, 0, 63),
+              c.log_block_in >= 0 && c.log_block_in <= 7, "must be a power of two of 1..128");
+  check_param(c, "block_out", uint64_t{1} << std::clamp(c.log_block_out, 0, 63),
+              c.log_block_out >= 0 && c.log_block_out <= 7, "must be a power of two of 1..128");
   check_param(c, "inp_bits", c.inp_bits, c.inp_bits == 8, "is not supported (must be 8)");
   check_param(c, "wgt_bits", c.wgt_bits, c.wgt_bits == 8, "is not supported (must be 8)");
   check_param(c, "acc_bits", c.acc_bits, c.acc_bits == 32, "is not supported (must be 32)");
@@ -208,6 +213,17 @@ Layout derive_layout(const HwConfig& c) {
     *b.log_depth = log2_exact(static_cast<uint64_t>(*b.depth));
   }
 
+  // The smallest schedule the compiler emits (one block of each operand, 1x1 tiles, one
+  // thread) must fit: one GEMM, a reset and six ALU micro-ops; the accumulator tile, its bias,
+  // a residual tile and per-channel shifts.
+  check_param(c, "uop_buf_bytes", c.uop_buf_bytes, l.uop_depth >= kMinUops,
+              ("holds " + std::to_string(l.uop_depth) + " micro-ops; the smallest schedule (one "
+               "GEMM, a reset and six ALU micro-ops) needs " + std::to_string(kMinUops)).c_str());
+  check_param(c, "acc_buf_bytes", c.acc_buf_bytes, l.acc_depth >= kMinAccRows,
+              ("holds " + std::to_string(l.acc_depth) + " accumulator blocks; the smallest "
+               "schedule (output, bias, residual and per-channel shift blocks) needs " +
+               std::to_string(kMinAccRows)).c_str());
+
   const int max_log_depth =
       std::max({l.log_uop_depth, l.log_inp_depth, l.log_wgt_depth, l.log_acc_depth});
   const int sram_bits = std::max(IsaConstants::kMinSramBaseBits, max_log_depth);
@@ -253,14 +269,40 @@ Layout derive_layout(const HwConfig& c) {
   return l;
 }
 
-const Layout& layout_for(const std::string& config_name) {
+const Layout& layout_for(const std::string& name_or_file) {
   static std::mutex mu;
-  static std::map<std::string, std::unique_ptr<Layout>> cache;
+  static std::map<std::string, std::unique_ptr<Layout>> cache;  // by argument
   std::lock_guard<std::mutex> lock(mu);
-  auto it = cache.find(config_name);
+  auto it = cache.find(name_or_file);
   if (it != cache.end()) return *it->second;
-  auto layout = std::make_unique<Layout>(derive_layout(find_config(config_name)));
-  return *cache.emplace(config_name, std::move(layout)).first->second;
+  std::unique_ptr<Layout> layout;
+  if (!names_a_file(name_or_file)) {
+    layout = std::make_unique<Layout>(derive_layout(find_config(name_or_file)));
+  } else {
+    const HwConfig c = load_config_file(name_or_file);
+    // A name identifies a configuration (RTL builds, tuning records): a file may not give a
+    // shipped name, or the name of another file loaded before, to different hardware.
+    for (const HwConfig& s : shipped_configs()) {
+      if (s.name == c.name && !same_hardware(s, c)) {
+        throw UserError("configuration file '" + name_or_file + "' names its configuration '" +
+                        c.name + "', a shipped configuration, but differs from it; give it "
+                        "another name");
+      }
+    }
+    for (const auto& [arg, l] : cache) {
+      if (l->config.name == c.name && !same_hardware(l->config, c)) {
+        throw UserError("configuration file '" + name_or_file + "' and '" + arg +
+                        "' both name their configuration '" + c.name +
+                        "' but differ; give them different names");
+      }
+    }
+    try {
+      layout = std::make_unique<Layout>(derive_layout(c));
+    } catch (const UserError& e) {
+      throw UserError("configuration file '" + name_or_file + "': " + e.what());
+    }
+  }
+  return *cache.emplace(name_or_file, std::move(layout)).first->second;
 }
 
 }  // namespace weft::isa

@@ -66,7 +66,11 @@ struct Layout {
 /// parameter or field (a buffer that is not a power of two, a field beyond 128 bits, ...).
 Layout derive_layout(const HwConfig& config);
 
-/// The derived layout of a shipped configuration (cached). Throws UserError for unknown names.
-const Layout& layout_for(const std::string& config_name);
+/// The derived layout of a shipped configuration by name, or of a configuration file (a value
+/// ending in .json or containing '/'; config_file.h), cached for the process: the one place a
+/// `--config` value becomes a configuration, so every tool takes either. Throws UserError for
+/// an unknown name, a bad file (naming the file and field), or a file that gives a shipped
+/// name, or the name of another loaded file, to different hardware.
+const Layout& layout_for(const std::string& name_or_file);
 
 }  // namespace weft::isa

@@ -1,6 +1,15 @@
-// The shipped configurations and platforms: the one place their numbers are written.
+// The shipped configurations and platforms, read from the files compiled into the binary
+// (hardware/isa/configs, platforms; cmake/WeftEmbed.cmake) by the same code as a user's file;
+// lookups by name, and platforms from files.
 #include "hardware/isa/spec.h"
 
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "hardware/isa/config_file.h"
+#include "hardware/isa/describe.h"
+#include "hardware/isa/embedded.h"
 #include "hardware/isa/errors.h"
 
 namespace weft::isa {
@@ -8,46 +17,10 @@ namespace weft::isa {
 const std::vector<HwConfig>& shipped_configs() {
   static const std::vector<HwConfig> configs = [] {
     std::vector<HwConfig> v;
-    HwConfig g;
-    g.name = "gemm8x8";
-    g.description = "8x8x8 GEMM (512 MAC/cycle), the gemm8x8 tensor intrinsic";
-    g.log_batch = 3;
-    g.log_block_in = 3;
-    g.log_block_out = 3;
-    g.uop_buf_bytes = 32 << 10;
-    g.inp_buf_bytes = 32 << 10;
-    g.wgt_buf_bytes = 256 << 10;
-    g.acc_buf_bytes = 128 << 10;
-    g.token_queue_depth = 256;
-    v.push_back(g);
-
-    HwConfig vta;
-    vta.name = "vta";
-    vta.description = "1x16x16 GEMM (256 MAC/cycle), bit-compatible with Apache TVM VTA's default";
-    vta.log_batch = 0;
-    vta.log_block_in = 4;
-    vta.log_block_out = 4;
-    vta.uop_buf_bytes = 32 << 10;
-    vta.inp_buf_bytes = 32 << 10;
-    vta.wgt_buf_bytes = 256 << 10;
-    vta.acc_buf_bytes = 128 << 10;
-    vta.token_queue_depth = 256;
-    v.push_back(vta);
-
-    HwConfig tiny;
-    tiny.name = "tiny";
-    tiny.description = "1x4x4 GEMM (16 MAC/cycle) with small buffers, for fast RTL tests";
-    tiny.log_batch = 0;
-    tiny.log_block_in = 2;
-    tiny.log_block_out = 2;
-    tiny.uop_buf_bytes = 4 << 10;
-    tiny.inp_buf_bytes = 1 << 10;
-    tiny.wgt_buf_bytes = 4 << 10;
-    tiny.acc_buf_bytes = 4 << 10;
-    tiny.token_queue_depth = 16;
-    tiny.cmd_queue_depth = 4;  // small queues so that tests exercise back-pressure
-    tiny.fetch_fifo_depth = 8;
-    v.push_back(tiny);
+    for (const EmbeddedFile& f : embedded::shipped_configs()) {
+      const std::string where = "shipped configuration hardware/isa/configs/" + f.name;
+      v.push_back(config_from_json(nlohmann::json::parse(f.text), where));
+    }
     return v;
   }();
   return configs;
@@ -56,41 +29,10 @@ const std::vector<HwConfig>& shipped_configs() {
 const std::vector<Platform>& shipped_platforms() {
   static const std::vector<Platform> platforms = [] {
     std::vector<Platform> v;
-    Platform sim;
-    sim.name = "sim";
-    sim.description = "default simulation platform: 128-bit AXI, modest DRAM latency";
-    sim.axi_data_bits = 128;
-    sim.read_latency = 32;
-    sim.write_latency = 16;
-    sim.max_outstanding_reads = 8;
-    sim.max_outstanding_writes = 8;
-    sim.max_burst_beats = 16;
-    sim.clock_mhz = 200.0;
-    v.push_back(sim);
-
-    Platform pynq;
-    pynq.name = "pynq";
-    pynq.description = "Zynq-7020 (PYNQ-Z1) HP port: 64-bit AXI at 100 MHz";
-    pynq.axi_data_bits = 64;
-    pynq.read_latency = 40;
-    pynq.write_latency = 20;
-    pynq.max_outstanding_reads = 4;
-    pynq.max_outstanding_writes = 4;
-    pynq.max_burst_beats = 16;
-    pynq.clock_mhz = 100.0;
-    v.push_back(pynq);
-
-    Platform zcu;
-    zcu.name = "zcu104";
-    zcu.description = "Zynq UltraScale+ ZCU104 HP port: 128-bit AXI at 300 MHz";
-    zcu.axi_data_bits = 128;
-    zcu.read_latency = 64;
-    zcu.write_latency = 32;
-    zcu.max_outstanding_reads = 16;
-    zcu.max_outstanding_writes = 16;
-    zcu.max_burst_beats = 16;
-    zcu.clock_mhz = 300.0;
-    v.push_back(zcu);
+    for (const EmbeddedFile& f : embedded::shipped_platforms()) {
+      const std::string where = "shipped platform hardware/isa/platforms/" + f.name;
+      v.push_back(platform_from_json(nlohmann::json::parse(f.text), where));
+    }
     return v;
   }();
   return platforms;
@@ -104,7 +46,14 @@ const T& find_named(const std::vector<T>& items, const std::string& name, const 
     if (item.name == name) return item;
     known += (known.empty() ? "" : ", ") + item.name;
   }
-  throw UserError("unknown " + std::string(what) + " '" + name + "' (known: " + known + ")");
+  throw UserError("unknown " + std::string(what) + " '" + name + "' (known: " + known +
+                  "); a " + what + " file is a path ending in .json");
+}
+
+nlohmann::ordered_json without_names(nlohmann::ordered_json j) {
+  j.erase("name");
+  j.erase("description");
+  return j;
 }
 }  // namespace
 
@@ -112,8 +61,33 @@ const HwConfig& find_config(const std::string& name) {
   return find_named(shipped_configs(), name, "configuration");
 }
 
-const Platform& find_platform(const std::string& name) {
-  return find_named(shipped_platforms(), name, "platform");
+const Platform& find_platform(const std::string& name_or_file) {
+  if (!names_a_file(name_or_file)) {
+    return find_named(shipped_platforms(), name_or_file, "platform");
+  }
+  // Platforms read from files live for the process, one per file, like shipped ones; a file
+  // may not redefine a shipped platform's name.
+  static std::mutex mu;
+  static std::map<std::string, std::unique_ptr<Platform>> loaded;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = loaded.find(name_or_file);
+  if (it != loaded.end()) return *it->second;
+  Platform p = load_platform_file(name_or_file);
+  for (const Platform& s : shipped_platforms()) {
+    if (s.name == p.name && !same_platform(s, p)) {
+      throw UserError("platform file '" + name_or_file + "' names its platform '" + p.name +
+                      "', a shipped platform, but differs from it; give it another name");
+    }
+  }
+  return *loaded.emplace(name_or_file, std::make_unique<Platform>(std::move(p))).first->second;
+}
+
+bool same_hardware(const HwConfig& a, const HwConfig& b) {
+  return without_names(config_to_json(a)) == without_names(config_to_json(b));
+}
+
+bool same_platform(const Platform& a, const Platform& b) {
+  return without_names(platform_to_json(a)) == without_names(platform_to_json(b));
 }
 
 }  // namespace weft::isa

@@ -1,11 +1,15 @@
-// The single hardware specification of Weft: the shipped accelerator configurations and
-// platforms, defined once here. Everything else (field layouts, the generated C++ header and
-// SystemVerilog package, the simulators) is derived from these tables by layout.h.
+// The single hardware specification of Weft: what an accelerator configuration and a platform
+// are. The shipped ones are data files (hardware/isa/configs/*.json, platforms/*.json, compiled
+// into the binary and read by config_file.h like a user's file). Everything else (field
+// layouts, the generated C++ header and SystemVerilog package, the simulators) is derived from
+// a configuration by layout.h.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "hardware/isa/options.h"
 
 namespace weft::isa {
 
@@ -45,6 +49,7 @@ struct HwConfig {
   int fetch_fifo_depth = 32;    // instructions fetch may hold or have in flight
   int gemm_pipeline_depth = 4;  // micro-op issue to accumulator write, in cycles
   int alu_pipeline_depth = 4;
+  HwOptions options;  // opt-in hardware options (options.h); none in `vta`
 
   int batch() const { return 1 << log_batch; }
   int block_in() const { return 1 << log_block_in; }
@@ -64,9 +69,9 @@ struct Platform {
   double clock_mhz = 100.0;  // accelerator clock, for GOPS reports
 };
 
-/// The shipped configurations, `gemm8x8` first (the default).
+/// The shipped configurations (hardware/isa/configs), `gemm8x8` first (the default).
 const std::vector<HwConfig>& shipped_configs();
-/// The shipped platforms, the default first.
+/// The shipped platforms (hardware/isa/platforms), the default first.
 const std::vector<Platform>& shipped_platforms();
 
 /// Name of the default configuration.
@@ -74,7 +79,15 @@ inline constexpr const char* kDefaultConfig = "gemm8x8";
 
 /// Finds a shipped configuration; throws UserError listing the known names otherwise.
 const HwConfig& find_config(const std::string& name);
-/// Finds a shipped platform; throws UserError listing the known names otherwise.
-const Platform& find_platform(const std::string& name);
+/// A shipped platform by name, or the platform a file gives (a value ending in .json or
+/// containing '/': a platform file, or a configuration file's "platform"; config_file.h).
+/// Throws UserError listing the known names, or naming the file and field, otherwise.
+const Platform& find_platform(const std::string& name_or_file);
+
+/// Whether two configurations describe the same hardware (every field but name and
+/// description).
+bool same_hardware(const HwConfig& a, const HwConfig& b);
+/// Whether two platforms have the same parameters (every field but name and description).
+bool same_platform(const Platform& a, const Platform& b);
 
 }  // namespace weft::isa

@@ -7,7 +7,10 @@
 // drained; so the storage has one merged write port (the write-back, else the DMA, with
 // beat-slice enables), banked by index modulo the ACC_8BIT elements of a beat when those are
 // narrower than a beat, and one copy per read port: every array is a simple dual-port block
-// RAM. The padding filler sets per-element zero flags (flip-flops) instead of writing zeros.
+// RAM. The padding filler marks elements zero instead of writing zeros: a per-element flag,
+// the XOR of two one-bit arrays per bank with one write port each (LUT RAM, as weft_buffer's),
+// `fa` written by the merged port with the current `fb`, `fb` by the filler with the inverse
+// of the current `fa`; the filler and the merged port never write one element in one cycle.
 // Accumulator elements must be at least a beat wide (every shipped configuration's are).
 module weft_acc_buffer
 #(
@@ -55,18 +58,6 @@ module weft_acc_buffer
 
   logic [4*BB-1:0] wide;
   assign wide = widen(wr_data_i);
-
-  // The zero flags of the padding filler (flip-flops, no reset: like the RAM they stand for);
-  // the same order of writes as the arrays had: DMA, filler, write-back.
-  logic [weft_pkg::ACC_DEPTH-1:0] zero_q;
-  always_ff @(posedge clk_i) begin
-    if (wr_valid_i && !wr_acc8_i && wr_mask_i[0]) zero_q[LD'(wr_idx_i)] <= 1'b0;
-    for (int unsigned l = 0; l < NB; l++)
-      if (wr_valid_i && wr_acc8_i && wr_mask_i[l]) zero_q[LD'(wr_idx_i + l)] <= 1'b0;
-    for (int unsigned l = 0; l < weft_rtl_pkg::LANES; l++)
-      if (pad_valid_i && pad_mask_i[l]) zero_q[LD'(pad_idx_i + l)] <= 1'b1;
-    if (wb_valid_i) zero_q[LD'(wb_idx_i)] <= 1'b0;
-  end
 
   // The one write port of each bank: enable, row, data and the beat slices it writes.
   logic [NB-1:0] w_en;
@@ -125,30 +116,73 @@ module weft_acc_buffer
   assign unused_acc = ^{wr_slice_i, wr_mask_i, wr_idx_i, pad_idx_i, wb_idx_i, dst_idx_i,
                         src_idx_i, st_idx_i};
 
-  // Read port p: 0 dst, 1 src, 2.. store lanes; each with its own copy of the banks.
+  // The padding port of each bank: at most one padded element a cycle lands in a bank (the
+  // filler passes at most NB elements a cycle, consecutive ones).
+  logic [NB-1:0] p_en;
+  logic [NB*RL-1:0] p_row;
+  for (genvar b = 0; b < NB; b++) begin : g_pad
+    logic [LB-1:0] l;  // the padding lane that lands in bank b
+    logic [LD-1:0] e;
+    if (NB == 1) begin : g_one
+      assign l = '0;
+    end else begin : g_lane
+      assign l = LB'(b) - pad_idx_i[LB-1:0];
+    end
+    assign e = LD'(pad_idx_i + weft_rtl_pkg::IDX_W'(l));
+    assign p_en[b] = pad_valid_i && pad_mask_i[$clog2(weft_rtl_pkg::LANES)'(l)];
+    assign p_row[b*RL +: RL] = RL'(e >> SH);
+  end
+
+  // Read port p: 0 dst, 1 src, 2.. store lanes; each with its own copy of the banks. The read
+  // addresses are storage (a RAM's address registers, no reset).
   logic [NRD*weft_rtl_pkg::IDX_W-1:0] rd_idx;
   logic [NRD*EW-1:0] rd_data;
   assign rd_idx = {st_idx_i, src_idx_i, dst_idx_i};
   assign dst_data_o = rd_data[0 +: EW];
   assign src_data_o = rd_data[EW +: EW];
   assign st_data_o = rd_data[2*EW +: NST*EW];
+  logic [NRD*LD-1:0] rd_q;
+  always_ff @(posedge clk_i) begin
+    for (int unsigned p = 0; p < NRD; p++)
+      rd_q[p*LD +: LD] <= LD'(rd_idx[p*weft_rtl_pkg::IDX_W +: weft_rtl_pkg::IDX_W]);
+  end
+
+  // The zero flags (storage, no reset), per bank; zf: each read port's flag in each bank.
+  logic [NRD*NB-1:0] zf;
+  for (genvar b = 0; b < NB; b++) begin : g_flag
+    (* ram_style = "distributed" *) logic fa_q [ROWS];
+    (* ram_style = "distributed" *) logic fb_q [ROWS];
+    always_ff @(posedge clk_i)
+      if (w_en[b]) fa_q[w_row[b*RL +: RL]] <= fb_q[w_row[b*RL +: RL]];
+    always_ff @(posedge clk_i)
+      if (p_en[b]) fb_q[p_row[b*RL +: RL]] <= !fa_q[p_row[b*RL +: RL]];
+    for (genvar p = 0; p < NRD; p++) begin : g_port
+      logic [RL-1:0] r;
+      assign r = RL'(rd_q[p*LD +: LD] >> SH);
+      assign zf[p*NB + b] = fa_q[r] ^ fb_q[r];
+    end
+  end
+
   for (genvar p = 0; p < NRD; p++) begin : g_rd
-    logic [LD-1:0] rd_idx_q;  // no reset: a RAM's address register
-    always_ff @(posedge clk_i) rd_idx_q <= LD'(rd_idx[p*weft_rtl_pkg::IDX_W +: weft_rtl_pkg::IDX_W]);
+    logic [LD-1:0] rd_idx_q;
+    assign rd_idx_q = rd_q[p*LD +: LD];
     logic [NB*EW-1:0] bank_rd;
     for (genvar b = 0; b < NB; b++) begin : g_bank
-      logic [EW-1:0] mem_q [ROWS];
+      (* ram_style = "block" *) logic [EW-1:0] mem_q [ROWS];
       always_ff @(posedge clk_i)
         for (int unsigned u = 0; u < NS; u++)
           if (w_en[b] && w_units[b*NS + u]) mem_q[w_row[b*RL +: RL]][u*BB +: BB] <= w_data[b*EW + u*BB +: BB];
       assign bank_rd[b*EW +: EW] = mem_q[rd_idx_q[LD-1:SH]];
     end
     logic [EW-1:0] sel;
+    logic zero;
     if (NB == 1) begin : g_one
       assign sel = bank_rd;
+      assign zero = zf[p];
     end else begin : g_sel
       assign sel = bank_rd[rd_idx_q[SH-1:0]*EW +: EW];
+      assign zero = zf[p*NB + 32'(rd_idx_q[SH-1:0])];
     end
-    assign rd_data[p*EW +: EW] = zero_q[rd_idx_q] ? '0 : sel;
+    assign rd_data[p*EW +: EW] = zero ? '0 : sel;
   end
 endmodule

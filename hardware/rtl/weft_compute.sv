@@ -64,7 +64,7 @@ module weft_compute
   output logic [3:0]          done_n_o,   // instructions completing this cycle
   output logic                finish_o,   // FINISH executes this cycle
   output logic                busy_o,
-  output logic [2:0]          cat_o,
+  output weft_rtl_pkg::cat_e  cat_o,
   output logic                err_range_o,
   output logic [31:0]         err_insn_o,
   output logic [31:0]         push_idx_o  // the latest instruction whose pushes happen now
@@ -82,8 +82,11 @@ module weft_compute
   logic [3:0] cq_cnt_q, cq_cnt_d;
 
   logic [3:0] loge;
-  weft_decode u_dec (.insn_i(cmd_i[127:0]), .mem_o(m), .cmp_o(c), .log_elem_o(loge));
-  assign op = cmd_i[2:0];
+  weft_rtl_pkg::cmd_t cmd, cmd_next;
+  assign cmd = cmd_i;
+  assign cmd_next = cmd_next_i;
+  weft_decode u_dec (.insn_i(cmd.insn), .mem_o(m), .cmp_o(c), .log_elem_o(loge));
+  assign op = c.op;
   assign is_load   = (op == weft_pkg::OP_LOAD);
   assign is_finish = (op == weft_pkg::OP_FINISH);
   assign is_ga     = (op == weft_pkg::OP_GEMM) || (op == weft_pkg::OP_ALU);
@@ -147,7 +150,7 @@ module weft_compute
   weft_rtl_pkg::cmp_insn_t c_nx;
   weft_rtl_pkg::mem_insn_t unused_m_nx;
   logic [3:0] unused_loge_nx;
-  weft_decode u_dec_nx (.insn_i(cmd_next_i[127:0]), .mem_o(unused_m_nx), .cmp_o(c_nx),
+  weft_decode u_dec_nx (.insn_i(cmd_next.insn), .mem_o(unused_m_nx), .cmp_o(c_nx),
                         .log_elem_o(unused_loge_nx));
   logic [weft_pkg::UOP_BITS-1:0] uop;
   assign uop = starting ? uop_i[weft_pkg::UOP_BITS +: weft_pkg::UOP_BITS] : uop_i[0 +: weft_pkg::UOP_BITS];
@@ -188,7 +191,7 @@ module weft_compute
   end
 
   assign err_range_o = run_i && cur_valid && bad;
-  assign err_insn_o  = (start_o ? cmd_i[159:128] : idx_q);
+  assign err_insn_o  = (start_o ? cmd.index : idx_q);
 
   always_comb begin
     iq_d = iq_q; i_d = i_q; j_d = j_q; k_d = k_q;
@@ -199,7 +202,7 @@ module weft_compute
     if (starting) begin
       iq_d = c; i_d = '0; j_d = '0; k_d = c.uop_bgn;
       dout_d = '0; sout_d = '0; wout_d = '0; din_d = '0; sin_d = '0; win_d = '0;
-      fin_d = 1'b0; idx_d = cmd_i[159:128];
+      fin_d = 1'b0; idx_d = cmd.index;
       iss_act_d = 1'b1;
     end
     if (iss_act_q && gap_q && fin_q) iss_act_d = 1'b0;
@@ -256,7 +259,7 @@ module weft_compute
     new_due = (last_due_v_q && last_due_q > want) ? last_due_q : want;
     new_np = (start_o && is_ga && zero_iter) ? 4'(c.push_prev) : 4'(ci.push_prev);
     new_nn = (start_o && is_ga && zero_iter) ? 4'(c.push_next) : 4'(ci.push_next);
-    new_idx = start_o ? cmd_i[159:128] : idx_q;
+    new_idx = start_o ? cmd.index : idx_q;
     new_now = new_c && (new_due == now_i);
     tail   = cq_wr_q - 3'd1;
     merge  = new_c && !new_now && (cq_cnt_q != 0) && (cq_due_q[tail] == new_due) &&
@@ -274,6 +277,7 @@ module weft_compute
     end
   end
 
+  // The queue's entries (storage, no reset: read only where cq_cnt_q says they are valid).
   always_ff @(posedge clk_i) begin
     if (new_c && !new_now && !clear_i) begin
       if (merge) begin
@@ -310,13 +314,13 @@ module weft_compute
       done_n_o = done_n_o + 4'd1;
     end
     if (dma_done) begin
-      push_idx_o = (start_o && is_load) ? cmd_i[159:128] : ld_idx_q;
+      push_idx_o = (start_o && is_load) ? cmd.index : ld_idx_q;
       push_prev_n_o = push_prev_n_o + ((start_o && is_load) ? 4'(m.push_prev) : 4'(ld_push_prev_q));
       push_next_n_o = push_next_n_o + ((start_o && is_load) ? 4'(m.push_next) : 4'(ld_push_next_q));
       done_n_o = done_n_o + 4'd1;
     end
     if (finish_o) begin
-      push_idx_o = cmd_i[159:128];
+      push_idx_o = cmd.index;
       push_prev_n_o = push_prev_n_o + 4'(c.push_prev);
       push_next_n_o = push_next_n_o + 4'(c.push_next);
       done_n_o = done_n_o + 4'd1;
@@ -324,7 +328,7 @@ module weft_compute
   end
 
   logic unused_compute;
-  assign unused_compute = ^{uop, ci, cmd_i, m, cmd_next_i, c_nx, unused_m_nx, unused_loge_nx};
+  assign unused_compute = ^{uop, ci, cmd, m, cmd_next, c_nx, unused_m_nx, unused_loge_nx};
 
   // ---------------- pipeline ----------------
   // The operand stage reads the issued iteration's dst/src/wgt; the synchronous ports are given those registers' next
@@ -349,69 +353,68 @@ module weft_compute
   // ---------------- accounting ----------------
   always_comb begin
     if (start_o) begin
-      if (is_ga && !zero_iter) cat_o = issue ? 3'd0 : 3'd4;
-      else cat_o = 3'd0;
+      if (is_ga && !zero_iter) cat_o = issue ? weft_rtl_pkg::CAT_BUSY : weft_rtl_pkg::CAT_HAZARD;
+      else cat_o = weft_rtl_pkg::CAT_BUSY;
     end else if (iss_act_q) begin
-      cat_o = (cur_valid && !issue) ? 3'd4 : 3'd0;
+      cat_o = (cur_valid && !issue) ? weft_rtl_pkg::CAT_HAZARD : weft_rtl_pkg::CAT_BUSY;
     end else if (dma_busy) begin
-      cat_o = dma_stall ? 3'd2 : 3'd0;
+      cat_o = dma_stall ? weft_rtl_pkg::CAT_DRAM : weft_rtl_pkg::CAT_BUSY;
     end else if (cmd_valid_i) begin
-      cat_o = ((is_load || is_finish) && !drained) ? 3'd5 : 3'd1;
+      cat_o = ((is_load || is_finish) && !drained) ? weft_rtl_pkg::CAT_DRAIN : weft_rtl_pkg::CAT_TOKEN;
     end else begin
-      cat_o = 3'd3;
+      cat_o = weft_rtl_pkg::CAT_NO_CMD;
     end
   end
 
+  // Control (asynchronous reset): the issue stage's state, the completion queue's pointers and
+  // the pipeline's valid bits.
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       iss_act_q <= 1'b0;
-      iq_q <= '0; i_q <= '0; j_q <= '0; k_q <= '0;
-      dout_q <= '0; sout_q <= '0; wout_q <= '0; din_q <= '0; sin_q <= '0; win_q <= '0;
-      gap_q <= 1'b0; fin_q <= 1'b0; idx_q <= '0;
+      gap_q <= 1'b0; fin_q <= 1'b0;
       cq_rd_q <= '0; cq_wr_q <= '0; cq_cnt_q <= '0;
-      last_due_q <= '0; last_due_v_q <= 1'b0;
-      ld_push_prev_q <= 1'b0; ld_push_next_q <= 1'b0; ld_idx_q <= '0;
+      last_due_v_q <= 1'b0;
       s1_v_q <= 1'b0; s2_v_q <= 1'b0; s3_v_q <= 1'b0;
-      s1_gemm_q <= 1'b0; s1_reset_q <= 1'b0; s1_imm_q <= 1'b0; s1_op_q <= '0;
-      s1_immv_q <= '0; s1_dst_q <= '0;
-      s2_gemm_q <= 1'b0; s2_reset_q <= 1'b0; s2_op_q <= '0; s2_dst_q <= '0;
-      s2_inp_q <= '0; s2_wgt_q <= '0; s2_a_q <= '0; s2_b_q <= '0;
-      s3_dst_q <= '0; s3_data_q <= '0;
     end else begin
       iss_act_q <= iss_act_d;
-      iq_q <= iq_d; i_q <= i_d; j_q <= j_d; k_q <= k_d;
-      dout_q <= dout_d; sout_q <= sout_d; wout_q <= wout_d;
-      din_q <= din_d; sin_q <= sin_d; win_q <= win_d;
-      gap_q <= gap_d; fin_q <= fin_d; idx_q <= idx_d;
+      gap_q <= gap_d; fin_q <= fin_d;
       cq_rd_q <= cq_rd_d; cq_wr_q <= cq_wr_d; cq_cnt_q <= cq_cnt_d;
-      last_due_q <= last_due_d; last_due_v_q <= last_due_v_d;
-      if (start_o && is_load) begin
-        ld_push_prev_q <= m.push_prev;
-        ld_push_next_q <= m.push_next;
-        ld_idx_q <= cmd_i[159:128];
-      end
-      // S1: the issued iteration
-      s1_v_q     <= issue && !clear_i;
-      s1_gemm_q  <= cur_gemm;
-      s1_reset_q <= cur_reset;
-      s1_imm_q   <= !reg_op;
-      s1_op_q    <= ci.alu_op;
-      s1_immv_q  <= ci.imm;
-      s1_dst_q   <= dst;
-      // S2: operands
-      s2_v_q     <= s1_v_q && !clear_i;
-      s2_gemm_q  <= s1_gemm_q;
-      s2_reset_q <= s1_reset_q;
-      s2_op_q    <= s1_op_q;
-      s2_dst_q   <= s1_dst_q;
-      s2_inp_q   <= inp_i;
-      s2_wgt_q   <= wgt_i;
-      s2_a_q     <= acc_dst_i;
-      s2_b_q     <= s1_imm_q ? immv : acc_src_i;
-      // S3: result
-      s3_v_q     <= s2_v_q && !clear_i;
-      s3_dst_q   <= s2_dst_q;
-      s3_data_q  <= s2_res;
+      last_due_v_q <= last_due_v_d;
+      s1_v_q <= issue && !clear_i;    // S1: the issued iteration
+      s2_v_q <= s1_v_q && !clear_i;   // S2: operands
+      s3_v_q <= s2_v_q && !clear_i;   // S3: result
     end
+  end
+
+  // Payload (no reset): the issuing instruction, its loop indices and offsets, the running
+  // LOAD's pushes, the last completion's cycle and the pipeline's operands; each is written
+  // with, and read only under, a control bit above (iss_act_q, dma_busy, last_due_v_q, sN_v_q).
+  always_ff @(posedge clk_i) begin
+    iq_q <= iq_d; i_q <= i_d; j_q <= j_d; k_q <= k_d;
+    dout_q <= dout_d; sout_q <= sout_d; wout_q <= wout_d;
+    din_q <= din_d; sin_q <= sin_d; win_q <= win_d;
+    idx_q <= idx_d;
+    last_due_q <= last_due_d;
+    if (start_o && is_load) begin
+      ld_push_prev_q <= m.push_prev;
+      ld_push_next_q <= m.push_next;
+      ld_idx_q <= cmd.index;
+    end
+    s1_gemm_q  <= cur_gemm;
+    s1_reset_q <= cur_reset;
+    s1_imm_q   <= !reg_op;
+    s1_op_q    <= ci.alu_op;
+    s1_immv_q  <= ci.imm;
+    s1_dst_q   <= dst;
+    s2_gemm_q  <= s1_gemm_q;
+    s2_reset_q <= s1_reset_q;
+    s2_op_q    <= s1_op_q;
+    s2_dst_q   <= s1_dst_q;
+    s2_inp_q   <= inp_i;
+    s2_wgt_q   <= wgt_i;
+    s2_a_q     <= acc_dst_i;
+    s2_b_q     <= s1_imm_q ? immv : acc_src_i;
+    s3_dst_q   <= s2_dst_q;
+    s3_data_q  <= s2_res;
   end
 endmodule

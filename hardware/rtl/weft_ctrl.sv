@@ -50,34 +50,40 @@ module weft_ctrl (
   assign s_bvalid_o  = bvalid_q;
   assign s_rvalid_o  = rvalid_q;
   assign s_rdata_o   = rdata_q;
-  assign start = wr && (s_awaddr_i == 8'h00) && s_wdata_i[0] && !run_q;
+  assign start = wr && (s_awaddr_i == weft_pkg::REG_CONTROL) && s_wdata_i[0] && !run_q;
 
   function automatic logic [31:0] half(logic [63:0] v, logic hi);
     half = hi ? v[63:32] : v[31:0];
+  endfunction
+  // The 64-bit slot of a register offset.
+  function automatic logic [4:0] slot(logic [7:0] offset);
+    slot = 5'(offset >> 3);
   endfunction
 
   logic [31:0] rvalue;
   always_comb begin
     logic hi;
     hi = s_araddr_i[2];
-    unique case (s_araddr_i[7:3])
-      5'h00: rvalue = hi ? 32'(gie_q) : {28'd0, !run_q, !run_q, done_q, run_q};
-      5'h01: rvalue = hi ? 32'(isr_q) : 32'(ier_q);
-      5'h02: rvalue = half(count_q, hi);
-      5'h03: rvalue = half(addr_q, hi);
-      5'h04: rvalue = half(base_q, hi);
-      5'h05: rvalue = half(cycles_q, hi);
-      5'h06: rvalue = half(counters_i[0*64 +: 64], hi);
-      5'h07: rvalue = half(counters_i[1*64 +: 64], hi);
-      5'h08: rvalue = half(counters_i[2*64 +: 64], hi);
-      5'h09: rvalue = half(counters_i[3*64 +: 64], hi);
-      5'h0A: rvalue = half(counters_i[4*64 +: 64], hi);
-      5'h0B: rvalue = half(counters_i[5*64 +: 64], hi);
-      5'h0C: rvalue = hi ? err_insn_q : err_q;
+    // 64-bit slots: CONTROL|GLOBAL_INT_ENABLE, IP_INT_ENABLE|IP_INT_STATUS, the arguments,
+    // the counters, ERROR|ERROR_INSN; `hi` picks the upper 32-bit register of a slot.
+    unique case (slot(s_araddr_i))
+      slot(weft_pkg::REG_CONTROL): rvalue = hi ? 32'(gie_q) : {28'd0, !run_q, !run_q, done_q, run_q};
+      slot(weft_pkg::REG_IP_INT_ENABLE): rvalue = hi ? 32'(isr_q) : 32'(ier_q);
+      slot(weft_pkg::REG_INSN_COUNT): rvalue = half(count_q, hi);
+      slot(weft_pkg::REG_INSN_ADDR): rvalue = half(addr_q, hi);
+      slot(weft_pkg::REG_DRAM_BASE): rvalue = half(base_q, hi);
+      slot(weft_pkg::REG_CYCLES): rvalue = half(cycles_q, hi);
+      slot(weft_pkg::REG_LOAD_BUSY): rvalue = half(counters_i[0*64 +: 64], hi);
+      slot(weft_pkg::REG_LOAD_STALL): rvalue = half(counters_i[1*64 +: 64], hi);
+      slot(weft_pkg::REG_COMPUTE_BUSY): rvalue = half(counters_i[2*64 +: 64], hi);
+      slot(weft_pkg::REG_COMPUTE_STALL): rvalue = half(counters_i[3*64 +: 64], hi);
+      slot(weft_pkg::REG_STORE_BUSY): rvalue = half(counters_i[4*64 +: 64], hi);
+      slot(weft_pkg::REG_STORE_STALL): rvalue = half(counters_i[5*64 +: 64], hi);
+      slot(weft_pkg::REG_ERROR): rvalue = hi ? err_insn_q : err_q;
       default: rvalue = '0;
     endcase
-    // 0x00 bit 0 reads ap_start (high while running), bit 3 ap_ready (with done)
-    if (s_araddr_i == 8'h00) rvalue[3] = done_q;
+    // CONTROL bit 0 reads ap_start (high while running), bit 3 ap_ready (with done)
+    if (s_araddr_i == weft_pkg::REG_CONTROL) rvalue[3] = done_q;
   end
 
   always_comb begin
@@ -92,23 +98,24 @@ module weft_ctrl (
       bvalid_d = 1'b1;
       if (!run_q) begin
         unique case (s_awaddr_i)
-          8'h04: gie_d = s_wdata_i[0];
-          8'h08: ier_d = s_wdata_i[0];
-          8'h10: count_d[31:0] = s_wdata_i;
-          8'h14: count_d[63:32] = s_wdata_i;
-          8'h18: addr_d[31:0] = s_wdata_i;
-          8'h1C: addr_d[63:32] = s_wdata_i;
-          8'h20: base_d[31:0] = s_wdata_i;
-          8'h24: base_d[63:32] = s_wdata_i;
+          weft_pkg::REG_GLOBAL_INT_ENABLE: gie_d = s_wdata_i[0];
+          weft_pkg::REG_IP_INT_ENABLE: ier_d = s_wdata_i[0];
+          weft_pkg::REG_INSN_COUNT: count_d[31:0] = s_wdata_i;
+          weft_pkg::REG_INSN_COUNT + 8'd4: count_d[63:32] = s_wdata_i;
+          weft_pkg::REG_INSN_ADDR: addr_d[31:0] = s_wdata_i;
+          weft_pkg::REG_INSN_ADDR + 8'd4: addr_d[63:32] = s_wdata_i;
+          weft_pkg::REG_DRAM_BASE: base_d[31:0] = s_wdata_i;
+          weft_pkg::REG_DRAM_BASE + 8'd4: base_d[63:32] = s_wdata_i;
           default: ;
         endcase
       end
-      if (s_awaddr_i == 8'h0C) isr_d = isr_q & !s_wdata_i[0];  // toggle-on-write clears
+      // toggle-on-write clears
+      if (s_awaddr_i == weft_pkg::REG_IP_INT_STATUS) isr_d = isr_q & !s_wdata_i[0];
     end
     if (rd) begin
       rvalid_d = 1'b1;
       rdata_d = rvalue;
-      if (s_araddr_i == 8'h00) done_d = 1'b0;  // ap_done clears on read
+      if (s_araddr_i == weft_pkg::REG_CONTROL) done_d = 1'b0;  // ap_done clears on read
     end
     if (start) begin
       run_d = 1'b1;

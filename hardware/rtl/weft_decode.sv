@@ -1,5 +1,6 @@
 // Instruction decoding: the fields of a MEM (LOAD/STORE) and of a GEMM/ALU instruction,
-// widened to fixed sizes (weft_rtl_pkg::mem_insn_t, cmp_insn_t) from the generated layout.
+// widened to fixed sizes (weft_rtl_pkg::mem_insn_t, cmp_insn_t) from the generated layout:
+// every position and width is the generated package's, none is written here.
 module weft_decode (
   input  logic [127:0]             insn_i,
   output weft_rtl_pkg::mem_insn_t  mem_o,
@@ -12,11 +13,11 @@ module weft_decode (
 
   // MEM fields
   always_comb begin
-    mem_o.op        = insn_i[2:0];
-    mem_o.pop_prev  = insn_i[3];
-    mem_o.pop_next  = insn_i[4];
-    mem_o.push_prev = insn_i[5];
-    mem_o.push_next = insn_i[6];
+    mem_o.op        = 3'(field(insn_i, weft_pkg::MEM_OPCODE_LSB, weft_pkg::MEM_OPCODE_W));
+    mem_o.pop_prev  = field(insn_i, weft_pkg::MEM_POP_PREV_DEP_LSB, 1) != 0;
+    mem_o.pop_next  = field(insn_i, weft_pkg::MEM_POP_NEXT_DEP_LSB, 1) != 0;
+    mem_o.push_prev = field(insn_i, weft_pkg::MEM_PUSH_PREV_DEP_LSB, 1) != 0;
+    mem_o.push_next = field(insn_i, weft_pkg::MEM_PUSH_NEXT_DEP_LSB, 1) != 0;
     mem_o.mem_type  = 3'(field(insn_i, weft_pkg::MEM_MEMORY_TYPE_LSB, weft_pkg::MEM_MEMORY_TYPE_W));
     mem_o.sram_base = field(insn_i, weft_pkg::MEM_SRAM_BASE_LSB, weft_pkg::MEM_SRAM_BASE_W);
     mem_o.dram_base = field(insn_i, weft_pkg::MEM_DRAM_BASE_LSB, weft_pkg::MEM_DRAM_BASE_W);
@@ -32,11 +33,11 @@ module weft_decode (
   // GEMM/ALU fields
   logic [31:0] imm_raw;
   always_comb begin
-    cmp_o.op             = insn_i[2:0];
-    cmp_o.pop_prev       = insn_i[3];
-    cmp_o.pop_next       = insn_i[4];
-    cmp_o.push_prev      = insn_i[5];
-    cmp_o.push_next      = insn_i[6];
+    cmp_o.op             = 3'(field(insn_i, weft_pkg::GEMM_OPCODE_LSB, weft_pkg::GEMM_OPCODE_W));
+    cmp_o.pop_prev       = field(insn_i, weft_pkg::GEMM_POP_PREV_DEP_LSB, 1) != 0;
+    cmp_o.pop_next       = field(insn_i, weft_pkg::GEMM_POP_NEXT_DEP_LSB, 1) != 0;
+    cmp_o.push_prev      = field(insn_i, weft_pkg::GEMM_PUSH_PREV_DEP_LSB, 1) != 0;
+    cmp_o.push_next      = field(insn_i, weft_pkg::GEMM_PUSH_NEXT_DEP_LSB, 1) != 0;
     cmp_o.reset_reg      = field(insn_i, weft_pkg::GEMM_RESET_REG_LSB, weft_pkg::GEMM_RESET_REG_W) != 0;
     cmp_o.uop_bgn        = 16'(field(insn_i, weft_pkg::GEMM_UOP_BGN_LSB, weft_pkg::GEMM_UOP_BGN_W));
     cmp_o.uop_end        = 16'(field(insn_i, weft_pkg::GEMM_UOP_END_LSB, weft_pkg::GEMM_UOP_END_W));

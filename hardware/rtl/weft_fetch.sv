@@ -27,6 +27,10 @@ module weft_fetch
   localparam int unsigned D = weft_pkg::FETCH_FIFO_DEPTH;
   localparam int unsigned PW = $clog2(D);
   localparam int unsigned CW = $clog2(D + 1);
+  // The command queues, by module (weft_top's g_cmdq order).
+  localparam logic [1:0] TARGET_LOAD = 2'd0;
+  localparam logic [1:0] TARGET_COMPUTE = 2'd1;
+  localparam logic [1:0] TARGET_STORE = 2'd2;
 
   logic [127:0] mem_q [D];
   logic [PW-1:0] wr_q, wr_d, rd_q, rd_d;
@@ -52,21 +56,29 @@ module weft_fetch
   assign ar_len_o   = 8'(n - 1);
 
   // Dispatch.
+  // Routing (DESIGN.md §3): LOAD INP/WGT to load, STORE to store, the rest to compute.
   logic [127:0] head;
   logic [1:0]   target;
+  logic [weft_pkg::MEM_OPCODE_W-1:0] head_op;
+  logic [weft_pkg::MEM_MEMORY_TYPE_W-1:0] head_type;
   always_comb begin
     head = mem_q[rd_q];
-    unique case (head[2:0])
-      weft_pkg::OP_LOAD:  target = (head[weft_pkg::MEM_MEMORY_TYPE_LSB +: 3] == weft_pkg::MEM_INP ||
-                          head[weft_pkg::MEM_MEMORY_TYPE_LSB +: 3] == weft_pkg::MEM_WGT) ? 2'd0 : 2'd1;
-      weft_pkg::OP_STORE: target = 2'd2;
-      default:  target = 2'd1;
+    head_op = head[weft_pkg::MEM_OPCODE_LSB +: weft_pkg::MEM_OPCODE_W];
+    head_type = head[weft_pkg::MEM_MEMORY_TYPE_LSB +: weft_pkg::MEM_MEMORY_TYPE_W];
+    unique case (head_op)
+      weft_pkg::OP_LOAD:  target = (head_type == weft_pkg::MEM_INP || head_type == weft_pkg::MEM_WGT)
+                                   ? TARGET_LOAD : TARGET_COMPUTE;
+      weft_pkg::OP_STORE: target = TARGET_STORE;
+      default:  target = TARGET_COMPUTE;
     endcase
   end
 
   assign disp_valid_o  = run_i && (arrived_q != 0) && !q_full_i[target];
   assign disp_target_o = target;
-  assign disp_cmd_o    = {dispatched_q, head};
+  weft_rtl_pkg::cmd_t disp_cmd;
+  assign disp_cmd.index = dispatched_q;
+  assign disp_cmd.insn  = head;
+  assign disp_cmd_o     = disp_cmd;
   assign blocked_o     = run_i && (arrived_q != 0) && q_full_i[target];
   assign all_dispatched_o = (requested_q == insn_count_i) && (reserved_q == 0);
 

@@ -37,7 +37,7 @@ module weft_load
   output logic                done_o,
   output logic                busy_o,
   output logic [31:0]         push_idx_o,  // the instruction whose push happens this cycle
-  output logic [2:0]          cat_o
+  output weft_rtl_pkg::cat_e  cat_o
 );
   weft_rtl_pkg::mem_insn_t m;
   logic      dma_busy, dma_done, dma_stall, push_q;
@@ -46,7 +46,9 @@ module weft_load
 
   weft_rtl_pkg::cmp_insn_t unused_cmp;
   logic [3:0] loge;
-  weft_decode u_dec (.insn_i(cmd_i[127:0]), .mem_o(m), .cmp_o(unused_cmp), .log_elem_o(loge));
+  weft_rtl_pkg::cmd_t cmd;
+  assign cmd = cmd_i;
+  weft_decode u_dec (.insn_i(cmd.insn), .mem_o(m), .cmp_o(unused_cmp), .log_elem_o(loge));
   assign start_o = run_i && !dma_busy && cmd_valid_i && (!m.pop_next || tok_next_avail_i);
   assign cmd_pop_o = start_o;
   assign tok_next_pop_o = start_o && m.pop_next;
@@ -55,24 +57,22 @@ module weft_load
   assign busy_o = dma_busy;
   assign pad_type_o = type_q;
 
-  assign push_idx_o = start_o ? cmd_i[159:128] : idx_q;
+  assign push_idx_o = start_o ? cmd.index : idx_q;
 
   always_comb begin
-    if (start_o) cat_o = 3'd0;
-    else if (dma_busy) cat_o = dma_stall ? 3'd2 : 3'd0;
-    else if (cmd_valid_i) cat_o = 3'd1;
-    else cat_o = 3'd3;
+    if (start_o) cat_o = weft_rtl_pkg::CAT_BUSY;
+    else if (dma_busy) cat_o = dma_stall ? weft_rtl_pkg::CAT_DRAM : weft_rtl_pkg::CAT_BUSY;
+    else if (cmd_valid_i) cat_o = weft_rtl_pkg::CAT_TOKEN;
+    else cat_o = weft_rtl_pkg::CAT_NO_CMD;
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      push_q <= 1'b0;
-      type_q <= '0;
-      idx_q  <= '0;
-    end else if (start_o) begin
+  // Payload (no reset): the running LOAD's push, memory type and index, latched at its start
+  // and read only while its DMA is busy.
+  always_ff @(posedge clk_i) begin
+    if (start_o) begin
       push_q <= m.push_next;
       type_q <= m.mem_type;
-      idx_q  <= cmd_i[159:128];
+      idx_q  <= cmd.index;
     end
   end
 

@@ -260,55 +260,40 @@ module weft_read_dma
     if (start_i) lanes_log_d = (s_loge >= 4'(weft_rtl_pkg::LOG_BUS)) ? 4'd0 : 4'(weft_rtl_pkg::LOG_BUS) - s_loge;
   end
 
+  // Control (asynchronous reset): whether the requester and the filler are active.
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      insn_q      <= '0;
-      loge_q      <= '0;
-      base_q      <= '0;
-      cols_q      <= '0;
-      total_q     <= '0;
-      lanes_log_q <= '0;
-      ar_act_q    <= 1'b0;
-      ar_y_q      <= '0;
-      ar_pos_q    <= '0;
-      ar_end_q    <= '0;
-      ar_elem_q   <= '0;
-      rx_y_q      <= '0;
-      rx_j_q      <= '0;
-      rx_addr_q   <= '0;
-      rx_elem_q   <= '0;
-      rx_prev_q   <= '0;
-      rx_sram_q   <= '0;
-      arrived_q   <= '0;
-      fill_q      <= 1'b0;
-      k_q         <= '0;
-      r_q         <= '0;
-      c_q         <= '0;
-      consumed_q  <= '0;
+      ar_act_q <= 1'b0;
+      fill_q   <= 1'b0;
     end else begin
-      if (start_i) insn_q <= insn_i;
-      if (start_i) base_q <= dram_base_i;
-      loge_q      <= loge_d;
-      cols_q      <= cols_d;
-      total_q     <= total_d;
-      lanes_log_q <= lanes_log_d;
-      ar_act_q    <= ar_act_d;
-      ar_y_q      <= ar_y_d;
-      ar_pos_q    <= ar_pos_d;
-      ar_end_q    <= ar_end_d;
-      ar_elem_q   <= ar_elem_d;
-      rx_y_q      <= rx_y_d;
-      rx_j_q      <= rx_j_d;
-      rx_addr_q   <= rx_addr_d;
-      rx_elem_q   <= rx_elem_d;
-      rx_prev_q   <= rx_prev_d;
-      rx_sram_q   <= rx_sram_d;
-      arrived_q   <= arrived_d;
-      fill_q      <= fill_d;
-      k_q         <= k_d;
-      r_q         <= r_d;
-      c_q         <= c_d;
-      consumed_q  <= consumed_d;
+      ar_act_q <= ar_act_d;
+      fill_q   <= fill_d;
     end
+  end
+
+  // Payload (no reset): the LOAD's parameters (latched at its start) and the positions of the
+  // requester, receiver and filler (initialised at its start); read only while a LOAD runs.
+  always_ff @(posedge clk_i) begin
+    if (start_i) insn_q <= insn_i;
+    if (start_i) base_q <= dram_base_i;
+    loge_q      <= loge_d;
+    cols_q      <= cols_d;
+    total_q     <= total_d;
+    lanes_log_q <= lanes_log_d;
+    ar_y_q      <= ar_y_d;
+    ar_pos_q    <= ar_pos_d;
+    ar_end_q    <= ar_end_d;
+    ar_elem_q   <= ar_elem_d;
+    rx_y_q      <= rx_y_d;
+    rx_j_q      <= rx_j_d;
+    rx_addr_q   <= rx_addr_d;
+    rx_elem_q   <= rx_elem_d;
+    rx_prev_q   <= rx_prev_d;
+    rx_sram_q   <= rx_sram_d;
+    arrived_q   <= arrived_d;
+    k_q         <= k_d;
+    r_q         <= r_d;
+    c_q         <= c_d;
+    consumed_q  <= consumed_d;
   end
 endmodule

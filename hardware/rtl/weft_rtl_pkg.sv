@@ -21,8 +21,24 @@ package weft_rtl_pkg;
   localparam logic [1:0] RID_LOAD = 2'd1;
   localparam logic [1:0] RID_COMPUTE = 2'd2;
 
-  // A command: the instruction and its index in the program.
-  localparam int unsigned CMD_W = 128 + 32;
+  // A command in a module's queue: the instruction and its index in the program (fetch's
+  // dispatch order), which errors and token pushes name.
+  typedef struct packed {
+    logic [31:0]  index;
+    logic [127:0] insn;
+  } cmd_t;
+  localparam int unsigned CMD_W = 32 + 128;  // the bits of cmd_t (yosys 0.23 has no $bits of a type)
+
+  // How a module spends a cycle (weft_unit_stats counts them; docs/microarchitecture.md
+  // §Accounting): the dbg_cat_o encoding the Verilator harness reads too.
+  typedef enum logic [2:0] {
+    CAT_BUSY   = 3'd0,  // executing and making progress (or starting)
+    CAT_TOKEN  = 3'd1,  // the head command waits for a dependency token
+    CAT_DRAM   = 3'd2,  // a LOAD/STORE waits for the memory system
+    CAT_NO_CMD = 3'd3,  // no command: stall_cmd_empty or idle, decided later
+    CAT_HAZARD = 3'd4,  // micro-op issue held by an accumulator hazard
+    CAT_DRAIN  = 3'd5   // LOAD/FINISH waits for the GEMM/ALU writes to land
+  } cat_e;
 
   typedef struct packed {
     logic [2:0]  op;

@@ -36,7 +36,7 @@ module weft_store
   output logic                          done_o,
   output logic                          busy_o,
   output logic [31:0]                   push_idx_o,  // the instruction pushing this cycle
-  output logic [2:0]                    cat_o
+  output weft_rtl_pkg::cat_e            cat_o
 );
   localparam int unsigned OE = weft_pkg::OUT_ELEM_BYTES;
   localparam int unsigned LOE = $clog2(OE);
@@ -61,7 +61,9 @@ module weft_store
 
   weft_rtl_pkg::cmp_insn_t unused_cmp;
   logic [3:0] unused_loge;
-  weft_decode u_dec (.insn_i(cmd_i[127:0]), .mem_o(m), .cmp_o(unused_cmp),
+  weft_rtl_pkg::cmd_t cmd;
+  assign cmd = cmd_i;
+  weft_decode u_dec (.insn_i(cmd.insn), .mem_o(m), .cmp_o(unused_cmp),
                      .log_elem_o(unused_loge));
   logic empty_insn;
   assign empty_insn = (m.x_size == 0) || (m.y_size == 0);
@@ -133,10 +135,10 @@ module weft_store
   assign done_o = (start_o && empty_insn) || (act_q && sent_q && b_valid_i && out_q == 8'd1);
 
   always_comb begin
-    if (start_o) cat_o = 3'd0;
-    else if (act_q) cat_o = send ? 3'd0 : 3'd2;
-    else if (cmd_valid_i) cat_o = 3'd1;
-    else cat_o = 3'd3;
+    if (start_o) cat_o = weft_rtl_pkg::CAT_BUSY;
+    else if (act_q) cat_o = send ? weft_rtl_pkg::CAT_BUSY : weft_rtl_pkg::CAT_DRAM;
+    else if (cmd_valid_i) cat_o = weft_rtl_pkg::CAT_TOKEN;
+    else cat_o = weft_rtl_pkg::CAT_NO_CMD;
   end
 
   always_comb begin
@@ -185,42 +187,36 @@ module weft_store
 
   logic push_q;
   logic [31:0] idx_q;
-  assign push_idx_o = start_o ? cmd_i[159:128] : idx_q;
+  assign push_idx_o = start_o ? cmd.index : idx_q;
   assign push_prev_o = done_o && (start_o ? m.push_prev : push_q);
 
+  // Control (asynchronous reset): whether a STORE runs and whether all its beats are sent.
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      insn_q  <= '0;
-      base_q  <= '0;
-      push_q  <= 1'b0;
-      idx_q   <= '0;
-      act_q   <= 1'b0;
-      sent_q  <= 1'b0;
-      out_q   <= '0;
-      y_q     <= '0;
-      j_q     <= '0;
-      beats_q <= '0;
-      left_q  <= '0;
-      rsram_q <= '0;
-      raddr_q <= '0;
-      relem_q <= '0;
+      act_q  <= 1'b0;
+      sent_q <= 1'b0;
     end else begin
-      if (start_o) begin
-        insn_q <= m;
-        base_q <= dram_base_i;
-        push_q <= m.push_prev;
-        idx_q  <= cmd_i[159:128];
-      end
-      act_q   <= act_d;
-      sent_q  <= sent_d;
-      out_q   <= out_d;
-      y_q     <= y_d;
-      j_q     <= j_d;
-      beats_q <= beats_d;
-      left_q  <= left_d;
-      rsram_q <= rsram_d;
-      raddr_q <= raddr_d;
-      relem_q <= relem_d;
+      act_q  <= act_d;
+      sent_q <= sent_d;
     end
+  end
+
+  // Payload (no reset): the running STORE's instruction, push and index (latched at its start),
+  // its position and outstanding responses (initialised at its start); read only under act_q.
+  always_ff @(posedge clk_i) begin
+    if (start_o) begin
+      insn_q <= m;
+      base_q <= dram_base_i;
+      push_q <= m.push_prev;
+      idx_q  <= cmd.index;
+    end
+    out_q   <= out_d;
+    y_q     <= y_d;
+    j_q     <= j_d;
+    beats_q <= beats_d;
+    left_q  <= left_d;
+    rsram_q <= rsram_d;
+    raddr_q <= raddr_d;
+    relem_q <= relem_d;
   end
 endmodule

@@ -222,7 +222,7 @@ module weft_top
   logic l_start, l_done, l_busy, l_push, c_start, c_finish, c_busy, c_err, s_start, s_done;
   logic s_busy, s_push;
   logic [3:0] c_done_n, c_push_prev, c_push_next;
-  logic [2:0] l_cat, c_cat, s_cat;
+  weft_rtl_pkg::cat_e l_cat, c_cat, s_cat;
   logic [31:0] c_err_insn, l_push_idx, c_push_idx, s_push_idx;
 
   weft_load u_load (
@@ -293,12 +293,9 @@ module weft_top
     if (tok_push[2] != 0) pusher_d[2] = c_push_idx;
     if (tok_push[3] != 0) pusher_d[3] = s_push_idx;
   end
-  always_ff @(posedge clk or negedge rst_n) begin
-    if (!rst_n) begin
-      for (int unsigned q = 0; q < 4; q++) pusher_q[q] <= '0;
-    end else begin
-      for (int unsigned q = 0; q < 4; q++) pusher_q[q] <= pusher_d[q];
-    end
+  // (payload: read only with an overflow, which follows a push that wrote it; no reset)
+  always_ff @(posedge clk) begin
+    for (int unsigned q = 0; q < 4; q++) pusher_q[q] <= pusher_d[q];
   end
 
   logic leftover;
@@ -312,9 +309,9 @@ module weft_top
       end
     end
     err_bits = '0;
-    if (c_err) err_bits[1] = 1'b1;         // on-chip index out of range
-    if (tok_ovf != '0) err_bits[2] = 1'b1;  // token-queue overflow
-    if (leftover) err_bits[5] = 1'b1;       // work or tokens left at FINISH
+    if (c_err) err_bits[weft_pkg::ERR_SRAM_RANGE] = 1'b1;
+    if (tok_ovf != '0) err_bits[weft_pkg::ERR_TOKEN_OVERFLOW] = 1'b1;
+    if (leftover) err_bits[weft_pkg::ERR_LEFTOVER] = 1'b1;  // work or tokens left at FINISH
     err_insn = c_err_insn;
     for (int unsigned q = 0; q < 4; q++) begin
       if (tok_ovf[q] && !c_err) err_insn = pusher_q[q];

@@ -9,7 +9,7 @@ module weft_unit_stats (
   input  logic        clear_i,
   input  logic        count_i,  // a cycle of the run
   input  logic        start_i,  // an instruction starts this cycle
-  input  logic [2:0]  cat_i,    // weft_unit_stats category of this cycle
+  input  weft_rtl_pkg::cat_e cat_i,  // what the module does this cycle
   output logic [63:0] busy_o,
   output logic [63:0] stall_o,  // every stall kind
   output logic [63:0] idle_o,
@@ -19,14 +19,6 @@ module weft_unit_stats (
   output logic [63:0] hazard_o,
   output logic [63:0] drain_o
 );
-  // Categories.
-  localparam logic [2:0] CAT_BUSY = 3'd0;
-  localparam logic [2:0] CAT_TOKEN = 3'd1;
-  localparam logic [2:0] CAT_DRAM = 3'd2;
-  localparam logic [2:0] CAT_NO_CMD = 3'd3;
-  localparam logic [2:0] CAT_HAZARD = 3'd4;
-  localparam logic [2:0] CAT_DRAIN = 3'd5;
-
   logic [63:0] c_q [6];
   logic [63:0] c_d [6];
   logic [63:0] wait_q, wait_d, empty_q, empty_d;
@@ -44,7 +36,7 @@ module weft_unit_stats (
         empty_d = empty_q + wait_q;
         wait_d  = '0;
       end
-      if (cat_i == CAT_NO_CMD) wait_d = wait_d + 1;
+      if (cat_i == weft_rtl_pkg::CAT_NO_CMD) wait_d = wait_d + 1;
       else c_d[cat_i] = c_q[cat_i] + 1;
     end
   end
@@ -61,12 +53,12 @@ module weft_unit_stats (
     end
   end
 
-  assign busy_o      = c_q[CAT_BUSY];
-  assign token_o     = c_q[CAT_TOKEN];
-  assign dram_o      = c_q[CAT_DRAM];
-  assign hazard_o    = c_q[CAT_HAZARD];
-  assign drain_o     = c_q[CAT_DRAIN];
+  assign busy_o      = c_q[weft_rtl_pkg::CAT_BUSY];
+  assign token_o     = c_q[weft_rtl_pkg::CAT_TOKEN];
+  assign dram_o      = c_q[weft_rtl_pkg::CAT_DRAM];
+  assign hazard_o    = c_q[weft_rtl_pkg::CAT_HAZARD];
+  assign drain_o     = c_q[weft_rtl_pkg::CAT_DRAIN];
   assign cmd_empty_o = empty_q;
   assign idle_o      = wait_q;
-  assign stall_o     = c_q[CAT_TOKEN] + c_q[CAT_DRAM] + c_q[CAT_HAZARD] + c_q[CAT_DRAIN] + empty_q;
+  assign stall_o     = c_q[weft_rtl_pkg::CAT_TOKEN] + c_q[weft_rtl_pkg::CAT_DRAM] + c_q[weft_rtl_pkg::CAT_HAZARD] + c_q[weft_rtl_pkg::CAT_DRAIN] + empty_q;
 endmodule

@@ -22,7 +22,7 @@ void add_asm_command(CLI::App& app) {
       "'LOAD INP sram_base=0 dram_base=64 y_size=1 x_size=8 x_stride=8 push_next_dep' or the\n"
       "JSON lines printed by `weft disasm --json` (docs/isa.md). With --uops, it holds\n"
       "'UOP dst=N src=N wgt=N' lines and the output is 4-byte micro-ops.");
-  cmd->add_option("--config", o->config, "hardware configuration (gemm8x8, vta, tiny)")
+  cmd->add_option("--config", o->config, "hardware configuration: gemm8x8, vta, tiny or a configuration file (*.json)")
       ->capture_default_str();
   cmd->add_option("input", o->input, "assembly file, or - for standard input")->required();
   cmd->add_option("-o,--output", o->output, "output binary file")->required();

@@ -63,7 +63,7 @@ void add_bench_command(CLI::App& app) {
       "8 on gemm8x8) on the cycle model, with --vthreads virtual threads and with one, each\n"
       "with knobs searched on the cycle model and checked against the CPU reference.\n"
       "Prints a table; writes DIR/results.json, DIR/roofline.svg and DIR/<layer>.trace.json.");
-  cmd->add_option("--config", o->config, "hardware configuration (gemm8x8, vta, tiny)")
+  cmd->add_option("--config", o->config, "hardware configuration: gemm8x8, vta, tiny or a configuration file (*.json)")
       ->capture_default_str();
   cmd->add_option("--platform", o->platform, "memory platform (sim, pynq, zcu104)")
       ->capture_default_str();
@@ -200,7 +200,7 @@ void add_bench_command(CLI::App& app) {
       std::fflush(stdout);
     }
     nlohmann::ordered_json results;
-    results["config"] = o->config;
+    results["config"] = l.config.name;
     results["platform"] = p.name;
     results["clock_mhz"] = p.clock_mhz;
     results["engine"] = "cycle";

@@ -21,7 +21,7 @@ void add_disasm_command(CLI::App& app) {
       "Disassemble 16-byte instructions (a program binary, or part of a DRAM image with\n"
       "--offset/--count). The listing is valid `weft asm` input; --json prints one JSON object\n"
       "per line with VTA's field names.");
-  cmd->add_option("--config", o->config, "hardware configuration (gemm8x8, vta, tiny)")
+  cmd->add_option("--config", o->config, "hardware configuration: gemm8x8, vta, tiny or a configuration file (*.json)")
       ->capture_default_str();
   cmd->add_option("input", o->input, "binary file, or - for standard input")->required();
   cmd->add_flag("--json", o->json, "one JSON object per instruction");

@@ -81,7 +81,7 @@ void add_run_dense(CLI::App& run) {
         nlohmann::ordered_json j;
         j["op"] = "dense";
         j["shape"] = {{"M", o->d.m}, {"N", o->d.n}, {"K", o->d.k}};
-        j["config"] = o->d.config;
+        j["config"] = layout.config.name;
         j["platform"] = platform.name;
         j["knobs"] = knobs_json(knobs);
         j["estimate"] = est.to_json();

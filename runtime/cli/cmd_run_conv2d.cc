@@ -77,7 +77,7 @@ void add_run_conv2d(CLI::App& run) {
     j["op"] = "conv2d";
     j["shape"] = rt::conv2d_shape_json(s.n, s.h, s.w, s.ic, s.oc, s.k, s.k, s.stride, s.pad);
     j["macs"] = s.macs();
-    j["config"] = o->config;
+    j["config"] = layout.config.name;
     j["engine"] = r.engine;
     j["platform"] = platform.name;
     j["epilogue"] = {{"shift", e.shift}, {"bias", e.bias}, {"clip", e.relu ? "[0, 127]" : "[-128, 127]"}};

@@ -40,7 +40,7 @@ struct NetOptions {
   bool no_records = false;
 
   void add_to(CLI::App& cmd) {
-    cmd.add_option("--config", config, "hardware configuration (gemm8x8, vta, tiny)")->capture_default_str();
+    cmd.add_option("--config", config, "hardware configuration: gemm8x8, vta, tiny or a configuration file (*.json)")->capture_default_str();
     cmd.add_option("--platform", platform, "memory system / clock of the cycle model")->capture_default_str();
     cmd.add_option("--batch", net.batch, "batch size (1 to 256)")->capture_default_str();
     cmd.add_option("--image", net.image, "image height and width (multiple of 32)")->capture_default_str();

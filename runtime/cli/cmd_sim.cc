@@ -42,7 +42,7 @@ void add_sim_command(CLI::App& app) {
       "busy/stall cycles, DRAM traffic and utilization, and --trace), rtl (the Verilated\n"
       "RTL: the same statistics from the hardware's own counters, and --wave), xrt (a board\n"
       "through XRT with --xclbin, or the emulated board with --xrt-emulate rtl|cycle).");
-  cmd->add_option("--config", o->config, "hardware configuration (gemm8x8, vta, tiny)")
+  cmd->add_option("--config", o->config, "hardware configuration: gemm8x8, vta, tiny or a configuration file (*.json)")
       ->capture_default_str();
   cmd->add_option("--platform", o->platform,
                   "memory platform of the cycle and rtl engines (sim, pynq, zcu104)")
@@ -143,7 +143,7 @@ void add_sim_command(CLI::App& app) {
     dev->copy_from_device(0, image.data(), image.size());
 
     nlohmann::ordered_json stats;
-    stats["config"] = o->config;
+    stats["config"] = layout.config.name;
     stats["engine"] = dev->name();
     if (o->engine == "cycle" || o->engine == "rtl") stats["platform"] = platform.name;
     const nlohmann::ordered_json details = dev->run_details();

@@ -195,7 +195,7 @@ void add_tune_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--target", o->target, "accel (the cycle model) or llvm (the host CPU)")
       ->capture_default_str();
-  cmd->add_option("--config", o->config, "accel: hardware configuration (gemm8x8, vta, tiny)")
+  cmd->add_option("--config", o->config, "accel: hardware configuration: gemm8x8, vta, tiny or a configuration file (*.json)")
       ->capture_default_str();
   cmd->add_option("--platform", o->platform, "accel: memory platform")->capture_default_str();
   cmd->add_option("--trials", o->trials, "measured trials over all tasks")->capture_default_str();

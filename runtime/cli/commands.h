@@ -30,5 +30,7 @@ void add_bench_command(CLI::App& app);
 void add_xclbin_info_command(CLI::App& app);
 /// `weft tune` (runtime/cli/cmd_tune.cc).
 void add_tune_command(CLI::App& app);
+/// `weft rtl build` (runtime/cli/cmd_rtl.cc).
+void add_rtl_command(CLI::App& app);
 
 }  // namespace weft::cli

@@ -40,7 +40,7 @@ void Conv2dOptions::add_to(CLI::App& cmd) {
   cmd.add_option("--K,--kernel", k, "kernel height and width");
   cmd.add_option("--stride", stride, "stride")->capture_default_str();
   cmd.add_option("--pad", pad, "zero padding on each side")->capture_default_str();
-  cmd.add_option("--config", config, "hardware configuration (gemm8x8, vta, tiny)")
+  cmd.add_option("--config", config, "hardware configuration: gemm8x8, vta, tiny or a configuration file (*.json)")
       ->capture_default_str();
   cmd.add_option("--platform", platform, "memory platform (sim, pynq, zcu104)")
       ->capture_default_str();

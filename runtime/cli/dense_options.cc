@@ -15,7 +15,7 @@ void DenseOptions::add_to(CLI::App& cmd) {
   cmd.add_option("--M", m, "rows of the input and of the output")->required();
   cmd.add_option("--N", n, "rows of the weight: columns of the output")->required();
   cmd.add_option("--K", k, "the reduction: columns of the input and of the weight")->required();
-  cmd.add_option("--config", config, "hardware configuration (gemm8x8, vta, tiny)")
+  cmd.add_option("--config", config, "hardware configuration: gemm8x8, vta, tiny or a configuration file (*.json)")
       ->capture_default_str();
   cmd.add_option("--platform", platform, "memory platform (sim, pynq, zcu104)")
       ->capture_default_str();

@@ -65,7 +65,7 @@ DenseRun run_dense_accel(const DenseOptions& d, const DeviceRunOptions& dev,
   nlohmann::ordered_json& j = run.report;
   j["op"] = "dense";
   j["shape"] = {{"M", s.m}, {"N", s.n}, {"K", s.k}};
-  j["config"] = d.config;
+  j["config"] = layout.config.name;
   j["engine"] = r.engine;
   j["platform"] = platform.name;
   j["epilogue"] = {{"shift", d.shift}, {"clip", d.relu ? "[0, 127]" : "[-128, 127]"}};

@@ -1,83 +1,129 @@
 #!/usr/bin/env bash
-# FPGA resource estimate of the RTL with yosys 0.23 `synth_xilinx -family xc7` for each
-# configuration: LUT, FF and DSP48E1 of the logic from yosys, BRAM36 of the on-chip buffers.
-# Usage: scripts/synth/synth.sh [config...]   (default: tiny gemm8x8 vta; logs in build-synth/)
-#
-# The buffers (weft_buffer, weft_acc_buffer) are read as black boxes: written as behavioural
-# arrays with asynchronous reads, yosys would build them from flip-flops and multiplexers
-# (millions of cells for gemm8x8, hours of synthesis), which says nothing about the part. They
-# are counted in BRAM36 blocks instead, each buffer in the best of the 7-series aspect ratios
-# (512x72 ... 32768x1); the accumulator twice, since it has three read ports (operands dst and
-# src, store) and a block RAM two. WEFT_SYNTH_FULL=1 synthesizes the buffers too (tiny only).
+# Whole-design synthesis of weft_top with yosys 0.23 for Xilinx UltraScale+ (`synth_xilinx
+# -family xcup -flatten`): every buffer inferred as block RAM (RAMB36E2/RAMB18E2), the GEMM core
+# and the ALU's multipliers as DSP48E2, queues and zero flags as LUT RAM. One JSON per
+# configuration (docs/codesign.md, "Synthesis"):
+#   {"config", "family", "finished", "synthesized", "seconds", "cpu_seconds", "lut", "ff",
+#    "dsp", "bram36", "ramb36", "ramb18", "lutram", "srl", "carry", "yosys"}
+# Usage: scripts/synth/synth.sh [--skip] [--timeout S] [--out DIR] [CONFIG...]
+#   CONFIG   a shipped configuration (tiny, gemm8x8, vta; the default is all three) or a
+#            configuration file (*.json; its package comes from `weft-isa-gen --sv`, found in
+#            $WEFT_BUILD or build/)
+#   --skip   no yosys (quick sweeps): "synthesized": false and the block RAM of the buffers by
+#            arithmetic (one RAMB36E2 per 36 Kbit of each array copy, in its best aspect ratio)
+#   --timeout seconds yosys may run per configuration (600); past it "finished": false and the
+#            step it was in
+#   --out    where the JSON and logs go (build-synth/)
 # WEFT_SYNTH_READ_ONLY=1 only checks that yosys reads and elaborates the RTL (seconds; the
 # `rtl.yosys_read` test). yosys 0.23 has no `string` type: the package's configuration name is
 # dropped on the way in.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 out="${WEFT_SYNTH_DIR:-$root/build-synth}"
-mkdir -p "$out"
-configs=("$@")
-[ ${#configs[@]} -eq 0 ] && configs=(tiny gemm8x8 vta)
-rtl="$root/hardware/rtl"
-logic_files=""
-buffer_files=""
-while read -r f; do
-  case "$f" in
-    */weft_buffer.sv|*/weft_acc_buffer.sv) buffer_files="$buffer_files $root/$f" ;;
-    *) logic_files="$logic_files $root/$f" ;;
+timeout_s=600
+skip=0
+configs=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --skip) skip=1 ;;
+    --timeout) timeout_s="$2"; shift ;;
+    --out) out="$2"; shift ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    *) configs+=("$1") ;;
   esac
-done < "$rtl/weft_rtl.f"
+  shift
+done
+[ ${#configs[@]} -eq 0 ] && configs=(tiny gemm8x8 vta)
+mkdir -p "$out"
+files=$(sed "s#^#$root/#" "$root/hardware/rtl/weft_rtl.f" | tr '\n' ' ')
 
-[ "${WEFT_SYNTH_READ_ONLY:-0}" = 1 ] || printf "%-8s %8s %8s %6s %8s\n" config LUT FF DSP BRAM36
-# LUT counts LUT1..LUT6 cells (yosys also leaves INV cells, which the vendor tools fold
-# into LUTs and flip-flop inversions); FF every flip-flop kind; LUTRAM cells (small
-# queues and FIFOs) are listed apart.
-for cfg in "${configs[@]}"; do
-  pkg="$out/weft_pkg_${cfg}.sv"
-  grep -v 'localparam string' "$root/hardware/isa/generated/weft_pkg_${cfg}.sv" > "$pkg"
-  log="$out/${cfg}.log"
-  stat="$out/${cfg}.stat"
-  if [ "${WEFT_SYNTH_FULL:-0}" = 1 ]; then
-    read="read_verilog -sv $pkg $logic_files $buffer_files"
+# The package of a configuration, without its `string` parameter: committed for a shipped one,
+# generated for a file.
+package() {
+  local cfg="$1" dst="$2"
+  if [[ "$cfg" == *.json || "$cfg" == */* ]]; then
+    local gen="${WEFT_BUILD:-$root/build}/hardware/isa/weft-isa-gen"
+    [ -x "$gen" ] || { echo "synth.sh: $gen not found (build the weft-isa-gen target, or set WEFT_BUILD)" >&2; exit 1; }
+    "$gen" --sv "$cfg" > "$dst.full"
   else
-    # the packages first, then the buffers as black boxes, then the logic
-    read="read_verilog -sv $pkg $root/hardware/rtl/weft_rtl_pkg.sv; read_verilog -sv -lib $buffer_files; read_verilog -sv $(echo $logic_files | sed "s#$root/hardware/rtl/weft_rtl_pkg.sv##")"
+    [ -f "$root/hardware/isa/generated/weft_pkg_${cfg}.sv" ] || { echo "synth.sh: unknown configuration '$cfg'" >&2; exit 1; }
+    cp "$root/hardware/isa/generated/weft_pkg_${cfg}.sv" "$dst.full"
   fi
+  grep -v 'localparam string' "$dst.full" > "$dst"
+  rm -f "$dst.full"
+}
+name_of() { sed -n 's/.*localparam string CONFIG_NAME = "\(.*\)";/\1/p' "$1"; }
+
+for cfg in "${configs[@]}"; do
+  pkg="$out/pkg.sv"
+  package "$cfg" "$pkg"
+  [[ "$cfg" == *.json || "$cfg" == */* ]] && "${WEFT_BUILD:-$root/build}/hardware/isa/weft-isa-gen" --sv "$cfg" > "$out/pkg_named.sv" || cp "$root/hardware/isa/generated/weft_pkg_${cfg}.sv" "$out/pkg_named.sv"
+  name=$(name_of "$out/pkg_named.sv")
+  mv "$pkg" "$out/weft_pkg_${name}.sv"; pkg="$out/weft_pkg_${name}.sv"
+  log="$out/${name}.log"; stat="$out/${name}.stat"; json="$out/${name}.json"
   if [ "${WEFT_SYNTH_READ_ONLY:-0}" = 1 ]; then
-    yosys -q -l "$log" -p "read_verilog -sv $pkg $logic_files $buffer_files; hierarchy -check -top weft_top; proc; check -assert" >/dev/null
-    echo "$cfg: yosys reads and elaborates weft_top"
+    yosys -q -l "$log" -p "read_verilog -sv $pkg $files; hierarchy -check -top weft_top; proc; check -assert" >/dev/null
+    echo "$name: yosys reads and elaborates weft_top"
     continue
   fi
-  # WEFT_SYNTH_REPORT_ONLY=1 tabulates the statistics of an earlier run.
-  if [ "${WEFT_SYNTH_REPORT_ONLY:-0}" != 1 ]; then
-    yosys -q -l "$log" -p "$read; synth_xilinx -family xc7 -top weft_top -flatten; tee -q -o $stat stat" \
-      >/dev/null
-  fi
-  # the first listing of the cell counts (stat prints it once per module, then in total)
-  count() { awk -v c="$1" '$1 == c && $2 ~ /^[0-9]+$/ {print $2; exit}' "$stat" | awk '{s+=$1} END {print s+0}'; }
-  lut=0; for c in LUT1 LUT2 LUT3 LUT4 LUT5 LUT6; do lut=$((lut + $(count $c))); done
-  lutram=0; for c in RAM32M RAM64M RAM32X1D RAM64X1D RAM128X1D RAM256X1S RAM64X1S RAM128X1S; do
-    lutram=$((lutram + $(count $c))); done
-  ff=0; for c in FDRE FDSE FDCE FDPE; do ff=$((ff + $(count $c))); done
-  dsp=$(count DSP48E1)
-  bram=$(python3 - "$root/hardware/isa/generated/weft_pkg_${cfg}.sv" <<'PY'
-import re, sys
+  if [ "$skip" = 1 ]; then
+    python3 - "$pkg" "$name" > "$json" <<'PY'
+import json, re, sys
 p = dict((k, int(v)) for k, v in re.findall(r'localparam int unsigned (\w+) = (\d+);', open(sys.argv[1]).read()))
 modes = [(72, 512), (36, 1024), (18, 2048), (9, 4096), (4, 8192), (2, 16384), (1, 32768)]
-def blocks(depth, width):
+def blocks(depth, width):  # RAMB36E2 aspect ratios
     return min(-(-width // w) * -(-depth // d) for w, d in modes)
-bufs = [(p['UOP_DEPTH'], p['UOP_BITS']), (p['INP_DEPTH'], p['INP_ELEM_BYTES'] * 8),
-        (p['WGT_DEPTH'], p['WGT_ELEM_BYTES'] * 8), (p['ACC_DEPTH'], p['ACC_ELEM_BYTES'] * 8),
-        (p['ACC_DEPTH'], p['ACC_ELEM_BYTES'] * 8)]
-print(sum(blocks(d, w) for d, w in bufs))
+bus = 16
+nst = 1 if p['OUT_ELEM_BYTES'] >= bus else bus // p['OUT_ELEM_BYTES']
+bufs = [(p['UOP_DEPTH'], p['UOP_BITS'], 2), (p['INP_DEPTH'], p['INP_ELEM_BYTES'] * 8, 1),
+        (p['WGT_DEPTH'], p['WGT_ELEM_BYTES'] * 8, 1), (p['ACC_DEPTH'], p['ACC_ELEM_BYTES'] * 8, 2 + nst)]
+print(json.dumps({"config": sys.argv[2], "family": "xcup", "synthesized": False, "finished": False,
+                  "bram36": sum(c * blocks(d, w) for d, w, c in bufs),
+                  "macs": p['BATCH'] * p['BLOCK_IN'] * p['BLOCK_OUT']}))
 PY
-)
-  [ "${WEFT_SYNTH_FULL:-0}" = 1 ] && bram="$(($(count RAMB36E1) + ($(count RAMB18E1) + 1) / 2))"
-  printf "%-8s %8d %8d %6d %8s" "$cfg" "$lut" "$ff" "$dsp" "$bram"
-  [ "$lutram" -gt 0 ] && printf "   (+%d LUTRAM cells)" "$lutram"
-  printf "\n"
+    cat "$json"
+    continue
+  fi
+  start=$(date +%s.%N)
+  rc=0
+  /usr/bin/time -f "%U %S" -o "$out/${name}.time" timeout "$timeout_s" \
+    yosys -q -l "$log" -p "read_verilog -sv $pkg $files; synth_xilinx -family xcup -top weft_top -flatten -noiopad; tee -q -o $stat stat -tech xilinx" \
+    >/dev/null 2>&1 || rc=$?
+  end=$(date +%s.%N)
+  python3 - "$name" "$rc" "$start" "$end" "$out/${name}.time" "$stat" "$log" "$timeout_s" > "$json" <<'PY'
+import json, os, re, subprocess, sys
+name, rc, t0, t1, tfile, stat, log, limit = sys.argv[1:]
+r = {"config": name, "family": "xcup", "synthesized": True, "finished": rc == "0",
+     "seconds": round(float(t1) - float(t0), 1)}
+try:
+    u, s = open(tfile).read().split()[-2:]
+    r["cpu_seconds"] = round(float(u) + float(s), 1)
+except Exception:
+    pass
+r["yosys"] = subprocess.run(["yosys", "-V"], capture_output=True, text=True).stdout.strip()
+if rc != "0":
+    steps = re.findall(r'^\d+\.(?:\d+\.)* Executing (\S+)', open(log).read(), re.M) if os.path.exists(log) else []
+    r["reason"] = (f"yosys did not finish in {limit} s" if rc == "124" else f"yosys exited with {rc}") + \
+                  (f"; it was in {steps[-1]}" if steps else "")
+else:
+    text = open(stat).read()
+    # the design's total (stat prints per module, then the top; flattened: one module)
+    cells = {}
+    for k, v in re.findall(r'^\s+(\w+)\s+(\d+)\s*$', text, re.M):
+        cells[k] = cells.get(k, 0) + int(v)
+    g = lambda *ks: sum(cells.get(k, 0) for k in ks)
+    r["lut"] = g("LUT1", "LUT2", "LUT3", "LUT4", "LUT5", "LUT6")
+    r["ff"] = g("FDRE", "FDSE", "FDCE", "FDPE")
+    r["dsp"] = g("DSP48E2")
+    r["ramb36"] = g("RAMB36E2")
+    r["ramb18"] = g("RAMB18E2")
+    r["bram36"] = r["ramb36"] + (r["ramb18"] + 1) // 2
+    r["uram"] = g("URAM288")
+    r["lutram"] = g("RAM32M", "RAM64M", "RAM32M16", "RAM64M8", "RAM32X1D", "RAM64X1D", "RAM128X1D",
+                    "RAM256X1D", "RAM32X1S", "RAM64X1S", "RAM128X1S", "RAM256X1S", "RAM512X1S")
+    r["srl"] = g("SRL16E", "SRLC32E")
+    r["carry"] = g("CARRY4", "CARRY8")
+print(json.dumps(r))
+PY
+  cat "$json"
 done
-if [ "${WEFT_SYNTH_READ_ONLY:-0}" != 1 ]; then
-  echo "Zynq-7020 (PYNQ-Z1): 53200 LUT, 106400 FF, 220 DSP, 140 BRAM36"
-  echo "ZCU104 (XCZU7EV):   230400 LUT, 460800 FF, 1728 DSP, 312 BRAM36 (+96 UltraRAM)"
-fi

@@ -1,9 +1,9 @@
 // The cycle-exact model of the accelerator (docs/microarchitecture.md). It moves real data
 // through its own data path and counts exact cycles. Time advances from one event to the next
 // (a module becoming free, a token or command becoming visible, a memory slot freeing), and
-// within one cycle the work is done in the fixed order written in CycleSim::run; cycles that
-// are skipped are accounted to the state every unit was in, which cannot change between
-// events, so the count is the same as ticking every cycle.
+// within one cycle the work is done in the fixed order of CycleRun::tick's numbered steps
+// (cycle_run.h); cycles that are skipped are accounted to the state every unit was in, which
+// cannot change between events, so the count is the same as ticking every cycle.
 #pragma once
 
 #include <atomic>

@@ -1,4 +1,5 @@
-// The SystemC model's claim on random programs of every shipped configuration: a run through
+// The SystemC model's claim on random programs of every shipped configuration and of a
+// configuration file (tests/support/configs/b2x8x8.json): a run through
 // the registers completes (its interrupt rises) exactly the bare cycle model's cycle count
 // times the clock period after ap_start, reports that count and the per-module counters in its
 // registers, and leaves memory byte for byte as the functional (golden) model does. The
@@ -15,6 +16,7 @@
 #include "tests/simulator/systemc/run_checks.h"
 #include "tests/simulator/systemc/test_platform.h"
 #include "tests/support/random_program.h"
+#include "tests/support/test_configs.h"
 
 namespace weft::test {
 namespace {
@@ -51,8 +53,9 @@ TEST_P(SystemcRandomTest, CompletesAtCyclesTimesPeriodWithTheFunctionalModelsDat
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Configs, SystemcRandomTest, ::testing::Values("gemm8x8", "vta", "tiny"),
-                         [](const auto& info) { return std::string(info.param); });
+INSTANTIATE_TEST_SUITE_P(Configs, SystemcRandomTest,
+                         ::testing::Values("gemm8x8", "vta", "tiny", test_config_file()),
+                         [](const auto& info) { return isa::layout_for(info.param).config.name; });
 
 }  // namespace
 }  // namespace weft::test

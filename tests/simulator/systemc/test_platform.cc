@@ -9,6 +9,7 @@
 #include "hardware/isa/layout.h"
 #include "hardware/isa/registers.h"
 #include "hardware/isa/spec.h"
+#include "tests/support/test_configs.h"
 
 namespace weft::test {
 
@@ -107,14 +108,19 @@ TestPlatform::TestPlatform() : impl_(std::make_unique<Impl>()) {
   bus.init.bind(probe_->in);
   bus.map(0, kMemBase, kMemBytes);
   unsigned target = 1;
-  for (const isa::HwConfig& c : isa::shipped_configs()) {
+  // Every shipped configuration, and a configuration file (by its path, as a user gives it).
+  std::vector<std::string> configs;
+  for (const isa::HwConfig& c : isa::shipped_configs()) configs.push_back(c.name);
+  configs.push_back(test_config_file());
+  for (const std::string& config : configs) {
+    const isa::Layout& l = isa::layout_for(config);
     Impl::Slot s;
-    s.config = c.name;
+    s.config = config;
     sysc::AcceleratorOptions o;
     o.dram_bytes = kWindowBytes;
-    s.accel = std::make_unique<sysc::Accelerator>(
-        ("accel_" + c.name).c_str(), isa::layout_for(c.name), isa::find_platform("sim"), o);
-    s.irq = std::make_unique<sc_core::sc_signal<bool>>(("irq_" + c.name).c_str());
+    s.accel = std::make_unique<sysc::Accelerator>(("accel_" + l.config.name).c_str(), l,
+                                                  isa::find_platform("sim"), o);
+    s.irq = std::make_unique<sc_core::sc_signal<bool>>(("irq_" + l.config.name).c_str());
     s.accel->interrupt.bind(*s.irq);
     s.accel->gmem.bind(bus.targ);
     bus.init.bind(s.accel->control);

@@ -2,7 +2,8 @@
 // every test of the binary shares one platform, built on first use: a memory (with a
 // transaction latency the accelerator must not add to its own timing) behind a probe that
 // records when each transaction takes place, a router, a host
-// initiator and one accelerator per shipped configuration, each with its interrupt line
+// initiator and one accelerator per shipped configuration and for the test configuration
+// file (tests/support/test_configs.h, keyed by its path), each with its interrupt line
 // watched. A test runs host code as a SystemC thread (run_host) until the simulation has
 // nothing left to do; tests depend only on times relative to their own start, never on the
 // absolute time an earlier test left behind. ctest runs each test in its own process.
@@ -92,7 +93,8 @@ class TestPlatform {
   sysc::Memory& memory() { return *memory_; }
   Probe& probe() { return *probe_; }
   Host& host() { return *host_; }
-  /// The accelerator of a shipped configuration, and the base of its registers.
+  /// The accelerator of a configuration (a shipped name or the test file), and the base of its
+  /// registers.
   sysc::Accelerator& accel(const std::string& config);
   uint64_t control(const std::string& config) const;
   /// A configuration's interrupt line, and the event of its rising edge.
