@@ -3,6 +3,7 @@
 // chosen by name at run time: `functional`, `cycle`, `rtl` and `xrt`.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -46,7 +47,13 @@ struct DeviceOptions {
 /// An accelerator behind its memory and AXI4-Lite control registers.
 class Device {
  public:
+  Device() : serial_(next_serial_++) {}
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
   virtual ~Device() = default;
+  /// A number no other device of this process had: it tells a device from a later one opened
+  /// at the same address (what a caller that keeps state per device must compare).
+  uint64_t serial() const { return serial_; }
   /// The backend name (`functional`, `cycle`, ...).
   virtual std::string name() const = 0;
 
@@ -74,6 +81,10 @@ class Device {
   virtual std::string error_detail() const { return ""; }
   /// Simulators: everything the last run measured beyond the registers (JSON object).
   virtual nlohmann::ordered_json run_details() const { return nlohmann::ordered_json::object(); }
+
+ private:
+  static inline std::atomic<uint64_t> next_serial_{1};
+  const uint64_t serial_;
 };
 
 /// Backend names accepted by open_device.

@@ -71,9 +71,9 @@ RunResult GraphExecutor::run_steps(driver::Device& dev,
                       std::to_string(inputs[i].size()) + " elements, its type " +
                       g.value(ins[i]).type.str() + " needs " +
                       std::to_string(g.value(ins[i]).type.elements()));
-  if (m.loaded != &dev) {
+  if (m.loaded != dev.serial()) {
     m.map->upload(dev);
-    m.loaded = &dev;
+    m.loaded = dev.serial();
   }
   std::vector<uint8_t> host(static_cast<size_t>(m.plan.host_arena) + 64, 0);
   auto host_ptr = [&](ValueId v) -> uint8_t* { return host.data() + m.plan.values.at(v).offset; };

@@ -94,6 +94,25 @@ void check_network(const char* config, const cg::models::ResNetOptions& o,
 
 TEST(GraphExecutor, SmallResNetBitExactOnVta) { check_network("vta", tiny_net(1, 16, 2), {"functional", "cycle"}); }
 
+// One executor on a device opened afresh for each run, the last one closed first: the new
+// device is often at the old one's address, and must still get the weights and programs (an
+// executor that told devices apart by address ran on empty memory: "no FINISH instruction").
+TEST(GraphExecutor, EachNewDeviceGetsTheWeightsAndProgramsEvenAtAnOldAddress) {
+  const isa::Layout& l = isa::layout_for("vta");
+  const isa::Platform& pf = isa::find_platform("sim");
+  cg::Graph g = cg::models::resnet18(tiny_net(1, 16, 1));
+  cg::GraphCompileOptions co;
+  co.cpu_gmacs = 0.01;
+  cg::CompiledGraph c = cg::compile_graph(g, l, pf, co);
+  GraphExecutor exe(c, l, pf);
+  auto x = cg::models::synthetic_input(g.value(g.inputs()[0]).type, 5);
+  const auto want = cg::reference_int8(c.graph, {x})[0];
+  for (int run = 0; run < 4; ++run) {
+    auto dev = open_graph_device("functional", exe, l, pf);
+    EXPECT_EQ(exe.run(*dev, {x}).outputs[0], want) << "run " << run;
+  }
+}
+
 TEST(GraphExecutor, SmallResNetBitExactOnGemm8x8Batch8) {
   check_network("gemm8x8", tiny_net(8, 8, 2), {"functional", "cycle"});
 }
