@@ -5,6 +5,8 @@
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/TargetSelect.h>
@@ -46,11 +48,23 @@ llvm::orc::JITTargetMachineBuilder host_builder() {
   return jtmb;
 }
 
+// LLVM's loop vectorizer warns "loop not vectorized" (naming no loop, no source) when a loop a
+// schedule vectorized cannot be widened; that loop then runs scalar and correct, so the warning
+// tells a user nothing to act on. Every other diagnostic prints as LLVM prints it.
+void on_diagnostic(const llvm::DiagnosticInfo& d, void*) {
+  if (d.getKind() == llvm::DK_OptimizationFailure) return;
+  llvm::errs() << llvm::LLVMContext::getDiagnosticMessagePrefix(d.getSeverity()) << ": ";
+  llvm::DiagnosticPrinterRawOStream printer(llvm::errs());
+  d.print(printer);
+  llvm::errs() << "\n";
+}
+
 // Generates and optimizes the module; returns it with its printed IR.
 std::unique_ptr<llvm::Module> generate(llvm::LLVMContext& ctx,
                                        const std::vector<LoweredFunc>& funcs,
                                        llvm::orc::JITTargetMachineBuilder& jtmb,
                                        std::string* ir_text) {
+  ctx.setDiagnosticHandlerCallBack(on_diagnostic, nullptr, /*RespectFilters=*/true);
   std::unique_ptr<llvm::TargetMachine> tm = check(jtmb.createTargetMachine(), "target machine");
   TargetInfo target{jtmb.getTargetTriple().str(), jtmb.getCPU(), jtmb.getFeatures().getString(),
                     tm->createDataLayout()};
