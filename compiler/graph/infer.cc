@@ -1,6 +1,7 @@
 // Type inference, one case per operator kind.
 #include "compiler/graph/infer.h"
 
+#include <limits>
 #include <sstream>
 
 #include "hardware/isa/errors.h"
@@ -40,6 +41,18 @@ std::vector<int64_t> conv_shape(const Node& n, const std::vector<int64_t>& x, in
   auto dil = n.get_ints("dilations", {1, 1});
   if (strides.size() != 2 || pads.size() != 4 || dil.size() != 2)
     fail(n, "only 2D windows are supported (strides, dilations of 2 and pads of 4 values)");
+  // Bounded before any arithmetic: a model file may hold any int64 (fuzz_onnx: a pad of
+  // 2^63 - 1 overflowed the output size). No network has a window attribute near the bound.
+  auto within = [&](const char* what, const std::vector<int64_t>& v, int64_t lo) {
+    for (int64_t e : v)
+      if (e < lo || e > kMaxWindowAttribute)
+        fail(n, std::string(what) + " " + shape_str(v) + " must lie in " + std::to_string(lo) +
+                    ".." + std::to_string(kMaxWindowAttribute));
+  };
+  within("strides", strides, 1);
+  within("dilations", dil, 1);
+  within("pads", pads, 0);
+  within("the kernel", {kh, kw}, 1);
   std::string ap = n.get_string("auto_pad", "NOTSET");
   if (ap != "NOTSET" && ap != "VALID")
     fail(n, "auto_pad '" + ap + "' is not supported (give explicit pads)");
@@ -68,9 +81,13 @@ std::vector<int64_t> broadcast(const Node& n, const std::vector<int64_t>& a,
 
 int64_t window_out(int64_t in, int64_t k, int64_t stride, int64_t pad_a, int64_t pad_b,
                    int64_t dilation, bool ceil_mode) {
-  int64_t span = in + pad_a + pad_b - dilation * (k - 1) - 1;
+  // In 128 bits: `in` is a shape's dimension, which may be large.
+  const __int128 span = static_cast<__int128>(in) + pad_a + pad_b -
+                        static_cast<__int128>(dilation) * (k - 1) - 1;
   if (span < 0 || stride <= 0) return 0;
-  return (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
+  const __int128 out = (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
+  return out > std::numeric_limits<int64_t>::max() ? std::numeric_limits<int64_t>::max()
+                                                   : static_cast<int64_t>(out);
 }
 
 std::vector<TensorType> infer_output_types(const Graph& g, const Node& n) {

@@ -21,6 +21,10 @@ namespace weft::compiler::graph {
 /// node, its operator and what does not fit.
 std::vector<TensorType> infer_output_types(const Graph& g, const Node& node);
 
+/// The largest stride, dilation, pad or kernel side a window operator accepts (far beyond any
+/// network's), so that window arithmetic cannot overflow.
+inline constexpr int64_t kMaxWindowAttribute = int64_t{1} << 20;
+
 /// Output spatial size of a window: floor((in + pad_a + pad_b - dil*(k-1) - 1)/stride) + 1
 /// (ceil when `ceil_mode`).
 int64_t window_out(int64_t in, int64_t k, int64_t stride, int64_t pad_a, int64_t pad_b,

@@ -204,7 +204,9 @@ std::string describe_descr(const std::string& d) {
   if (d.size() < 3) return "'" + d + "'";
   const char order = d[0], kind = d[1];
   const std::string size = d.substr(2);
-  if (size.find_first_not_of("0123456789") != std::string::npos) return "'" + d + "'";
+  // Up to four digits: the header is untrusted, and a longer size is no numpy type.
+  if (size.size() > 4 || size.find_first_not_of("0123456789") != std::string::npos)
+    return "'" + d + "'";
   const int bytes = std::stoi(size);
   std::string name;
   switch (kind) {

@@ -6,7 +6,7 @@
 # end the output. Needs clang-16 and libclang-rt-16-dev (scripts/quickstart.sh lists them).
 #   scripts/fuzz/run.sh TARGET SECONDS [extra libFuzzer flags...]
 #   TARGET: one of fuzz/fuzz_*.cc (fuzz_decode fuzz_asm fuzz_npy fuzz_json fuzz_records fuzz_diff
-#           fuzz_compile fuzz_graph fuzz_onnx)
+#           fuzz_compile fuzz_graph fuzz_onnx fuzz_config)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 if [ $# -lt 2 ]; then

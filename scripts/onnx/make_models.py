@@ -18,6 +18,11 @@ Models (OUT_DIR/NAME.onnx):
   qdq_zero_point  a QuantizeLinear/DequantizeLinear pair with zero point 3 (asymmetric int8).
   unsupported   a Conv followed by Softmax (an operator Weft does not import).
   bad_attr      a Conv with group=2 (an attribute value Weft does not import).
+  conv_weight_rank  a Conv without kernel_shape whose weight has more dimensions (6) than its
+                input (4): the libonnx 1.12 shape inference reads past the input's shape.
+  short_raw_data  a Reshape whose shape initializer (int64, [2]) holds 11 bytes instead of 16:
+                libonnx 1.12's shape inference copies them into a buffer sized from the shape.
+  computed_weight  a Conv without kernel_shape whose weight is computed (Relu of a constant).
   cycle         two Relu nodes that read each other's output (a graph with a cycle).
   old_opset     a Relu at opset 9 (below the supported 11 to 17).
 and OUT_DIR/NAME_input.npy, a float32 input for each runnable model (seed 7).
@@ -242,6 +247,39 @@ def bad_attr(seed=1):
     return b.model("input", [1, 4, 6, 6], y, 13, "bad_attr")
 
 
+def conv_weight_rank():
+    nodes = [helper.make_node("Conv", ["input", "w"], ["y"], name="deep_weight_conv")]
+    w = numpy_helper.from_array(np.zeros([4, 3, 1, 1, 1, 1], np.float32), "w")
+    graph = helper.make_graph(nodes, "conv_weight_rank",
+                              [helper.make_tensor_value_info("input", TensorProto.FLOAT,
+                                                             [1, 3, 8, 8])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])], [w])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    return m
+
+
+def short_raw_data():
+    shape = helper.make_tensor("shape", TensorProto.INT64, [2], [2, 2])
+    del shape.int64_data[:]  # make_tensor checks the size: cut the raw bytes after it
+    shape.raw_data = np.array([2, 2], np.int64).tobytes()[:11]
+    nodes = [helper.make_node("Reshape", ["input", "shape"], ["y"], name="reshape")]
+    graph = helper.make_graph(nodes, "short_raw_data",
+                              [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 2])],
+                              [shape])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    return m
+
+
+def computed_weight(seed=1):
+    b = Builder(seed)
+    w = b.node("Relu", [b.const("w", conv_w(b.rng, 4, 3, 3))])
+    y = b.node("Conv", ["input", w], "conv")
+    return b.model("input", [1, 3, 6, 6], y, 13, "computed_weight")
+
+
 def cycle():
     nodes = [helper.make_node("Add", ["input", "b"], ["a"], name="add_a"),
              helper.make_node("Relu", ["a"], ["b"], name="relu_b")]
@@ -262,10 +300,12 @@ def old_opset():
 MODELS = {"resnet18": resnet18, "small_cnn": small_cnn, "tiny_resnet": tiny_resnet,
           "qdq_cnn": qdq_cnn, "qdq_zero_point": qdq_zero_point, "qdq_per_channel": qdq_per_channel,
           "unsupported": unsupported, "bad_attr": bad_attr, "cycle": cycle,
+          "conv_weight_rank": conv_weight_rank, "short_raw_data": short_raw_data, "computed_weight": computed_weight,
           "old_opset": old_opset, "uint8_input": uint8_input}
 INPUTS = {"resnet18": [1, 3, 224, 224], "small_cnn": [1, 3, 16, 16],
           "tiny_resnet": [1, 3, 16, 16], "qdq_cnn": [1, 3, 8, 8], "qdq_per_channel": [1, 16, 16, 16],
-          "unsupported": [1, 3, 4, 4], "bad_attr": [1, 4, 6, 6]}
+          "unsupported": [1, 3, 4, 4], "bad_attr": [1, 4, 6, 6],
+          "conv_weight_rank": [1, 3, 8, 8], "computed_weight": [1, 3, 6, 6], "short_raw_data": [1, 4]}
 
 
 def main(argv):

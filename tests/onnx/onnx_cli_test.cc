@@ -117,6 +117,30 @@ TEST_F(OnnxCli, UnsupportedAttribute) {
                     "node 'grouped_conv_2' (Conv): attribute group=2 is not supported");
 }
 
+// libonnx 1.12 crashed in shape inference on this model (found by fuzz_onnx); Weft gives the
+// Conv a kernel_shape from its weight first, which the library checks.
+TEST_F(OnnxCli, ConvWeightWithMoreDimensionsThanItsInput) {
+  expect_user_error(models() + "/conv_weight_rank.onnx", models() + "/conv_weight_rank_input.npy",
+                    "ONNX shape inference failed: ");
+  // The attribute the library names is the one Weft set; the message says so.
+  expect_user_error(models() + "/conv_weight_rank.onnx", models() + "/conv_weight_rank_input.npy",
+                    "(Weft set node 'deep_weight_conv' kernel_shape [1, 1, 1, 1] from the "
+                    "weight 'w' of shape [4, 3, 1, 1, 1, 1], as the node has no kernel_shape)");
+}
+
+// libonnx 1.12 copied the 11 bytes into a buffer of 8 (found by fuzz_onnx under ASan).
+TEST_F(OnnxCli, RawDataShorterThanItsShape) {
+  expect_user_error(models() + "/short_raw_data.onnx", models() + "/short_raw_data_input.npy",
+                    "short_raw_data.onnx': initializer 'shape' of shape [2] and element type "
+                    "INT64 holds 11 bytes of data, not 16 (a truncated or corrupt file)");
+}
+
+TEST_F(OnnxCli, ConvWithAComputedWeightAndNoKernelShape) {
+  expect_user_error(models() + "/computed_weight.onnx", models() + "/computed_weight_input.npy",
+                    "node 'conv_3' (Conv) has no kernel_shape attribute and its weight 'relu_2' "
+                    "is computed");
+}
+
 TEST_F(OnnxCli, GraphWithACycle) {
   expect_user_error(models() + "/cycle.onnx", models() + "/small_cnn_input.npy",
                     "the graph has a cycle: ");

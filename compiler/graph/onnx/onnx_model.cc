@@ -12,6 +12,7 @@
 #include <limits>
 #include <set>
 
+#include "compiler/graph/onnx/inference_guard.h"
 #include "hardware/isa/errors.h"
 
 namespace weft::compiler::onnx_import {
@@ -93,6 +94,12 @@ std::string shape_string(const std::vector<int64_t>& shape) {
 
 std::string Node::where() const { return "node '" + name + "' (" + op + ")"; }
 
+std::string onnx_type_name(int32_t t) {
+  if (onnx::TensorProto::DataType_IsValid(t))
+    return onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(t));
+  return "type " + std::to_string(t);
+}
+
 namespace {
 
 bool elem_type_of(int32_t onnx_type, ElemType* out) {
@@ -104,12 +111,6 @@ bool elem_type_of(int32_t onnx_type, ElemType* out) {
     case onnx::TensorProto::INT64: *out = ElemType::kInt64; return true;
     default: return false;
   }
-}
-
-std::string onnx_type_name(int32_t t) {
-  if (onnx::TensorProto::DataType_IsValid(t))
-    return onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(t));
-  return "type " + std::to_string(t);
 }
 
 // `what` names the tensor in messages ("initializer 'conv1.weight' of model.onnx").
@@ -344,12 +345,20 @@ Model parse_model(const std::vector<uint8_t>& bytes, const std::string& what,
   } catch (const std::exception& e) {
     throw UserError(what + " fails the ONNX checker: " + std::string(e.what()));
   }
+  check_raw_tensor_sizes(*g, what);
+  const std::map<std::string, std::string> pinned = pin_conv_kernel_shapes(g, what);
   try {
     onnx::ShapeInferenceOptions opts(/*check_type=*/true, /*error_mode=*/1,
                                      /*data_prop=*/true);
     onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), opts);
   } catch (const std::exception& e) {
-    throw UserError(what + ": ONNX shape inference failed: " + std::string(e.what()));
+    std::string why = e.what();
+    while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
+    // A kernel_shape the library complains about may be one the guard set, not the file's.
+    for (const auto& [node, note] : pinned)
+      if (why.find("node name: " + node + ")") != std::string::npos)
+        why += " (Weft set node '" + node + "' " + note + ", as the node has no kernel_shape)";
+    throw UserError(what + ": ONNX shape inference failed: " + why);
   }
 
   std::set<std::string> init_names;

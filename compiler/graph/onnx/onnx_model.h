@@ -37,6 +37,9 @@ struct TensorData {
 /// "[1, 3, 224, 224]".
 std::string shape_string(const std::vector<int64_t>& shape);
 
+/// An ONNX element type's name ("FLOAT16"), or "type N" for a number ONNX does not define.
+std::string onnx_type_name(int32_t onnx_type);
+
 /// One attribute of a node (the kinds the supported operators use).
 struct Attribute {
   enum class Kind { kInt, kFloat, kInts, kFloats, kString, kTensor, kOther } kind = Kind::kOther;

@@ -2,6 +2,8 @@
 // invariants), topological order, pruning and the text/JSON dumps.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "compiler/graph/dump.h"
 #include "compiler/graph/graph.h"
 #include "compiler/graph/infer.h"
@@ -70,6 +72,28 @@ TEST(GraphIr, BadOperatorInputsNameTheNode) {
     EXPECT_NE(std::string(e.what()).find("node 'c1' (Conv): input channels 3"), std::string::npos)
         << e.what();
   }
+}
+
+// A pad of 2^63 - 1 overflowed the output size (found by fuzz_onnx under UBSan).
+TEST(GraphIr, WindowAttributesOutOfRangeNameTheNode) {
+  Graph g("bad");
+  ValueId x = g.add_input("x", TensorType(DType::F32, {1, 3, 8, 8}));
+  ValueId w = weight(g, "w", {4, 3, 3, 3});
+  auto message = [&](const std::string& name, const Attrs& attrs) {
+    try {
+      g.add_op(OpKind::Conv, name, {x, w}, attrs);
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const int64_t huge = std::numeric_limits<int64_t>::max();
+  EXPECT_EQ(message("c1", {{"pads", std::vector<int64_t>{huge, 0, 16, 0}}}),
+            "node 'c1' (Conv): pads [" + std::to_string(huge) + ",0,16,0] must lie in 0..1048576");
+  EXPECT_EQ(message("c2", {{"strides", std::vector<int64_t>{0, 1}}}),
+            "node 'c2' (Conv): strides [0,1] must lie in 1..1048576");
+  EXPECT_EQ(message("c3", {{"dilations", std::vector<int64_t>{1, int64_t{1} << 40}}}),
+            "node 'c3' (Conv): dilations [1,1099511627776] must lie in 1..1048576");
 }
 
 TEST(GraphIr, CycleIsAUserError) {

@@ -63,6 +63,14 @@ TEST(Npy, RejectsWhatItCannotRead) {
   const std::string t = "True ";  // the same length: the header stays aligned
   fortran.insert(fortran.begin() + static_cast<ptrdiff_t>(f), t.begin(), t.end());
   EXPECT_THAT(msg(fortran), HasSubstr("Fortran (column-major) order"));
+  // An item size too long for an int is named as written (std::stoi threw; found by fuzz_npy).
+  std::string dict = "{'descr': '|i15555555555555555555555', 'fortran_order': False, "
+                     "'shape': (2,), }";
+  dict.resize(118, ' ');
+  dict.back() = '\n';
+  std::string file = std::string("\x93NUMPY\x01\x00", 8) + char(dict.size()) + '\0' + dict;
+  EXPECT_THAT(msg(std::vector<uint8_t>(file.begin(), file.end())),
+              HasSubstr("'|i15555555555555555555555'"));
 }
 
 // numpy writes format 2.0 (a 4-byte header length) for headers over 65535 bytes; it is read.

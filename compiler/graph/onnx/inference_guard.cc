@@ -1,0 +1,157 @@
+// See inference_guard.h.
+#include "compiler/graph/onnx/inference_guard.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <vector>
+
+#include "compiler/graph/onnx/onnx_model.h"
+#include "hardware/isa/errors.h"
+
+namespace weft::compiler::onnx_import {
+namespace {
+
+// The input that holds the weight of each guarded operator (default domain).
+int weight_input(const std::string& op) {
+  if (op == "Conv" || op == "ConvInteger") return 1;
+  if (op == "QLinearConv") return 3;
+  return -1;
+}
+
+// Operators whose first output has the shape of their first input.
+bool keeps_shape(const std::string& op) {
+  return op == "Identity" || op == "Cast" || op == "QuantizeLinear" || op == "DequantizeLinear";
+}
+
+bool has_attr(const onnx::NodeProto& n, const std::string& name) {
+  for (const auto& a : n.attribute())
+    if (a.name() == name) return true;
+  return false;
+}
+
+// Every dimension of a graph input's declared shape; false when one is unknown or symbolic.
+bool declared_dims(const onnx::ValueInfoProto& v, std::vector<int64_t>* dims) {
+  if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return false;
+  for (const auto& d : v.type().tensor_type().shape().dim()) {
+    if (!d.has_dim_value()) return false;
+    dims->push_back(d.dim_value());
+  }
+  return true;
+}
+
+// Bytes of one element of an ONNX element type with fixed-size elements; 0 for strings and
+// types this library version does not know.
+size_t element_bytes(int32_t type) {
+  switch (type) {
+    case onnx::TensorProto::UINT8: case onnx::TensorProto::INT8: case onnx::TensorProto::BOOL:
+      return 1;
+    case onnx::TensorProto::UINT16: case onnx::TensorProto::INT16:
+    case onnx::TensorProto::FLOAT16: case onnx::TensorProto::BFLOAT16:
+      return 2;
+    case onnx::TensorProto::FLOAT: case onnx::TensorProto::INT32: case onnx::TensorProto::UINT32:
+      return 4;
+    case onnx::TensorProto::INT64: case onnx::TensorProto::UINT64:
+    case onnx::TensorProto::DOUBLE: case onnx::TensorProto::COMPLEX64:
+      return 8;
+    case onnx::TensorProto::COMPLEX128: return 16;
+    default: return 0;
+  }
+}
+
+void check_raw_size(const onnx::TensorProto& t, const std::string& what) {
+  if (!t.has_raw_data()) return;
+  const size_t eb = element_bytes(t.data_type());
+  if (eb == 0) return;
+  // The expected size in bytes, without overflow: a shape may claim anything.
+  size_t want = eb;
+  for (int64_t d : t.dims()) {
+    if (d < 0) throw UserError(what + " has a negative dimension (" + std::to_string(d) + ")");
+    if (d == 0) {
+      want = 0;
+      break;
+    }
+    if (want > std::numeric_limits<size_t>::max() / static_cast<size_t>(d)) {
+      want = std::numeric_limits<size_t>::max();
+    } else {
+      want *= static_cast<size_t>(d);
+    }
+  }
+  if (t.raw_data().size() != want) {
+    std::vector<int64_t> shape(t.dims().begin(), t.dims().end());
+    throw UserError(what + " of shape " + shape_string(shape) + " and element type " +
+                    onnx_type_name(t.data_type()) + " holds " +
+                    std::to_string(t.raw_data().size()) + " bytes of data, not " +
+                    (want == std::numeric_limits<size_t>::max() ? std::string("that many")
+                                                                  : std::to_string(want)) +
+                    " (a truncated or corrupt file)");
+  }
+}
+
+void check_graph(const onnx::GraphProto& g, const std::string& file) {
+  for (const auto& t : g.initializer())
+    check_raw_size(t, file + ": initializer '" + t.name() + "'");
+  for (int k = 0; k < g.node_size(); ++k) {
+    const onnx::NodeProto& n = g.node(k);
+    const std::string where = "node '" + (n.name().empty() ? n.op_type() + "_" + std::to_string(k)
+                                                           : n.name()) +
+                              "' (" + n.op_type() + ")";
+    for (const auto& a : n.attribute()) {
+      const std::string what = file + ": attribute '" + a.name() + "' of " + where;
+      if (a.has_t()) check_raw_size(a.t(), what);
+      for (const auto& t : a.tensors()) check_raw_size(t, what);
+      if (a.has_g()) check_graph(a.g(), file);
+      for (const auto& sub : a.graphs()) check_graph(sub, file);
+    }
+  }
+}
+
+}  // namespace
+
+void check_raw_tensor_sizes(const onnx::GraphProto& g, const std::string& file) {
+  check_graph(g, file);
+}
+
+std::map<std::string, std::string> pin_conv_kernel_shapes(onnx::GraphProto* g,
+                                                          const std::string& file) {
+  std::map<std::string, std::string> pinned;
+  std::map<std::string, std::vector<int64_t>> dims;  // values whose every dimension is known
+  for (const auto& t : g->initializer()) dims[t.name()].assign(t.dims().begin(), t.dims().end());
+  for (const auto& v : g->input()) {
+    std::vector<int64_t> d;
+    if (!dims.count(v.name()) && declared_dims(v, &d)) dims[v.name()] = d;
+  }
+  for (int k = 0; k < g->node_size(); ++k) {
+    onnx::NodeProto& n = *g->mutable_node(k);
+    if (!n.domain().empty() && n.domain() != "ai.onnx") continue;
+    if (keeps_shape(n.op_type())) {
+      if (n.input_size() == 0 || n.output_size() == 0 || n.output(0).empty()) continue;
+      auto it = dims.find(n.input(0));
+      if (it != dims.end()) dims[n.output(0)] = it->second;
+      continue;
+    }
+    const int w = weight_input(n.op_type());
+    if (w < 0 || has_attr(n, "kernel_shape") || n.input_size() <= w) continue;
+    const std::string name = n.name().empty() ? n.op_type() + "_" + std::to_string(k) : n.name();
+    auto it = dims.find(n.input(w));
+    if (it == dims.end()) {
+      throw UserError(file + ": node '" + name + "' (" + n.op_type() + ") has no kernel_shape " +
+                      "attribute and its weight '" + n.input(w) +
+                      "' is computed, so its shape is not known before shape inference (Weft " +
+                      "imports convolutions with constant weights)");
+    }
+    onnx::AttributeProto* a = n.add_attribute();
+    a->set_name("kernel_shape");
+    a->set_type(onnx::AttributeProto::INTS);
+    std::vector<int64_t> kernel;
+    for (size_t i = 2; i < it->second.size(); ++i) kernel.push_back(it->second[i]);
+    for (int64_t d : kernel) a->add_ints(d);
+    pinned[name] = "kernel_shape " + shape_string(kernel) + " from the weight '" + n.input(w) +
+                   "' of shape " + shape_string(it->second);
+  }
+  return pinned;
+}
+
+}  // namespace weft::compiler::onnx_import

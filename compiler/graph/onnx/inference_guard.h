@@ -1,0 +1,32 @@
+// Guards run before ONNX shape inference. The libonnx of Debian 12 (1.12) trusts the model it
+// infers: it reads past the end of a convolution's input shape when the node has no
+// kernel_shape attribute and its weight has more dimensions than its input, and it copies a
+// tensor's raw bytes into a buffer sized from its shape when the two disagree (crashes found by
+// fuzz_onnx, docs/reliability.md). The guards refuse or repair such a model first.
+#pragma once
+
+#include <map>
+#include <string>
+
+namespace onnx {
+class GraphProto;
+}
+
+namespace weft::compiler::onnx_import {
+
+/// Checks that the raw bytes of every initializer and every tensor attribute (Constant's
+/// value, ...) of `g`, its sub-graphs included, are as many as its shape and element type
+/// need. UserError naming `file` and the tensor otherwise.
+void check_raw_tensor_sizes(const onnx::GraphProto& g, const std::string& file);
+
+/// Gives every Conv, ConvInteger and QLinearConv node of `g` without a kernel_shape attribute
+/// one, from its weight's dimensions (an initializer, a graph input with a known shape, or
+/// either through Identity, Cast, QuantizeLinear or DequantizeLinear). UserError naming `file`,
+/// the node and the weight when the weight's dimensions are not known before shape inference.
+/// The nodes must be in topological order. Returns, by node name, what was set ("kernel_shape
+/// [3, 3] from the weight 'w' of shape [8, 4, 3, 3]"), for a shape inference error to explain
+/// an attribute the user's file does not have.
+std::map<std::string, std::string> pin_conv_kernel_shapes(onnx::GraphProto* g,
+                                                          const std::string& file);
+
+}  // namespace weft::compiler::onnx_import
