@@ -80,7 +80,7 @@ TensorData TensorData::from_float(std::vector<int64_t> shape, const std::vector<
   t.type = ElemType::kFloat32;
   t.shape = std::move(shape);
   t.bytes.resize(v.size() * 4);
-  std::memcpy(t.bytes.data(), v.data(), t.bytes.size());
+  if (!v.empty()) std::memcpy(t.bytes.data(), v.data(), t.bytes.size());
   return t;
 }
 
@@ -143,8 +143,7 @@ TensorData convert_tensor(const onnx::TensorProto& p, const std::string& what) {
   if (p.has_raw_data()) {
     if (p.raw_data().size() != static_cast<size_t>(n) * eb)
       throw count_error(p.raw_data().size() / eb);
-    t.bytes.resize(p.raw_data().size());
-    std::memcpy(t.bytes.data(), p.raw_data().data(), t.bytes.size());
+    t.bytes.assign(p.raw_data().begin(), p.raw_data().end());  // no memcpy from null when empty
     return t;
   }
   auto fill = [&](const auto& field, auto cast) {
