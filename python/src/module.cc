@@ -12,4 +12,6 @@ PYBIND11_MODULE(_weft, m) {
   bind_build(m);
   bind_ops(m);
   bind_graph(m);
+  bind_onnx(m);
+  bind_network(m);
 }
