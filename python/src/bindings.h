@@ -20,6 +20,7 @@
 #include "compiler/ir/ir.h"
 #include "compiler/te/schedule.h"
 #include "compiler/te/tensor.h"
+#include "driver/timeline.h"
 
 namespace weft::py_bind {
 
@@ -82,6 +83,17 @@ cg::QuantizeOptions quantize_options(const cg::Graph& g, py::handle calibrate, b
 /// on Ctrl-C it calls `cancel` (until `body` returns) and raises KeyboardInterrupt; otherwise it
 /// rethrows what `body` threw.
 void run_interruptible(const std::function<void()>& body, const std::function<void()>& cancel);
+/// An int8 array of `ndim` dimensions (copied in C order) and its shape; UserError naming
+/// `where` for another type, dtype, rank, or an empty array.
+std::vector<int8_t> int8_array(py::handle h, const std::string& where, size_t ndim,
+                               std::vector<int64_t>* shape);
+/// UserError "OP: NAME V is out of range (at least 1)" for a knob given below 1.
+void check_knobs_at_least_1(const std::string& op,
+                            const std::vector<std::pair<const char*, std::optional<int64_t>>>& knobs);
+/// An operator run as weft.ops returns it: {"output": int8 array of `shape`, "stats": the
+/// report, "timeline": the trace's document or None}.
+py::dict op_result(const std::vector<int64_t>& shape, const std::vector<int8_t>& out,
+                   const nlohmann::ordered_json& report, const driver::Timeline* trace);
 /// JSON as the equivalent Python dict / list / number / string.
 py::object to_python(const nlohmann::json& j);
 py::object to_python(const nlohmann::ordered_json& j);
@@ -91,6 +103,7 @@ void bind_te(py::module_& m);
 void bind_schedule(py::module_& m);
 void bind_build(py::module_& m);
 void bind_ops(py::module_& m);
+void bind_conv2d(py::module_& ops);
 void bind_graph(py::module_& m);
 void bind_onnx(py::module_& m);
 void bind_network(py::module_& m);
