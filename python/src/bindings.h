@@ -107,5 +107,6 @@ void bind_conv2d(py::module_& ops);
 void bind_graph(py::module_& m);
 void bind_onnx(py::module_& m);
 void bind_network(py::module_& m);
+void bind_isa(py::module_& m);
 
 }  // namespace weft::py_bind

@@ -14,4 +14,5 @@ PYBIND11_MODULE(_weft, m) {
   bind_graph(m);
   bind_onnx(m);
   bind_network(m);
+  bind_isa(m);
 }

@@ -13,7 +13,8 @@ from ._weft import (Error, lower, build, from_onnx, graph_pass_names, CpuModule,
 from . import te, ops, models
 from .report import Report, Timeline
 from .network import compile, CompiledNetwork
+from .isa import Config, config, configs, assemble, disassemble
 
 __all__ = ["Error", "te", "ops", "models", "lower", "build", "compile", "from_onnx", "graph_pass_names",
            "CpuModule", "Graph", "Network", "CpuNetwork", "CompiledNetwork", "Report",
-           "Timeline"]
+           "Timeline", "Config", "config", "configs", "assemble", "disassemble"]
