@@ -14,27 +14,45 @@
 
 namespace weft::py_bind {
 
-namespace {
-
-// A 2-D int8 array's rows, columns and elements (copied), or UserError naming it.
-std::vector<int8_t> int8_matrix(py::handle h, const char* what, int64_t* rows, int64_t* cols) {
-  const std::string where = std::string("dense: ") + what;
+std::vector<int8_t> int8_array(py::handle h, const std::string& where, size_t ndim,
+                               std::vector<int64_t>* shape) {
   if (!py::isinstance<py::array>(h))
     throw UserError(where + ": expected a numpy.ndarray, got " +
                     std::string(py::str(py::type::of(h).attr("__name__"))));
   py::array a = py::reinterpret_borrow<py::array>(h);
   const std::string dtype = py::str(a.dtype());
   if (dtype != "int8") throw UserError(where + ": dtype " + dtype + ", expected int8");
-  if (a.ndim() != 2)
-    throw UserError(where + ": " + std::to_string(a.ndim()) + " dimensions, expected 2");
-  *rows = a.shape(0);
-  *cols = a.shape(1);
-  if (*rows == 0 || *cols == 0) throw UserError(where + ": the array is empty");
+  if (size_t(a.ndim()) != ndim)
+    throw UserError(where + ": " + std::to_string(a.ndim()) + " dimensions, expected " +
+                    std::to_string(ndim));
+  shape->assign(a.shape(), a.shape() + a.ndim());
+  if (a.size() == 0) throw UserError(where + ": the array is empty");
   py::array_t<int8_t, py::array::c_style | py::array::forcecast> c(a);
-  std::vector<int8_t> v(static_cast<size_t>(*rows * *cols));
+  std::vector<int8_t> v(static_cast<size_t>(c.size()));
   std::memcpy(v.data(), c.data(), v.size());
   return v;
 }
+
+void check_knobs_at_least_1(const std::string& op,
+                            const std::vector<std::pair<const char*, std::optional<int64_t>>>& knobs) {
+  for (const auto& [name, v] : knobs)
+    if (v && *v < 1)
+      throw UserError(op + ": " + name + " " + std::to_string(*v) + " is out of range (at least 1)");
+}
+
+py::dict op_result(const std::vector<int64_t>& shape, const std::vector<int8_t>& out,
+                   const nlohmann::ordered_json& report, const driver::Timeline* trace) {
+  py::array_t<int8_t> a(shape);
+  if (size_t(a.size()) != out.size()) throw InternalError("the output has the wrong size");
+  std::memcpy(a.mutable_data(), out.data(), out.size());
+  py::dict result;
+  result["output"] = a;
+  result["stats"] = to_python(report);
+  result["timeline"] = trace ? to_python(trace->to_json()) : py::none();
+  return result;
+}
+
+namespace {
 
 py::dict dense(py::handle x, py::handle w, const std::string& config, const std::string& engine,
                int shift, bool relu, const std::string& platform, std::optional<int64_t> vthreads,
@@ -42,9 +60,11 @@ py::dict dense(py::handle x, py::handle w, const std::string& config, const std:
                std::optional<int64_t> tile_n, std::optional<int64_t> tile_k,
                const std::string& tune_db, bool no_records, double timeout, bool trace) {
   cli::DenseOptions d;
-  int64_t kx = 0, kw = 0;
-  const std::vector<int8_t> a = int8_matrix(x, "x", &d.m, &kx);
-  const std::vector<int8_t> b = int8_matrix(w, "w", &d.n, &kw);
+  std::vector<int64_t> xs, ws;
+  const std::vector<int8_t> a = int8_array(x, "dense: x", 2, &xs);
+  const std::vector<int8_t> b = int8_array(w, "dense: w", 2, &ws);
+  d.m = xs[0], d.n = ws[0];
+  const int64_t kx = xs[1], kw = ws[1];
   if (kx != kw)
     throw UserError("dense: x is " + std::to_string(d.m) + " x " + std::to_string(kx) +
                     " and w is " + std::to_string(d.n) + " x " + std::to_string(kw) +
@@ -65,12 +85,7 @@ py::dict dense(py::handle x, py::handle w, const std::string& config, const std:
   cli::DeviceRunOptions dev;
   dev.engine = engine;
   dev.timeout_s = timeout;
-  for (const auto& [name, v] : {std::pair<const char*, std::optional<int64_t>>{"tile_m", tile_m},
-                                {"tile_n", tile_n}, {"tile_k", tile_k}}) {
-    if (v && *v < 1)
-      throw UserError(std::string("dense: ") + name + " " + std::to_string(*v) +
-                      " is out of range (at least 1)");
-  }
+  check_knobs_at_least_1("dense", {{"tile_m", tile_m}, {"tile_n", tile_n}, {"tile_k", tile_k}});
 
   cli::DenseRun r;
   {
@@ -79,13 +94,7 @@ py::dict dense(py::handle x, py::handle w, const std::string& config, const std:
     r = cli::run_dense_accel(d, dev, knobs, a, b, {}, trace);
   }
   cli::check_dense_run(r, d.n);
-  py::array_t<int8_t> out({d.m, d.n});
-  std::memcpy(out.mutable_data(), r.out.data(), r.out.size());
-  py::dict result;
-  result["output"] = out;
-  result["stats"] = to_python(r.report);
-  result["timeline"] = trace ? to_python(r.trace.to_json()) : py::none();
-  return result;
+  return op_result({d.m, d.n}, r.out, r.report, trace ? &r.trace : nullptr);
 }
 
 }  // namespace
@@ -100,6 +109,7 @@ void bind_ops(py::module_& root) {
         py::arg("no_records") = false, py::arg("timeout") = 3600.0, py::arg("trace") = false,
         "int8 dense on an accelerator engine: clip((x . w^T) >> shift) as int8; a dict with "
         "output, stats (the report of `weft run dense`) and timeline.");
+  bind_conv2d(m);
   root.def("timeline_svg",
            [](const std::string& doc, int width, const std::string& title) {
              driver::TimelineSvgOptions o;

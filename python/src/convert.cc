@@ -1,4 +1,8 @@
 // Conversions between Python values and the compiler's; see bindings.h.
+#include <pybind11/numpy.h>
+
+#include <cmath>
+#include <cstring>
 #include <map>
 
 #include "hardware/isa/errors.h"
@@ -48,6 +52,26 @@ ir::Expr to_expr(py::handle h, const ir::Expr& like) {
     return ir::fimm(h.cast<double>(), like_float ? like->dtype : ir::DType::kFloat32);
   throw UserError("cannot use a " + std::string(py::str(py::type::of(h).attr("__name__"))) +
                   " (" + std::string(py::repr(h)) + ") in a tensor expression");
+}
+
+std::vector<float> f32_array(py::handle h, const std::vector<int64_t>& shape,
+                             const std::string& what) {
+  if (!py::isinstance<py::array>(h))
+    throw UserError(what + ": expected a numpy.ndarray, got " +
+                    std::string(py::str(py::type::of(h).attr("__name__"))));
+  py::array a = py::reinterpret_borrow<py::array>(h);
+  const std::string dtype = py::str(a.dtype());
+  std::vector<int64_t> got(a.shape(), a.shape() + a.ndim());
+  if (dtype != "float32") throw UserError(what + ": dtype " + dtype + ", expected float32");
+  if (got != shape)
+    throw UserError(what + ": shape " + cg::shape_str(got) + ", expected " + cg::shape_str(shape));
+  py::array_t<float, py::array::c_style | py::array::forcecast> c(a);
+  std::vector<float> v(static_cast<size_t>(c.size()));
+  if (!v.empty()) std::memcpy(v.data(), c.data(), v.size() * sizeof(float));
+  for (size_t i = 0; i < v.size(); ++i)
+    if (!std::isfinite(v[i]))
+      throw UserError(what + ": element " + std::to_string(i) + " is not finite");
+  return v;
 }
 
 py::object to_python(const nlohmann::json& j) {

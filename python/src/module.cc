@@ -12,4 +12,7 @@ PYBIND11_MODULE(_weft, m) {
   bind_build(m);
   bind_ops(m);
   bind_graph(m);
+  bind_onnx(m);
+  bind_network(m);
+  bind_isa(m);
 }

@@ -3,19 +3,17 @@
 // given or chosen knobs, run on an engine, checked against the CPU reference, reported as JSON
 // like `weft run dense`. --save writes input.npy (NCHW), weight.npy (OIHW), output.npy (NCHW)
 // and, with a bias, bias.npy in those plain layouts whatever the device layout.
-#include <algorithm>
 #include <iostream>
 
 #include "hardware/isa/errors.h"
-#include "runtime/bench/conv2d_study.h"
 #include "runtime/cli/checks.h"
 #include "runtime/cli/commands.h"
 #include "runtime/cli/conv2d_options.h"
+#include "runtime/cli/conv2d_run.h"
 #include "runtime/cli/device_run.h"
 #include "runtime/cli/op_target.h"
 #include "runtime/io/files.h"
 #include "runtime/io/npy.h"
-#include "runtime/io/report_json.h"
 #include "runtime/ops/conv2d.h"
 
 namespace weft::cli {
@@ -49,48 +47,14 @@ void add_run_conv2d(CLI::App& run) {
                                   o->n, o->ic, o->h, o->w, o->oc, o->k, o->stride, o->pad,
                                   o->dev.seed, o->dev.save);
     }
-    const isa::Layout& layout = isa::layout_for(o->config);
-    const isa::Platform& platform = isa::find_platform(o->platform);
+    isa::layout_for(o->config);
+    isa::find_platform(o->platform);
     o->dev.check();
     const compiler::ops::Conv2dShape s = o->shape();
-    rt::KnobSearch searched;
-    const compiler::ops::Conv2dKnobs k = o->knobs(layout, platform, &searched);
-    const compiler::ops::Conv2dEpilogue e = o->epilogue();
-
-    const auto t_compile = std::chrono::steady_clock::now();
-    const rt::Conv2dBuild b = rt::build_conv2d(layout, s, k, e);
-    const double compile_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t_compile).count();
+    compiler::ops::check_conv2d_shape(s);
     const rt::Conv2dData data = rt::random_conv2d_data(s, o->dev.seed);
-    driver::Timeline trace;
-    std::vector<int8_t> out;
-    const DeviceRunResult r = run_on_device(
-        o->dev, layout, platform, b.placed.image_bytes, "weft run conv2d", &trace,
-        [&](driver::Device& dev, std::chrono::milliseconds timeout) {
-          out = rt::run_conv2d(dev, b, data, timeout);
-        });
-    const auto expect = rt::conv2d_reference(s, data, e);
-    const Mismatches bad = compare(out, expect);
-    const int64_t mismatches = bad.count, first = bad.first;
-
-    nlohmann::ordered_json j;
-    j["op"] = "conv2d";
-    j["shape"] = rt::conv2d_shape_json(s.n, s.h, s.w, s.ic, s.oc, s.k, s.k, s.stride, s.pad);
-    j["macs"] = s.macs();
-    j["config"] = layout.config.name;
-    j["engine"] = r.engine;
-    j["platform"] = platform.name;
-    j["epilogue"] = {{"shift", e.shift}, {"bias", e.bias}, {"clip", e.relu ? "[0, 127]" : "[-128, 127]"}};
-    j["knobs"] = rt::knobs_to_json(b.op.knobs);
-    if (o->search > 1) j["search"] = searched.to_json();
-    j["instructions"] = b.placed.stream.insn_count;
-    j["correct"] = mismatches == 0;
-    j["mismatches"] = mismatches;
-    add_timing(j, r.details, rt::conv2d_roofline(layout, platform, s).to_json(),
-               2.0 * double(s.macs()), platform);
-    j["device"] = r.details;
-    j["compile_seconds"] = compile_s;
-    j["run_seconds"] = r.seconds;
+    Conv2dRun r = run_conv2d_accel(*o, o->dev, data);
+    nlohmann::ordered_json& j = r.report;
 
     rt::OutputSet outputs;
     if (!o->dev.save.empty()) {
@@ -99,21 +63,17 @@ void add_run_conv2d(CLI::App& run) {
                   rt::encode_npy(rt::npy_int8({s.n, s.ic, s.h, s.w}, data.input)));
       outputs.add((dir / "weight.npy").string(),
                   rt::encode_npy(rt::npy_int8({s.oc, s.ic, s.k, s.k}, data.weight)));
-      if (e.bias) {
+      if (!o->no_bias) {
         outputs.add((dir / "bias.npy").string(), rt::encode_npy(rt::npy_int32({s.oc}, data.bias)));
       }
       outputs.add((dir / "output.npy").string(),
-                  rt::encode_npy(rt::npy_int8({s.n, s.oc, s.out_h(), s.out_w()}, out)));
+                  rt::encode_npy(rt::npy_int8({s.n, s.oc, s.out_h(), s.out_w()}, r.out)));
       j["saved"] = o->dev.save;
     }
-    if (!o->dev.trace.empty()) outputs.add_text(o->dev.trace, trace.to_json().dump() + "\n");
+    if (!o->dev.trace.empty()) outputs.add_text(o->dev.trace, r.trace.to_json().dump() + "\n");
     outputs.commit();
     std::cout << j.dump(2) << "\n";
-    if (mismatches) {
-      throw UserError("the output differs from the CPU reference in " + std::to_string(mismatches) +
-                      " elements; first at flat NCHW index " + std::to_string(first) + ": got " +
-                      std::to_string(out[first]) + ", expected " + std::to_string(expect[first]));
-    }
+    check_conv2d_run(r);
   });
 }
 

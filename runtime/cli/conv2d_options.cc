@@ -64,15 +64,24 @@ void Conv2dOptions::add_to(CLI::App& cmd) {
 }
 
 void Conv2dOptions::check() const {
-  if (!layer.empty()) {
-    forbid(*cmd, {"--H", "--W", "--IC", "--OC", "--K", "--stride", "--pad"},
-           "with a shape of your own, not with --layer " + layer + " (the layer fixes the shape; "
-           "--N sets its batch)");
+  if (cmd) {
+    if (!layer.empty()) {
+      forbid(*cmd, {"--H", "--W", "--IC", "--OC", "--K", "--stride", "--pad"},
+             "with a shape of your own, not with --layer " + layer + " (the layer fixes the "
+             "shape; --N sets its batch)");
+    }
+    check_at_least(*cmd, "--tile-h", tile_h, 1);
+    check_at_least(*cmd, "--tile-w", tile_w, 1);
+    check_at_least(*cmd, "--tile-ic", tile_ic, 1);
+    check_at_least(*cmd, "--tile-oc", tile_oc, 1);
+  } else {
+    // Set by a program (the Python package), not a command line: 0 is "chosen".
+    for (const auto& [name, v] : {std::pair<const char*, int64_t>{"--tile-h", tile_h},
+                                  {"--tile-w", tile_w}, {"--tile-ic", tile_ic},
+                                  {"--tile-oc", tile_oc}}) {
+      if (v < 0) throw UserError(std::string(name) + " " + std::to_string(v) + " is out of range (at least 1)");
+    }
   }
-  check_at_least(*cmd, "--tile-h", tile_h, 1);
-  check_at_least(*cmd, "--tile-w", tile_w, 1);
-  check_at_least(*cmd, "--tile-ic", tile_ic, 1);
-  check_at_least(*cmd, "--tile-oc", tile_oc, 1);
   if (!tune_db.empty()) rt::check_input_file(tune_db, "--tune-db");
 }
 

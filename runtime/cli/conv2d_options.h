@@ -31,6 +31,7 @@ struct Conv2dOptions {
   bool no_records = false;               // ignore the tuning records
   CLI::Option* vthreads_opt = nullptr;   // given explicitly: the records do not override it
   const CLI::App* cmd = nullptr;         // the subcommand, to tell given options from defaults
+                                         // (null when a program sets the options)
   mutable std::string knobs_source;      // "records", "search", "chooser" (set by knobs())
   int shift = 8;
   bool no_bias = false, no_relu = false;

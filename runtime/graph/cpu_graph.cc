@@ -238,6 +238,19 @@ GraphRun run_graph(const Graph& g, const std::vector<HostArray>& inputs,
 
 }  // namespace
 
+nlohmann::ordered_json per_node_json(const GraphRun& run) {
+  nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
+  for (const NodeRecord& n : run.nodes)
+    nodes.push_back({{"name", n.name},
+                     {"op", n.op},
+                     {"engine", n.engine},
+                     {"us", n.seconds * 1e6},
+                     {"start_us", n.start * 1e6},
+                     {"share", run.seconds > 0 ? n.seconds / run.seconds : 0.0},
+                     {"macs", n.macs}});
+  return nodes;
+}
+
 GraphRun run_reference_f64(const Graph& g, const std::vector<HostArray>& inputs) {
   return run_graph<double>(g, inputs, nullptr, nullptr);
 }

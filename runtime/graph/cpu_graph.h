@@ -10,6 +10,7 @@
 
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,10 @@ struct GraphRun {
   std::vector<NodeRecord> nodes;
   double seconds = 0;
 };
+
+/// The run's per-node records as `weft run MODEL.onnx --target llvm` reports them ("per_node":
+/// name, op, engine, us, start_us, share of the run, macs).
+nlohmann::ordered_json per_node_json(const GraphRun& run);
 
 /// The float64 reference interpreter. UserError naming the input whose count, dtype or shape
 /// differs from the graph's.

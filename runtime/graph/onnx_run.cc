@@ -160,18 +160,11 @@ nlohmann::ordered_json run_onnx_llvm(const OnnxRunRequest& r, OutputSet& outputs
   j["output"] = {{"name", yv.name}, {"shape", y.shape},
                  {"dtype", y.dtype == DType::F32 ? "float32" : y.dtype == DType::I8 ? "int8" : "int32"}};
   double macs = 0, llvm_s = 0, host_s = 0;
-  nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
   for (const NodeRecord& n : run.nodes) {
     macs += n.macs;
     (n.engine == "llvm" ? llvm_s : host_s) += n.seconds;
-    nodes.push_back({{"name", n.name},
-                     {"op", n.op},
-                     {"engine", n.engine},
-                     {"us", n.seconds * 1e6},
-                     {"start_us", n.start * 1e6},
-                     {"share", run.seconds > 0 ? n.seconds / run.seconds : 0.0},
-                     {"macs", n.macs}});
   }
+  const nlohmann::ordered_json nodes = per_node_json(run);
   j["nodes"] = run.nodes.size();
   j["macs"] = macs;
   j["compile_seconds"] = runner.compile_seconds();

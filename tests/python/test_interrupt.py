@@ -1,0 +1,79 @@
+# Ctrl-C during a network run: the run goes on with the GIL released while the caller polls for
+# signals, so SIGINT raises KeyboardInterrupt within moments (the executor cancels the kernel in
+# flight), and the network stays usable afterwards.
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import weft
+
+
+@pytest.fixture(autouse=True)
+def sigint_raises():
+    # A test runner may start us with SIGINT ignored; Python's own handler raises.
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
+
+
+@pytest.fixture(scope="module")
+def resnet18():
+    net = weft.compile(weft.models.resnet18(), config="vta", tune=1, knob_cache="")
+    return net, np.random.default_rng(0).random((1, 3, 224, 224), dtype=np.float32)
+
+
+def interrupt_after(seconds):
+    """Sends SIGINT to this process after `seconds`; returns a list that gets the time sent."""
+    sent = []
+
+    def fire():
+        sent.append(time.monotonic())
+        os.kill(os.getpid(), signal.SIGINT)
+    t = threading.Timer(seconds, fire)
+    t.daemon = True
+    t.start()
+    return sent
+
+
+def runs_until_interrupted(net, x, engine, limit_s):
+    """Runs until KeyboardInterrupt (True) or `limit_s` passes (False); the seconds from the
+    signal to the exception."""
+    sent = interrupt_after(0.3)
+    start = time.monotonic()
+    try:
+        while time.monotonic() - start < limit_s:
+            net.run(x, engine=engine)
+    except KeyboardInterrupt:
+        return True, time.monotonic() - sent[0]
+    return False, None
+
+
+def test_ctrl_c_stops_a_cycle_run(resnet18):
+    net, x = resnet18
+    interrupted, after = runs_until_interrupted(net, x, "cycle", 60)
+    assert interrupted and after < 5
+    y, report = net.run(x, engine="cycle")  # still usable, and complete
+    assert y.shape == (1, 1000) and report["accel_cycles"] > 1_000_000
+
+
+def test_ctrl_c_stops_one_long_rtl_run(resnet18):
+    # One run on the Verilated RTL takes about ten seconds (more on a loaded machine): only the
+    # polling can end it within moments of the signal.
+    net, x = resnet18
+    sent = interrupt_after(1.0)
+    start = time.monotonic()
+    try:
+        net.run(x, engine="rtl")
+    except KeyboardInterrupt:
+        assert time.monotonic() - sent[0] < 3
+        return
+    except weft.Error as e:
+        if "engine is not built" in str(e) or "has no RTL for configuration" in str(e):
+            pytest.skip("the rtl engine is not built: %s" % e)
+        raise
+    pytest.fail("the rtl run ended after %.1f s without KeyboardInterrupt" %
+                (time.monotonic() - start))
