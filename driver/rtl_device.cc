@@ -18,6 +18,8 @@ namespace weft::driver {
 
 bool rtl_backend_built() { return true; }
 
+std::vector<std::string> rtl_builtin_configs() { return rtl::rtl_configs(); }
+
 namespace {
 
 class RtlDevice : public SimDevice {
@@ -117,6 +119,8 @@ RtlPluginBuild build_rtl_plugin(const isa::Layout& l, int jobs, bool force,
 #else
 
 bool rtl_backend_built() { return false; }
+
+std::vector<std::string> rtl_builtin_configs() { return {}; }
 
 namespace {
 constexpr const char* kNoRtl =

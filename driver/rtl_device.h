@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "driver/device.h"
 
@@ -13,6 +14,10 @@ namespace weft::driver {
 
 /// Whether this binary has the rtl backend (Verilator was found at configure time).
 bool rtl_backend_built();
+
+/// The shipped configurations whose RTL is built into this binary (WEFT_RTL_CONFIGS; empty
+/// without the rtl backend). Others need an RTL plugin (`weft rtl build`).
+std::vector<std::string> rtl_builtin_configs();
 
 /// The RTL backend; `wave_path` (FST) records a waveform of every run when not empty.
 /// UserError when Verilator was not available at build time, when the configuration's RTL is

@@ -24,6 +24,7 @@
 #include "simulator/common/program_error.h"
 #include "simulator/cycle/cycle_sim.h"
 #include "simulator/functional/functional_sim.h"
+#include "tests/support/engines.h"
 #include "tests/support/program_builder.h"
 #include "tests/support/random_program.h"
 
@@ -358,7 +359,7 @@ TEST_P(DeviceTest, CounterAndErrorRegistersAreReadOnly) {
 }
 
 // Every built engine: functional, cycle, and rtl when Verilator was found.
-INSTANTIATE_TEST_SUITE_P(Engines, DeviceTest, ::testing::ValuesIn(driver::device_names()),
+INSTANTIATE_TEST_SUITE_P(Engines, DeviceTest, ::testing::ValuesIn(test::engines_for("gemm8x8")),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return info.param;
                          });

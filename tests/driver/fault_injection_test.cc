@@ -23,6 +23,7 @@
 #include "simulator/cycle/cycle_sim.h"
 #include "simulator/functional/functional_sim.h"
 #include "simulator/memory/fault_plan.h"
+#include "tests/support/engines.h"
 #include "tests/support/program_builder.h"
 #include "tests/support/program_check.h"
 
@@ -268,7 +269,7 @@ TEST_P(FaultTest, AFaultOutsideTheProgramsTrafficChangesNothing) {
 INSTANTIATE_TEST_SUITE_P(Engines, FaultTest,
                          ::testing::ValuesIn([] {
                            std::vector<std::string> e = {"cycle"};
-                           for (const auto& n : driver::device_names())
+                           for (const auto& n : test::engines_for("gemm8x8"))
                              if (n == "rtl") e.push_back(n);
                            return e;
                          }()),
