@@ -22,6 +22,7 @@ Models (OUT_DIR/NAME.onnx):
                 input (4): the libonnx 1.12 shape inference reads past the input's shape.
   short_raw_data  a Reshape whose shape initializer (int64, [2]) holds 11 bytes instead of 16:
                 libonnx 1.12's shape inference copies them into a buffer sized from the shape.
+  zero_stride   a MaxPool with strides [0, 1]: libonnx 1.12's shape inference divides by it.
   computed_weight  a Conv without kernel_shape whose weight is computed (Relu of a constant).
   cycle         two Relu nodes that read each other's output (a graph with a cycle).
   old_opset     a Relu at opset 9 (below the supported 11 to 17).
@@ -273,6 +274,18 @@ def short_raw_data():
     return m
 
 
+def zero_stride():
+    b = Builder(1)
+    y = b.node("MaxPool", ["input"], "pool", kernel_shape=[2, 2], strides=[0, 1])
+    graph = helper.make_graph(b.nodes, "zero_stride",
+                              [helper.make_tensor_value_info("input", TensorProto.FLOAT,
+                                                             [1, 2, 4, 4])],
+                              [helper.make_tensor_value_info(y, TensorProto.FLOAT, [1])])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    return m
+
+
 def computed_weight(seed=1):
     b = Builder(seed)
     w = b.node("Relu", [b.const("w", conv_w(b.rng, 4, 3, 3))])
@@ -300,12 +313,12 @@ def old_opset():
 MODELS = {"resnet18": resnet18, "small_cnn": small_cnn, "tiny_resnet": tiny_resnet,
           "qdq_cnn": qdq_cnn, "qdq_zero_point": qdq_zero_point, "qdq_per_channel": qdq_per_channel,
           "unsupported": unsupported, "bad_attr": bad_attr, "cycle": cycle,
-          "conv_weight_rank": conv_weight_rank, "short_raw_data": short_raw_data, "computed_weight": computed_weight,
+          "conv_weight_rank": conv_weight_rank, "short_raw_data": short_raw_data, "zero_stride": zero_stride, "computed_weight": computed_weight,
           "old_opset": old_opset, "uint8_input": uint8_input}
 INPUTS = {"resnet18": [1, 3, 224, 224], "small_cnn": [1, 3, 16, 16],
           "tiny_resnet": [1, 3, 16, 16], "qdq_cnn": [1, 3, 8, 8], "qdq_per_channel": [1, 16, 16, 16],
           "unsupported": [1, 3, 4, 4], "bad_attr": [1, 4, 6, 6],
-          "conv_weight_rank": [1, 3, 8, 8], "computed_weight": [1, 3, 6, 6], "short_raw_data": [1, 4]}
+          "conv_weight_rank": [1, 3, 8, 8], "computed_weight": [1, 3, 6, 6], "short_raw_data": [1, 4], "zero_stride": [1, 2, 4, 4]}
 
 
 def main(argv):

@@ -135,6 +135,13 @@ TEST_F(OnnxCli, RawDataShorterThanItsShape) {
                     "INT64 holds 11 bytes of data, not 16 (a truncated or corrupt file)");
 }
 
+// libonnx 1.12 divided by the stride (SIGFPE; found by fuzz_onnx).
+TEST_F(OnnxCli, AZeroStrideIsRefusedBeforeShapeInference) {
+  expect_user_error(models() + "/zero_stride.onnx", models() + "/zero_stride_input.npy",
+                    "zero_stride.onnx': node 'pool_1' (MaxPool): attribute 'strides' [0, 1] "
+                    "must be positive");
+}
+
 TEST_F(OnnxCli, ConvWithAComputedWeightAndNoKernelShape) {
   expect_user_error(models() + "/computed_weight.onnx", models() + "/computed_weight_input.npy",
                     "node 'conv_3' (Conv) has no kernel_shape attribute and its weight 'relu_2' "

@@ -90,6 +90,28 @@ void check_raw_size(const onnx::TensorProto& t, const std::string& what) {
   }
 }
 
+// Operators whose shape inference computes a sliding window from these attributes.
+bool has_window(const std::string& op) {
+  return op == "Conv" || op == "ConvInteger" || op == "QLinearConv" || op == "ConvTranspose" ||
+         op == "MaxPool" || op == "AveragePool" || op == "LpPool";
+}
+
+void check_window(const onnx::NodeProto& n, const std::string& where) {
+  for (const auto& a : n.attribute()) {
+    const std::string& name = a.name();
+    const int64_t least = name == "pads" ? 0 : 1;
+    if (name != "strides" && name != "dilations" && name != "kernel_shape" && name != "pads")
+      continue;
+    for (int64_t v : a.ints()) {
+      if (v < least) {
+        std::vector<int64_t> all(a.ints().begin(), a.ints().end());
+        throw UserError(where + ": attribute '" + name + "' " + shape_string(all) + " must be " +
+                        (least ? "positive" : "non-negative"));
+      }
+    }
+  }
+}
+
 void check_graph(const onnx::GraphProto& g, const std::string& file) {
   for (const auto& t : g.initializer())
     check_raw_size(t, file + ": initializer '" + t.name() + "'");
@@ -98,6 +120,8 @@ void check_graph(const onnx::GraphProto& g, const std::string& file) {
     const std::string where = "node '" + (n.name().empty() ? n.op_type() + "_" + std::to_string(k)
                                                            : n.name()) +
                               "' (" + n.op_type() + ")";
+    const bool default_domain = n.domain().empty() || n.domain() == "ai.onnx";
+    if (default_domain && has_window(n.op_type())) check_window(n, file + ": " + where);
     for (const auto& a : n.attribute()) {
       const std::string what = file + ": attribute '" + a.name() + "' of " + where;
       if (a.has_t()) check_raw_size(a.t(), what);
@@ -110,7 +134,7 @@ void check_graph(const onnx::GraphProto& g, const std::string& file) {
 
 }  // namespace
 
-void check_raw_tensor_sizes(const onnx::GraphProto& g, const std::string& file) {
+void check_for_shape_inference(const onnx::GraphProto& g, const std::string& file) {
   check_graph(g, file);
 }
 

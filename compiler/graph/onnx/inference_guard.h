@@ -1,8 +1,9 @@
 // Guards run before ONNX shape inference. The libonnx of Debian 12 (1.12) trusts the model it
 // infers: it reads past the end of a convolution's input shape when the node has no
-// kernel_shape attribute and its weight has more dimensions than its input, and it copies a
-// tensor's raw bytes into a buffer sized from its shape when the two disagree (crashes found by
-// fuzz_onnx, docs/reliability.md). The guards refuse or repair such a model first.
+// kernel_shape attribute and its weight has more dimensions than its input, it copies a
+// tensor's raw bytes into a buffer sized from its shape when the two disagree, and it divides
+// by a window's stride whatever its value (crashes found by fuzz_onnx, docs/reliability.md).
+// The guards refuse or repair such a model first.
 #pragma once
 
 #include <map>
@@ -14,10 +15,12 @@ class GraphProto;
 
 namespace weft::compiler::onnx_import {
 
-/// Checks that the raw bytes of every initializer and every tensor attribute (Constant's
-/// value, ...) of `g`, its sub-graphs included, are as many as its shape and element type
-/// need. UserError naming `file` and the tensor otherwise.
-void check_raw_tensor_sizes(const onnx::GraphProto& g, const std::string& file);
+/// Checks, in `g` and its sub-graphs, that the raw bytes of every initializer and tensor
+/// attribute (Constant's value, ...) are as many as its shape and element type need, and that
+/// the window attributes of convolutions and pools are in range (strides, dilations and
+/// kernel_shape positive, pads not negative). UserError naming `file`, the node or tensor and
+/// the value otherwise.
+void check_for_shape_inference(const onnx::GraphProto& g, const std::string& file);
 
 /// Gives every Conv, ConvInteger and QLinearConv node of `g` without a kernel_shape attribute
 /// one, from its weight's dimensions (an initializer, a graph input with a known shape, or

@@ -344,7 +344,7 @@ Model parse_model(const std::vector<uint8_t>& bytes, const std::string& what,
   } catch (const std::exception& e) {
     throw UserError(what + " fails the ONNX checker: " + std::string(e.what()));
   }
-  check_raw_tensor_sizes(*g, what);
+  check_for_shape_inference(*g, what);
   const std::map<std::string, std::string> pinned = pin_conv_kernel_shapes(g, what);
   try {
     onnx::ShapeInferenceOptions opts(/*check_type=*/true, /*error_mode=*/1,

@@ -61,7 +61,11 @@ int pack_layouts(Graph& g, const isa::Layout& l) {
       std::vector<int8_t> pw = pack_weight(wv.data->i8(), oihw, BO, BI);
       // Blocked rank-2 and rank-4 types store [O/bo][I/bi][rest][bo][bi]: the same bytes.
       const std::string wname = wv.name + ".packed";
-      packed_weight[wv.id] = g.add_constant(wname, wt, ConstData::from_i8(pw));
+      // add_constant may move g's values, `wv` with them: the key is taken first (the right
+      // side of `=` runs first, so `packed_weight[wv.id] = g.add_constant(...)` read freed
+      // memory; found by the sanitized tests).
+      const ValueId wid = wv.id;
+      packed_weight[wid] = g.add_constant(wname, wt, ConstData::from_i8(pw));
     }
     const ValueId nw = packed_weight.at(n.inputs[1]);
     std::vector<ValueId> ins = {pack(n.inputs[0]), nw};
