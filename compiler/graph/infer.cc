@@ -173,7 +173,10 @@ std::vector<TensorType> infer_output_types(const Graph& g, const Node& n) {
       if (axis < 0) axis += x.rank();
       if (axis < 0 || axis > x.rank()) fail(n, "axis " + std::to_string(axis) + " is out of range");
       int64_t a = 1, b = 1;
-      for (int64_t i = 0; i < x.rank(); ++i) (i < axis ? a : b) *= x.shape[i];
+      const std::vector<int64_t> head(x.shape.begin(), x.shape.begin() + axis),
+          tail(x.shape.begin() + axis, x.shape.end());
+      if (!count_elements(head, &a) || !count_elements(tail, &b))
+        fail(n, "the input " + shape_str(x.shape) + " has more than 2^40 elements");
       out.shape = {a, b};
       out.layout = Layout::plain();
       break;
@@ -183,20 +186,23 @@ std::vector<TensorType> infer_output_types(const Graph& g, const Node& n) {
       if (!sv.is_constant() || sv.type.dtype != DType::I32)
         fail(n, "the shape must be a constant (int64 in ONNX, stored as i32)");
       std::vector<int64_t> shape(sv.data->i32(), sv.data->i32() + sv.type.elements());
-      int64_t known = 1, infer_at = -1;
+      int64_t infer_at = -1;
+      std::vector<int64_t> given;  // every dimension but the one to infer
       for (size_t i = 0; i < shape.size(); ++i) {
         if (shape[i] == 0 && !n.get_int("allowzero", 0)) shape[i] = i < x.shape.size() ? x.shape[i] : 0;
         if (shape[i] == -1) {
           if (infer_at >= 0) fail(n, "more than one -1 in the shape");
           infer_at = static_cast<int64_t>(i);
         } else {
-          known *= shape[i];
+          given.push_back(shape[i]);
         }
       }
+      int64_t known = 0, total = 0;
+      if (!count_elements(given, &known))
+        fail(n, "the shape " + shape_str(shape) + " has a negative dimension or more than 2^40 "
+                "elements");
       if (infer_at >= 0) shape[infer_at] = known ? x.elements() / known : 0;
-      int64_t total = 1;
-      for (int64_t d : shape) total *= d;
-      if (total != x.elements())
+      if (!count_elements(shape, &total) || total != x.elements())
         fail(n, "cannot reshape " + shape_str(x.shape) + " to " + shape_str(shape));
       out.shape = shape;
       out.layout = Layout::plain();

@@ -59,6 +59,20 @@ QuantParams QuantParams::pow2_per_channel(const std::vector<int>& exponents, int
   return q;
 }
 
+bool count_elements(const std::vector<int64_t>& shape, int64_t* count) {
+  for (int64_t d : shape)
+    if (d < 0) return false;
+  for (int64_t d : shape)
+    if (d == 0) return *count = 0, true;
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (n > kMaxTensorElements / d) return false;
+    n *= d;
+  }
+  *count = n;
+  return true;
+}
+
 int64_t TensorType::elements() const {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;

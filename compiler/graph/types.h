@@ -83,6 +83,14 @@ struct TensorType {
   bool operator!=(const TensorType& o) const { return !(*this == o); }
 };
 
+/// The most elements a tensor may have (2^40, far beyond any network's): a model file may claim
+/// any dimensions, and size arithmetic on more would overflow 64 bits.
+inline constexpr int64_t kMaxTensorElements = int64_t{1} << 40;
+
+/// The element count of `shape` into `*count`; false when a dimension is negative or the count
+/// exceeds kMaxTensorElements (computed without overflow).
+bool count_elements(const std::vector<int64_t>& shape, int64_t* count);
+
 /// "[1,3,224,224]".
 std::string shape_str(const std::vector<int64_t>& s);
 /// "NCHW", "NCHW1n16c", "NC8n8c", "plain" (rank-dependent names).

@@ -95,6 +95,10 @@ class Importer {
                         shape_string(it->second.shape) +
                         " with an unknown dimension; Weft compiles fixed shapes (fix the batch "
                         "size in the model, e.g. with onnx.tools.update_model_dims)");
+    int64_t count = 0;
+    if (!graph::count_elements(it->second.shape, &count))
+      throw UserError(m_.path + ": graph input '" + name + "' has shape " +
+                      shape_string(it->second.shape) + ", more than 2^40 elements");
     if (it->second.type == ElemType::kInt64)
       throw UserError(m_.path + ": graph input '" + name +
                       "' is int64; Weft takes float32, int8, uint8 or int32 inputs");

@@ -96,6 +96,28 @@ TEST(GraphIr, WindowAttributesOutOfRangeNameTheNode) {
             "node 'c3' (Conv): dilations [1,1099511627776] must lie in 1..1048576");
 }
 
+// 16 x (2^63 - 1) elements overflowed Flatten's product (found by fuzz_onnx under UBSan).
+TEST(GraphIr, ShapesPastTwoToTheFortyElementsAreRefused) {
+  Graph g("huge");
+  const int64_t huge = std::numeric_limits<int64_t>::max();
+  ValueId x = g.add_input("x", TensorType(DType::F32, {16, huge}));
+  try {
+    g.add_op(OpKind::Flatten, "flat", {x}, {{"axis", int64_t{0}}});
+    FAIL() << "Flatten accepted " << huge;
+  } catch (const UserError& e) {
+    EXPECT_EQ(std::string(e.what()), "node 'flat' (Flatten): the input [16," +
+                                         std::to_string(huge) + "] has more than 2^40 elements");
+  }
+  int64_t n = 0;
+  EXPECT_FALSE(count_elements({16, huge}, &n));
+  EXPECT_FALSE(count_elements({int64_t{1} << 21, int64_t{1} << 20}, &n));
+  EXPECT_TRUE(count_elements({int64_t{1} << 20, int64_t{1} << 20}, &n));
+  EXPECT_EQ(n, kMaxTensorElements);
+  EXPECT_TRUE(count_elements({huge, 0}, &n));
+  EXPECT_EQ(n, 0);
+  EXPECT_FALSE(count_elements({4, -1}, &n));
+}
+
 TEST(GraphIr, CycleIsAUserError) {
   Graph g = small();
   // Make the conv read the pool's output: conv -> relu -> pool -> conv.
