@@ -23,6 +23,7 @@ Models (OUT_DIR/NAME.onnx):
   short_raw_data  a Reshape whose shape initializer (int64, [2]) holds 11 bytes instead of 16:
                 libonnx 1.12's shape inference copies them into a buffer sized from the shape.
   zero_stride   a MaxPool with strides [0, 1]: libonnx 1.12's shape inference divides by it.
+  no_outputs    a Relu whose graph declares no outputs.
   computed_weight  a Conv without kernel_shape whose weight is computed (Relu of a constant).
   cycle         two Relu nodes that read each other's output (a graph with a cycle).
   old_opset     a Relu at opset 9 (below the supported 11 to 17).
@@ -286,6 +287,16 @@ def zero_stride():
     return m
 
 
+def no_outputs():
+    nodes = [helper.make_node("Relu", ["input"], ["y"], name="relu")]
+    graph = helper.make_graph(nodes, "no_outputs",
+                              [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 4])],
+                              [])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    return m
+
+
 def computed_weight(seed=1):
     b = Builder(seed)
     w = b.node("Relu", [b.const("w", conv_w(b.rng, 4, 3, 3))])
@@ -313,12 +324,12 @@ def old_opset():
 MODELS = {"resnet18": resnet18, "small_cnn": small_cnn, "tiny_resnet": tiny_resnet,
           "qdq_cnn": qdq_cnn, "qdq_zero_point": qdq_zero_point, "qdq_per_channel": qdq_per_channel,
           "unsupported": unsupported, "bad_attr": bad_attr, "cycle": cycle,
-          "conv_weight_rank": conv_weight_rank, "short_raw_data": short_raw_data, "zero_stride": zero_stride, "computed_weight": computed_weight,
+          "conv_weight_rank": conv_weight_rank, "short_raw_data": short_raw_data, "zero_stride": zero_stride, "no_outputs": no_outputs, "computed_weight": computed_weight,
           "old_opset": old_opset, "uint8_input": uint8_input}
 INPUTS = {"resnet18": [1, 3, 224, 224], "small_cnn": [1, 3, 16, 16],
           "tiny_resnet": [1, 3, 16, 16], "qdq_cnn": [1, 3, 8, 8], "qdq_per_channel": [1, 16, 16, 16],
           "unsupported": [1, 3, 4, 4], "bad_attr": [1, 4, 6, 6],
-          "conv_weight_rank": [1, 3, 8, 8], "computed_weight": [1, 3, 6, 6], "short_raw_data": [1, 4], "zero_stride": [1, 2, 4, 4]}
+          "conv_weight_rank": [1, 3, 8, 8], "computed_weight": [1, 3, 6, 6], "short_raw_data": [1, 4], "zero_stride": [1, 2, 4, 4], "no_outputs": [1, 4]}
 
 
 def main(argv):

@@ -142,6 +142,12 @@ TEST_F(OnnxCli, AZeroStrideIsRefusedBeforeShapeInference) {
                     "must be positive");
 }
 
+// The graph verifier's "no outputs" was an internal error (found by fuzz_onnx).
+TEST_F(OnnxCli, AGraphWithNoOutputsIsAUserError) {
+  expect_user_error(models() + "/no_outputs.onnx", models() + "/no_outputs_input.npy",
+                    "no_outputs.onnx' declares no graph outputs, so there is nothing to compute");
+}
+
 TEST_F(OnnxCli, ConvWithAComputedWeightAndNoKernelShape) {
   expect_user_error(models() + "/computed_weight.onnx", models() + "/computed_weight_input.npy",
                     "node 'conv_3' (Conv) has no kernel_shape attribute and its weight 'relu_2' "

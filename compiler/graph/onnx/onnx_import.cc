@@ -51,6 +51,9 @@ class Importer {
 
   Imported run() {
     out_.opset = m_.opset;
+    if (m_.outputs.empty())
+      throw UserError(m_.path + " declares no graph outputs, so there is nothing to compute (a "
+                      "truncated or corrupt file?)");
     for (const std::string& name : m_.inputs) add_graph_input(name);
     for (const Node& n : m_.nodes) import_node(n);
     for (const std::string& name : m_.outputs) out_.graph.add_output(value_of(name, nullptr));
