@@ -396,8 +396,8 @@ class Importer {
             // ONNX's default output type is uint8 with zero point 0: int8 with zero point -128.
             TensorData z;
             z.type = ElemType::kUint8;
-            z.bytes.assign(static_cast<size_t>(s.elements()), 0);
-            if (s.elements() > 1) z.shape = s.shape;
+            if (s.elements() != 1) z.shape = s.shape;  // one zero point per scale, none for none
+            z.bytes.assign(static_cast<size_t>(z.elements()), 0);
             ins.push_back(add_constant(n.name + ".zero_point", z));
             out_u8 = true;
           } else {
