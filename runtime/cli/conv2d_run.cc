@@ -14,11 +14,7 @@ Conv2dRun run_conv2d_accel(const Conv2dOptions& o, const DeviceRunOptions& dev,
                            const rt::Conv2dData& data, bool keep_timeline) {
   const isa::Layout& layout = isa::layout_for(o.config);
   const isa::Platform& platform = isa::find_platform(o.platform);
-  dev.check();
-  if (keep_timeline && dev.engine != "cycle")
-    throw UserError("a timeline needs the cycle engine (the " + dev.engine + " engine has no timing)");
-  DeviceRunOptions run_opts = dev;
-  if (keep_timeline && run_opts.trace.empty()) run_opts.trace = "(kept in memory)";  // records it
+  const DeviceRunOptions run_opts = dev.checked_for_run(keep_timeline);
   const compiler::ops::Conv2dShape s = o.shape();
   rt::KnobSearch searched;
   const compiler::ops::Conv2dKnobs k = o.knobs(layout, platform, &searched);

@@ -36,11 +36,7 @@ DenseRun run_dense_accel(const DenseOptions& d, const DeviceRunOptions& dev,
   };
   const isa::Layout& layout = isa::layout_for(d.config);
   const isa::Platform& platform = isa::find_platform(d.platform);
-  dev.check();
-  if (keep_timeline && dev.engine != "cycle")
-    throw UserError("a timeline needs the cycle engine (the " + dev.engine + " engine has no timing)");
-  DeviceRunOptions run_opts = dev;
-  if (keep_timeline && run_opts.trace.empty()) run_opts.trace = "(kept in memory)";  // records it
+  const DeviceRunOptions run_opts = dev.checked_for_run(keep_timeline);
   const auto s = d.shape();
   if (a.size() != size_t(s.m * s.k) || w.size() != size_t(s.n * s.k))
     throw InternalError("run_dense_accel: input sizes do not match the shape");

@@ -60,6 +60,15 @@ void DeviceRunOptions::check() const {
   if (!trace.empty()) rt::check_output_file(trace, "--trace");
 }
 
+DeviceRunOptions DeviceRunOptions::checked_for_run(bool keep_timeline) const {
+  check();
+  if (keep_timeline && engine != "cycle")
+    throw UserError("a timeline needs the cycle engine (the " + engine + " engine has no timing)");
+  DeviceRunOptions o = *this;
+  if (keep_timeline && o.trace.empty()) o.trace = "(kept in memory)";  // records it
+  return o;
+}
+
 void NetworkDeviceOptions::add_to(CLI::App& c, const std::string& engine_help) {
   cmd = &c;
   c.add_option("--engine", engine, engine_help)->capture_default_str();

@@ -35,6 +35,10 @@ struct DeviceRunOptions {
   /// without the xrt engine, a timeout that is not positive, and --save or --trace where
   /// nothing can be written.
   void check() const;
+  /// check(), then the options a single-operator run uses: with `keep_timeline` (a caller that
+  /// wants the timeline in memory, e.g. Python) the engine must be cycle, and the timeline is
+  /// recorded even without --trace.
+  DeviceRunOptions checked_for_run(bool keep_timeline) const;
 };
 
 /// UserError for xrt options given without `--engine xrt` (`engine`), or neither --xclbin nor
