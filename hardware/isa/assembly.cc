@@ -9,6 +9,7 @@
 
 #include "hardware/isa/encoding.h"
 #include "hardware/isa/errors.h"
+#include "hardware/isa/json_text.h"
 
 namespace weft::isa {
 
@@ -294,13 +295,8 @@ std::vector<Insn> parse_program(const Layout& l, const std::string& text,
     size_t first = line.find_first_not_of(" \t\r");
     if (first == std::string::npos) continue;
     if (line[first] == '{') {
-      nlohmann::json j;
-      try {
-        j = nlohmann::json::parse(strip_json_comment(line.substr(first)));
-      } catch (const nlohmann::json::parse_error& e) {
-        throw UserError(where + ": malformed JSON: " + e.what());
-      }
-      program.push_back(insn_from_json(l, j, where));
+      program.push_back(
+          insn_from_json(l, parse_json_text(strip_json_comment(line.substr(first)), where), where));
       continue;
     }
     const size_t hash = line.find('#');

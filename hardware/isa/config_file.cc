@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "hardware/isa/errors.h"
+#include "hardware/isa/json_text.h"
 #include "hardware/isa/options.h"
 
 namespace weft::isa {
@@ -206,11 +207,7 @@ nlohmann::json read_json_file(const std::string& path, const std::string& what) 
   if (!in) throw UserError("cannot read " + what + " '" + path + "'");
   std::stringstream text;
   text << in.rdbuf();
-  try {
-    return nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw UserError(what + " '" + path + "' is not valid JSON: " + e.what());
-  }
+  return parse_json_text(text.str(), what + " '" + path + "'");
 }
 
 HwConfig load_config_file(const std::string& path) {

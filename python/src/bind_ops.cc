@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "hardware/isa/errors.h"
+#include "hardware/isa/json_text.h"
 #include "python/src/bindings.h"
 #include "runtime/cli/dense_run.h"
 
@@ -115,7 +116,7 @@ void bind_ops(py::module_& root) {
              driver::TimelineSvgOptions o;
              o.width = width;
              o.title = title;
-             return driver::render_timeline_svg(nlohmann::json::parse(doc), o);
+             return driver::render_timeline_svg(isa::parse_json_text(doc, "the timeline document"), o);
            },
            py::arg("doc"), py::arg("width") = 1200, py::arg("title") = "",
            "A cycle-engine timeline (Chrome trace JSON text) as an SVG picture.");

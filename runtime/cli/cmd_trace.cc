@@ -5,6 +5,7 @@
 
 #include "driver/timeline.h"
 #include "hardware/isa/errors.h"
+#include "hardware/isa/json_text.h"
 #include "runtime/cli/commands.h"
 #include "runtime/io/files.h"
 
@@ -33,12 +34,7 @@ void add_trace_command(CLI::App& app) {
   render->add_option("--title", o->title, "title text");
   render->callback([o] {
     rt::check_output_file(o->output, "-o");
-    nlohmann::json doc;
-    try {
-      doc = nlohmann::json::parse(rt::read_text_file(o->input));
-    } catch (const nlohmann::json::parse_error& e) {
-      throw UserError("'" + o->input + "' is not JSON: " + e.what());
-    }
+    const nlohmann::json doc = isa::parse_json_text(rt::read_text_file(o->input), "'" + o->input + "'");
     driver::TimelineSvgOptions so;
     so.from = rt::parse_size(o->from, "--from");
     if (!o->to.empty()) so.to = rt::parse_size(o->to, "--to");

@@ -15,6 +15,7 @@
 #include "compiler/tune/accel_space.h"
 #include "compiler/tune/cost_model.h"
 #include "hardware/isa/errors.h"
+#include "hardware/isa/json_text.h"
 #include "hardware/isa/layout.h"
 #include "runtime/io/files.h"
 #include "runtime/tune/accel_tasks.h"
@@ -253,9 +254,7 @@ DispatchTable DispatchTable::load(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   try {
-    return from_json(json::parse(ss.str()));
-  } catch (const json::parse_error& e) {
-    throw UserError(path + ": not JSON (" + e.what() + ")");
+    return from_json(isa::parse_json_text(ss.str(), "the dispatch table"));
   } catch (const UserError& e) {
     throw UserError(path + ": " + e.what());
   }

@@ -294,7 +294,7 @@ TEST_F(Cli, CycleEngineErrors) {
   write("bad.json", "{not json");
   r = weft("trace render " + path("bad.json") + " -o " + path("x.svg"));
   EXPECT_EQ(r.code, 1);
-  EXPECT_THAT(r.err, HasSubstr("is not JSON"));
+  EXPECT_THAT(r.err, HasSubstr("not valid JSON"));
   write("other.json", "{\"a\": 1}");
   r = weft("trace render " + path("other.json") + " -o " + path("x.svg"));
   EXPECT_EQ(r.code, 1);

@@ -136,7 +136,14 @@ TEST(ConfigFile, BadFieldsAreNamedWithTheFile) {
         std::ofstream(p) << "{ \"name\": ";
         layout_for(p);
       },
-      ThrowsMessage<UserError>(HasSubstr("is not valid JSON")));
+      ThrowsMessage<UserError>(HasSubstr("not valid JSON")));
+  EXPECT_THAT(
+      [] {
+        const std::string p = ::testing::TempDir() + "/huge.json";
+        std::ofstream(p) << "{ \"name\": 1e400 }";
+        layout_for(p);
+      },
+      ThrowsMessage<UserError>(HasSubstr("huge.json': not valid JSON")));
 }
 
 TEST(ConfigFile, FieldsThatDoNotFitTheEncodingNameTheFieldAndBits) {
