@@ -7,10 +7,10 @@
 # executions, coverage and time, and the step's total.
 #   scripts/fuzz/smoke.sh [SECONDS]          default 30
 # Environment: JOBS (default: the cores), FUZZ_TARGETS (default: every fuzz/fuzz_*.cc),
-# FUZZ_SEED (default 1). The seed is fixed so that CI's smoke makes the same mutations on every
-# run: a submission fails it for what the submission changed, not for what a luckier random
-# seed found in code it did not touch. New inputs are the long campaign's work
-# (scripts/fuzz/campaign.sh, random seeds), and each crash it finds joins the corpus.
+# FUZZ_SEED (default 1). A fixed seed does not make libFuzzer reproducible (what each execution
+# covers and timing steer it too), so the smoke can find a bug the submission did not cause;
+# the long campaign (scripts/fuzz/campaign.sh, random seeds) is the defence, and each crash it
+# finds joins the corpus (docs/reliability.md, "What CI runs").
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${1:-30}
