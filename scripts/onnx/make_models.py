@@ -27,6 +27,9 @@ Models (OUT_DIR/NAME.onnx):
   computed_weight  a Conv without kernel_shape whose weight is computed (Relu of a constant).
   cycle         two Relu nodes that read each other's output (a graph with a cycle).
   old_opset     a Relu at opset 9 (below the supported 11 to 17).
+  vgg_dropout   a small VGG-style classifier (conv, ReLU, max pool, Gemm) with an Identity and a
+                Dropout at inference, as torch.onnx.export writes them, 1x3x16x16.
+  dropout_training  a Dropout whose training_mode is a constant true.
 and OUT_DIR/NAME_input.npy, a float32 input for each runnable model (seed 7).
 """
 import os
@@ -315,6 +318,32 @@ def cycle():
     return m
 
 
+def vgg_dropout(seed=11):
+    """A small VGG-style classifier with the pass-through nodes torch.onnx.export writes: an
+    Identity, and Dropout at inference (opset 13: ratio and training_mode as constant inputs)."""
+    b = Builder(seed)
+    y = b.node("Relu", [b.conv("input", 3, 16, 3, 1, 1, bias=True)])            # 16x16x16
+    y = b.node("MaxPool", [y], kernel_shape=[2, 2], strides=[2, 2])              # 16x8x8
+    y = b.node("Relu", [b.conv(y, 16, 32, 3, 1, 1, bias=True)])
+    y = b.node("MaxPool", [y], kernel_shape=[2, 2], strides=[2, 2])              # 32x4x4
+    y = b.node("Flatten", [b.node("Identity", [y])], axis=1)                     # 1x512
+    ratio, train = b.const("ratio", np.float32(0.5)), b.const("train", np.bool_(False))
+
+    def fc(x, k, n):
+        w = (b.rng.standard_normal((n, k)) * np.sqrt(2.0 / k)).astype(np.float32)
+        return b.node("Gemm", [x, b.const("fc_w", w), b.const("fc_b", np.zeros(n, np.float32))],
+                      transB=1)
+    y = b.node("Dropout", [b.node("Relu", [fc(y, 512, 64)]), ratio, train])
+    return b.model("input", [1, 3, 16, 16], fc(y, 64, 10), 13, "vgg_dropout")
+
+
+def dropout_training(seed=1):
+    b = Builder(seed)
+    y = b.node("Dropout", ["input", b.const("ratio", np.float32(0.5)),
+                           b.const("train", np.bool_(True))])
+    return b.model("input", [1, 4], y, 13, "dropout_training")
+
+
 def old_opset():
     b = Builder(1)
     y = b.node("Relu", ["input"])
@@ -325,11 +354,13 @@ MODELS = {"resnet18": resnet18, "small_cnn": small_cnn, "tiny_resnet": tiny_resn
           "qdq_cnn": qdq_cnn, "qdq_zero_point": qdq_zero_point, "qdq_per_channel": qdq_per_channel,
           "unsupported": unsupported, "bad_attr": bad_attr, "cycle": cycle,
           "conv_weight_rank": conv_weight_rank, "short_raw_data": short_raw_data, "zero_stride": zero_stride, "no_outputs": no_outputs, "computed_weight": computed_weight,
-          "old_opset": old_opset, "uint8_input": uint8_input}
+          "old_opset": old_opset, "uint8_input": uint8_input, "vgg_dropout": vgg_dropout,
+          "dropout_training": dropout_training}
 INPUTS = {"resnet18": [1, 3, 224, 224], "small_cnn": [1, 3, 16, 16],
           "tiny_resnet": [1, 3, 16, 16], "qdq_cnn": [1, 3, 8, 8], "qdq_per_channel": [1, 16, 16, 16],
           "unsupported": [1, 3, 4, 4], "bad_attr": [1, 4, 6, 6],
-          "conv_weight_rank": [1, 3, 8, 8], "computed_weight": [1, 3, 6, 6], "short_raw_data": [1, 4], "zero_stride": [1, 2, 4, 4], "no_outputs": [1, 4]}
+          "conv_weight_rank": [1, 3, 8, 8], "computed_weight": [1, 3, 6, 6], "short_raw_data": [1, 4], "zero_stride": [1, 2, 4, 4], "no_outputs": [1, 4],
+          "vgg_dropout": [1, 3, 16, 16], "dropout_training": [1, 4]}
 
 
 def main(argv):

@@ -18,6 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 struct Result {
   int code;
@@ -242,6 +243,24 @@ TEST_F(OnnxCli, RunsOnTheAccelerator) {
   EXPECT_EQ(field(v.out, "accel_cycles"), field(c.out, "accel_cycles"));
   EXPECT_EQ(read(dir_ / "v" / "output.npy"), read(dir_ / "c" / "output.npy"));
 #endif
+}
+
+// torch.onnx.export writes Identity nodes, and Dropout with constant ratio and training_mode
+// inputs; at inference both pass their input through and leave no node in the graph.
+TEST_F(OnnxCli, IdentityAndDropoutPassTheirInputThrough) {
+  const std::string m = models() + "/vgg_dropout.onnx", x = models() + "/vgg_dropout_input.npy";
+  const Result r = weft("run " + m + " --input " + x + " --config vta --engine functional " +
+                        "--calibrate " + x + " --check");
+  ASSERT_EQ(r.code, 0) << r.out;
+  // Measured 0.99949 against the fp32 network on the LLVM path.
+  EXPECT_GE(field(r.out, "cosine_similarity"), 0.995) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("\"top1_agrees\": true"));
+  const Result g = weft("compile " + m + " --emit graph");
+  ASSERT_EQ(g.code, 0) << g.out;
+  EXPECT_THAT(g.out, Not(HasSubstr("Identity")));
+  EXPECT_THAT(g.out, Not(HasSubstr("Dropout")));
+  expect_user_error(models() + "/dropout_training.onnx", models() + "/dropout_training_input.npy",
+                    "node 'dropout_3' (Dropout): training_mode=true is not supported");
 }
 
 TEST_F(OnnxCli, QdqModelKeepsItsScalesOnTheAccelerator) {

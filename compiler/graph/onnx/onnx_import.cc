@@ -41,6 +41,8 @@ const std::map<std::string, std::set<std::string>>& allowed_attrs() {
       {"Concat", {"axis"}},
       {"QuantizeLinear", {"axis"}},
       {"DequantizeLinear", {"axis"}},
+      {"Identity", {}},
+      {"Dropout", {"ratio", "seed"}},
   };
   return a;
 }
@@ -84,6 +86,7 @@ class Importer {
       case ElemType::kUint8: return DType::I8;
       case ElemType::kInt32:
       case ElemType::kInt64: return DType::I32;
+      case ElemType::kBool: break;  // read only as a constant input (Dropout's training_mode)
     }
     throw UserError(m_.path + ": " + what + " has an unsupported element type");
   }
@@ -235,6 +238,22 @@ class Importer {
     attrs["kernel_shape"] = kernel;
   }
 
+  // Identity, and Dropout at inference, output their input unchanged: the output's name
+  // becomes another name for the input's value, and no node is added.
+  void import_pass_through(const Node& n) {
+    if (n.inputs.empty() || n.inputs[0].empty()) fail(n, "has no inputs");
+    if (n.op == "Dropout") {
+      if (n.outputs.size() > 1 && !n.outputs[1].empty())
+        fail(n, "the mask output is not supported (Weft imports Dropout for inference, where "
+                "it passes its input through)");
+      if (n.inputs.size() > 2 && !n.inputs[2].empty()) {
+        for (int64_t on : constant(n, 2, "training_mode").to_int64())
+          if (on) fail(n, "training_mode=true is not supported (inference only)");
+      }
+    }
+    values_[n.outputs.at(0)] = value_of(n.inputs[0], &n);
+  }
+
   const std::vector<int64_t>& shape_of(ValueId v) const { return out_.graph.value(v).type.shape; }
 
   void import_node(const Node& n) {
@@ -253,6 +272,7 @@ class Importer {
       if (a.kind == Attribute::Kind::kOther || a.kind == Attribute::Kind::kTensor)
         fail(n, "attribute '" + name + "' has an unsupported kind");
     }
+    if (n.op == "Identity" || n.op == "Dropout") return import_pass_through(n);
     graph::OpKind kind;
     if (!graph::op_from_name(n.op, &kind)) fail(n, "operator " + n.op + " has no graph IR kind");
 
@@ -452,7 +472,7 @@ const std::vector<std::string>& supported_operators() {
       "Conv",    "BatchNormalization", "Relu",    "Clip",          "MaxPool",
       "AveragePool", "GlobalAveragePool", "Add", "Flatten",       "Reshape",
       "Gemm",    "MatMul",             "Concat",  "QuantizeLinear", "DequantizeLinear",
-      "QLinearConv"};
+      "QLinearConv", "Identity", "Dropout"};
   return ops;
 }
 

@@ -24,6 +24,7 @@ const char* elem_type_name(ElemType t) {
     case ElemType::kUint8: return "uint8";
     case ElemType::kInt32: return "int32";
     case ElemType::kInt64: return "int64";
+    case ElemType::kBool: return "bool";
   }
   return "?";
 }
@@ -35,6 +36,7 @@ int elem_bytes(ElemType t) {
     case ElemType::kUint8: return 1;
     case ElemType::kInt32: return 4;
     case ElemType::kInt64: return 8;
+    case ElemType::kBool: return 1;
   }
   return 1;
 }
@@ -65,6 +67,7 @@ std::vector<R> widen(const TensorData& t) {
       case ElemType::kUint8: out[i] = static_cast<R>(load_at<uint8_t>(t.bytes, i)); break;
       case ElemType::kInt32: out[i] = static_cast<R>(load_at<int32_t>(t.bytes, i)); break;
       case ElemType::kInt64: out[i] = static_cast<R>(load_at<int64_t>(t.bytes, i)); break;
+      case ElemType::kBool: out[i] = static_cast<R>(load_at<uint8_t>(t.bytes, i) != 0); break;
     }
   }
   return out;
@@ -109,8 +112,21 @@ bool elem_type_of(int32_t onnx_type, ElemType* out) {
     case onnx::TensorProto::UINT8: *out = ElemType::kUint8; return true;
     case onnx::TensorProto::INT32: *out = ElemType::kInt32; return true;
     case onnx::TensorProto::INT64: *out = ElemType::kInt64; return true;
+    case onnx::TensorProto::BOOL: *out = ElemType::kBool; return true;
     default: return false;
   }
+}
+
+int32_t onnx_data_type(ElemType t) {
+  switch (t) {
+    case ElemType::kFloat32: return onnx::TensorProto::FLOAT;
+    case ElemType::kInt8: return onnx::TensorProto::INT8;
+    case ElemType::kUint8: return onnx::TensorProto::UINT8;
+    case ElemType::kInt32: return onnx::TensorProto::INT32;
+    case ElemType::kInt64: return onnx::TensorProto::INT64;
+    case ElemType::kBool: return onnx::TensorProto::BOOL;
+  }
+  return onnx::TensorProto::UNDEFINED;
 }
 
 // `what` names the tensor in messages ("initializer 'conv1.weight' of model.onnx").
@@ -118,7 +134,7 @@ TensorData convert_tensor(const onnx::TensorProto& p, const std::string& what) {
   TensorData t;
   if (!elem_type_of(p.data_type(), &t.type)) {
     throw UserError(what + " has element type " + onnx_type_name(p.data_type()) +
-                    "; Weft reads float32, int8, uint8, int32 and int64 tensors");
+                    "; Weft reads float32, int8, uint8, int32, int64 and bool tensors");
   }
   if (p.data_location() == onnx::TensorProto::EXTERNAL) {
     throw UserError(what + " keeps its data in an external file, which Weft does not read; "
@@ -160,6 +176,7 @@ TensorData convert_tensor(const onnx::TensorProto& p, const std::string& what) {
     case ElemType::kUint8: fill(p.int32_data(), [](int32_t v) { return uint8_t(v); }); break;
     case ElemType::kInt32: fill(p.int32_data(), [](int32_t v) { return v; }); break;
     case ElemType::kInt64: fill(p.int64_data(), [](int64_t v) { return v; }); break;
+    case ElemType::kBool: fill(p.int32_data(), [](int32_t v) { return uint8_t(v != 0); }); break;
   }
   return t;
 }
@@ -331,10 +348,7 @@ Model parse_model(const std::vector<uint8_t>& bytes, const std::string& what,
   for (const auto& [name, value] : options.bind) {
     onnx::TensorProto* t = g->add_initializer();
     t->set_name(name);
-    static const int32_t kOnnxType[] = {onnx::TensorProto::FLOAT, onnx::TensorProto::INT8,
-                                        onnx::TensorProto::UINT8, onnx::TensorProto::INT32,
-                                        onnx::TensorProto::INT64};
-    t->set_data_type(kOnnxType[static_cast<int>(value.type)]);
+    t->set_data_type(onnx_data_type(value.type));
     for (int64_t d : value.shape) t->add_dims(d);
     t->set_raw_data(value.bytes.data(), value.bytes.size());
   }
@@ -376,7 +390,7 @@ Model parse_model(const std::vector<uint8_t>& bytes, const std::string& what,
         if (!elem_type_of(v.type().tensor_type().elem_type(), &et)) {
           throw UserError(what + ": graph input '" + v.name() + "' has element type " +
                           onnx_type_name(v.type().tensor_type().elem_type()) +
-                          "; Weft reads float32, int8, uint8, int32 and int64 tensors");
+                          "; Weft reads float32, int8, uint8, int32, int64 and bool tensors");
         }
       }
       m.inputs.push_back(v.name());

@@ -14,8 +14,8 @@
 namespace weft::compiler::onnx_import {
 
 /// The element types Weft reads from ONNX tensors.
-enum class ElemType { kFloat32, kInt8, kUint8, kInt32, kInt64 };
-/// "float32", "int8", "uint8", "int32", "int64".
+enum class ElemType { kFloat32, kInt8, kUint8, kInt32, kInt64, kBool };
+/// "float32", "int8", "uint8", "int32", "int64", "bool".
 const char* elem_type_name(ElemType t);
 /// Bytes of one element.
 int elem_bytes(ElemType t);
