@@ -322,19 +322,19 @@ def vgg_dropout(seed=11):
     """A small VGG-style classifier with the pass-through nodes torch.onnx.export writes: an
     Identity, and Dropout at inference (opset 13: ratio and training_mode as constant inputs)."""
     b = Builder(seed)
-    y = b.node("Relu", [b.conv("input", 3, 16, 3, 1, 1, bias=True)])            # 16x16x16
-    y = b.node("MaxPool", [y], kernel_shape=[2, 2], strides=[2, 2])              # 16x8x8
-    y = b.node("Relu", [b.conv(y, 16, 32, 3, 1, 1, bias=True)])
-    y = b.node("MaxPool", [y], kernel_shape=[2, 2], strides=[2, 2])              # 32x4x4
-    y = b.node("Flatten", [b.node("Identity", [y])], axis=1)                     # 1x512
+    y = b.node("Relu", [b.conv("input", 3, 8, 3, 1, 1, bias=True)])             # 8x16x16
+    y = b.node("MaxPool", [y], kernel_shape=[2, 2], strides=[2, 2])              # 8x8x8
+    y = b.node("Relu", [b.conv(y, 8, 16, 3, 1, 1, bias=True)])
+    y = b.node("MaxPool", [y], kernel_shape=[2, 2], strides=[2, 2])              # 16x4x4
+    y = b.node("Flatten", [b.node("Identity", [y])], axis=1)                     # 1x256
     ratio, train = b.const("ratio", np.float32(0.5)), b.const("train", np.bool_(False))
 
     def fc(x, k, n):
         w = (b.rng.standard_normal((n, k)) * np.sqrt(2.0 / k)).astype(np.float32)
         return b.node("Gemm", [x, b.const("fc_w", w), b.const("fc_b", np.zeros(n, np.float32))],
                       transB=1)
-    y = b.node("Dropout", [b.node("Relu", [fc(y, 512, 64)]), ratio, train])
-    return b.model("input", [1, 3, 16, 16], fc(y, 64, 10), 13, "vgg_dropout")
+    y = b.node("Dropout", [b.node("Relu", [fc(y, 256, 32)]), ratio, train])
+    return b.model("input", [1, 3, 16, 16], fc(y, 32, 10), 13, "vgg_dropout")
 
 
 def dropout_training(seed=1):
