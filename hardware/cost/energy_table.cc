@@ -100,11 +100,14 @@ double process_scale(double from_node_nm, double from_vdd, double node_nm, doubl
 }
 
 EnergyTable energy_table_from_json(const nlohmann::json& j, const std::string& where) {
-  isa::FieldReader r(j, where);
+  // Messages name the table as soon as it has a name.
+  std::string at = where;
+  if (j.is_object() && j.contains("name") && j["name"].is_string())
+    at += " ('" + j["name"].get<std::string>() + "')";
+  isa::FieldReader r(j, at);
   EnergyTable t;
   t.name = r.string("name");
   if (t.name.empty()) throw UserError(where + ": name is empty");
-  const std::string at = where + " ('" + t.name + "')";
   t.description = r.string("description", "");
   t.source_node_nm = r.number("node_nm", 1, 1e4);
   t.source_vdd = r.number("vdd", 0.05, 10);
