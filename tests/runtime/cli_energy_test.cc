@@ -17,11 +17,6 @@ using ::testing::HasSubstr;
 
 class EnergyCli : public CliFixture {
  protected:
-  static nlohmann::json json_of(const CliResult& r) {
-    const size_t a = r.out.find('{'), b = r.out.rfind('}');
-    EXPECT_NE(a, std::string::npos) << r.out << r.err;
-    return nlohmann::json::parse(r.out.substr(a, b - a + 1));
-  }
   // The shipped table with the MAC's figure changed, as a file of this test.
   std::string table_with_mac(double pj) const {
     std::ifstream in(std::string(WEFT_SOURCE_DIR) + "/hardware/cost/tables/horowitz45.json");
