@@ -37,12 +37,14 @@ inline void stats_from_dbg(const uint32_t* words, sim::cycle::CycleStats& s) {
   s.fetch.idle = f1 >> 32;
 }
 
-/// The VTA counters and micro-op counts of `program` into `s`.
+/// The VTA counters, micro-op counts and activity (simulator/common/activity.h) of `program`
+/// into `s`.
 inline void count_program(const isa::Layout& l, const std::vector<isa::Insn>& program,
                           sim::cycle::CycleStats& s) {
   s.counters.insn_count = program.size();
   s.insn_fetch_nbytes = program.size() * 16;
   for (const isa::Insn& in : program) {
+    s.activity.add(l, in);
     if (in.op() == isa::Opcode::kLoad && in.x_size > 0) {
       const uint64_t bytes = static_cast<uint64_t>(in.y_size * in.x_size * l.elem_bytes(in.mem()));
       switch (in.mem()) {

@@ -11,6 +11,7 @@
 
 #include "compiler/graph/dump.h"
 #include "compiler/graph/pipeline.h"
+#include "hardware/cost/energy_table.h"
 #include "hardware/isa/errors.h"
 #include "python/src/bindings.h"
 #include "runtime/graph/cpu_graph.h"
@@ -78,6 +79,8 @@ class Network {
       std::memcpy(a.mutable_data(), r.outputs[i].data(), r.outputs[i].size() * sizeof(float));
       outs.append(a);
     }
+    // Priced with the shipped energy table, as `weft run` does without --energy.
+    rt::graph::add_energy(r.report, cost::energy_table_for(""), layout_, platform_);
     py::dict report = to_python(r.report.to_json());
     report["table"] = r.report.table();
     if (trace) report["timeline"] = to_python(r.report.timeline());

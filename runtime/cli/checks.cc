@@ -49,7 +49,7 @@ void check_target_options(const CLI::App& cmd, const std::string& target) {
             "--tile-k", "--tile-h", "--tile-w", "--tile-ic", "--tile-oc", "--shift", "--relu",
             "--no-bias", "--no-relu", "--search", "--engine", "--trace", "--timeout",
             "--progress", "--xclbin", "--device", "--xrt-emulate", "--xrt-bank", "--dry-run",
-            "--pass"},
+            "--pass", "--energy"},
            "with --target accel (--target " + target + " runs on " + where + ")");
   }
   if (target == "accel") {

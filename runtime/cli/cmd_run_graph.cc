@@ -13,6 +13,7 @@
 #include "compiler/graph/models/resnet.h"
 #include "compiler/graph/pipeline.h"
 #include "compiler/graph/reference_int8.h"
+#include "hardware/cost/energy_table.h"
 #include "hardware/isa/errors.h"
 #include "runtime/cli/checks.h"
 #include "runtime/cli/commands.h"
@@ -183,6 +184,7 @@ void add_run_resnet18(CLI::App& run) {
                                             o->dev.device_options(faults));
     phase("running the network on the " + o->dev.engine + " engine");
     rt::graph::RunResult r = exe.run(*dev, {x}, o->dev.timeout());
+    rt::graph::add_energy(r.report, cost::energy_table_for(o->dev.energy), layout, pf);
     auto j = r.report.to_json();
     j["compile_seconds"] = compile_s;
     j["kernel_compile_seconds"] = exe.kernel_compile_seconds();

@@ -39,7 +39,7 @@ void check_model_run(const ModelRunOptions& o, const CLI::App& run) {
       throw UserError("--calibrate goes with --target accel (the llvm target runs in float32)");
     forbid(run, {"--engine", "--config", "--platform", "--per-channel", "--tune-db", "--no-records",
                  "--inject-fault", "--timeout", "--xclbin", "--device", "--xrt-emulate",
-                 "--xrt-bank"},
+                 "--xrt-bank", "--energy"},
            "with --target accel (--target llvm runs the float32 network on the host CPU)");
   } else {
     if (!o.check) forbid(run, {"--threads"}, "with --target llvm, or with --check (its fp32 run)");
@@ -78,6 +78,7 @@ void run_model(const ModelRunOptions& o) {
     driver::FaultPlan faults;
     r.device = o.dev.device_options(faults);
     r.timeout = o.dev.timeout();
+    r.energy = o.dev.energy;
     j = rt::graph::run_onnx_accel(r, outputs);
   }
   phase.done();

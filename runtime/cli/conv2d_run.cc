@@ -48,6 +48,7 @@ Conv2dRun run_conv2d_accel(const Conv2dOptions& o, const DeviceRunOptions& dev,
   j["mismatches"] = run.mismatches.count;
   add_timing(j, r.details, rt::conv2d_roofline(layout, platform, s).to_json(),
              2.0 * double(s.macs()), platform);
+  add_energy(j, r.details, run_opts.energy, layout, platform, s.macs());
   j["device"] = r.details;
   j["compile_seconds"] = compile_s;
   j["run_seconds"] = r.seconds;

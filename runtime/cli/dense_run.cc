@@ -72,6 +72,7 @@ DenseRun run_dense_accel(const DenseOptions& d, const DeviceRunOptions& dev,
   j["mismatches"] = run.mismatches.count;
   add_timing(j, r.details, dense_roofline(b, platform),
              2.0 * double(s.m) * double(s.n) * double(s.k), platform);
+  add_energy(j, r.details, run_opts.energy, layout, platform, int64_t(s.m) * s.n * s.k);
   j["device"] = r.details;
   j["compile_seconds"] = compile_s;
   j["run_seconds"] = r.seconds;

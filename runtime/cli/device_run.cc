@@ -1,6 +1,7 @@
 // Shared parts of `weft run OP`; see device_run.h.
 #include "runtime/cli/device_run.h"
 
+#include "hardware/cost/energy.h"
 #include "hardware/isa/errors.h"
 #include "runtime/cli/checks.h"
 #include "runtime/cli/progress.h"
@@ -19,6 +20,32 @@ void DeviceRunOptions::add_to(CLI::App& cmd, const std::string& save_help) {
   cmd.add_option("--seed", seed, "random data seed")->capture_default_str();
   cmd.add_option("--timeout", timeout_s, "seconds to wait for the device")->capture_default_str();
   cmd.add_flag("--progress", progress, "show progress on stderr even when not a terminal");
+  add_energy_option(cmd, energy);
+}
+
+void add_energy_option(CLI::App& cmd, std::string& energy) {
+  cmd.add_option("--energy", energy,
+                 "cycle, rtl: the per-action energy table that prices the run, a shipped "
+                 "table's name or a JSON file (default: the shipped horowitz45; "
+                 "docs/codesign.md, Energy)");
+}
+
+void check_energy_option(const std::string& energy, const std::string& engine) {
+  if (energy.empty()) return;
+  if (engine == "functional")
+    throw UserError("--energy needs an engine that counts what the hardware does (cycle, rtl), "
+                    "not functional");
+  cost::energy_table_for(energy);
+}
+
+void add_energy(nlohmann::ordered_json& j, const nlohmann::ordered_json& details,
+                const std::string& energy, const isa::Layout& layout,
+                const isa::Platform& platform, int64_t useful_macs) {
+  if (!details.contains("activity") || !details.contains("cycles")) return;
+  const cost::EnergyTable t = cost::energy_table_for(energy);
+  const cost::Energy e = cost::energy_of(t, layout, sim::activity_from_json(details["activity"]),
+                                         details["cycles"].get<uint64_t>());
+  j["energy"] = cost::to_json(e, t, platform.clock_mhz, useful_macs);
 }
 
 void add_xrt_options(CLI::App& cmd, std::string& xclbin, int& device, std::string& emulate,
@@ -58,6 +85,7 @@ void DeviceRunOptions::check() const {
   }
   if (!save.empty()) rt::check_output_dir(save, "--save");
   if (!trace.empty()) rt::check_output_file(trace, "--trace");
+  check_energy_option(energy, engine);
 }
 
 DeviceRunOptions DeviceRunOptions::checked_for_run(bool keep_timeline) const {
@@ -79,6 +107,7 @@ void NetworkDeviceOptions::add_to(CLI::App& c, const std::string& engine_help) {
                "cycle, rtl, xrt: AXI faults for the memory system, as for weft sim, e.g. "
                "read:slverr@0x1000 (the addresses of each kernel: --listing; "
                "docs/reliability.md)");
+  add_energy_option(c, energy);
 }
 
 void NetworkDeviceOptions::check() const {
@@ -91,6 +120,7 @@ void NetworkDeviceOptions::check() const {
     check_fault_engine(engine, xrt_emulate);
     driver::parse_fault_plan(inject_fault);
   }
+  check_energy_option(energy, engine);
 }
 
 void check_fault_engine(const std::string& engine, const std::string& xrt_emulate) {

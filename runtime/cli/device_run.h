@@ -21,6 +21,7 @@ namespace weft::cli {
 
 struct DeviceRunOptions {
   std::string engine = "cycle", save, trace;
+  std::string energy;  // --energy: a shipped energy table's name or a file; "" the default
   uint32_t seed = 1;
   double timeout_s = 3600;
   bool progress = false;
@@ -29,11 +30,11 @@ struct DeviceRunOptions {
   const CLI::App* cmd = nullptr;  // the subcommand, to tell given options from defaults
 
   /// Registers --engine, --save (with `save_help`), --trace, --seed, --timeout, --progress,
-  /// and the xrt engine's --xclbin, --device, --xrt-emulate, --xrt-bank.
+  /// --energy, and the xrt engine's --xclbin, --device, --xrt-emulate, --xrt-bank.
   void add_to(CLI::App& cmd, const std::string& save_help);
   /// Before any work: UserError for an unknown engine, a timeline without timing, xrt options
-  /// without the xrt engine, a timeout that is not positive, and --save or --trace where
-  /// nothing can be written.
+  /// without the xrt engine, a timeout that is not positive, --save or --trace where nothing
+  /// can be written, and an --energy table that does not load or an engine that counts nothing.
   void check() const;
   /// check(), then the options a single-operator run uses: with `keep_timeline` (a caller that
   /// wants the timeline in memory, e.g. Python) the engine must be cycle, and the timeline is
@@ -50,15 +51,17 @@ void check_xrt_options(const CLI::App& cmd, const std::string& engine);
 /// AXI faults to inject into the memory system (docs/reliability.md).
 struct NetworkDeviceOptions {
   std::string engine = "cycle", xclbin, xrt_emulate, inject_fault;
+  std::string energy;  // --energy, as for DeviceRunOptions
   int xrt_device = 0, xrt_bank = -1;
   double timeout_s = 600;
   const CLI::App* cmd = nullptr;
 
-  /// Registers --engine (with `engine_help`), --timeout, --inject-fault and the xrt options.
+  /// Registers --engine (with `engine_help`), --timeout, --inject-fault, --energy and the xrt
+  /// options.
   void add_to(CLI::App& cmd, const std::string& engine_help);
   /// Before any work: UserError for an unknown engine, xrt options without the xrt engine, a
-  /// timeout that is not positive, or a fault plan that does not parse or has no memory
-  /// system to go to.
+  /// timeout that is not positive, a fault plan that does not parse or has no memory
+  /// system to go to, or an --energy table that does not load.
   void check() const;
   /// The options to open the device with; `plan` receives the parsed faults (kept by pointer).
   driver::DeviceOptions device_options(driver::FaultPlan& plan) const;
@@ -70,6 +73,12 @@ struct NetworkDeviceOptions {
 /// UserError unless `engine` has a simulated memory system that --inject-fault can reach: cycle,
 /// rtl, or xrt with --xrt-emulate (`xrt_emulate` not empty).
 void check_fault_engine(const std::string& engine, const std::string& xrt_emulate);
+
+/// Registers --energy (hardware/cost/energy_table.h) into `energy`.
+void add_energy_option(CLI::App& cmd, std::string& energy);
+/// UserError when the --energy value `energy` does not load, or is given with an engine that
+/// counts no activity (functional).
+void check_energy_option(const std::string& energy, const std::string& engine);
 
 /// Registers the xrt engine's options (--xclbin, --device, --xrt-emulate, --xrt-bank).
 void add_xrt_options(CLI::App& cmd, std::string& xclbin, int& device, std::string& emulate,
@@ -94,6 +103,14 @@ DeviceRunResult run_on_device(
 void add_timing(nlohmann::ordered_json& j, const nlohmann::ordered_json& details,
                 const nlohmann::ordered_json& roofline, double ops,
                 const isa::Platform& platform);
+
+/// Adds the "energy" object (hardware/cost/energy.h) when the engine counted the run's
+/// activity (details["activity"]: cycle, rtl): the table `energy` names (--energy) on the
+/// configuration's buffers, the average power at the platform's clock, pJ per useful MAC for
+/// `useful_macs` (the operator's).
+void add_energy(nlohmann::ordered_json& j, const nlohmann::ordered_json& details,
+                const std::string& energy, const isa::Layout& layout,
+                const isa::Platform& platform, int64_t useful_macs);
 
 /// How an output compares with its reference: the number of differing elements and the index
 /// of the first (-1 when equal).

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "compiler/codegen/llvm/codegen_llvm.h"
+#include "hardware/cost/energy_table.h"
 #include "hardware/isa/errors.h"
 #include "runtime/graph/cpu_graph.h"
 #include "compiler/graph/onnx/qdq.h"
@@ -333,6 +334,7 @@ nlohmann::ordered_json run_onnx_accel(const OnnxRunRequest& r, OutputSet& output
     phases["check"] = since(t_phase);
   }
   j["phase_seconds"] = phases;
+  add_energy(res.report, cost::energy_table_for(r.energy), layout, platform);
   j["report"] = res.report.to_json();
   if (!r.save.empty()) {
     std::error_code ec;

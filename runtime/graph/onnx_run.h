@@ -33,6 +33,8 @@ struct OnnxRunRequest {
   // faults to inject) and the time each kernel may take.
   driver::DeviceOptions device;
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
+  // The energy table that prices the run (hardware/cost; "" the shipped default).
+  std::string energy;
   // Told each phase as it starts (import, compile, run, check), for progress on stderr.
   std::function<void(const std::string&)> phase = [](const std::string&) {};
 };

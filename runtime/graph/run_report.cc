@@ -14,6 +14,10 @@ void add_run_details(StepReport& sr, const nlohmann::json& d, const isa::Layout&
     sr.compute = d["modules"]["compute"];
     if (d.contains("alu_uops")) sr.compute["alu_uops"] = d["alu_uops"];
   }
+  if (d.contains("activity")) {
+    sr.activity = sim::activity_from_json(d["activity"]);
+    sr.has_activity = true;
+  }
   if (!d.contains("gemm_uops") || !d.contains("dram")) return;
   sr.gemm_uops = d["gemm_uops"].get<uint64_t>();
   for (const auto& [kind, b] : d["dram"]["read_nbytes"].items()) sr.dram_bytes += b.get<uint64_t>();
@@ -30,6 +34,21 @@ void add_run_details(StepReport& sr, const nlohmann::json& d, const isa::Layout&
     sr.limit = "padding";
   else
     sr.limit = "compute";
+}
+
+void add_energy(RunReport& r, const cost::EnergyTable& t, const isa::Layout& l,
+                const isa::Platform& pf) {
+  r.energy = cost::Energy{};
+  r.has_energy = false;
+  for (StepReport& s : r.steps) {
+    if (!s.has_activity) continue;
+    s.energy = cost::energy_of(t, l, s.activity, s.cycles);
+    s.has_energy = true;
+    r.energy += s.energy;
+    r.has_energy = true;
+  }
+  r.energy_table = t;
+  r.clock_mhz = pf.clock_mhz;
 }
 
 double RunReport::utilization() const {
@@ -63,6 +82,7 @@ nlohmann::ordered_json RunReport::to_json() const {
   j["host_arena_bytes"] = host_arena;
   j["host_staging_bytes"] = staging_bytes;
   j["weight_bytes"] = weight_bytes;
+  if (has_energy) j["energy"] = cost::to_json(energy, energy_table, clock_mhz, accel_macs);
   j["nodes"] = nlohmann::ordered_json::array();
   for (const StepReport& s : steps) {
     nlohmann::ordered_json n;
@@ -84,6 +104,7 @@ nlohmann::ordered_json RunReport::to_json() const {
         n["mac_bound_cycles"] = s.mac_bound_cycles;
         n["limit"] = s.limit;
       }
+      if (s.has_energy) n["energy"] = cost::to_json(s.energy, energy_table, clock_mhz, s.macs);
     } else {
       n["host_seconds"] = s.seconds;
     }
@@ -100,15 +121,21 @@ std::string RunReport::table() const {
   o << network << " on " << config << " (" << engine << " engine, platform " << platform << ")\n";
   o << std::left << std::setw(28) << "node" << std::setw(18) << "op" << std::setw(7) << "engine"
     << std::right << std::setw(12) << "cycles" << std::setw(12) << "time us" << std::setw(14)
-    << "MACs" << std::setw(8) << "util" << std::setw(8) << "share"
-    << "\n";
+    << "MACs" << std::setw(8) << "util" << std::setw(8) << "share";
+  if (has_energy) o << std::setw(11) << "energy uJ" << std::setw(8) << "pJ/MAC";
+  o << "\n";
   for (const StepReport& s : steps) {
     o << std::left << std::setw(28) << s.node.substr(0, 27) << std::setw(18) << s.op.substr(0, 17)
       << std::setw(7) << s.engine << std::right << std::setw(12)
       << (s.engine == "accel" ? std::to_string(s.cycles) : std::string("-")) << std::setw(12)
       << std::fixed << std::setprecision(1) << s.seconds * 1e6 << std::setw(14) << s.macs
       << std::setw(7) << std::setprecision(1) << (s.engine == "accel" ? s.utilization * 100 : 0.0)
-      << "%" << std::setw(7) << s.share * 100 << "%\n";
+      << "%" << std::setw(7) << s.share * 100 << "%";
+    if (has_energy && s.has_energy) {
+      o << std::setw(11) << std::setprecision(2) << s.energy.total_pj() * 1e-6 << std::setw(8)
+        << (s.macs ? s.energy.total_pj() / double(s.macs) : 0.0);
+    }
+    o << "\n";
   }
   o << std::setprecision(3);
   std::map<std::string, int> sources;
@@ -131,6 +158,10 @@ std::string RunReport::table() const {
   o << "cpu: " << cpu_seconds * 1e3 << " ms; total " << total_seconds * 1e3 << " ms; wall "
     << wall_seconds << " s; arenas: device " << device_arena << " B, host " << host_arena
     << " B; weights " << weight_bytes << " B; copy staging " << staging_bytes << " B\n";
+  if (has_energy) {
+    o << "accelerator " << cost::summary(energy, clock_mhz, accel_macs) << std::defaultfloat
+      << " (table " << energy_table.name << ", " << energy_table.node_nm << " nm)\n";
+  }
   return o.str();
 }
 

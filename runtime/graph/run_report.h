@@ -1,7 +1,8 @@
 // The report of one network run (runtime/graph/executor.h): per step its engine, cycles or
 // host time, MACs, utilization and share of the total, for accelerator steps the roofline
 // (GEMM micro-ops, DRAM bytes, the limit that holds the layer back) and the ISA floor; the
-// totals; as JSON, as a table for people, and as a Chrome-trace / Perfetto timeline (the
+// totals; with add_energy, each accelerator step's energy and the network's; as JSON, as a
+// table for people, and as a Chrome-trace / Perfetto timeline (the
 // accelerator and the CPU on their own tracks).
 #pragma once
 
@@ -10,8 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "hardware/cost/energy.h"
 #include "hardware/isa/layout.h"
 #include "hardware/isa/spec.h"
+#include "simulator/common/activity.h"
 
 namespace weft::rt::graph {
 
@@ -37,6 +40,11 @@ struct StepReport {
   // cycles above it went.
   int64_t isa_floor_cycles = 0, isa_floor_all_taps_cycles = 0;
   nlohmann::ordered_json compute;
+  // What the step did to the hardware (engines that count it: cycle, rtl), and its energy
+  // once add_energy has priced it.
+  bool has_activity = false, has_energy = false;
+  sim::Activity activity;
+  cost::Energy energy;
 };
 
 /// The report of one run.
@@ -50,6 +58,11 @@ struct RunReport {
   int64_t device_arena = 0, host_arena = 0, weight_bytes = 0;
   /// The largest host buffer a copy between the arenas used (packed_io.h: a slice at a time).
   int64_t staging_bytes = 0;
+  /// The accelerator steps' energy, added (add_energy), with the table and clock it used.
+  bool has_energy = false;
+  cost::Energy energy;
+  cost::EnergyTable energy_table;
+  double clock_mhz = 0;
   /// Accelerator utilization over its cycles: accel_macs / (cycles x peak).
   double utilization() const;
   nlohmann::ordered_json to_json() const;
@@ -63,5 +76,12 @@ struct RunReport {
 /// `cycles` and `macs` are the step's.
 void add_run_details(StepReport& step, const nlohmann::json& details, const isa::Layout& layout,
                      const isa::Platform& platform);
+
+/// Prices every accelerator step's activity with `table` on configuration `layout` (its
+/// buffers) and adds it up, with power at `platform`'s clock: to_json then has an "energy" per
+/// such node and for the network, and table() an energy column and line. No effect on a run
+/// whose engine counted no activity (functional).
+void add_energy(RunReport& report, const cost::EnergyTable& table, const isa::Layout& layout,
+                const isa::Platform& platform);
 
 }  // namespace weft::rt::graph

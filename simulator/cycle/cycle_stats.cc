@@ -40,6 +40,7 @@ nlohmann::ordered_json to_json(const CycleStats& s) {
                {"read_beats", s.read_beats},
                {"write_bursts", s.write_bursts},
                {"write_beats", s.write_beats}};
+  j["activity"] = to_json(s.activity);
   return j;
 }
 

@@ -1,10 +1,12 @@
 // What the cycle model reports: total cycles, per-module busy and stall cycles split by cause,
-// DRAM traffic per memory type, micro-op counts and compute utilization.
+// DRAM traffic per memory type, micro-op counts, compute utilization and the action counts an
+// energy model prices.
 #pragma once
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
+#include "simulator/common/activity.h"
 #include "simulator/common/stats.h"
 
 namespace weft::sim::cycle {
@@ -42,6 +44,7 @@ struct CycleStats {
   uint64_t read_bursts = 0, read_beats = 0, write_bursts = 0, write_beats = 0;
   uint64_t gemm_uops = 0;  // GEMM micro-op iterations, reset ones included
   uint64_t alu_uops = 0;
+  Activity activity;  // what the run did to the hardware, for energy (hardware/cost)
   /// Non-reset GEMM micro-ops (one ideal cycle each) divided by total cycles.
   double utilization() const {
     return cycles == 0 ? 0.0 : static_cast<double>(counters.gemm_counter) / cycles;

@@ -27,6 +27,7 @@ void CycleRun::try_start(Unit& u) {
   ++u.started;
   u.running_index = index;
   ++st_.counters.insn_count;
+  st_.activity.add(l_, insn);
   switch (insn.op()) {
     case Opcode::kLoad:
       return start_load(u, insn, index);

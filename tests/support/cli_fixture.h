@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
@@ -27,6 +28,14 @@ inline std::string slurp(const std::filesystem::path& p) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+/// The JSON object a verb printed on stdout (from its first '{' to its last '}').
+inline nlohmann::json json_of(const CliResult& r) {
+  const size_t a = r.out.find('{'), b = r.out.rfind('}');
+  EXPECT_NE(a, std::string::npos) << r.out << r.err;
+  if (a == std::string::npos || b < a) return nlohmann::json();
+  return nlohmann::json::parse(r.out.substr(a, b - a + 1));
 }
 
 /// A fresh folder per test (removed afterwards) and `weft` runs inside the test.

@@ -18,12 +18,6 @@ using ::testing::HasSubstr;
 
 class ConfigFileCli : public CliFixture {
  protected:
-  // The JSON object a verb printed on stdout.
-  static nlohmann::json json_of(const CliResult& r) {
-    const size_t a = r.out.find('{'), b = r.out.rfind('}');
-    EXPECT_NE(a, std::string::npos) << r.out << r.err;
-    return nlohmann::json::parse(r.out.substr(a, b - a + 1));
-  }
   const std::string config_ = test_config_file();
 };
 
