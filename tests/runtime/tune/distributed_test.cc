@@ -63,15 +63,20 @@ TEST(PrefixDispatch, HandsOutTheShortestPrefixHoldingWhatIsWanted) {
 }
 
 // Candidates of a conv2d task's space in a fixed order, with invalid ones among them: its
-// samples (which are all legal), every third one replaced by a schedule too large for the
-// buffers (which the sampler never proposes, but a database or a user may hold).
+// samples (which are all legal), every third one replaced by the whole layer in one tile, too
+// large for the buffers (the sampler never proposes it, but a database or a user may hold it).
 std::vector<Trace> sample_traces(const Task& t, int n) {
   const auto& space = dynamic_cast<const AccelConv2dSpace&>(*t.space);
+  const auto& s = space.shape();
+  const auto& c = isa::layout_for(t.target.config).config;
+  const int64_t icb = (s.ic + c.block_in() - 1) / c.block_in();
+  const int64_t ocb = (s.oc + c.block_out() - 1) / c.block_out();
   Rng rng(11);
   std::vector<Trace> out;
   for (int i = 0; i < n; ++i) {
     const int64_t vt = int64_t{1} << (i / 3 % 3);  // 1, 2, 4 threads
-    out.push_back(i % 3 == 1 ? space.trace_of({14, 14, 16, 16, vt, 'o'}) : space.sample(rng));
+    out.push_back(i % 3 == 1 ? space.trace_of({s.out_h(), s.out_w(), icb, ocb, vt, 'o'})
+                             : space.sample(rng));
   }
   return out;
 }
