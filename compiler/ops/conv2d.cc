@@ -85,44 +85,42 @@ void check_conv2d_shape(const Conv2dShape& s) {
   }
 }
 
-void check_conv2d_knobs(const isa::Layout& l, const Conv2dShape& s, const Conv2dKnobs& k,
-                        bool residual, bool channel_shifts) {
-  check_conv2d_shape(s);
+std::string conv2d_knobs_error(const isa::Layout& l, const Conv2dShape& s, const Conv2dKnobs& k,
+                               bool residual, bool channel_shifts) {
   if (k.tile_h < 1 || k.tile_w < 1 || k.tile_ic < 1 || k.tile_oc < 1) {
-    throw UserError("conv2d knobs: tiles must be at least 1 (" + k.describe() + ")");
+    return "conv2d knobs: tiles must be at least 1 (" + k.describe() + ")";
   }
   if (k.vthreads < 1 || k.vthreads > 64) {
-    throw UserError("conv2d knobs: vthreads = " + std::to_string(k.vthreads) +
-                    " is out of range (1 to 64)");
+    return "conv2d knobs: vthreads = " + std::to_string(k.vthreads) + " is out of range (1 to 64)";
   }
   if (k.vthread_axis != 'o' && k.vthread_axis != 'h') {
-    throw UserError(std::string("conv2d knobs: vthread_axis must be 'o' (output channels) or ") +
-                    "'h' (output rows), not '" + k.vthread_axis + "'");
+    return std::string("conv2d knobs: vthread_axis must be 'o' (output channels) or ") +
+           "'h' (output rows), not '" + k.vthread_axis + "'";
   }
   if (k.tile_h > s.out_h() || k.tile_w > s.out_w()) {
-    throw UserError("conv2d knobs (" + k.describe() + "): the tile is larger than the " +
-                    std::to_string(s.out_h()) + "x" + std::to_string(s.out_w()) + " output");
+    return "conv2d knobs (" + k.describe() + "): the tile is larger than the " +
+           std::to_string(s.out_h()) + "x" + std::to_string(s.out_w()) + " output";
   }
   const Padded p = padded(l, s, k);
   if (p.rows <= s.pad || p.cols <= s.pad) {
-    throw UserError("conv2d knobs (" + k.describe() + "): an input tile of " +
-                    std::to_string(p.rows) + "x" + std::to_string(p.cols) +
-                    " can lie entirely in the padding of " + std::to_string(s.pad));
+    return "conv2d knobs (" + k.describe() + "): an input tile of " + std::to_string(p.rows) + "x" +
+           std::to_string(p.cols) + " can lie entirely in the padding of " + std::to_string(s.pad);
   }
   // The output is rounded up to whole tiles, so the last tile of rows (or columns) can start
   // so far down that every input row it reads lies below the input: a tile of nothing but
   // padding. When pad < K its outputs are all discarded rounding, pure waste; in any case a
   // LOAD must read at least one element, so such tilings are refused here and never proposed.
   for (const auto& [what, tile, out, extent, size] :
-       {std::tuple{"rows", k.tile_h, p.oh, s.h, p.rows}, std::tuple{"columns", k.tile_w, p.ow, s.w, p.cols}}) {
+       {std::tuple{"rows", k.tile_h, p.oh, s.h, p.rows},
+        std::tuple{"columns", k.tile_w, p.ow, s.w, p.cols}}) {
     const int64_t first = (out - tile) * s.stride - s.pad;
     if (first >= extent) {
-      throw UserError("conv2d knobs (" + k.describe() + "): with the output rounded up to " +
-                      std::to_string(out) + " " + what + ", the last tile's input " + what + " [" +
-                      std::to_string(first) + ", " + std::to_string(first + size) +
-                      ") lie entirely in the padding beyond the input's " +
-                      std::to_string(extent) + " (a LOAD must read at least one element); " +
-                      "choose tiles that round the output up less");
+      return "conv2d knobs (" + k.describe() + "): with the output rounded up to " +
+             std::to_string(out) + " " + what + ", the last tile's input " + what + " [" +
+             std::to_string(first) + ", " + std::to_string(first + size) +
+             ") lie entirely in the padding beyond the input's " + std::to_string(extent) +
+             " (a LOAD must read at least one element); " +
+             "choose tiles that round the output up less";
     }
   }
   struct Need {
@@ -132,33 +130,39 @@ void check_conv2d_knobs(const isa::Layout& l, const Conv2dShape& s, const Conv2d
   // output tile and bias (and the residual tile)
   const int64_t acc = k.tile_oc * k.tile_h * k.tile_w * (residual ? 2 : 1) + k.tile_oc +
                       (channel_shifts ? k.tile_oc : 0);  // per-channel shift tile
-  for (const Need& n : {Need{"ACC", acc, l.acc_depth},
-                        Need{"INP", k.tile_ic * p.rows * p.cols, l.inp_depth},
-                        Need{"WGT", k.tile_oc * k.tile_ic * s.k * s.k, l.wgt_depth}}) {
+  for (const Need& n :
+       {Need{"ACC", acc, l.acc_depth}, Need{"INP", k.tile_ic * p.rows * p.cols, l.inp_depth},
+        Need{"WGT", k.tile_oc * k.tile_ic * s.k * s.k, l.wgt_depth}}) {
     if (n.blocks * k.vthreads > n.depth) {
-      throw UserError("conv2d knobs (" + k.describe() + "): the " + n.buffer + " tiles need " +
-                      std::to_string(n.blocks) + " blocks x " + std::to_string(k.vthreads) +
-                      " threads = " + std::to_string(n.blocks * k.vthreads) + " blocks, but the " +
-                      n.buffer + " buffer of " + l.config.name + " holds " +
-                      std::to_string(n.depth));
+      return "conv2d knobs (" + k.describe() + "): the " + n.buffer + " tiles need " +
+             std::to_string(n.blocks) + " blocks x " + std::to_string(k.vthreads) +
+             " threads = " + std::to_string(n.blocks * k.vthreads) + " blocks, but the " +
+             n.buffer + " buffer of " + l.config.name + " holds " + std::to_string(n.depth);
     }
   }
   // Every thread's GEMM kernel and its reset and ALU kernels must be resident together.
   const int64_t uops = (gemm_uops(s, k) + (channel_shifts ? 6 : 5) * k.tile_w) * k.vthreads;
   if (uops > l.uop_depth) {
-    throw UserError("conv2d knobs (" + k.describe() + "): the micro-op kernels need " +
-                    std::to_string(uops) + " micro-ops, beyond the micro-op buffer's " +
-                    std::to_string(l.uop_depth));
+    return "conv2d knobs (" + k.describe() + "): the micro-op kernels need " +
+           std::to_string(uops) + " micro-ops, beyond the micro-op buffer's " +
+           std::to_string(l.uop_depth);
   }
   if (p.ow * p.nb > (int64_t{1} << 15) || k.tile_ic * s.k * s.k * k.tile_oc > (int64_t{1} << 15)) {
-    throw UserError("conv2d knobs (" + k.describe() + "): the layer is too wide for the DMA "
-                    "stride fields");
+    return "conv2d knobs (" + k.describe() + "): the layer is too wide for the DMA stride fields";
   }
+  return "";
+}
+
+void check_conv2d_knobs(const isa::Layout& l, const Conv2dShape& s, const Conv2dKnobs& k,
+                        bool residual, bool channel_shifts) {
+  check_conv2d_shape(s);
+  if (std::string e = conv2d_knobs_error(l, s, k, residual, channel_shifts); !e.empty())
+    throw UserError(e);
 }
 
 std::vector<Conv2dKnobs> conv2d_candidates(const isa::Layout& l, const isa::Platform& pf,
-                                           const Conv2dShape& s, int64_t vthreads,
-                                           size_t limit, bool residual, bool channel_shifts) {
+                                           const Conv2dShape& s, int64_t vthreads, size_t limit,
+                                           bool residual, bool channel_shifts) {
   check_conv2d_shape(s);
   const auto& c = l.config;
   const double bus = pf.axi_data_bits / 8.0;
@@ -185,11 +189,7 @@ std::vector<Conv2dKnobs> conv2d_candidates(const isa::Layout& l, const isa::Plat
         for (int64_t tic : pow2(icb)) {
           for (int64_t toc : pow2(ocb)) {
             const Conv2dKnobs k{th, tw, tic, toc, vthreads, axis};
-            try {
-              check_conv2d_knobs(l, s, k, residual, channel_shifts);
-            } catch (const UserError&) {
-              continue;
-            }
+            if (!conv2d_knobs_error(l, s, k, residual, channel_shifts).empty()) continue;
             const Padded p = padded(l, s, k);
             const double tiles = double(p.nb) * double(p.ocb / toc) * double(p.oh / th) *
                                  double(p.ow / tw);

@@ -80,10 +80,16 @@ struct Conv2d {
 
 /// Checks a shape; UserError naming the bad value.
 void check_conv2d_shape(const Conv2dShape& s);
-/// Checks knobs against the shape and the on-chip buffers (every virtual thread holds its own
-/// tiles) and the micro-op buffer; UserError naming the buffer, the need and the capacity.
-/// `residual`: the epilogue also holds a residual tile in the accumulator; `channel_shifts`: a
-/// per-channel shift tile (tile_oc more blocks).
+/// The legality of knobs for a (checked) shape: "" when the compiler accepts them, else why
+/// not, naming the buffer, the need and the capacity. One home for the cheap checks that decide
+/// whether a schedule compiles: the on-chip buffers (every virtual thread holds its own tiles),
+/// the micro-op buffer, tiles that would load only padding, the DMA fields. make_conv2d and the
+/// tuner's sampler both call it. `residual`: the epilogue also holds a residual tile in the
+/// accumulator; `channel_shifts`: a per-channel shift tile (tile_oc more blocks).
+std::string conv2d_knobs_error(const isa::Layout& layout, const Conv2dShape& shape,
+                               const Conv2dKnobs& k, bool residual = false,
+                               bool channel_shifts = false);
+/// check_conv2d_shape, then conv2d_knobs_error as a UserError.
 void check_conv2d_knobs(const isa::Layout& layout, const Conv2dShape& shape,
                         const Conv2dKnobs& k, bool residual = false, bool channel_shifts = false);
 

@@ -28,17 +28,11 @@ Blocks padded_blocks(const isa::Layout& l, const DenseShape& s, const DenseKnobs
           round_up(ceil_div(s.k, c.block_in()), k.tile_k)};
 }
 
-// Whether DRAM offsets of the padded operator (in blocks) fit the 32-bit address fields.
-bool fits_dram(const Blocks& b) {
-  return std::max({b.m, b.n, b.k}) * std::max(b.k, b.n) < (int64_t{1} << 31);
-}
-
-void check_dram(const Blocks& b) {
-  if (!fits_dram(b)) {
-    throw UserError("dense: the padded operator (" + std::to_string(b.m) + "x" +
-                    std::to_string(b.n) + "x" + std::to_string(b.k) +
-                    " blocks) is too large for the 32-bit DRAM addresses");
-  }
+// "" when DRAM offsets of the padded operator (in blocks) fit the 32-bit address fields.
+std::string dram_error(const Blocks& b) {
+  if (std::max({b.m, b.n, b.k}) * std::max(b.k, b.n) < (int64_t{1} << 31)) return "";
+  return "dense: the padded operator (" + std::to_string(b.m) + "x" + std::to_string(b.n) + "x" +
+         std::to_string(b.k) + " blocks) is too large for the 32-bit DRAM addresses";
 }
 
 void check_shape(const DenseShape& s) {
@@ -59,20 +53,15 @@ std::string DenseKnobs::describe() const {
          " vthread_axis=" + std::string(1, vthread_axis);
 }
 
-void check_dense_knobs(const isa::Layout& l, const DenseShape& s, const DenseKnobs& k,
-                       bool channel_shifts) {
-  check_shape(s);
-  if (k.tile_m < 1 || k.tile_n < 1 || k.tile_k < 1) {
-    throw UserError("dense knobs: tiles must be at least one block (" + k.describe() + ")");
-  }
-  if (k.vthreads < 1 || k.vthreads > 64) {
-    throw UserError("dense knobs: vthreads = " + std::to_string(k.vthreads) +
-                    " is out of range (1 to 64)");
-  }
-  if (k.vthread_axis != 'm' && k.vthread_axis != 'n') {
-    throw UserError(std::string("dense knobs: vthread_axis must be 'm' or 'n', not '") +
-                    k.vthread_axis + "'");
-  }
+std::string dense_knobs_error(const isa::Layout& l, const DenseShape& s, const DenseKnobs& k,
+                              bool channel_shifts) {
+  if (k.tile_m < 1 || k.tile_n < 1 || k.tile_k < 1)
+    return "dense knobs: tiles must be at least one block (" + k.describe() + ")";
+  if (k.vthreads < 1 || k.vthreads > 64)
+    return "dense knobs: vthreads = " + std::to_string(k.vthreads) + " is out of range (1 to 64)";
+  if (k.vthread_axis != 'm' && k.vthread_axis != 'n')
+    return std::string("dense knobs: vthread_axis must be 'm' or 'n', not '") + k.vthread_axis +
+           "'";
   // Every thread holds its own accumulator, input and weight tiles.
   struct Need {
     const char* buffer;
@@ -83,21 +72,24 @@ void check_dense_knobs(const isa::Layout& l, const DenseShape& s, const DenseKno
                         Need{"INP", k.tile_m * k.tile_k, l.inp_depth},
                         Need{"WGT", k.tile_n * k.tile_k, l.wgt_depth}}) {
     if (n.blocks * k.vthreads > n.depth) {
-      throw UserError("dense knobs (" + k.describe() + "): the " + n.buffer + " tiles need " +
-                      std::to_string(n.blocks) + " blocks x " + std::to_string(k.vthreads) +
-                      " threads = " + std::to_string(n.blocks * k.vthreads) + " blocks, but the " +
-                      n.buffer + " buffer of " + l.config.name + " holds " +
-                      std::to_string(n.depth));
+      return "dense knobs (" + k.describe() + "): the " + n.buffer + " tiles need " +
+             std::to_string(n.blocks) + " blocks x " + std::to_string(k.vthreads) +
+             " threads = " + std::to_string(n.blocks * k.vthreads) + " blocks, but the " +
+             n.buffer + " buffer of " + l.config.name + " holds " + std::to_string(n.depth);
     }
   }
-  const Blocks b = padded_blocks(l, s, k);
   // A micro-op kernel enumerates the innermost tile loop (tile_n uops), and the DMA fields
   // must hold the tile rows and strides.
-  if (k.tile_n > l.uop_depth) {
-    throw UserError("dense knobs: tile_n = " + std::to_string(k.tile_n) +
-                    " micro-ops exceed the micro-op buffer (" + std::to_string(l.uop_depth) + ")");
-  }
-  check_dram(b);
+  if (k.tile_n > l.uop_depth)
+    return "dense knobs: tile_n = " + std::to_string(k.tile_n) +
+           " micro-ops exceed the micro-op buffer (" + std::to_string(l.uop_depth) + ")";
+  return dram_error(padded_blocks(l, s, k));
+}
+
+void check_dense_knobs(const isa::Layout& l, const DenseShape& s, const DenseKnobs& k,
+                       bool channel_shifts) {
+  check_shape(s);
+  if (std::string e = dense_knobs_error(l, s, k, channel_shifts); !e.empty()) throw UserError(e);
 }
 
 DenseKnobs choose_dense_knobs(const isa::Layout& l, const isa::Platform& p, const DenseShape& s,
@@ -124,13 +116,9 @@ DenseKnobs choose_dense_knobs(const isa::Layout& l, const isa::Platform& p, cons
       for (int64_t tn : pow2_up_to(bn, std::min(l.acc_depth, l.uop_depth))) {
         for (int64_t tk : pow2_up_to(bk, l.inp_depth)) {
           DenseKnobs k{tm, tn, tk, vthreads, axis};
-          if ((tm * tn + (channel_shifts ? tn : 0)) * vthreads > l.acc_depth ||
-              tm * tk * vthreads > l.inp_depth ||
-              tn * tk * vthreads > l.wgt_depth) {
-            continue;
-          }
+          // (larger tiles may also pad past the 32-bit DRAM offsets)
+          if (!dense_knobs_error(l, s, k, channel_shifts).empty()) continue;
           const Blocks b = padded_blocks(l, s, k);
-          if (!fits_dram(b)) continue;  // larger tiles pad past the 32-bit DRAM offsets
           const double tiles = double(b.m / tm) * double(b.n / tn), steps = double(b.k / tk);
           // Per reduction step: one GEMM block per cycle; the two tile loads over the bus,
           // each paying the read latency once.
@@ -157,7 +145,9 @@ DenseKnobs choose_dense_knobs(const isa::Layout& l, const isa::Platform& p, cons
     }
   }
   if (!std::isfinite(best_cost)) {
-    check_dram(padded_blocks(l, s, DenseKnobs{}));  // too large even unpadded by tiles
+    // too large even unpadded by tiles
+    if (std::string e = dram_error(padded_blocks(l, s, DenseKnobs{})); !e.empty())
+      throw UserError(e);
     throw UserError("dense: no tiling fits the buffers of " + c.name + " with " +
                     std::to_string(vthreads) + " virtual threads");
   }

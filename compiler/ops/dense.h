@@ -58,9 +58,14 @@ struct Dense {
   std::unique_ptr<te::Schedule> schedule;
 };
 
-/// Checks knobs against the shape and the on-chip buffers (every virtual thread holds its own
-/// tiles, and with `channel_shifts` a shift tile of tile_n blocks); UserError naming the buffer,
-/// the need and the capacity.
+/// The legality of knobs for a (checked) shape: "" when the compiler accepts them, else why
+/// not, naming the buffer, the need and the capacity. One home for the cheap checks that decide
+/// whether a schedule compiles: the on-chip buffers (every virtual thread holds its own tiles,
+/// and with `channel_shifts` a shift tile of tile_n blocks), the micro-op buffer, the 32-bit
+/// DRAM offsets. make_dense, the knob chooser and the tuner's sampler all call it.
+std::string dense_knobs_error(const isa::Layout& layout, const DenseShape& shape,
+                              const DenseKnobs& k, bool channel_shifts = false);
+/// Checks the shape, then dense_knobs_error as a UserError.
 void check_dense_knobs(const isa::Layout& layout, const DenseShape& shape, const DenseKnobs& k,
                        bool channel_shifts = false);
 

@@ -60,22 +60,6 @@ void check_same_space(const Trace& t, const Trace& reference, const std::string&
   if (!err.empty()) throw UserError("trace does not belong to the " + space + " space: " + err);
 }
 
-// Throws a UserError unless `t` was made by `space` (compared against a reference sample).
-void check_belongs(const SearchSpace& space, const Trace& t) {
-  Rng rng(0);
-  check_same_space(t, space.sample(rng), space.name());
-}
-
-// check_trace's answer: "" when `t` belongs to `space`, else why not.
-std::string belongs_error(const SearchSpace& space, const Trace& t) {
-  try {
-    check_belongs(space, t);
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "";
-}
-
 template <class F>
 Candidate guarded(const Trace& t, F&& build) {
   Candidate c;
@@ -112,18 +96,71 @@ json AccelBody::describe() const {
   return j;
 }
 
+// ---- what both spaces share ----
+
+Trace AccelSpace::sample(Rng& rng) const {
+  for (int i = 0; i < kMaxDraws; ++i) {
+    Trace t = draw(rng);
+    if (why_illegal(t).empty()) return t;
+  }
+  // Legal points are rare here: pick one of them uniformly (the constructor found one).
+  std::vector<Trace> legal;
+  Rng structure(0);
+  for_each_decision(draw(structure), [&](const Trace& t) {
+    if (why_illegal(t).empty()) legal.push_back(t);
+    return false;
+  });
+  if (legal.empty()) throw InternalError(name() + ": a space without a legal point was built");
+  return legal[rng.uniform(0, static_cast<int64_t>(legal.size()) - 1)];
+}
+
+Trace AccelSpace::mutate(const Trace& t, Rng& rng) const {
+  for (int i = 0; i < kMaxDraws; ++i) {
+    Trace m = mutate_trace(t, rng);
+    if (m.key() != t.key() && why_illegal(m).empty()) return m;
+  }
+  return sample(rng);
+}
+
+void AccelSpace::check_belongs(const Trace& t) const {
+  Rng rng(0);
+  check_same_space(t, draw(rng), name());
+}
+
+std::string AccelSpace::check_trace(const Trace& t) const {
+  try {
+    check_belongs(t);
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+void AccelSpace::require_legal_point(const std::string& what, const Trace& smallest) const {
+  const std::string reason = why_illegal(smallest);
+  if (reason.empty()) return;
+  Rng structure(0);
+  if (for_each_decision(draw(structure), [&](const Trace& t) { return why_illegal(t).empty(); }))
+    return;
+  throw UserError(what + ": no valid schedule: no point of the " + name() +
+                  " search space passes the compiler's checks; even the smallest is refused: " +
+                  reason);
+}
+
 // ---- conv2d ----
 
 AccelConv2dSpace::AccelConv2dSpace(const isa::Layout& l, const isa::Platform& p,
                                    const ops::Conv2dShape& s, const ops::Conv2dEpilogue& e,
                                    AccelPostProcess post)
-    : layout_(&l), platform_(&p), shape_(s), epilogue_(e), post_(std::move(post)) {
+    : AccelSpace(l, p, std::move(post)), shape_(s), epilogue_(e) {
   ops::check_conv2d_shape(s);
   icb_ = ops::ceil_div(s.ic, l.config.block_in());
   ocb_ = ops::ceil_div(s.oc, l.config.block_out());
+  require_legal_point("conv2d " + s.describe() + " on " + l.config.name,
+                      trace_of({1, 1, 1, 1, 1, 'o'}));
 }
 
-Trace AccelConv2dSpace::sample(Rng& rng) const {
+Trace AccelConv2dSpace::draw(Rng& rng) const {
   Trace t;
   t.choose(rng, "tile_h", int_choices(tile_sizes(shape_.out_h())));
   t.choose(rng, "tile_w", int_choices(tile_sizes(shape_.out_w())));
@@ -145,10 +182,17 @@ Trace AccelConv2dSpace::trace_of(const ops::Conv2dKnobs& k) const {
   return t;
 }
 
-std::string AccelConv2dSpace::check_trace(const Trace& t) const { return belongs_error(*this, t); }
-
 ops::Conv2dKnobs AccelConv2dSpace::knobs_of(const Trace& t) const {
-  check_belongs(*this, t);
+  check_belongs(t);
+  return decided(t);
+}
+
+std::string AccelConv2dSpace::why_illegal(const Trace& t) const {
+  return ops::conv2d_knobs_error(*layout_, shape_, decided(t), epilogue_.residual,
+                                 epilogue_.channel_shifts);
+}
+
+ops::Conv2dKnobs AccelConv2dSpace::decided(const Trace& t) const {
   ops::Conv2dKnobs k;
   k.tile_h = t.chosen_int("tile_h");
   k.tile_w = t.chosen_int("tile_w");
@@ -212,15 +256,18 @@ double AccelConv2dSpace::weight() const {
 AccelDenseSpace::AccelDenseSpace(const isa::Layout& l, const isa::Platform& p,
                                  const ops::DenseShape& s, const ops::DenseEpilogue& e,
                                  AccelPostProcess post)
-    : layout_(&l), platform_(&p), shape_(s), epilogue_(e), post_(std::move(post)) {
+    : AccelSpace(l, p, std::move(post)), shape_(s), epilogue_(e) {
   if (s.m < 1 || s.n < 1 || s.k < 1)
     throw UserError("dense: M, N and K must be at least 1");
   mb_ = ops::ceil_div(s.m, l.config.batch());
   nb_ = ops::ceil_div(s.n, l.config.block_out());
   kb_ = ops::ceil_div(s.k, l.config.block_in());
+  require_legal_point("dense M=" + std::to_string(s.m) + " N=" + std::to_string(s.n) +
+                          " K=" + std::to_string(s.k) + " on " + l.config.name,
+                      trace_of({1, 1, 1, 1, 'm'}));
 }
 
-Trace AccelDenseSpace::sample(Rng& rng) const {
+Trace AccelDenseSpace::draw(Rng& rng) const {
   Trace t;
   t.choose(rng, "tile_m", int_choices(tile_sizes(mb_)));
   t.choose(rng, "tile_n", int_choices(tile_sizes(nb_)));
@@ -240,10 +287,16 @@ Trace AccelDenseSpace::trace_of(const ops::DenseKnobs& k) const {
   return t;
 }
 
-std::string AccelDenseSpace::check_trace(const Trace& t) const { return belongs_error(*this, t); }
-
 ops::DenseKnobs AccelDenseSpace::knobs_of(const Trace& t) const {
-  check_belongs(*this, t);
+  check_belongs(t);
+  return decided(t);
+}
+
+std::string AccelDenseSpace::why_illegal(const Trace& t) const {
+  return ops::dense_knobs_error(*layout_, shape_, decided(t), epilogue_.channel_shifts);
+}
+
+ops::DenseKnobs AccelDenseSpace::decided(const Trace& t) const {
   ops::DenseKnobs k;
   k.tile_m = t.chosen_int("tile_m");
   k.tile_n = t.chosen_int("tile_n");

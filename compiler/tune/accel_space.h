@@ -6,11 +6,15 @@
 //           vthreads (choose 1, 2, 4) and vthread_axis (choose o / h)
 //   dense:  tile_m, tile_n (choose, as above), tile_k (split of the K blocks),
 //           vthreads (1, 2, 4) and vthread_axis (m / n)
-// apply() replays the trace into the operator's knobs, checks them (buffer capacities, micro-op
-// buffer, DMA fields), compiles the schedule through the accelerator pipeline (on-chip
-// allocation with its capacity check, token planning) and runs the post-processor the task
-// gives it (the runtime's instruction-stream builder with the static token verifier). Any
-// failure is the candidate's error. seeds() are the analytic chooser's picks.
+// The spaces propose only legal schedules: sample() and mutate() keep the traces whose knobs
+// pass the operator's legality check (ops::conv2d_knobs_error / ops::dense_knobs_error, the
+// function make_conv2d / make_dense call: buffer capacities, micro-op buffer, tiles of pure
+// padding, DMA fields), and a space with no legal point is refused when it is built, naming
+// the constraint. apply() replays the trace into the operator's knobs, compiles the schedule
+// through the accelerator pipeline (on-chip allocation with its capacity check, token
+// planning) and runs the post-processor the task gives it (the runtime's instruction-stream
+// builder with the static token verifier). Any failure is the candidate's error. seeds() are
+// the analytic chooser's picks.
 #pragma once
 
 #include <functional>
@@ -53,15 +57,50 @@ using AccelBuilder = std::function<void(AccelBody&)>;
 /// The divisors and powers of two up to n (the tile sizes a rounded-up tiling may use).
 std::vector<int64_t> tile_sizes(int64_t n);
 
-class AccelConv2dSpace : public SearchSpace {
+/// What both accelerator spaces share: proposing only legal schedules, the target's builder.
+class AccelSpace : public SearchSpace {
  public:
+  /// A trace whose knobs are legal: every decision drawn uniformly, the first legal draw kept;
+  /// after kMaxDraws illegal draws (a space where legal points are rare) a uniform pick among
+  /// all legal points instead.
+  Trace sample(Rng& rng) const final;
+  /// The first legal neighbour of `t` (mutate_trace) in kMaxDraws tries, else sample().
+  Trace mutate(const Trace& t, Rng& rng) const final;
+  std::string check_trace(const Trace& t) const final;
+  /// "" when the knobs that `t` (a trace of this space) decides pass the operator's legality
+  /// check, else the check's reason.
+  virtual std::string why_illegal(const Trace& t) const = 0;
+  /// Call right after construction (the space is immutable once shared).
+  void set_builder(AccelBuilder b) { builder_ = std::move(b); }
+
+  static constexpr int kMaxDraws = 256;
+
+ protected:
+  AccelSpace(const isa::Layout& layout, const isa::Platform& platform, AccelPostProcess post)
+      : layout_(&layout), platform_(&platform), post_(std::move(post)) {}
+  /// A trace with every decision drawn uniformly, legal or not.
+  virtual Trace draw(Rng& rng) const = 0;
+  /// For the constructors: a UserError unless some point of the space is legal, giving the
+  /// reason `smallest` (the least demanding schedule) is refused.
+  void require_legal_point(const std::string& what, const Trace& smallest) const;
+  /// UserError unless `t` has this space's steps and arguments.
+  void check_belongs(const Trace& t) const;
+
+  const isa::Layout* layout_;
+  const isa::Platform* platform_;
+  AccelPostProcess post_;
+  AccelBuilder builder_;
+};
+
+class AccelConv2dSpace : public AccelSpace {
+ public:
+  /// UserError when no schedule in the space is legal for the shape (naming the constraint).
   AccelConv2dSpace(const isa::Layout& layout, const isa::Platform& platform,
                    const ops::Conv2dShape& shape, const ops::Conv2dEpilogue& epilogue,
                    AccelPostProcess post = {});
   std::string name() const override { return "accel.conv2d"; }
-  Trace sample(Rng& rng) const override;
   Candidate apply(const Trace& t) const override;
-  std::string check_trace(const Trace& t) const override;
+  std::string why_illegal(const Trace& t) const override;
   std::vector<Trace> seeds() const override;
   double weight() const override;
   /// The trace of given knobs (UserError when they are outside the space).
@@ -69,41 +108,36 @@ class AccelConv2dSpace : public SearchSpace {
   /// The knobs a trace decides (UserError for a trace of another space).
   ops::Conv2dKnobs knobs_of(const Trace& t) const;
   const ops::Conv2dShape& shape() const { return shape_; }
-  /// Call right after construction (the space is immutable once shared).
-  void set_builder(AccelBuilder b) { builder_ = std::move(b); }
 
  private:
-  const isa::Layout* layout_;
-  const isa::Platform* platform_;
+  Trace draw(Rng& rng) const override;
+  ops::Conv2dKnobs decided(const Trace& t) const;  // knobs_of without the membership check
+
   ops::Conv2dShape shape_;
   ops::Conv2dEpilogue epilogue_;
-  AccelPostProcess post_;
-  AccelBuilder builder_;
   int64_t icb_, ocb_;
 };
 
-class AccelDenseSpace : public SearchSpace {
+class AccelDenseSpace : public AccelSpace {
  public:
+  /// UserError when no schedule in the space is legal for the shape (naming the constraint).
   AccelDenseSpace(const isa::Layout& layout, const isa::Platform& platform,
                   const ops::DenseShape& shape, const ops::DenseEpilogue& epilogue,
                   AccelPostProcess post = {});
   std::string name() const override { return "accel.dense"; }
-  Trace sample(Rng& rng) const override;
   Candidate apply(const Trace& t) const override;
-  std::string check_trace(const Trace& t) const override;
+  std::string why_illegal(const Trace& t) const override;
   std::vector<Trace> seeds() const override;
   double weight() const override;
   Trace trace_of(const ops::DenseKnobs& k) const;
   ops::DenseKnobs knobs_of(const Trace& t) const;
-  void set_builder(AccelBuilder b) { builder_ = std::move(b); }
 
  private:
-  const isa::Layout* layout_;
-  const isa::Platform* platform_;
+  Trace draw(Rng& rng) const override;
+  ops::DenseKnobs decided(const Trace& t) const;
+
   ops::DenseShape shape_;
   ops::DenseEpilogue epilogue_;
-  AccelPostProcess post_;
-  AccelBuilder builder_;
   int64_t mb_, nb_, kb_;
 };
 

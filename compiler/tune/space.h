@@ -66,9 +66,10 @@ class SearchSpace {
   virtual ~SearchSpace() = default;
   /// "accel.conv2d", "llvm.dense", ...
   virtual std::string name() const = 0;
-  /// A random trace (every decision sampled with `rng`).
+  /// A random trace (every decision sampled with `rng`). A space whose operator has a cheap
+  /// legality check (the accelerator's, AccelSpace) returns only traces that pass it.
   virtual Trace sample(Rng& rng) const = 0;
-  /// A neighbour of `t`; by default one decision resampled (mutate_trace).
+  /// A neighbour of `t`; by default one decision resampled (mutate_trace); legal, as sample().
   virtual Trace mutate(const Trace& t, Rng& rng) const { return mutate_trace(t, rng); }
   /// Replays `t` and validates the result; never throws for an invalid schedule (the
   /// candidate carries the error), only for a broken invariant.

@@ -177,6 +177,55 @@ Trace Trace::from_json(const json& j) {
   return t;
 }
 
+namespace {
+
+// Every split of `extent` into `parts` factors (outermost first), innermost at most max_inner.
+void splits_of(int64_t extent, int64_t parts, int64_t max_inner, std::vector<int64_t>& prefix,
+               std::vector<std::vector<int64_t>>& out) {
+  if (parts == 1) {
+    if (max_inner > 0 && extent > max_inner) return;
+    prefix.push_back(extent);
+    out.push_back(prefix);
+    prefix.pop_back();
+    return;
+  }
+  for (int64_t d : divisors(extent)) {
+    prefix.push_back(d);
+    splits_of(extent / d, parts - 1, max_inner, prefix, out);
+    prefix.pop_back();
+  }
+}
+
+bool visit_from(Trace& t, size_t i, const std::function<bool(const Trace&)>& visit) {
+  if (i == t.steps.size()) return visit(t);
+  Step& s = t.steps[i];
+  std::vector<std::vector<int64_t>> decisions;
+  if (s.primitive == "choose") {
+    for (size_t c = 0; c < s.args["choices"].size(); ++c)
+      decisions.push_back({static_cast<int64_t>(c)});
+  } else if (s.primitive == "split") {
+    std::vector<int64_t> prefix;
+    splits_of(s.args["extent"].get<int64_t>(), s.args["parts"].get<int64_t>(),
+              s.args.value("max_inner", int64_t{0}), prefix, decisions);
+  } else {
+    return visit_from(t, i + 1, visit);  // a fixed step
+  }
+  const std::vector<int64_t> kept = s.decision;
+  for (auto& d : decisions) {
+    t.steps[i].decision = std::move(d);
+    if (visit_from(t, i + 1, visit)) return true;
+  }
+  t.steps[i].decision = kept;
+  return false;
+}
+
+}  // namespace
+
+bool for_each_decision(const Trace& t, const std::function<bool(const Trace&)>& visit) {
+  Trace work = t;
+  return visit_from(work, 0, visit);
+}
+
 Trace mutate_trace(const Trace& t, Rng& rng) {
   std::vector<size_t> mutable_steps;
   for (size_t i = 0; i < t.steps.size(); ++i) {

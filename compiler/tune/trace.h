@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -74,6 +75,11 @@ std::string check_step(const Step& s);
 
 /// The divisors of n in increasing order.
 std::vector<int64_t> divisors(int64_t n);
+
+/// Visits every trace with the structure of `t` (each choice of each "choose", each perfect
+/// split of each "split" within its max_inner), in a fixed order, until `visit` returns true;
+/// returns whether it did. For spaces small enough to enumerate (the accelerator's).
+bool for_each_decision(const Trace& t, const std::function<bool(const Trace&)>& visit);
 
 /// Resamples the decision of one randomly chosen decision step (a split re-split between two
 /// of its factors, a choice moved to another index). The trace's structure is unchanged.

@@ -60,6 +60,16 @@ AccelBuilder build_candidate(const isa::Layout& l) {
   };
 }
 
+// A space refused when built (no legal schedule) names the task it was for.
+template <class F>
+auto named_errors(const std::string& task, F&& make) {
+  try {
+    return make();
+  } catch (const UserError& e) {
+    throw UserError("tune " + task + ": " + e.what());
+  }
+}
+
 }  // namespace
 
 Target accel_target(const std::string& config, const std::string& platform) {
@@ -83,7 +93,9 @@ Task make_accel_conv2d_task(const std::string& name, const std::string& config,
   t.name = name;
   t.workload = conv2d_workload(s);
   t.target = accel_target(config, platform);
-  auto space = std::make_shared<AccelConv2dSpace>(l, p, s, ops::Conv2dEpilogue{}, verify_stream(l));
+  auto space = named_errors(name, [&] {
+    return std::make_shared<AccelConv2dSpace>(l, p, s, ops::Conv2dEpilogue{}, verify_stream(l));
+  });
   space->set_builder(build_candidate(l));
   t.space = space;
   t.info["roofline"] = conv2d_roofline(l, p, s).to_json();
@@ -101,7 +113,9 @@ Task make_accel_dense_task(const std::string& name, const std::string& config,
   t.name = name;
   t.workload = dense_workload(s);
   t.target = accel_target(config, platform);
-  auto space = std::make_shared<AccelDenseSpace>(l, p, s, ops::DenseEpilogue{}, verify_stream(l));
+  auto space = named_errors(name, [&] {
+    return std::make_shared<AccelDenseSpace>(l, p, s, ops::DenseEpilogue{}, verify_stream(l));
+  });
   space->set_builder(build_candidate(l));
   t.space = space;
   t.measurer = std::make_shared<CycleMeasurer>(l, p);

@@ -56,6 +56,7 @@ std::string strategy_name(Strategy s) {
 json TaskResult::to_json() const {
   return {{"task", name}, {"workload", workload.to_json()}, {"target", target.to_json()},
           {"unit", unit}, {"trials", trials}, {"invalid", invalid},
+          {"proposed", proposed},
           {"best", best}, {"best_trace", best_trace.to_json()}, {"best_schedule", best_describe},
           {"best_after_trial", best_after_trial}, {"value_of_trial", value_of_trial},
           {"info", info}};
@@ -185,6 +186,7 @@ Prepared propose(TaskState& st, Strategy strategy, int n, const CostModel* model
       spec.measure = true;
       spec.stop_above = stop;
       Prepared p = runner.prepare(*st.task, some, spec);
+      st.result.proposed += static_cast<int64_t>(p.cands.size());
       for (size_t i = 0; i < p.cands.size(); ++i)
         if (p.cands[i].ok()) choose(p, i);
     }
@@ -220,6 +222,7 @@ Prepared propose(TaskState& st, Strategy strategy, int n, const CostModel* model
       spec.want = static_cast<size_t>(want);
     }
     Prepared applied = runner.prepare(*st.task, pool, spec);
+    st.result.proposed += static_cast<int64_t>(applied.cands.size());
     Prepared valid;
     for (size_t ci = 0; ci < applied.cands.size(); ++ci) {
       Candidate& c = applied.cands[ci];
@@ -441,8 +444,8 @@ std::vector<TaskResult> tune(const std::vector<Task>& tasks, const SearchOptions
           line << static_cast<int64_t>(st.result.best);
         else
           line << st.result.best;
-        line << " "
-             << st.result.unit << " (" << st.result.invalid << " invalid)";
+        line << " " << st.result.unit << " (" << st.result.invalid << " invalid of "
+             << st.result.proposed << " proposed)";
         progress(st.index, st.result, line.str());
       }
     }

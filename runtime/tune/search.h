@@ -91,6 +91,7 @@ struct TaskResult {
   std::string unit;
   int64_t trials = 0;     // measured
   int64_t invalid = 0;    // rejected by post-processing or failed to run
+  int64_t proposed = 0;   // candidates compiled (seeds, samples, children; ranked or not)
   double best = 0;        // 0 when nothing valid was measured
   compiler::tune::Trace best_trace;
   nlohmann::json best_describe;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <random>
 
+#include "compiler/tune/accel_space.h"
 #include "compiler/tune/rng.h"
 #include "runtime/tune/accel_tasks.h"
 #include "runtime/tune/candidate_worker.h"
@@ -25,7 +26,7 @@ using namespace compiler::tune;
 using namespace rt::tune;
 
 compiler::ops::Conv2dShape small_conv() { return {8, 14, 14, 64, 64, 3, 1, 1}; }
-// ResNet-18's C9 on `vta`: about a third of its random schedules do not fit the buffers.
+// ResNet-18's C9 on `vta`.
 Task c9_vta() { return make_accel_conv2d_task("C9", "vta", "sim", {1, 14, 14, 256, 256, 3, 1, 1}); }
 
 // Runs a PrefixDispatch over `valid` with `workers` workers finishing in a random order;
@@ -61,11 +62,22 @@ TEST(PrefixDispatch, HandsOutTheShortestPrefixHoldingWhatIsWanted) {
   EXPECT_EQ(dispatch({}, 3, 2, 0), 0u);
 }
 
-// Candidates of a task's space in a fixed order, with invalid ones among them.
+// Candidates of a conv2d task's space in a fixed order, with invalid ones among them: its
+// samples (which are all legal), every third one replaced by the whole layer in one tile, too
+// large for the buffers (the sampler never proposes it, but a database or a user may hold it).
 std::vector<Trace> sample_traces(const Task& t, int n) {
+  const auto& space = dynamic_cast<const AccelConv2dSpace&>(*t.space);
+  const auto& s = space.shape();
+  const auto& c = isa::layout_for(t.target.config).config;
+  const int64_t icb = (s.ic + c.block_in() - 1) / c.block_in();
+  const int64_t ocb = (s.oc + c.block_out() - 1) / c.block_out();
   Rng rng(11);
   std::vector<Trace> out;
-  for (int i = 0; i < n; ++i) out.push_back(t.space->sample(rng));
+  for (int i = 0; i < n; ++i) {
+    const int64_t vt = int64_t{1} << (i / 3 % 3);  // 1, 2, 4 threads
+    out.push_back(i % 3 == 1 ? space.trace_of({s.out_h(), s.out_w(), icb, ocb, vt, 'o'})
+                             : space.sample(rng));
+  }
   return out;
 }
 

@@ -229,19 +229,16 @@ TEST(Search, ResumesFromTheDatabaseAndRecordsInvalidCandidates) {
 }
 
 TEST(Search, ImpossibleSpaceIsAClearError) {
-  // A 17x17 kernel needs 289 weight blocks even at the smallest tiles: the tiny
-  // configuration's weight buffer holds 256, so no schedule fits.
-  std::vector<Task> tasks = {
-      make_accel_conv2d_task("huge", "tiny", "sim", {1, 20, 20, 4, 4, 17, 1, 0})};
-  SearchOptions o;
-  o.trials = 4;
-  o.max_invalid = 64;
-  ThreadRunner runner(1);
+  // A 17x17 kernel needs 289 input (and weight) blocks even at the smallest tiles: the tiny
+  // configuration's buffers hold 256, so no schedule fits. The task is refused when it is
+  // made, before any search, naming the first buffer that overflows.
   try {
-    tune(tasks, o, runner, nullptr);
-    FAIL() << "an impossible space tuned";
+    make_accel_conv2d_task("huge", "tiny", "sim", {1, 20, 20, 4, 4, 17, 1, 0});
+    FAIL() << "an impossible space was built";
   } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("tune huge"));
     EXPECT_THAT(e.what(), HasSubstr("no valid schedule"));
+    EXPECT_THAT(e.what(), HasSubstr("the INP tiles need 289 blocks"));
   }
 }
 

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""How many of the accelerator search's proposals are invalid schedules.
+
+For ResNet-18's conv2d layers C1-C12 and two dense shapes (ResNet-18's classifier, M = the
+configuration's GEMM batch, N=1000, K=512; and 256x256x256), on each configuration and
+strategy, runs `weft tune ... --trials T --quiet` and reads the summary: `proposed` (the
+candidates compiled: seeds, samples, children, the model's whole scored population) and
+`invalid` (those the compiler or the instruction-stream builder refused). Invalid counts are
+deterministic for a seed; the wall time of each run is the machine's and is printed with the
+CPU named. With --baseline (a --json file of an earlier build) both columns are printed side
+by side.
+
+  scripts/bench/tune_invalid.py --weft build/runtime/weft [--trials 32] [--json out.json]
+                                [--baseline before.json]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def cpu_name():
+    model, flags = "unknown CPU", set()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, val = line.partition(":")
+                key = key.strip()
+                if key == "model name" and model == "unknown CPU":
+                    model = val.strip()
+                elif key == "flags" and not flags:
+                    flags = set(val.split())
+    except OSError:
+        pass
+    vec = [v for v in ("avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16") if v in flags]
+    return f"{model} ({' '.join(vec) or 'no AVX2'})"
+
+
+def workloads(config):
+    batch = 1 if config == "vta" else 8
+    out = [(f"C{i}", ["conv2d", "--layer", f"C{i}"]) for i in range(1, 13)]
+    out.append((f"dense {batch}x1000x512", ["dense", "--M", str(batch), "--N", "1000", "--K", "512"]))
+    out.append(("dense 256x256x256", ["dense", "--M", "256", "--N", "256", "--K", "256"]))
+    return out
+
+
+def run(weft, config, strategy, name, args, trials, seed):
+    with tempfile.TemporaryDirectory() as d:
+        summary = os.path.join(d, "s.json")
+        cmd = [weft, "tune", *args, "--config", config, "--strategy", strategy, "--trials",
+               str(trials), "--seed", str(seed), "--quiet", "--summary", summary]
+        t0 = time.monotonic()
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        wall = time.monotonic() - t0
+        if p.returncode != 0:
+            return {"error": p.stderr.strip().splitlines()[-1] if p.stderr.strip() else "failed",
+                    "wall_s": wall}
+        t = json.load(open(summary))["tasks"][0]
+        return {"proposed": t["proposed"], "invalid": t["invalid"], "trials": t["trials"],
+                "best": t["best"], "wall_s": wall}
+
+
+def cell(r):
+    if r is None:
+        return "-"
+    if "error" in r:
+        return "error"
+    pct = 100.0 * r["invalid"] / max(1, r["proposed"])
+    return f"{r['invalid']}/{r['proposed']} ({pct:.1f}%)"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--weft", default="build/runtime/weft")
+    ap.add_argument("--configs", default="vta,gemm8x8")
+    ap.add_argument("--strategies", default="model,random")
+    ap.add_argument("--trials", type=int, default=32)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--json", help="write the results here")
+    ap.add_argument("--baseline", help="results of an earlier build (--json) to print beside")
+    a = ap.parse_args()
+    base = json.load(open(a.baseline))["runs"] if a.baseline else {}
+    runs = {}
+    for config in a.configs.split(","):
+        for strategy in a.strategies.split(","):
+            for name, args in workloads(config):
+                key = f"{config}/{strategy}/{name}"
+                runs[key] = run(a.weft, config, strategy, name, args, a.trials, a.seed)
+                print(f"{key}: {cell(runs[key])}", file=sys.stderr)
+    print(f"CPU: {cpu_name()}; {a.trials} trials per run, seed {a.seed}; "
+          "cells are invalid/proposed")
+    print()
+    head = "| config | strategy | workload |"
+    head += " before | after | best before | best after | wall before (s) | wall after (s) |" \
+        if base else " invalid/proposed | best | wall (s) |"
+    print(head)
+    print("|" + "---|" * (head.count("|") - 1))
+    totals = {}
+    for key, r in runs.items():
+        config, strategy, name = key.split("/", 2)
+        b = base.get(key)
+        best = lambda x: "-" if not x or "error" in x else f"{x['best']:.0f}"
+        wall = lambda x: "-" if not x else f"{x['wall_s']:.1f}"
+        row = f"| {config} | {strategy} | {name} |"
+        row += f" {cell(b)} | {cell(r)} | {best(b)} | {best(r)} | {wall(b)} | {wall(r)} |" \
+            if base else f" {cell(r)} | {best(r)} | {wall(r)} |"
+        print(row)
+        for side, x in (("before", b), ("after", r)):
+            if x and "error" not in x:
+                t = totals.setdefault((config, strategy, side), [0, 0, 0.0])
+                t[0] += x["invalid"]
+                t[1] += x["proposed"]
+                t[2] += x["wall_s"]
+    print()
+    for (config, strategy, side), (inv, prop, wall) in sorted(totals.items()):
+        if side == "before" and not base:
+            continue
+        label = f" ({side})" if base else ""
+        print(f"- {config} {strategy}{label}: {inv}/{prop} invalid "
+              f"({100.0 * inv / max(1, prop):.1f}%), {wall:.0f} s in all")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"cpu": cpu_name(), "trials": a.trials, "seed": a.seed, "runs": runs}, f,
+                      indent=1)
+
+
+if __name__ == "__main__":
+    main()
