@@ -107,6 +107,13 @@ TEST_F(EnergyCli, ABadTableIsANamedErrorBeforeAnyWork) {
   EXPECT_THAT(unknown.err, HasSubstr("unknown energy table 'nosuch'"));
 }
 
+TEST_F(EnergyCli, EnergyIsAnAcceleratorOption) {
+  const CliResult r = weft("run dense --M 16 --N 16 --K 16 --target llvm --energy horowitz45");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("--energy"));
+  EXPECT_THAT(r.err, HasSubstr("with --target accel"));
+}
+
 TEST_F(EnergyCli, ANetworkReportsEnergyPerLayerThatAddsUpToItsTotal) {
   const std::string net = "run resnet18 --image 32 --width 16 --stages 1 --classes 10 --tune 1 "
                           "--knob-cache '' --config vta --engine cycle";
