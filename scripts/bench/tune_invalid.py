@@ -10,8 +10,9 @@ deterministic for a seed; the wall time of each run is the machine's and is prin
 CPU named. With --baseline (a --json file of an earlier build) both columns are printed side
 by side.
 
-  scripts/bench/tune_invalid.py --weft build/runtime/weft [--trials 32] [--json out.json]
-                                [--baseline before.json]
+  scripts/bench/tune_invalid.py --weft build/runtime/weft [--configs vta,gemm8x8]
+      [--strategies model,random] [--trials 32] [--json out.json] [--baseline before.json]
+  scripts/bench/tune_invalid.py --results a.json,b.json --baseline before.json  (table only)
 """
 import argparse
 import json
@@ -23,20 +24,21 @@ import time
 
 
 def cpu_name():
-    model, flags = "unknown CPU", set()
+    """The model name, family and model of the first processor, and its vector extensions."""
+    info = {}
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
+                if not line.strip():
+                    break
                 key, _, val = line.partition(":")
-                key = key.strip()
-                if key == "model name" and model == "unknown CPU":
-                    model = val.strip()
-                elif key == "flags" and not flags:
-                    flags = set(val.split())
+                info.setdefault(key.strip(), val.strip())
     except OSError:
         pass
+    flags = set(info.get("flags", "").split())
     vec = [v for v in ("avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16") if v in flags]
-    return f"{model} ({' '.join(vec) or 'no AVX2'})"
+    return (f"{info.get('model name', 'unknown CPU')} (family {info.get('cpu family', '?')}, "
+            f"model {info.get('model', '?')}; {' '.join(vec) or 'no AVX2'})")
 
 
 def workloads(config):
@@ -80,18 +82,25 @@ def main():
     ap.add_argument("--trials", type=int, default=32)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", help="write the results here")
-    ap.add_argument("--baseline", help="results of an earlier build (--json) to print beside")
+    ap.add_argument("--baseline", help="results of an earlier build (--json files, comma-"
+                    "separated) to print beside")
+    ap.add_argument("--results", help="print these results (--json files, comma-separated) "
+                    "instead of running")
     a = ap.parse_args()
-    base = json.load(open(a.baseline))["runs"] if a.baseline else {}
-    runs = {}
-    for config in a.configs.split(","):
+    load = lambda files: {k: v for f in files.split(",") for k, v in json.load(open(f))["runs"].items()}
+    base = load(a.baseline) if a.baseline else {}
+    runs = load(a.results) if a.results else {}
+    for config in a.configs.split(",") if not a.results else []:
         for strategy in a.strategies.split(","):
             for name, args in workloads(config):
                 key = f"{config}/{strategy}/{name}"
                 runs[key] = run(a.weft, config, strategy, name, args, a.trials, a.seed)
                 print(f"{key}: {cell(runs[key])}", file=sys.stderr)
-    print(f"CPU: {cpu_name()}; {a.trials} trials per run, seed {a.seed}; "
-          "cells are invalid/proposed")
+    cpu, trials, seed = cpu_name(), a.trials, a.seed
+    if a.results:  # as they were measured
+        first = json.load(open(a.results.split(",")[0]))
+        cpu, trials, seed = first["cpu"], first["trials"], first["seed"]
+    print(f"CPU: {cpu}; {trials} trials per run, seed {seed}; cells are invalid/proposed")
     print()
     head = "| config | strategy | workload |"
     head += " before | after | best before | best after | wall before (s) | wall after (s) |" \
