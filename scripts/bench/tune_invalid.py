@@ -96,6 +96,7 @@ def main():
                 key = f"{config}/{strategy}/{name}"
                 runs[key] = run(a.weft, config, strategy, name, args, a.trials, a.seed)
                 print(f"{key}: {cell(runs[key])}", file=sys.stderr)
+                save(a, runs)  # after every run: a long sweep cut short keeps what it measured
     cpu, trials, seed = cpu_name(), a.trials, a.seed
     if a.results:  # as they were measured
         first = json.load(open(a.results.split(",")[0]))
@@ -130,7 +131,11 @@ def main():
         label = f" ({side})" if base else ""
         print(f"- {config} {strategy}{label}: {inv}/{prop} invalid "
               f"({100.0 * inv / max(1, prop):.1f}%), {wall:.0f} s in all")
-    if a.json:
+    save(a, runs)
+
+
+def save(a, runs):
+    if a.json and not a.results:
         with open(a.json, "w") as f:
             json.dump({"cpu": cpu_name(), "trials": a.trials, "seed": a.seed, "runs": runs}, f,
                       indent=1)

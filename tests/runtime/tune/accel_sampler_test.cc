@@ -111,6 +111,30 @@ TEST(AccelSampler, LegalSamplesCompile) {
   }
 }
 
+// A stride-2 7x7 layer rounds its output up by whole tiles: the last tile's input then runs
+// past the image by up to 34 rows (C1 with 32-row tiles), more than the LOAD's 4-bit trailing
+// pad field holds. The check refuses such tilings naming the field; the sampler's picks of a
+// smaller such layer (trailing pads up to 18 in its space) all compile and place.
+TEST(AccelSampler, LoadPadFieldsBoundTheRounding) {
+  const isa::Layout& l = isa::layout_for("vta");
+  ops::Conv2dShape c1;
+  for (const rt::LayerSpec& ls : rt::resnet18_layers())
+    if (ls.name == "C1") c1 = ls.shape;
+  EXPECT_THAT(ops::conv2d_knobs_error(l, c1, {32, 1, 1, 1, 1, 'o'}),
+              HasSubstr("reach 34 past the input's 224, more padding than the LOAD's y_pad_1 "
+                        "field holds (15 on vta)"));
+  EXPECT_THAT(ops::conv2d_knobs_error(l, c1, {1, 32, 1, 1, 1, 'o'}), HasSubstr("x_pad_1"));
+  EXPECT_EQ(ops::conv2d_knobs_error(l, c1, {16, 16, 1, 1, 1, 'o'}), "");
+  const ops::Conv2dShape s{1, 112, 112, 16, 16, 7, 2, 3};
+  EXPECT_THAT(ops::conv2d_knobs_error(l, s, {32, 1, 1, 1, 1, 'o'}), HasSubstr("y_pad_1"));
+  const Task task = make_accel_conv2d_task("s2", "vta", "sim", s);
+  Rng rng(5);
+  for (int i = 0; i < 8; ++i) {
+    const Candidate c = task.space->apply(task.space->sample(rng));
+    EXPECT_TRUE(c.ok()) << c.error;
+  }
+}
+
 // Where legal points are rare, sampling still finds them: a 15x15 kernel on tiny fits its
 // 256-block buffers only with one channel block of each kind and one thread, one point in
 // 675 (tile_ic and tile_oc split 16384 blocks 15 ways each), so most samples come from the
