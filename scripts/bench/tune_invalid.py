@@ -81,6 +81,8 @@ def main():
     ap.add_argument("--strategies", default="model,random")
     ap.add_argument("--trials", type=int, default=32)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--wall", action="store_true",
+                    help="print each run's wall time (only comparable on a quiet machine)")
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--baseline", help="results of an earlier build (--json files, comma-"
                     "separated) to print beside")
@@ -104,8 +106,9 @@ def main():
     print(f"CPU: {cpu}; {trials} trials per run, seed {seed}; cells are invalid/proposed")
     print()
     head = "| config | strategy | workload |"
-    head += " before | after | best before | best after | wall before (s) | wall after (s) |" \
-        if base else " invalid/proposed | best | wall (s) |"
+    head += " before | after | best before | best after |" if base else " invalid/proposed | best |"
+    if a.wall:
+        head += " wall before (s) | wall after (s) |" if base else " wall (s) |"
     print(head)
     print("|" + "---|" * (head.count("|") - 1))
     totals = {}
@@ -115,8 +118,10 @@ def main():
         best = lambda x: "-" if not x or "error" in x else f"{x['best']:.0f}"
         wall = lambda x: "-" if not x else f"{x['wall_s']:.1f}"
         row = f"| {config} | {strategy} | {name} |"
-        row += f" {cell(b)} | {cell(r)} | {best(b)} | {best(r)} | {wall(b)} | {wall(r)} |" \
-            if base else f" {cell(r)} | {best(r)} | {wall(r)} |"
+        row += f" {cell(b)} | {cell(r)} | {best(b)} | {best(r)} |" if base \
+            else f" {cell(r)} | {best(r)} |"
+        if a.wall:
+            row += f" {wall(b)} | {wall(r)} |" if base else f" {wall(r)} |"
         print(row)
         for side, x in (("before", b), ("after", r)):
             if x and "error" not in x:
@@ -130,7 +135,7 @@ def main():
             continue
         label = f" ({side})" if base else ""
         print(f"- {config} {strategy}{label}: {inv}/{prop} invalid "
-              f"({100.0 * inv / max(1, prop):.1f}%), {wall:.0f} s in all")
+              f"({100.0 * inv / max(1, prop):.1f}%)" + (f", {wall:.0f} s in all" if a.wall else ""))
     save(a, runs)
 
 
