@@ -110,17 +110,33 @@ std::string conv2d_knobs_error(const isa::Layout& l, const Conv2dShape& s, const
   // so far down that every input row it reads lies below the input: a tile of nothing but
   // padding. When pad < K its outputs are all discarded rounding, pure waste; in any case a
   // LOAD must read at least one element, so such tilings are refused here and never proposed.
-  for (const auto& [what, tile, out, extent, size] :
-       {std::tuple{"rows", k.tile_h, p.oh, s.h, p.rows},
-        std::tuple{"columns", k.tile_w, p.ow, s.w, p.cols}}) {
+  // Short of that, the rows it reads past the input are the LOAD's trailing padding, which
+  // must fit the instruction's pad field (as the leading padding, the layer's pad, must).
+  for (const auto& [what, tile, out, extent, size, pad_0, pad_1] :
+       {std::tuple{"rows", k.tile_h, p.oh, s.h, p.rows, "y_pad_0", "y_pad_1"},
+        std::tuple{"columns", k.tile_w, p.ow, s.w, p.cols, "x_pad_0", "x_pad_1"}}) {
     const int64_t first = (out - tile) * s.stride - s.pad;
-    if (first >= extent) {
+    auto rounded = [&, what = what, out = out, size = size] {
       return "conv2d knobs (" + k.describe() + "): with the output rounded up to " +
              std::to_string(out) + " " + what + ", the last tile's input " + what + " [" +
-             std::to_string(first) + ", " + std::to_string(first + size) +
-             ") lie entirely in the padding beyond the input's " + std::to_string(extent) +
+             std::to_string(first) + ", " + std::to_string(first + size) + ")";
+    };
+    if (first >= extent) {
+      return rounded() + " lie entirely in the padding beyond the input's " + std::to_string(extent) +
              " (a LOAD must read at least one element); " +
              "choose tiles that round the output up less";
+    }
+    const int64_t pad_0_max = l.mem.find(pad_0)->max_value();
+    if (s.pad > pad_0_max) {
+      return "conv2d: a padding of " + std::to_string(s.pad) + " " + what + " exceeds the LOAD's " +
+             pad_0 + " field (at most " + std::to_string(pad_0_max) + " on " + l.config.name + ")";
+    }
+    const int64_t pad_1_max = l.mem.find(pad_1)->max_value();
+    if (first + size - extent > pad_1_max) {
+      return rounded() + " reach " + std::to_string(first + size - extent) + " past the input's " +
+             std::to_string(extent) + ", more padding than the LOAD's " + pad_1 + " field holds (" +
+             std::to_string(pad_1_max) + " on " + l.config.name +
+             "); choose tiles that round the output up less";
     }
   }
   struct Need {

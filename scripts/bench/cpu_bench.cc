@@ -501,7 +501,8 @@ int main(int argc, char** argv) {
                  pool);
       return 0;
     }
-    std::fprintf(stderr, "host CPU: %s\n", weft::compiler::codegen::host_cpu_name().c_str());
+    std::fprintf(stderr, "host CPU: %s\n",
+                 weft::compiler::codegen::host_cpu_description().c_str());
     std::vector<Row> rows;
     double log_sum = 0, log_tuned = 0;
     int log_n = 0;

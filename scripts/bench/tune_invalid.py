@@ -10,8 +10,9 @@ deterministic for a seed; the wall time of each run is the machine's and is prin
 CPU named. With --baseline (a --json file of an earlier build) both columns are printed side
 by side.
 
-  scripts/bench/tune_invalid.py --weft build/runtime/weft [--trials 32] [--json out.json]
-                                [--baseline before.json]
+  scripts/bench/tune_invalid.py --weft build/runtime/weft [--configs vta,gemm8x8]
+      [--strategies model,random] [--trials 32] [--json out.json] [--baseline before.json]
+  scripts/bench/tune_invalid.py --results a.json,b.json --baseline before.json  (table only)
 """
 import argparse
 import json
@@ -23,20 +24,21 @@ import time
 
 
 def cpu_name():
-    model, flags = "unknown CPU", set()
+    """The model name, family and model of the first processor, and its vector extensions."""
+    info = {}
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
+                if not line.strip():
+                    break
                 key, _, val = line.partition(":")
-                key = key.strip()
-                if key == "model name" and model == "unknown CPU":
-                    model = val.strip()
-                elif key == "flags" and not flags:
-                    flags = set(val.split())
+                info.setdefault(key.strip(), val.strip())
     except OSError:
         pass
+    flags = set(info.get("flags", "").split())
     vec = [v for v in ("avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16") if v in flags]
-    return f"{model} ({' '.join(vec) or 'no AVX2'})"
+    return (f"{info.get('model name', 'unknown CPU')} (family {info.get('cpu family', '?')}, "
+            f"model {info.get('model', '?')}; {' '.join(vec) or 'no AVX2'})")
 
 
 def workloads(config):
@@ -79,23 +81,34 @@ def main():
     ap.add_argument("--strategies", default="model,random")
     ap.add_argument("--trials", type=int, default=32)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--wall", action="store_true",
+                    help="print each run's wall time (only comparable on a quiet machine)")
     ap.add_argument("--json", help="write the results here")
-    ap.add_argument("--baseline", help="results of an earlier build (--json) to print beside")
+    ap.add_argument("--baseline", help="results of an earlier build (--json files, comma-"
+                    "separated) to print beside")
+    ap.add_argument("--results", help="print these results (--json files, comma-separated) "
+                    "instead of running")
     a = ap.parse_args()
-    base = json.load(open(a.baseline))["runs"] if a.baseline else {}
-    runs = {}
-    for config in a.configs.split(","):
+    load = lambda files: {k: v for f in files.split(",") for k, v in json.load(open(f))["runs"].items()}
+    base = load(a.baseline) if a.baseline else {}
+    runs = load(a.results) if a.results else {}
+    for config in a.configs.split(",") if not a.results else []:
         for strategy in a.strategies.split(","):
             for name, args in workloads(config):
                 key = f"{config}/{strategy}/{name}"
                 runs[key] = run(a.weft, config, strategy, name, args, a.trials, a.seed)
                 print(f"{key}: {cell(runs[key])}", file=sys.stderr)
-    print(f"CPU: {cpu_name()}; {a.trials} trials per run, seed {a.seed}; "
-          "cells are invalid/proposed")
+                save(a, runs)  # after every run: a long sweep cut short keeps what it measured
+    cpu, trials, seed = cpu_name(), a.trials, a.seed
+    if a.results:  # as they were measured
+        first = json.load(open(a.results.split(",")[0]))
+        cpu, trials, seed = first["cpu"], first["trials"], first["seed"]
+    print(f"CPU: {cpu}; {trials} trials per run, seed {seed}; cells are invalid/proposed")
     print()
     head = "| config | strategy | workload |"
-    head += " before | after | best before | best after | wall before (s) | wall after (s) |" \
-        if base else " invalid/proposed | best | wall (s) |"
+    head += " before | after | best before | best after |" if base else " invalid/proposed | best |"
+    if a.wall:
+        head += " wall before (s) | wall after (s) |" if base else " wall (s) |"
     print(head)
     print("|" + "---|" * (head.count("|") - 1))
     totals = {}
@@ -105,8 +118,10 @@ def main():
         best = lambda x: "-" if not x or "error" in x else f"{x['best']:.0f}"
         wall = lambda x: "-" if not x else f"{x['wall_s']:.1f}"
         row = f"| {config} | {strategy} | {name} |"
-        row += f" {cell(b)} | {cell(r)} | {best(b)} | {best(r)} | {wall(b)} | {wall(r)} |" \
-            if base else f" {cell(r)} | {best(r)} | {wall(r)} |"
+        row += f" {cell(b)} | {cell(r)} | {best(b)} | {best(r)} |" if base \
+            else f" {cell(r)} | {best(r)} |"
+        if a.wall:
+            row += f" {wall(b)} | {wall(r)} |" if base else f" {wall(r)} |"
         print(row)
         for side, x in (("before", b), ("after", r)):
             if x and "error" not in x:
@@ -120,8 +135,12 @@ def main():
             continue
         label = f" ({side})" if base else ""
         print(f"- {config} {strategy}{label}: {inv}/{prop} invalid "
-              f"({100.0 * inv / max(1, prop):.1f}%), {wall:.0f} s in all")
-    if a.json:
+              f"({100.0 * inv / max(1, prop):.1f}%)" + (f", {wall:.0f} s in all" if a.wall else ""))
+    save(a, runs)
+
+
+def save(a, runs):
+    if a.json and not a.results:
         with open(a.json, "w") as f:
             json.dump({"cpu": cpu_name(), "trials": a.trials, "seed": a.seed, "runs": runs}, f,
                       indent=1)

@@ -44,22 +44,63 @@ TEST(CpuTune, HostIsaComesFromFeatures) {
   EXPECT_EQ(cpu_host_target().key(), "llvm/" + isa.key() + "/");
 }
 
+// Benchmarks name the real CPU (LLVM 16 calls Zen 5 "generic"): the model name from
+// /proc/cpuinfo, LLVM's name and the features host_isa detected.
+TEST(CpuTune, HostDescriptionNamesTheRealCpu) {
+  const std::string d = compiler::codegen::host_cpu_description();
+  EXPECT_THAT(d, HasSubstr("LLVM host CPU " + compiler::codegen::host_cpu_name()));
+  if (compiler::codegen::host_isa().avx2) EXPECT_THAT(d, HasSubstr("avx2"));
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("model name", 0) == 0) {
+      EXPECT_THAT(
+          d, ::testing::StartsWith(line.substr(line.find_first_not_of(" \t", line.find(':') + 1))));
+      break;
+    }
+}
+
 TEST(CpuTune, EveryDenseKnobComputesTheReference) {
   for (const char* dtype : {"float32", "int8"}) {
     Task t = make_cpu_task(cpu_dense_workload(19, 40, 23, dtype), "d");
     const int64_t vl = compiler::codegen::host_isa().lanes32();
-    for (const CpuKnobs& k : std::vector<CpuKnobs>{
-             knobs_of(cpu::DenseSchedule{}),
-             {{"rows", 4}, {"cols", 2 * vl}, {"lanes", 8}, {"k_unroll", 1}, {"pack_a", 1},
-              {"row_block_tiles", 4}, {"parallel_axis", 1}},
-             {{"rows", 3}, {"cols", vl}, {"lanes", 0}, {"k_unroll", 4}, {"pack_a", 0},
-              {"row_block_tiles", 0}, {"parallel_axis", 1}},
-             {{"rows", 5}, {"cols", vl}, {"lanes", 0}, {"k_unroll", 2}, {"pack_a", 1},
-              {"row_block_tiles", 0}, {"parallel_axis", 0}},
-             {{"rows", 3}, {"cols", 2 * vl}, {"lanes", 0}, {"k_unroll", 1}, {"pack_a", 0},
-              {"row_block_tiles", 0}, {"parallel_axis", 0}, {"k_pack", 4}},
-             {{"rows", 2}, {"cols", vl}, {"lanes", 0}, {"k_unroll", 1}, {"pack_a", 1},
-              {"row_block_tiles", 4}, {"parallel_axis", 1}, {"k_pack", 4}}}) {
+    for (const CpuKnobs& k : std::vector<CpuKnobs>{knobs_of(cpu::DenseSchedule{}),
+                                                   {{"rows", 4},
+                                                    {"cols", 2 * vl},
+                                                    {"lanes", 8},
+                                                    {"k_unroll", 1},
+                                                    {"pack_a", 1},
+                                                    {"row_block_tiles", 4},
+                                                    {"parallel_axis", 1}},
+                                                   {{"rows", 3},
+                                                    {"cols", vl},
+                                                    {"lanes", 0},
+                                                    {"k_unroll", 4},
+                                                    {"pack_a", 0},
+                                                    {"row_block_tiles", 0},
+                                                    {"parallel_axis", 1}},
+                                                   {{"rows", 5},
+                                                    {"cols", vl},
+                                                    {"lanes", 0},
+                                                    {"k_unroll", 2},
+                                                    {"pack_a", 1},
+                                                    {"row_block_tiles", 0},
+                                                    {"parallel_axis", 0}},
+                                                   {{"rows", 3},
+                                                    {"cols", 2 * vl},
+                                                    {"lanes", 0},
+                                                    {"k_unroll", 1},
+                                                    {"pack_a", 0},
+                                                    {"row_block_tiles", 0},
+                                                    {"parallel_axis", 0},
+                                                    {"k_pack", 4}},
+                                                   {{"rows", 2},
+                                                    {"cols", vl},
+                                                    {"lanes", 0},
+                                                    {"k_unroll", 1},
+                                                    {"pack_a", 1},
+                                                    {"row_block_tiles", 4},
+                                                    {"parallel_axis", 1},
+                                                    {"k_pack", 4}}}) {
       if (std::string(dtype) == "float32" && k.contains("k_pack")) continue;
       CpuKnobs kk = k;
       if (std::string(dtype) == "int8" && !kk.contains("k_pack")) kk["k_pack"] = 2;

@@ -76,4 +76,10 @@ struct HostIsa {
 };
 HostIsa host_isa();
 
+/// The host as benchmark tables name it: the CPU's model name, family and model from
+/// /proc/cpuinfo, LLVM's host CPU name and the vector features detected, e.g. "AMD EPYC
+/// (family 26, model 2), LLVM host CPU generic, vector features: avx2 fma avx512f ...".
+/// (host_cpu.cc)
+std::string host_cpu_description();
+
 }  // namespace weft::compiler::codegen

@@ -54,6 +54,23 @@ void expect_only_legal(const AccelSpace& space, const std::string& what, Check c
   EXPECT_GT(keys.size(), 1u) << what << ": the sampler should still explore";
 }
 
+// A ResNet-18 layer's shape by name (C1..C12), batch 1.
+ops::Conv2dShape layer_shape(const std::string& name) {
+  for (const rt::LayerSpec& ls : rt::resnet18_layers())
+    if (ls.name == name) return ls.shape;
+  ADD_FAILURE() << "no layer " << name;
+  return {};
+}
+
+// `n` of the task's samples compile and place (the runtime's builder, the token verifier).
+void expect_samples_compile(const Task& task, int n, uint64_t seed) {
+  Rng rng(seed);
+  for (int i = 0; i < n; ++i) {
+    const Candidate c = task.space->apply(task.space->sample(rng));
+    EXPECT_TRUE(c.ok()) << task.name << ": " << c.error;
+  }
+}
+
 TEST(AccelSampler, ResNet18LayersSampleOnlyLegalSchedules) {
   size_t illegal = 0;
   for (const char* config : {"vta", "gemm8x8", "tiny"}) {
@@ -92,23 +109,28 @@ TEST(AccelSampler, DenseShapesSampleOnlyLegalSchedules) {
 // the static token verifier), on layers of both configurations and a dense shape.
 TEST(AccelSampler, LegalSamplesCompile) {
   for (const auto& [config, layer] : {std::pair{"vta", "C9"}, {"vta", "C12"}, {"gemm8x8", "C12"}}) {
-    ops::Conv2dShape s;
-    for (const rt::LayerSpec& ls : rt::resnet18_layers())
-      if (ls.name == layer) s = ls.shape;
+    ops::Conv2dShape s = layer_shape(layer);
     s.n = isa::layout_for(config).config.batch();
-    const Task task = make_accel_conv2d_task(layer, config, "sim", s);
-    Rng rng(3);
-    for (int i = 0; i < 4; ++i) {
-      const Candidate c = task.space->apply(task.space->sample(rng));
-      EXPECT_TRUE(c.ok()) << config << " " << layer << ": " << c.error;
-    }
+    expect_samples_compile(make_accel_conv2d_task(layer, config, "sim", s), 4, 3);
   }
-  const Task dense = make_accel_dense_task("d", "vta", "sim", {16, 1000, 512});
-  Rng rng(3);
-  for (int i = 0; i < 4; ++i) {
-    const Candidate c = dense.space->apply(dense.space->sample(rng));
-    EXPECT_TRUE(c.ok()) << c.error;
-  }
+  expect_samples_compile(make_accel_dense_task("dense", "vta", "sim", {16, 1000, 512}), 4, 3);
+}
+
+// A stride-2 7x7 layer rounds its output up by whole tiles: the last tile's input then runs
+// past the image by up to 34 rows (C1 with 32-row tiles), more than the LOAD's 4-bit trailing
+// pad field holds. The check refuses such tilings naming the field; the sampler's picks of a
+// smaller such layer (trailing pads up to 18 in its space) all compile and place.
+TEST(AccelSampler, LoadPadFieldsBoundTheRounding) {
+  const isa::Layout& l = isa::layout_for("vta");
+  const ops::Conv2dShape c1 = layer_shape("C1");
+  EXPECT_THAT(ops::conv2d_knobs_error(l, c1, {32, 1, 1, 1, 1, 'o'}),
+              HasSubstr("reach 34 past the input's 224, more padding than the LOAD's y_pad_1 "
+                        "field holds (15 on vta)"));
+  EXPECT_THAT(ops::conv2d_knobs_error(l, c1, {1, 32, 1, 1, 1, 'o'}), HasSubstr("x_pad_1"));
+  EXPECT_EQ(ops::conv2d_knobs_error(l, c1, {16, 16, 1, 1, 1, 'o'}), "");
+  const ops::Conv2dShape s{1, 112, 112, 16, 16, 7, 2, 3};
+  EXPECT_THAT(ops::conv2d_knobs_error(l, s, {32, 1, 1, 1, 1, 'o'}), HasSubstr("y_pad_1"));
+  expect_samples_compile(make_accel_conv2d_task("stride 2", "vta", "sim", s), 8, 5);
 }
 
 // Where legal points are rare, sampling still finds them: a 15x15 kernel on tiny fits its
@@ -150,9 +172,7 @@ TEST(AccelSampler, NoLegalPointNamesTheConstraint) {
 // Issue 29's run: C8 on vta, 32 trials, the model strategy (evolutionary without XGBoost).
 // It proposed 79 candidates, 47 of them invalid, before the sampler checked legality.
 TEST(AccelSampler, TuningRunProposesUnderFivePercentInvalid) {
-  ops::Conv2dShape s;
-  for (const rt::LayerSpec& ls : rt::resnet18_layers())
-    if (ls.name == "C8") s = ls.shape;
+  ops::Conv2dShape s = layer_shape("C8");
   s.n = 1;  // vta's GEMM batch, as `weft tune --layer` takes it
   const std::vector<Task> tasks = {make_accel_conv2d_task("C8", "vta", "sim", s)};
   SearchOptions o;
