@@ -15,4 +15,8 @@ PYBIND11_MODULE(_weft, m) {
   bind_onnx(m);
   bind_network(m);
   bind_isa(m);
+  bind_accel(m);
+  bind_gpu(m);
+  bind_image(m);
+  bind_tune(m);
 }

@@ -77,3 +77,31 @@ def test_ctrl_c_stops_one_long_rtl_run(resnet18):
         raise
     pytest.fail("the rtl run ended after %.1f s without KeyboardInterrupt" %
                 (time.monotonic() - start))
+
+
+def one_long_run_is_interrupted(run, latency_s=3):
+    """Sends SIGINT 0.5 s into `run()` (which takes far longer uninterrupted) and checks that
+    KeyboardInterrupt comes within `latency_s` of it."""
+    sent = interrupt_after(0.5)
+    start = time.monotonic()
+    try:
+        run()
+    except KeyboardInterrupt:
+        assert time.monotonic() - sent[0] < latency_s
+        return
+    pytest.fail("the run ended after %.1f s without KeyboardInterrupt" %
+                (time.monotonic() - start))
+
+
+def test_ctrl_c_stops_an_operator_run():
+    # weft.ops.dense and conv2d on the cycle engine: the device run is aborted (RunCanceller),
+    # not waited for; the operators work again afterwards.
+    rng = np.random.default_rng(0)
+    x = rng.integers(-128, 128, (1024, 1024), dtype=np.int8)
+    w = rng.integers(-128, 128, (1024, 1024), dtype=np.int8)
+    one_long_run_is_interrupted(lambda: weft.ops.dense(x, w, engine="cycle"))
+    xc = rng.integers(-128, 128, (1, 256, 28, 28), dtype=np.int8)
+    wc = rng.integers(-128, 128, (256, 256, 3, 3), dtype=np.int8)
+    one_long_run_is_interrupted(lambda: weft.ops.conv2d(xc, wc, pad=1, engine="cycle"))
+    r = weft.ops.dense(x[:16, :64].copy(), w[:16, :64].copy(), engine="cycle")
+    assert r.stats["correct"]
