@@ -79,9 +79,10 @@ def test_ctrl_c_stops_one_long_rtl_run(resnet18):
                 (time.monotonic() - start))
 
 
-def one_long_run_is_interrupted(run, latency_s=3):
-    """Sends SIGINT 0.5 s into `run()` (which takes far longer uninterrupted) and checks that
-    KeyboardInterrupt comes within `latency_s` of it."""
+
+def one_long_run_is_interrupted(run, latency_s=2):
+    """Sends SIGINT 0.5 s into `run()` (which takes several seconds uninterrupted) and checks
+    that KeyboardInterrupt comes within `latency_s` of it."""
     sent = interrupt_after(0.5)
     start = time.monotonic()
     try:
@@ -89,19 +90,24 @@ def one_long_run_is_interrupted(run, latency_s=3):
     except KeyboardInterrupt:
         assert time.monotonic() - sent[0] < latency_s
         return
+    except weft.Error as e:
+        if "engine is not built" in str(e) or "has no RTL for configuration" in str(e):
+            pytest.skip("the rtl engine is not built: %s" % e)
+        raise
     pytest.fail("the run ended after %.1f s without KeyboardInterrupt" %
                 (time.monotonic() - start))
 
 
 def test_ctrl_c_stops_an_operator_run():
-    # weft.ops.dense and conv2d on the cycle engine: the device run is aborted (RunCanceller),
-    # not waited for; the operators work again afterwards.
+    # weft.ops.dense and conv2d on the Verilated RTL (compiling takes a fraction of a second,
+    # the device run several seconds): the run is aborted (RunCanceller), not waited for, and
+    # the operators work again afterwards.
     rng = np.random.default_rng(0)
-    x = rng.integers(-128, 128, (1024, 1024), dtype=np.int8)
-    w = rng.integers(-128, 128, (1024, 1024), dtype=np.int8)
-    one_long_run_is_interrupted(lambda: weft.ops.dense(x, w, engine="cycle"))
-    xc = rng.integers(-128, 128, (1, 256, 28, 28), dtype=np.int8)
-    wc = rng.integers(-128, 128, (256, 256, 3, 3), dtype=np.int8)
-    one_long_run_is_interrupted(lambda: weft.ops.conv2d(xc, wc, pad=1, engine="cycle"))
-    r = weft.ops.dense(x[:16, :64].copy(), w[:16, :64].copy(), engine="cycle")
+    x = rng.integers(-128, 128, (1024, 512), dtype=np.int8)
+    w = rng.integers(-128, 128, (1024, 512), dtype=np.int8)
+    one_long_run_is_interrupted(lambda: weft.ops.dense(x, w, engine="rtl"))
+    xc = rng.integers(-128, 128, (1, 128, 28, 28), dtype=np.int8)
+    wc = rng.integers(-128, 128, (128, 128, 3, 3), dtype=np.int8)
+    one_long_run_is_interrupted(lambda: weft.ops.conv2d(xc, wc, pad=1, engine="rtl"))
+    r = weft.ops.dense(x[:16, :64].copy(), w[:16, :64].copy(), engine="rtl")
     assert r.stats["correct"]

@@ -13,7 +13,7 @@ import weft
 
 
 def trials_of(summary):
-    return [(t["name"], t["trials"], t["best"], t["best_trace"], t["value_of_trial"])
+    return [(t["task"], t["trials"], t["best"], t["best_trace"], t["value_of_trial"])
             for t in summary["tasks"]]
 
 
@@ -22,7 +22,7 @@ def test_dense_equals_the_cli(tmp_path, weft_cli_text):
     s = weft.tune("dense", m=16, n=32, k=64, config="vta", trials=6, seed=3, db=str(db))
     assert s["strategy"] == "evolutionary" and s["trials"] == 6 and s["db"] == str(db)
     (t,) = s["tasks"]
-    assert t["name"] == "dense" and t["trials"] == 6 and t["best"] > 0
+    assert t["task"] == "dense" and t["trials"] == 6 and t["best"] > 0
     cli_db = tmp_path / "cli.jsonl"
     out = tmp_path / "summary.json"
     weft_cli_text("tune", "dense", "--M", "16", "--N", "32", "--K", "64", "--config", "vta",
@@ -40,9 +40,9 @@ def test_dense_equals_the_cli(tmp_path, weft_cli_text):
 
 def test_a_resnet18_layer_and_a_layer_subset(tmp_path):
     s = weft.tune("conv2d", layer="C12", config="vta", trials=3)
-    assert [t["name"] for t in s["tasks"]] == ["C12"] and s["tasks"][0]["trials"] == 3
+    assert [t["task"] for t in s["tasks"]] == ["C12"] and s["tasks"][0]["trials"] == 3
     s = weft.tune("resnet18", layers=["C11", "C12"], config="vta", trials=4)
-    assert sorted(t["name"] for t in s["tasks"]) == ["C11", "C12"]
+    assert sorted(t["task"] for t in s["tasks"]) == ["C11", "C12"]
     assert sum(t["trials"] for t in s["tasks"]) == 4
 
 
