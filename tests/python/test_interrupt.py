@@ -111,3 +111,17 @@ def test_ctrl_c_stops_an_operator_run():
     one_long_run_is_interrupted(lambda: weft.ops.conv2d(xc, wc, pad=1, engine="rtl"))
     r = weft.ops.dense(x[:16, :64].copy(), w[:16, :64].copy(), engine="rtl")
     assert r.stats["correct"]
+
+
+def test_ctrl_c_stops_a_built_schedule_run():
+    # weft.build(target="accel"): a dense of 1024 output blocks, about four seconds on the
+    # Verilated RTL; the run stops at once, and the module runs again afterwards.
+    from test_accel_build import vta_dense
+    s, A, W, D = vta_dense(mb=64, nb=16, kb=16)
+    f = weft.build(s, [A, W, D], target="accel", config="vta")
+    a = np.ones(A.shape, np.int8)
+    w = np.ones(W.shape, np.int8)
+    d = np.zeros(D.shape, np.int8)
+    one_long_run_is_interrupted(lambda: f.run(a, w, d, engine="rtl"))
+    f(a, w, d)
+    assert (d == 1).all()  # 256 products of 1 x 1, shifted right by 8
