@@ -195,8 +195,13 @@ def test_build_errors():
         weft.build(s, [A, C])
     with pytest.raises(weft.Error, match="unknown target 'opencl'"):
         weft.build(s, [A, B, C], target="opencl")
-    with pytest.raises(weft.Error, match="not bound in Python yet"):
+    # A GPU build needs bound loops (the CUDA code generator says so before any GPU is asked).
+    with pytest.raises(weft.Error, match="no loop is bound to blockIdx or threadIdx"):
         weft.build(s, [A, B, C], target="cuda")
+    with pytest.raises(weft.Error, match="pass 'nonesuch' is not a pass of the pipeline"):
+        weft.lower(s, [A, B, C], target="accel", pass_="nonesuch")
+    with pytest.raises(weft.Error, match="pass goes with target='accel'"):
+        weft.lower(s, [A, B, C], pass_="lower")
     with pytest.raises(weft.Error, match="listed twice"):
         weft.build(s, [A, B, C, A])
     with pytest.raises(weft.Error, match="unknown dtype 'float8'"):
