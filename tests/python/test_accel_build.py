@@ -10,38 +10,7 @@ import pytest
 import weft
 from weft import te
 
-
-def vta_dense(config="vta", mb=2, nb=2, kb=4, shift=8):
-    """The dense of VTA's matrix-multiply tutorial: D = clip(A W^T >> shift) over blocks."""
-    g = te.gemm_intrinsic(config)
-    A = te.placeholder((mb, kb, g.batch, g.block_in), "int8", name="A")
-    W = te.placeholder((nb, kb, g.block_out, g.block_in), "int8", name="W")
-    ko = te.reduce_axis((0, kb), name="ko")
-    ki = te.reduce_axis((0, g.block_in), name="ki")
-    C = te.compute((mb, nb, g.batch, g.block_out),
-                   lambda i, j, b, o: te.sum(A[i, ko, b, ki].astype("int32") *
-                                             W[j, ko, o, ki].astype("int32"), axis=[ko, ki]),
-                   name="C")
-    D = te.compute(C.shape, lambda i, j, b, o: te.min(te.max(C[i, j, b, o] >> shift, -128), 127)
-                   .astype("int8"), name="D")
-    s = te.create_schedule(D)
-    s.set_scope(C, "local.acc_buffer")
-    Ai = s.cache_read(A, "local.inp_buffer", [C])
-    Wi = s.cache_read(W, "local.wgt_buffer", [C])
-    mo, mi = s[D].split(D.axis[0], factor=1)
-    no, ni = s[D].split(D.axis[1], factor=1)
-    s[D].reorder(mo, no, mi, ni)
-    s[C].compute_at(s[D], no)
-    koo, koi = s[C].split(C.reduce_axis[0], factor=1)
-    ax = C.axis
-    s[C].reorder(koo, koi, ax[0], ax[1], ax[2], ax[3], C.reduce_axis[1])
-    s[C].tensorize(ax[2], g)
-    s[Ai].compute_at(s[C], koo)
-    s[Wi].compute_at(s[C], koo)
-    s[Ai].pragma(Ai.axis[0], "dma_copy")
-    s[Wi].pragma(Wi.axis[0], "dma_copy")
-    s[D].pragma(mi, "dma_copy")
-    return s, A, W, D
+from conftest import vta_dense
 
 
 def reference(a, w, shift):
@@ -56,7 +25,7 @@ def reference(a, w, shift):
 
 @pytest.fixture(scope="module")
 def dense():
-    s, A, W, D = vta_dense()
+    s, A, W, _, D = vta_dense()
     f = weft.build(s, [A, W, D], target="accel", config="vta")
     rng = np.random.default_rng(3)
     a = rng.integers(-128, 128, A.shape, dtype=np.int8)
@@ -159,7 +128,7 @@ def test_bad_arguments_and_options_are_errors(dense):
         f.run(a, w, d, engine="cycle", xrt_emulate="rtl")
     with pytest.raises(weft.Error, match="timeout"):
         f.run(a, w, d, timeout=0)
-    s, A2, W2, D2 = vta_dense()
+    s, A2, W2, _, D2 = vta_dense()
     with pytest.raises(weft.Error, match="threads goes with target='llvm'"):
         weft.build(s, [A2, W2, D2], target="accel", threads=2)
     with pytest.raises(weft.Error, match="config goes with target='accel'"):
