@@ -24,6 +24,24 @@ std::map<const compiler::ir::BufferObj*, std::vector<isa::MemType>> memory_types
   return m;
 }
 
+// The element type a memory type moves between DRAM and the buffers: int32 accumulators for
+// ACC, int8 for the rest (a STORE narrows the accumulator to int8).
+compiler::ir::DType dram_dtype(isa::MemType m) {
+  return m == isa::MemType::kAcc ? compiler::ir::DType::kInt32 : compiler::ir::DType::kInt8;
+}
+
+const char* mem_name(isa::MemType m) {
+  switch (m) {
+    case isa::MemType::kInp: return "INP";
+    case isa::MemType::kWgt: return "WGT";
+    case isa::MemType::kAcc: return "ACC";
+    case isa::MemType::kOut: return "OUT";
+    case isa::MemType::kAcc8Bit: return "ACC_8BIT";
+    case isa::MemType::kUop: return "UOP";
+  }
+  return "?";
+}
+
 }  // namespace
 
 uint64_t tensor_bytes(const compiler::te::Tensor& t) {
@@ -52,11 +70,19 @@ ScheduleProgram build_schedule_program(const isa::Layout& l, compiler::te::Sched
                       "' is never loaded or stored by the program (a tensor the accelerator "
                       "reads must be copied on chip by a dma_copy stage)");
     const int eb = l.elem_bytes(it->second.front());
-    for (isa::MemType m : it->second)
+    for (isa::MemType m : it->second) {
       if (l.elem_bytes(m) != eb)
         throw UserError("accelerator build: tensor '" + t->name + "' is moved as memory types of " +
                         std::to_string(eb) + "- and " + std::to_string(l.elem_bytes(m)) +
                         "-byte elements; one tensor has one DRAM layout");
+      // The bytes in DRAM are the argument's: its dtype must be what the transfer moves.
+      if (t->dtype != dram_dtype(m))
+        throw UserError("accelerator build: tensor '" + t->name + "' is " +
+                        compiler::ir::dtype_name(t->dtype) + " but the program moves it as " +
+                        mem_name(m) + " (" + compiler::ir::dtype_name(dram_dtype(m)) +
+                        " elements); declare it " + compiler::ir::dtype_name(dram_dtype(m)) +
+                        (m == isa::MemType::kOut ? " (e.g. .astype(\"int8\"))" : ""));
+    }
     slots.push_back({t->buffer, tensor_bytes(t), eb});
   }
   r.placed = place_program(l, r.program, slots);

@@ -24,7 +24,8 @@ struct ScheduleProgram {
 
 /// Compiles `schedule` for `layout` and places `args` (every tensor the program reads or writes
 /// in DRAM, and no other). UserError for a DRAM tensor that is not an argument, an argument the
-/// program never touches, or one moved as two memory types of different element sizes.
+/// program never touches, one moved as two memory types of different element sizes, or one
+/// whose dtype is not what its transfers move (int32 for ACC, int8 otherwise: a STORE narrows).
 ScheduleProgram build_schedule_program(const isa::Layout& layout,
                                        compiler::te::Schedule& schedule,
                                        const std::vector<compiler::te::Tensor>& args,

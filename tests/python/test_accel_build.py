@@ -148,6 +148,31 @@ def test_a_schedule_the_accelerator_cannot_run_is_an_error():
     s = te.create_schedule(B)
     with pytest.raises(weft.Error):
         weft.build(s, [A, B], target="accel", config="vta")
+    # The int32 sums stored as they are: a STORE narrows to int8, so the output must be int8.
+    g = te.gemm_intrinsic("vta")
+    A = te.placeholder((1, 2, 1, 16), "int8", name="A")
+    W = te.placeholder((2, 2, 16, 16), "int8", name="W")
+    k = te.reduce_axis((0, 2), name="k")
+    kk = te.reduce_axis((0, 16), name="kk")
+    acc = te.compute((1, 2, 1, 16), lambda i, j, b, o: te.sum(
+        A[i, k, b, kk].astype("int32") * W[j, k, o, kk].astype("int32"), axis=[k, kk]), name="acc")
+    out = te.compute(acc.shape, lambda *i: acc[i], name="out")
+    s = te.create_schedule(out)
+    s.set_scope(acc, "local.acc_buffer")
+    Ai = s.cache_read(A, "local.inp_buffer", [acc])
+    Wi = s.cache_read(W, "local.wgt_buffer", [acc])
+    s[acc].compute_at(s[out], out.axis[1])
+    s[acc].reorder(acc.reduce_axis[0], *acc.axis, acc.reduce_axis[1])
+    s[acc].tensorize(acc.axis[2], g)
+    s[Ai].compute_at(s[acc], acc.reduce_axis[0])
+    s[Wi].compute_at(s[acc], acc.reduce_axis[0])
+    s[Ai].pragma(Ai.axis[0], "dma_copy")
+    s[Wi].pragma(Wi.axis[0], "dma_copy")
+    s[out].pragma(out.axis[2], "dma_copy")
+    with pytest.raises(weft.Error, match=r"'out' is int32 but the program moves it as OUT"):
+        weft.build(s, [A, W, out], target="accel", config="vta")
+    with pytest.raises(weft.Error, match="placeholder 'W' is read by"):
+        weft.build(s, [A, out], target="accel", config="vta")
 
 
 def test_cuda_needs_a_gpu_or_names_the_missing_part():
