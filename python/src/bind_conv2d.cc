@@ -1,7 +1,7 @@
 // weft.ops.conv2d: the accelerator's int8 2D convolution on NumPy arrays, through the same
 // function as `weft run conv2d` (runtime/cli/conv2d_run.h): the CLI's options and knob choice
 // (tuning records, --search on the cycle model, or the chooser), the run on an engine with the
-// GIL released, the check against the CPU reference, and the CLI's JSON report.
+// GIL released (Ctrl-C cancels it), the check against the CPU reference, and the CLI's JSON report.
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
@@ -61,11 +61,11 @@ py::dict conv2d(py::handle x, py::handle w, py::handle bias, int64_t stride, int
   dev.engine = engine;
   dev.timeout_s = timeout;
 
+  cli::RunCanceller canceller;
+  dev.canceller = &canceller;
   cli::Conv2dRun r;
-  {
-    py::gil_scoped_release release;
-    r = cli::run_conv2d_accel(o, dev, data, trace);
-  }
+  run_interruptible([&] { r = cli::run_conv2d_accel(o, dev, data, trace); },
+                    [&] { canceller.cancel(); });
   cli::check_conv2d_run(r);
   const compiler::ops::Conv2dShape s = o.shape();
   return op_result({s.n, s.oc, s.out_h(), s.out_w()}, r.out, r.report, trace ? &r.trace : nullptr);

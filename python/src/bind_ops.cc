@@ -1,7 +1,7 @@
 // weft.ops: the accelerator's operators on NumPy arrays, through the same function as
 // `weft run dense` (runtime/cli/dense_run.h): the options and knob choice of the CLI, the run
-// on an engine with the GIL released, the check against the CPU reference, and the CLI's JSON
-// report as the statistics. python/weft/ops.py wraps the result.
+// on an engine with the GIL released (Ctrl-C cancels it: runtime/cli/run_cancel.h), the check
+// against the CPU reference, and the CLI's JSON report as the statistics. python/weft/ops.py wraps the result.
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
@@ -88,12 +88,15 @@ py::dict dense(py::handle x, py::handle w, const std::string& config, const std:
   dev.timeout_s = timeout;
   check_knobs_at_least_1("dense", {{"tile_m", tile_m}, {"tile_n", tile_n}, {"tile_k", tile_k}});
 
+  cli::RunCanceller canceller;
+  dev.canceller = &canceller;
   cli::DenseRun r;
-  {
-    py::gil_scoped_release release;
-    const compiler::ops::DenseKnobs knobs = d.knobs(isa::layout_for(d.config));
-    r = cli::run_dense_accel(d, dev, knobs, a, b, {}, trace);
-  }
+  run_interruptible(
+      [&] {
+        const compiler::ops::DenseKnobs knobs = d.knobs(isa::layout_for(d.config));
+        r = cli::run_dense_accel(d, dev, knobs, a, b, {}, trace);
+      },
+      [&] { canceller.cancel(); });
   cli::check_dense_run(r, d.n);
   return op_result({d.m, d.n}, r.out, r.report, trace ? &r.trace : nullptr);
 }

@@ -64,6 +64,28 @@ struct PyGraph {
   std::string qdq_error;  // why the QDQ model cannot be mapped (the accelerator refuses it)
 };
 
+/// A schedule's arguments as weft.build takes them: the placeholders (inputs) and computed
+/// tensors (outputs) in the caller's order, each with its position among a kernel's buffers
+/// (inputs first).
+struct BuildArgs {
+  std::vector<te::Tensor> inputs, outputs, all;
+  std::vector<size_t> slot;  // all[i] is kernel buffer slot[i]
+  /// The data of the caller's arrays, one per tensor in `all` (tensor_array each); UserError
+  /// naming function `func` for a wrong count.
+  std::vector<void*> arrays(const py::args& arrays, const std::string& func) const;
+};
+/// Splits and checks the argument list of weft.build / weft.lower; UserError naming the tensor.
+BuildArgs split_args(const PySchedule& s, const py::sequence& args);
+/// The data of a NumPy array for tensor `t`: exactly its dtype and shape, C-contiguous, and
+/// writable for a computed tensor; UserError naming `where` otherwise.
+void* tensor_array(py::handle h, const te::Tensor& t, const std::string& where);
+/// weft.build for the accelerator (bind_accel.cc) and the GPU (bind_gpu.cc): the module object.
+py::object build_accel(const PySchedule& s, BuildArgs a, const std::string& name,
+                       const std::string& config, const std::string& platform);
+py::object build_cuda(const PySchedule& s, BuildArgs a, const std::string& name);
+/// The CUDA C of a schedule (weft.lower(..., target="cuda")).
+std::string cuda_source(const PySchedule& s, const BuildArgs& a, const std::string& name);
+
 /// "int8", "int32", "int64", "float32", "float16" as a dtype; weft::UserError otherwise.
 ir::DType parse_dtype(const std::string& name, const std::string& where);
 /// A memory scope by its IR name ("global", "acc.inp", "local", "shared", ...) or VTA's
@@ -108,5 +130,9 @@ void bind_graph(py::module_& m);
 void bind_onnx(py::module_& m);
 void bind_network(py::module_& m);
 void bind_isa(py::module_& m);
+void bind_accel(py::module_& m);
+void bind_gpu(py::module_& m);
+void bind_image(py::module_& m);
+void bind_tune(py::module_& m);
 
 }  // namespace weft::py_bind

@@ -3,8 +3,9 @@
 #include "python/src/bindings.h"
 
 PYBIND11_MODULE(_weft, m) {
-  m.doc() = "Weft's C++ core: tensor expressions, schedules, the LLVM CPU build, the "
-            "accelerator's operators and networks (see docs/python.md)";
+  m.doc() = "Weft's C++ core: tensor expressions, schedules built for the CPU, the "
+            "accelerator or a GPU, the accelerator's operators, networks, program images and "
+            "schedule search (see docs/python.md)";
   using namespace weft::py_bind;
   bind_errors(m);  // first: the others' docstrings name weft.Error
   bind_te(m);
@@ -15,4 +16,8 @@ PYBIND11_MODULE(_weft, m) {
   bind_onnx(m);
   bind_network(m);
   bind_isa(m);
+  bind_accel(m);
+  bind_gpu(m);
+  bind_image(m);
+  bind_tune(m);
 }

@@ -82,17 +82,7 @@ void print_accel(
     std::cout << ir;
     return;
   }
-  // Where each tensor is, in address order.
-  std::vector<std::pair<uint64_t, std::string>> at;
-  for (const auto& [buffer, addr] : placed.at) at.push_back({addr, buffer->name});
-  std::sort(at.begin(), at.end());
-  const rt::Program& stream = placed.stream;
-  std::cout << "// " << stream.insn_count << " instructions;";
-  for (const auto& [addr, name] : at) std::cout << " " << name << " at byte " << addr << ",";
-  std::cout << " micro-ops at " << placed.uop_at << "\n";
-  for (size_t i = 0; i < stream.insns.size(); ++i) {
-    std::cout << i << ": " << isa::format_insn(layout, stream.insns[i]) << "\n";
-  }
+  std::cout << rt::listing(layout, placed);
 }
 
 void add_compile_dense(CLI::App& compile) {

@@ -15,6 +15,7 @@
 #include "hardware/isa/errors.h"
 #include "runtime/cli/commands.h"
 #include "runtime/cli/device_run.h"
+#include "runtime/cli/image_run.h"
 #include "runtime/cli/progress.h"
 #include "runtime/io/files.h"
 
@@ -142,16 +143,8 @@ void add_sim_command(CLI::App& app) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     dev->copy_from_device(0, image.data(), image.size());
 
-    nlohmann::ordered_json stats;
-    stats["config"] = layout.config.name;
-    stats["engine"] = dev->name();
-    if (o->engine == "cycle" || o->engine == "rtl") stats["platform"] = platform.name;
-    const nlohmann::ordered_json details = dev->run_details();
-    for (const auto& [k, v] : details.items()) stats[k] = v;
-    stats["wall_seconds"] = seconds;
-    if (stats.contains("cycles") && seconds > 0) {
-      stats["simulated_cycles_per_second"] = stats["cycles"].get<double>() / seconds;
-    }
+    nlohmann::ordered_json stats =
+        raw_run_stats(layout, platform, o->engine, dev->name(), dev->run_details(), seconds);
 
     // All outputs or none: each is staged next to its destination and renamed into place
     // only once every one of them has been written.

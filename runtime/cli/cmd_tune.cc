@@ -316,12 +316,7 @@ void add_tune_command(CLI::App& app) {
     }
     if (mpi.active()) tn::mpi_stop_workers(mpi);
     db.commit();
-    nlohmann::json j = {{"strategy", o->strategy}, {"seed", o->seed}, {"trials", o->trials},
-                        {"workers", runner->workers()}, {"db", o->db},
-                        {"runner", runner->stats()},
-                        {"tasks", nlohmann::json::array()}};
-    for (const auto& r : results) j["tasks"].push_back(r.to_json());
-    const std::string text = j.dump(2) + "\n";
+    const std::string text = tn::tune_summary(so, *runner, o->db, results).dump(2) + "\n";
     if (o->summary.empty())
       std::cout << text;
     else

@@ -161,6 +161,7 @@ DeviceRunResult run_on_device(
   auto dev = driver::open_device(o.engine, opts);
   const auto t0 = std::chrono::steady_clock::now();
   try {
+    RunCanceller::Running running(o.canceller, *dev);
     body(*dev, std::chrono::milliseconds(static_cast<int64_t>(o.timeout_s * 1000)));
   } catch (...) {
     progress.finish();

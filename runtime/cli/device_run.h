@@ -16,6 +16,7 @@
 #include "driver/timeline.h"
 #include "hardware/isa/layout.h"
 #include "hardware/isa/spec.h"
+#include "runtime/cli/run_cancel.h"
 
 namespace weft::cli {
 
@@ -28,6 +29,7 @@ struct DeviceRunOptions {
   std::string xclbin, xrt_emulate;  // --engine xrt: a board's .xclbin, or the emulated board
   int xrt_device = 0, xrt_bank = -1;
   const CLI::App* cmd = nullptr;  // the subcommand, to tell given options from defaults
+  RunCanceller* canceller = nullptr;  // lets another thread stop the runs (Python's Ctrl-C)
 
   /// Registers --engine, --save (with `save_help`), --trace, --seed, --timeout, --progress,
   /// --energy, and the xrt engine's --xclbin, --device, --xrt-emulate, --xrt-bank.

@@ -1,9 +1,11 @@
 // Image placement of compiled programs; see placement.h.
 #include "runtime/ops/placement.h"
 
+#include <algorithm>
 #include <memory>
 
 #include "driver/launch.h"
+#include "hardware/isa/assembly.h"
 #include "hardware/isa/errors.h"
 #include "runtime/stream/compiled_program.h"
 
@@ -61,6 +63,18 @@ std::vector<uint8_t> program_image(const PlacedProgram& p) {
   std::vector<uint8_t> image(p.image_bytes, 0);
   p.stream.place(image);
   return image;
+}
+
+std::string listing(const isa::Layout& l, const PlacedProgram& p) {
+  std::vector<std::pair<uint64_t, std::string>> at;
+  for (const auto& [buffer, addr] : p.at) at.push_back({addr, buffer->name});
+  std::sort(at.begin(), at.end());
+  std::string s = "// " + std::to_string(p.stream.insn_count) + " instructions;";
+  for (const auto& [addr, name] : at) s += " " + name + " at byte " + std::to_string(addr) + ",";
+  s += " micro-ops at " + std::to_string(p.uop_at) + "\n";
+  for (size_t i = 0; i < p.stream.insns.size(); ++i)
+    s += std::to_string(i) + ": " + isa::format_insn(l, p.stream.insns[i]) + "\n";
+  return s;
 }
 
 void run_image(driver::Device& dev, const PlacedProgram& p, std::vector<uint8_t>& image,

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "compiler/accel/program.h"
@@ -36,6 +37,11 @@ PlacedProgram place_program(const isa::Layout& layout, const compiler::accel::Pr
 
 /// A zeroed image holding the instructions and micro-ops.
 std::vector<uint8_t> program_image(const PlacedProgram& p);
+
+/// The instruction listing `weft compile --emit asm` prints: a line with the instruction count
+/// and where each tensor and the micro-ops are (tensors in address order), then one numbered
+/// line per instruction.
+std::string listing(const isa::Layout& layout, const PlacedProgram& p);
 
 /// Runs `image` (instructions at 0) on a device opened with at least image.size() bytes, and
 /// reads the final image back into it.

@@ -455,4 +455,13 @@ std::vector<TaskResult> tune(const std::vector<Task>& tasks, const SearchOptions
   return out;
 }
 
+nlohmann::json tune_summary(const SearchOptions& opts, const Runner& runner, const std::string& db,
+                            const std::vector<TaskResult>& results) {
+  nlohmann::json j = {{"strategy", strategy_name(opts.strategy)}, {"seed", opts.seed},
+                      {"trials", opts.trials}, {"workers", runner.workers()}, {"db", db},
+                      {"runner", runner.stats()}, {"tasks", nlohmann::json::array()}};
+  for (const auto& r : results) j["tasks"].push_back(r.to_json());
+  return j;
+}
+
 }  // namespace weft::rt::tune

@@ -110,4 +110,9 @@ using Progress = std::function<void(size_t task, const TaskResult&, const std::s
 std::vector<TaskResult> tune(const std::vector<Task>& tasks, const SearchOptions& opts,
                              Runner& runner, Database* db, const Progress& progress = {});
 
+/// The JSON summary of a tuning run, as `weft tune` prints it: the strategy, seed, trial budget,
+/// the runner's workers and stats, the database path, and each task's result.
+nlohmann::json tune_summary(const SearchOptions& opts, const Runner& runner, const std::string& db,
+                            const std::vector<TaskResult>& results);
+
 }  // namespace weft::rt::tune

@@ -7,6 +7,8 @@ import subprocess
 import sys
 import json
 
+from weft import te
+
 import pytest
 
 SOURCE = os.environ.get("WEFT_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -51,3 +53,38 @@ def onnx_models(tmp_path_factory):
     if why:
         pytest.skip(why)
     return out
+
+
+def vta_dense(config="vta", mb=2, nb=2, kb=4, shift=8):
+    """The schedule of compiler/ops/dense.cc written in Python (VTA's style): D = clip(A W^T >>
+    shift) over blocks, the accumulator on chip, input and weight tiles cached into the inp/wgt
+    buffers, the block loops tensorized. Returns (schedule, A, W, C, D), C the sums."""
+    g = te.gemm_intrinsic(config)
+    A = te.placeholder((mb, kb, g.batch, g.block_in), "int8", name="A")
+    W = te.placeholder((nb, kb, g.block_out, g.block_in), "int8", name="W")
+    ko = te.reduce_axis((0, kb), name="ko")
+    ki = te.reduce_axis((0, g.block_in), name="ki")
+    C = te.compute((mb, nb, g.batch, g.block_out),
+                   lambda i, j, b, o: te.sum(A[i, ko, b, ki].astype("int32") *
+                                             W[j, ko, o, ki].astype("int32"), axis=[ko, ki]),
+                   name="C")
+    D = te.compute(C.shape, lambda i, j, b, o: te.min(te.max(C[i, j, b, o] >> shift, -128), 127)
+                   .astype("int8"), name="D")
+    s = te.create_schedule(D)
+    s.set_scope(C, "local.acc_buffer")
+    Ai = s.cache_read(A, "local.inp_buffer", [C])
+    Wi = s.cache_read(W, "local.wgt_buffer", [C])
+    mo, mi = s[D].split(D.axis[0], factor=1)
+    no, ni = s[D].split(D.axis[1], factor=1)
+    s[D].reorder(mo, no, mi, ni)
+    s[C].compute_at(s[D], no)
+    koo, koi = s[C].split(C.reduce_axis[0], factor=1)
+    ax = C.axis
+    s[C].reorder(koo, koi, ax[0], ax[1], ax[2], ax[3], C.reduce_axis[1])
+    s[C].tensorize(ax[2], g)
+    s[Ai].compute_at(s[C], koo)
+    s[Wi].compute_at(s[C], koo)
+    s[Ai].pragma(Ai.axis[0], "dma_copy")
+    s[Wi].pragma(Wi.axis[0], "dma_copy")
+    s[D].pragma(mi, "dma_copy")
+    return s, A, W, C, D

@@ -6,6 +6,8 @@ import pytest
 import weft
 from weft import te
 
+from conftest import vta_dense
+
 
 def matmul_nt(n, m, k_ext, dtype="float32"):
     A = te.placeholder((n, k_ext), dtype, name="A")
@@ -195,8 +197,13 @@ def test_build_errors():
         weft.build(s, [A, C])
     with pytest.raises(weft.Error, match="unknown target 'opencl'"):
         weft.build(s, [A, B, C], target="opencl")
-    with pytest.raises(weft.Error, match="not bound in Python yet"):
+    # A GPU build needs bound loops (the CUDA code generator says so before any GPU is asked).
+    with pytest.raises(weft.Error, match="no loop is bound to blockIdx or threadIdx"):
         weft.build(s, [A, B, C], target="cuda")
+    with pytest.raises(weft.Error, match="pass 'nonesuch' is not a pass of the pipeline"):
+        weft.lower(s, [A, B, C], target="accel", pass_="nonesuch")
+    with pytest.raises(weft.Error, match="pass goes with target='accel'"):
+        weft.lower(s, [A, B, C], pass_="lower")
     with pytest.raises(weft.Error, match="listed twice"):
         weft.build(s, [A, B, C, A])
     with pytest.raises(weft.Error, match="unknown dtype 'float8'"):
@@ -208,38 +215,10 @@ def test_build_errors():
 
 
 def test_vta_style_dense_schedule_lowers_through_the_accelerator_passes():
-    # The schedule of compiler/ops/dense.cc written in Python: the accumulator on chip,
-    # input and weight tiles cached into the inp/wgt buffers, the block loops tensorized.
     g = te.gemm_intrinsic("vta")
     assert (g.batch, g.block_in, g.block_out) == (1, 16, 16)
-    mb, nb, kb = 1, 2, 2
-    A = te.placeholder((mb, kb, g.batch, g.block_in), "int8", name="A")
-    W = te.placeholder((nb, kb, g.block_out, g.block_in), "int8", name="W")
-    ko = te.reduce_axis((0, kb), name="ko")
-    ki = te.reduce_axis((0, g.block_in), name="ki")
-    C = te.compute((mb, nb, g.batch, g.block_out),
-                   lambda i, j, b, o: te.sum(A[i, ko, b, ki].astype("int32") *
-                                             W[j, ko, o, ki].astype("int32"), axis=[ko, ki]),
-                   name="C")
-    D = te.compute(C.shape, lambda i, j, b, o: te.min(te.max(C[i, j, b, o] >> 8, -128), 127)
-                   .astype("int8"), name="D")
-    s = te.create_schedule(D)
-    s.set_scope(C, "local.acc_buffer")
-    Ai = s.cache_read(A, "local.inp_buffer", [C])
-    Wi = s.cache_read(W, "local.wgt_buffer", [C])
-    mo, mi = s[D].split(D.axis[0], factor=1)
-    no, ni = s[D].split(D.axis[1], factor=1)
-    s[D].reorder(mo, no, mi, ni)
-    s[C].compute_at(s[D], no)
-    koo, koi = s[C].split(C.reduce_axis[0], factor=1)
+    s, A, W, C, D = vta_dense("vta", mb=1, nb=2, kb=2)
     ax = C.axis
-    s[C].reorder(koo, koi, ax[0], ax[1], ax[2], ax[3], C.reduce_axis[1])
-    s[C].tensorize(ax[2], g)
-    s[Ai].compute_at(s[C], koo)
-    s[Wi].compute_at(s[C], koo)
-    s[Ai].pragma(Ai.axis[0], "dma_copy")
-    s[Wi].pragma(Wi.axis[0], "dma_copy")
-    s[D].pragma(mi, "dma_copy")
     text = weft.lower(s, [A, W, D], target="accel", config="vta")
     for p in ("lower", "detect_dma", "allocate_onchip", "fold_uops", "assign_queues"):
         assert "// after " + p + "\n" in text
