@@ -436,9 +436,22 @@ bool llvm_scale_shift_f32(const float* x, const float* a, const float* b, float*
   return true;
 }
 
-bool llvm_add_f32(const float* a, const float* b, float* y, int64_t count) {
+bool llvm_unary_f32(const compiler::ops::Unary& u, const float* x, float* y, int64_t count) {
   if (count <= 0) return true;
-  run_cached("add f32 " + std::to_string(count), [&] { return ops::add_f32(count); },
+  run_cached(u.str() + " f32 " + std::to_string(count), [&] { return ops::unary_f32(count, u); },
+             {const_cast<float*>(x), y});
+  return true;
+}
+
+bool llvm_binary_f32(compiler::ops::BinaryFn f, const float* a, const std::vector<int64_t>& as,
+                     const float* b, const std::vector<int64_t>& bs, float* y,
+                     const std::vector<int64_t>& ys) {
+  int64_t count = 1;
+  for (int64_t d : ys) count *= d;
+  if (count <= 0) return true;
+  const std::string key = std::string(compiler::ops::binary_name(f)) + " f32 [" + ints_str(as) +
+                          "] [" + ints_str(bs) + "] -> [" + ints_str(ys) + "]";
+  run_cached(key, [&] { return ops::binary_f32(f, as, bs, ys); },
              {const_cast<float*>(a), const_cast<float*>(b), y});
   return true;
 }

@@ -263,6 +263,34 @@ TEST_F(OnnxCli, IdentityAndDropoutPassTheirInputThrough) {
                     "node 'dropout_3' (Dropout): training_mode=true is not supported");
 }
 
+// The element-wise operators of EfficientNet, MobileNet V3 and BERT (SiLU and squeeze-excite
+// with broadcasting Mul, HardSwish, HardSigmoid, erf and tanh GELU, Pow, Sub, Sqrt, Div): every
+// node on the LLVM kernels, within 1e-4 of the float64 interpreter.
+TEST_F(OnnxCli, ElementwiseOperatorsRunOnLlvmKernels) {
+  const Result r = weft("run " + models() + "/eltwise_cnn.onnx --input " + models() +
+                        "/eltwise_cnn_input.npy --target llvm --check");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("\"within_1e-4\": true"));
+  EXPECT_LT(field(r.out, "max_error_relative_to_max"), 1e-4) << r.out;
+  for (const char* op : {"Sigmoid", "Mul", "HardSwish", "HardSigmoid", "Erf", "Div", "Pow",
+                         "Tanh", "Sub", "Sqrt"}) {
+    EXPECT_THAT(r.out, HasSubstr("\"op\": \"" + std::string(op) + "\", \"engine\": \"llvm\""))
+        << op;
+    EXPECT_THAT(r.out, Not(HasSubstr("\"op\": \"" + std::string(op) + "\", \"engine\": \"host\"")))
+        << op;
+  }
+  const Result g = weft("compile " + models() + "/eltwise_cnn.onnx --emit graph --pass import");
+  ASSERT_EQ(g.code, 0) << g.out;
+  EXPECT_THAT(g.out, HasSubstr("= HardSigmoid(%"));
+  EXPECT_THAT(g.out, HasSubstr("{alpha=0.166666"));
+  EXPECT_THAT(g.out, HasSubstr("= Erf(%"));
+}
+
+TEST_F(OnnxCli, ShapesThatDoNotBroadcast) {
+  expect_user_error(models() + "/bad_broadcast.onnx", models() + "/bad_broadcast_input.npy",
+                    "mul_1");
+}
+
 TEST_F(OnnxCli, QdqModelKeepsItsScalesOnTheAccelerator) {
   const Result r = weft("run " + models() + "/qdq_cnn.onnx --input " + models() +
                         "/qdq_cnn_input.npy --config vta --engine functional --check");
