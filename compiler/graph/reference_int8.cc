@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 
+#include "compiler/graph/elementwise.h"
 #include "compiler/graph/interpret_kernels.h"
 #include "compiler/ops/int8_rounding.h"
 #include "hardware/isa/errors.h"
@@ -190,6 +191,28 @@ std::vector<std::vector<float>> reference_int8(const Graph& g,
     const ValueId x = n.inputs[0], y = n.outputs[0];
     const TensorType& xt = g.value(x).type;
     const TensorType& ot = g.value(y).type;
+    if (ot.dtype == DType::F32 && n.kind != OpKind::Dequantize) {  // kept in fp32 (quantize.h)
+      auto floats = [&](ValueId v) -> const std::vector<float>& {
+        const Value& val = g.value(v);
+        if (val.is_constant() && !fv.count(v))
+          fv[v].assign(val.data->f32(), val.data->f32() + val.type.elements());
+        return fv.at(v);
+      };
+      std::vector<float> o(static_cast<size_t>(ot.elements()));
+      if (auto u = unary_of(n)) {
+        const std::vector<float>& a = floats(x);
+        for (size_t i = 0; i < o.size(); ++i) o[i] = ops::apply<float>(*u, a[i]);
+      } else if (auto f = binary_of(n.kind)) {
+        const ValueId z = n.inputs.at(1);
+        broadcast_kernel<float>(floats(x).data(), xt.shape, floats(z).data(),
+                                g.value(z).type.shape, o.data(), ot.shape,
+                                [&](float a, float b) { return ops::apply<float>(*f, a, b); });
+      } else {
+        fail(n, "is not an fp32 element-wise operator");
+      }
+      fv[y] = std::move(o);
+      continue;
+    }
     switch (n.kind) {
       case OpKind::Quantize:
         iv[y] = quantized(fv.at(x), exp_of(ot));

@@ -11,6 +11,7 @@
 #include <map>
 #include <mutex>
 
+#include "compiler/graph/elementwise.h"
 #include "compiler/ops/cpu/elementwise.h"
 #include "compiler/ops/cpu/packed.h"
 #include "compiler/ops/cpu/pool.h"
@@ -179,6 +180,19 @@ std::shared_ptr<LlvmNodeKernel> make_llvm_node_kernel(const Graph& g, const Node
     return node;
   };
   const std::string shape = " " + std::to_string(count);
+  if (yt.dtype == DType::F32 && xt.dtype == DType::F32) {  // an fp32 element-wise node
+    if (auto u = compiler::graph::unary_of(n))
+      return make(u->str() + " f32" + shape, [&] { return ops::unary_f32(count, *u); });
+    if (auto f = compiler::graph::binary_of(n.kind)) {
+      const TensorType& zt = g.value(n.inputs[1]).type;
+      if (zt.layout.kind != compiler::graph::Layout::Plain) return nullptr;
+      node->inputs = {0, 1};
+      return make(std::string(compiler::ops::binary_name(*f)) + " f32 [" + ints_str(xt.shape) +
+                      "] [" + ints_str(zt.shape) + "] -> [" + ints_str(yt.shape) + "]",
+                  [&] { return ops::binary_f32(*f, xt.shape, zt.shape, yt.shape); });
+    }
+    return nullptr;
+  }
   switch (n.kind) {
     case OpKind::Quantize: {
       if (xt.dtype != DType::F32 || yt.dtype != DType::I8) return nullptr;
