@@ -142,18 +142,17 @@ Graph quantize(const Graph& fp32, const QuantizeOptions& opt) {
   // --- rewrite ---
   Graph q(g.name());
   std::map<ValueId, ValueId> map;
-  for (ValueId in : g.inputs()) {
-    const Value& v = g.value(in);
-    if (v.type.dtype != DType::F32) throw UserError("quantize: input '" + v.name + "' is not f32");
-    ValueId nv = q.add_input(v.name, v.type);
-    map[in] = q.add_op(OpKind::Quantize, v.name + ".q", {nv},
-                       {{"out_scale", std::ldexp(1.0, expo(in))}});
-  }
   // Values computed in fp32 (kept_fp32 below), and int8 values dequantized for fp32 nodes:
   // the fp32 value in q. An fp32 value is quantized (at its calibrated scale) when an int8
   // node first reads it.
   std::map<ValueId, ValueId> fp32;
   std::set<ValueId> computed_fp32;
+  for (ValueId in : g.inputs()) {
+    const Value& v = g.value(in);
+    if (v.type.dtype != DType::F32) throw UserError("quantize: input '" + v.name + "' is not f32");
+    ValueId nv = q.add_input(v.name, v.type);
+    fp32[in] = nv;  // quantized where an int8 node reads it; fp32 nodes read it as it is
+  }
   auto scale_attr = [&](ValueId v) -> Attr { return std::ldexp(1.0, expo(v)); };
   auto m = [&](const Node& n, size_t i) {
     const ValueId v = n.inputs.at(i);
@@ -171,12 +170,10 @@ Graph quantize(const Graph& fp32, const QuantizeOptions& opt) {
     std::vector<ValueId> ins;
     for (ValueId v : n.inputs) {
       const Value& val = g.value(v);
-      if (val.is_constant()) {
-        ins.push_back(q.add_constant(val.name, val.type, val.data));
-        continue;
-      }
       auto f = fp32.find(v);
-      if (f == fp32.end()) {
+      if (f == fp32.end() && val.is_constant()) {
+        f = fp32.emplace(v, q.add_constant(val.name, val.type, val.data)).first;
+      } else if (f == fp32.end()) {
         auto it = map.find(v);
         if (it == map.end()) unsupported(n, "an input is not a computed tensor");
         f = fp32.emplace(v, q.add_op(OpKind::Dequantize, val.name + ".dq", {it->second})).first;
@@ -323,9 +320,10 @@ Graph quantize(const Graph& fp32, const QuantizeOptions& opt) {
       case OpKind::GlobalAveragePool: {
         Attrs a = n.attrs;
         a["out_scale"] = scale_attr(n.outputs[0]);
-        if (n.kind == OpKind::Add && g.value(n.inputs[0]).type.shape !=
-                                         g.value(n.inputs[1]).type.shape) {
-          kept_fp32(n);  // the int8 Add does not broadcast
+        if (n.kind == OpKind::Add &&
+            (g.value(n.inputs[0]).type.shape != g.value(n.inputs[1]).type.shape ||
+             g.value(n.inputs[0]).is_constant() || g.value(n.inputs[1]).is_constant())) {
+          kept_fp32(n);  // the int8 Add adds two computed tensors of one shape
           continue;
         }
         std::vector<ValueId> ins = {m(n, 0)};
@@ -343,7 +341,7 @@ Graph quantize(const Graph& fp32, const QuantizeOptions& opt) {
   }
   std::vector<ValueId> outs;
   for (ValueId o : g.outputs()) {
-    if (computed_fp32.count(o)) {
+    if (computed_fp32.count(o) || !map.count(o)) {  // computed in fp32, or an input
       outs.push_back(fp32.at(o));
       continue;
     }

@@ -86,6 +86,7 @@ nlohmann::ordered_json RunReport::to_json() const {
       }
     } else {
       n["host_seconds"] = s.seconds;
+      if (!s.detail.empty()) n["detail"] = s.detail;  // what the step does, or why on the CPU
     }
     n["macs"] = s.macs;
     n["seconds"] = s.seconds;

@@ -286,6 +286,20 @@ TEST_F(OnnxCli, ElementwiseOperatorsRunOnLlvmKernels) {
   EXPECT_THAT(g.out, HasSubstr("= Erf(%"));
 }
 
+// On the accelerator the element-wise operators without an int8 form stay in fp32 on the CPU's
+// LLVM kernels, and the report says why.
+TEST_F(OnnxCli, ElementwiseOperatorsRunInFp32BesideTheAccelerator) {
+  const std::string m = models() + "/eltwise_cnn.onnx", x = models() + "/eltwise_cnn_input.npy";
+  const Result r = weft("run " + m + " --input " + x + " --config vta --engine functional " +
+                        "--calibrate " + x + " --check");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_GE(field(r.out, "cosine_similarity"), 0.99) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("\"top1_agrees\": true"));
+  EXPECT_THAT(r.out, HasSubstr("\"op\": \"Sigmoid\", \"engine\": \"llvm\""));
+  EXPECT_THAT(r.out, HasSubstr("fp32: no int8 form of Sigmoid"));
+  EXPECT_THAT(r.out, HasSubstr("fp32: no int8 form of Erf"));
+}
+
 TEST_F(OnnxCli, ShapesThatDoNotBroadcast) {
   expect_user_error(models() + "/bad_broadcast.onnx", models() + "/bad_broadcast_input.npy",
                     "mul_1");
