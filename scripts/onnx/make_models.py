@@ -369,11 +369,11 @@ def eltwise_cnn(seed=13):
     y = b.node("Mul", [b.node("Mul", [y, b.const("half2", f32(0.5))]),
                        b.node("Add", [t, b.const("one2", f32(1.0))])])           # GELU (tanh)
     d = b.node("Sub", [y, b.const("centre", (0.1 * b.rng.standard_normal(32)).astype(f32))])
+    row = np.array([1, 1, 1, 32], np.int64)
     rms = b.node("Sqrt", [b.node("Add", [b.node("GlobalAveragePool", [
-        b.node("Reshape", [b.node("Mul", [d, d]), b.const("s3", np.array([1, 1, 32], np.int64))])]),
-        b.const("eps", f32(1e-5))])])                                            # 1x1x1
-    y = b.node("Div", [b.node("Reshape", [d, b.const("s3b", np.array([1, 1, 32], np.int64))]),
-                       rms])
+        b.node("Reshape", [b.node("Mul", [d, d]), b.const("s4", row)])]),
+        b.const("eps", f32(1e-5))])])                                            # 1x1x1x1
+    y = b.node("Div", [b.node("Reshape", [d, b.const("s4b", row)]), rms])
     y = b.node("Reshape", [y, b.const("s2", np.array([1, 32], np.int64))])
     w = (b.rng.standard_normal((10, 32)) * 0.25).astype(f32)
     y = b.node("Gemm", [y, b.const("fc2_w", w), b.const("fc2_b", np.zeros(10, f32))], transB=1)

@@ -26,7 +26,6 @@ struct Case {
 
 const char* const k1d3d = "only 2D (NCHW) pooling is imported";
 const char* const kIntArith = "integer arithmetic (imported for float32)";
-const char* const kUnsignedWide = "a uint32/uint64 tensor (no such element type in Weft)";
 const Case kCases[] = {
     {"test_add", nullptr},
     {"test_add_bcast", nullptr},
@@ -150,16 +149,13 @@ const Case kCases[] = {
     {"test_pow_bcast_array", nullptr},
     {"test_pow_bcast_scalar", nullptr},
     {"test_pow_example", nullptr},
-    {"test_pow_types_float", "an int64 base (Pow is imported for float32 bases)"},
     {"test_pow_types_float32_int32", nullptr},
     {"test_pow_types_float32_int64", nullptr},
-    {"test_pow_types_float32_uint32", kUnsignedWide},
-    {"test_pow_types_float32_uint64", kUnsignedWide},
     {"test_pow_types_int", nullptr},
+    // Not listed: pow_types_float, pow_types_int64_* (an int64 graph input, refused by name before
+    // any node) and pow_types_float32_uint32/uint64 (uint32/uint64 test data, no Weft type).
     {"test_pow_types_int32_float32", "an int32 base (Pow is imported for float32 bases)"},
     {"test_pow_types_int32_int32", "an int32 base (Pow is imported for float32 bases)"},
-    {"test_pow_types_int64_float32", "an int64 base (Pow is imported for float32 bases)"},
-    {"test_pow_types_int64_int64", "an int64 base (Pow is imported for float32 bases)"},
     {"test_qlinearconv", nullptr},
     {"test_quantizelinear", nullptr},
     {"test_quantizelinear_axis", nullptr},

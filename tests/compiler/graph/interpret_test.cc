@@ -383,6 +383,19 @@ TEST(InterpretErrors, BadInputsAreUserErrorsNamingTheInput) {
   EXPECT_EQ(error_of([&] { Interpreter<double>(g).run({h}); }), "input 'x' must be f32, not i8");
 }
 
+TEST(InterpretErrors, ShapesThatDoNotBroadcastAreRefusedNamingTheNode) {
+  Graph g;
+  const ValueId x = g.add_input("x", TensorType(DType::F32, {1, 4}));
+  const ValueId c = f32_const(g, "c", {3}, {1, 2, 3});
+  const std::string e = error_of([&] { g.add_op(OpKind::Mul, "mul", {x, c}); });
+  EXPECT_NE(e.find("node 'mul' (Mul): shapes"), std::string::npos) << e;
+  EXPECT_NE(e.find("do not broadcast"), std::string::npos) << e;
+  const ValueId i = g.add_input("i", TensorType(DType::I32, {1, 4}));
+  EXPECT_NE(error_of([&] { g.add_op(OpKind::Sigmoid, "sig", {i}); })
+                .find("node 'sig' (Sigmoid): the input is i32; the operator takes f32"),
+            std::string::npos);
+}
+
 TEST(InterpretErrors, Int8KindsAndBlockedLayoutsAreRefusedNamingTheNode) {
   Graph g;
   const ValueId x = g.add_input("x", TensorType(DType::F32, {1, 4}));
