@@ -199,17 +199,12 @@ std::vector<std::vector<float>> reference_int8(const Graph& g,
         return fv.at(v);
       };
       std::vector<float> o(static_cast<size_t>(ot.elements()));
-      if (auto u = unary_of(n)) {
-        const std::vector<float>& a = floats(x);
-        for (size_t i = 0; i < o.size(); ++i) o[i] = ops::apply<float>(*u, a[i]);
-      } else if (auto f = binary_of(n.kind)) {
-        const ValueId z = n.inputs.at(1);
-        broadcast_kernel<float>(floats(x).data(), xt.shape, floats(z).data(),
-                                g.value(z).type.shape, o.data(), ot.shape,
-                                [&](float a, float b) { return ops::apply<float>(*f, a, b); });
-      } else {
+      const bool two = n.inputs.size() > 1;
+      if (!run_elementwise<float>(n, floats(x).data(), xt.shape,
+                                  two ? floats(n.inputs[1]).data() : nullptr,
+                                  two ? g.value(n.inputs[1]).type.shape : std::vector<int64_t>{},
+                                  o.data(), ot.shape))
         fail(n, "is not an fp32 element-wise operator");
-      }
       fv[y] = std::move(o);
       continue;
     }

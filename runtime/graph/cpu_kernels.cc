@@ -5,7 +5,6 @@
 #include <cstring>
 
 #include "compiler/graph/elementwise.h"
-#include "compiler/graph/interpret_kernels.h"
 #include "compiler/ops/int8_rounding.h"
 #include "hardware/isa/errors.h"
 
@@ -148,19 +147,13 @@ void run_cpu_node(const Graph& g, const Node& n, const std::vector<const uint8_t
   const auto* x8 = reinterpret_cast<const int8_t*>(in[0]);
   auto* y8 = reinterpret_cast<int8_t*>(out);
   if (yt.dtype == DType::F32 && n.kind != OpKind::Dequantize) {  // an fp32 element-wise node
-    auto* yf = reinterpret_cast<float*>(out);
-    const auto* xf = reinterpret_cast<const float*>(in[0]);
-    if (auto u = compiler::graph::unary_of(n)) {
-      for (int64_t i = 0; i < count; ++i) yf[i] = ops::apply<float>(*u, xf[i]);
+    const bool two = n.inputs.size() > 1;
+    if (compiler::graph::run_elementwise<float>(
+            n, reinterpret_cast<const float*>(in[0]), xt.shape,
+            two ? reinterpret_cast<const float*>(in[1]) : nullptr,
+            two ? g.value(n.inputs[1]).type.shape : std::vector<int64_t>{},
+            reinterpret_cast<float*>(out), yt.shape))
       return;
-    }
-    if (auto f = compiler::graph::binary_of(n.kind)) {
-      const auto* zf = reinterpret_cast<const float*>(in[1]);
-      compiler::graph::broadcast_kernel<float>(
-          xf, xt.shape, zf, g.value(n.inputs[1]).type.shape, yf, yt.shape,
-          [&](float a, float b) { return ops::apply<float>(*f, a, b); });
-      return;
-    }
   }
   switch (n.kind) {
     case OpKind::Quantize: {
