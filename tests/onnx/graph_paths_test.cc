@@ -154,6 +154,15 @@ TEST(OnnxGraph, QdqWithAZeroPointIsRefusedOnTheAccelerator) {
 namespace weft {
 namespace {
 
+// `g` through the graph pipeline, calibrated on its one input `xf`.
+compiler::graph::CompiledGraph compile_calibrated(const compiler::graph::Graph& g,
+                                                  const std::vector<float>& xf,
+                                                  const isa::Layout& l, const isa::Platform& pf) {
+  compiler::graph::GraphCompileOptions o;
+  o.quantize.calibration = {{xf}};
+  return compiler::graph::compile_graph(g, l, pf, o);
+}
+
 // small_cnn's Clip(conv, 0, 6) quantizes to an int8 Clip with integer bounds (6 / 2^e rounded)
 // on the CPU; the executor (functional and cycle engines) matches the independent int8
 // reference bit for bit, and a Clip whose upper bound is beyond the int8 range becomes a ReLU.
@@ -163,11 +172,9 @@ TEST(OnnxGraph, ClipQuantizesToAnInt8ClampBitExact) {
   auto imp = compiler::onnx_import::import_onnx(path);
   const auto x = random_input(imp.graph, 5);
   const std::vector<float> xf(x.data.begin(), x.data.end());
-  compiler::graph::GraphCompileOptions o;
-  o.quantize.calibration = {{xf}};
   const isa::Layout& l = isa::layout_for("vta");
   const isa::Platform& pf = isa::find_platform("sim");
-  const auto c = compiler::graph::compile_graph(imp.graph, l, pf, o);
+  const auto c = compile_calibrated(imp.graph, xf, l, pf);
   int clips = 0;
   for (compiler::graph::NodeId id : c.graph.topo_order()) {
     const auto& n = c.graph.node(id);
@@ -190,7 +197,7 @@ TEST(OnnxGraph, ClipQuantizesToAnInt8ClampBitExact) {
     if (n.kind == OpKind::Clip)
       imp.graph.value(n.inputs[2]).data = compiler::graph::ConstData::from_f32({1e6f});
   }
-  const auto r = compiler::graph::compile_graph(imp.graph, l, pf, o);
+  const auto r = compile_calibrated(imp.graph, xf, l, pf);
   for (compiler::graph::NodeId id : r.graph.topo_order())
     EXPECT_NE(r.graph.node(id).kind, OpKind::Clip);
 }
@@ -206,11 +213,9 @@ TEST(OnnxGraph, FloatElementwiseNodesStayInFp32OnTheCpuBitExact) {
   const auto imp = compiler::onnx_import::import_onnx(path);
   const auto x = random_input(imp.graph, 7);
   const std::vector<float> xf(x.data.begin(), x.data.end());
-  compiler::graph::GraphCompileOptions o;
-  o.quantize.calibration = {{xf}};
   const isa::Layout& l = isa::layout_for("vta");
   const isa::Platform& pf = isa::find_platform("sim");
-  const auto c = compiler::graph::compile_graph(imp.graph, l, pf, o);
+  const auto c = compile_calibrated(imp.graph, xf, l, pf);
   int fp32_nodes = 0;
   for (compiler::graph::NodeId id : c.graph.topo_order()) {
     const auto& n = c.graph.node(id);
