@@ -143,6 +143,15 @@ std::vector<TensorType> infer_output_types(const Graph& g, const Node& n) {
     case OpKind::Relu:
     case OpKind::Clip:
       break;
+    case OpKind::Sigmoid:
+    case OpKind::Tanh:
+    case OpKind::Erf:
+    case OpKind::Sqrt:
+    case OpKind::HardSigmoid:
+    case OpKind::HardSwish:
+      if (x.dtype != DType::F32)
+        fail(n, std::string("the input is ") + dtype_name(x.dtype) + "; the operator takes f32");
+      break;
     case OpKind::MaxPool:
     case OpKind::AveragePool: {
       want_rank(n, x, 4, "the input");
@@ -160,10 +169,16 @@ std::vector<TensorType> infer_output_types(const Graph& g, const Node& n) {
       for (size_t i = 2; i < out.shape.size(); ++i) out.shape[i] = 1;
       if (x.dtype == DType::I8 && n.has("out_scale")) out.quant = out_quant(n);
       break;
-    case OpKind::Add: {
+    case OpKind::Add:
+    case OpKind::Sub:
+    case OpKind::Mul:
+    case OpKind::Div:
+    case OpKind::Pow: {
       const TensorType& y = in_type(g, n, 1);
       if (x.dtype != y.dtype)
         fail(n, std::string("inputs are ") + dtype_name(x.dtype) + " and " + dtype_name(y.dtype));
+      if (n.kind != OpKind::Add && x.dtype != DType::F32)
+        fail(n, std::string("the inputs are ") + dtype_name(x.dtype) + "; the operator takes f32");
       out.shape = broadcast(n, x.shape, y.shape);
       if (x.dtype == DType::I8) out.quant = out_quant(n);
       break;

@@ -9,6 +9,7 @@
 #include <limits>
 #include <string>
 
+#include "compiler/graph/elementwise.h"
 #include "compiler/ops/int8_rounding.h"
 #include "hardware/isa/errors.h"
 
@@ -140,17 +141,28 @@ void global_avg_pool(Op<T>& op) {
   global_avg_pool_kernel<T>(x.f.data(), op.y.f.data(), planes, plane);
 }
 
+// Add, Sub, Mul, Div, Pow on floats, broadcasting.
 template <typename T>
-void add(Op<T>& op) {
+void binary(Op<T>& op, ops::BinaryFn f) {
   const HostValue<T>& a = op.in(0);
   const HostValue<T>& b = op.in(1);
   if (a.dtype != DType::F32)
-    throw UserError(where(op.n) + ": int8 Add is a quantized graph's; the host interpreter adds "
-                    "floats");
-  if (op.over && a.shape == b.shape && a.shape == op.y.shape &&
-      op.over->add(a.f.data(), b.f.data(), op.y.f.data(), op.y.elements()))
+    throw UserError(where(op.n) + ": int8 Add is a quantized graph's; the host interpreter runs "
+                    "float element-wise operators");
+  if (op.over && op.over->binary(f, a.f.data(), a.shape, b.f.data(), b.shape, op.y.f.data(),
+                                 op.y.shape))
     return;
-  add_kernel<T>(a.f.data(), a.shape, b.f.data(), b.shape, op.y.f.data(), op.y.shape);
+  broadcast_kernel<T>(a.f.data(), a.shape, b.f.data(), b.shape, op.y.f.data(), op.y.shape,
+                      [f](T u, T v) { return ops::apply<T>(f, u, v); });
+}
+
+// Sigmoid, Tanh, Erf, Sqrt, HardSigmoid, HardSwish.
+template <typename T>
+void unary(Op<T>& op, const ops::Unary& u) {
+  const HostValue<T>& x = op.in(0);
+  const int64_t count = x.elements();
+  if (op.over && op.over->unary(u, x.f.data(), op.y.f.data(), count)) return;
+  for (int64_t i = 0; i < count; ++i) op.y.f[i] = ops::apply<T>(u, x.f[i]);
 }
 
 template <typename T>
@@ -390,7 +402,17 @@ const HostValue<T>& Interpreter<T>::run_node(const Node& n) {
     case OpKind::MaxPool:
     case OpKind::AveragePool: pool(op); break;
     case OpKind::GlobalAveragePool: global_avg_pool(op); break;
-    case OpKind::Add: add(op); break;
+    case OpKind::Add:
+    case OpKind::Sub:
+    case OpKind::Mul:
+    case OpKind::Div:
+    case OpKind::Pow: binary(op, *binary_of(n.kind)); break;
+    case OpKind::Sigmoid:
+    case OpKind::Tanh:
+    case OpKind::Erf:
+    case OpKind::Sqrt:
+    case OpKind::HardSigmoid:
+    case OpKind::HardSwish: unary(op, *unary_of(n)); break;
     case OpKind::Flatten:
     case OpKind::Reshape:
       y.f = op.in(0).f;

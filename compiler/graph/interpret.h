@@ -11,7 +11,9 @@
 // int8 kinds (weft.QConv, ...) are the int8 reference's (reference_int8.h), not these.
 //
 // Operators: Conv, BatchNormalization, Relu, Clip, MaxPool, AveragePool, GlobalAveragePool,
-// Add, Flatten, Reshape, Concat, Gemm, MatMul, QuantizeLinear, DequantizeLinear, QLinearConv.
+// Add, Sub, Mul, Div, Pow, Sigmoid, Tanh, Erf, Sqrt, HardSigmoid, HardSwish, Flatten, Reshape,
+// Concat, Gemm, MatMul, QuantizeLinear, DequantizeLinear, QLinearConv (the element-wise
+// functions are compiler/ops/float_eltwise.h's, by compiler/graph/elementwise.h).
 // Anything else, or a value in a blocked layout, is a UserError naming the node.
 #pragma once
 
@@ -20,6 +22,7 @@
 
 #include "compiler/graph/graph.h"
 #include "compiler/graph/interpret_kernels.h"
+#include "compiler/ops/float_eltwise.h"
 
 namespace weft::compiler::graph {
 
@@ -58,8 +61,12 @@ class KernelOverrides {
   virtual bool batch_norm(const T* x, const T* scale, const T* bias, const T* mean,
                           const T* var, double eps, T* y, int64_t n, int64_t c,
                           int64_t plane) = 0;
-  /// y = a + b on equal shapes.
-  virtual bool add(const T* a, const T* b, T* y, int64_t count) = 0;
+  /// y = u(x) over `count` float values.
+  virtual bool unary(const ops::Unary& u, const T* x, T* y, int64_t count) = 0;
+  /// y = f(a, b), the operands of shapes `as` and `bs` broadcast to `ys` (Add, Sub, Mul, Div,
+  /// Pow on floats).
+  virtual bool binary(ops::BinaryFn f, const T* a, const std::vector<int64_t>& as, const T* b,
+                      const std::vector<int64_t>& bs, T* y, const std::vector<int64_t>& ys) = 0;
 };
 
 /// Sees every value computed (the graph inputs included), in dependency order.

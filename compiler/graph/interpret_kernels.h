@@ -165,10 +165,12 @@ inline std::vector<int64_t> broadcast_strides(const std::vector<int64_t>& shape,
   return st;
 }
 
-/// y = a + b with numpy broadcasting to `out` (the broadcast shape).
-template <typename T>
-void add_kernel(const T* a, const std::vector<int64_t>& as, const T* b,
-                const std::vector<int64_t>& bs, T* y, const std::vector<int64_t>& out) {
+/// y = f(a, b) with numpy broadcasting to `out` (the broadcast shape), element by element in
+/// row-major order of `out`.
+template <typename T, typename F>
+void broadcast_kernel(const T* a, const std::vector<int64_t>& as, const T* b,
+                      const std::vector<int64_t>& bs, T* y, const std::vector<int64_t>& out,
+                      const F& f) {
   const size_t rank = out.size();
   const auto sa = broadcast_strides(as, rank), sb = broadcast_strides(bs, rank);
   int64_t total = 1;
@@ -176,7 +178,7 @@ void add_kernel(const T* a, const std::vector<int64_t>& as, const T* b,
   std::vector<int64_t> idx(rank, 0);
   int64_t ia = 0, ib = 0;
   for (int64_t i = 0; i < total; ++i) {
-    y[i] = a[ia] + b[ib];
+    y[i] = f(a[ia], b[ib]);
     for (size_t d = rank; d-- > 0;) {
       ++idx[d];
       ia += sa[d];

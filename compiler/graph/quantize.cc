@@ -5,7 +5,9 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <set>
 
+#include "compiler/graph/elementwise.h"
 #include "compiler/graph/interpret.h"
 #include "compiler/graph/models/resnet.h"
 #include "compiler/graph/passes/fold_batch_norm.h"
@@ -140,19 +142,47 @@ Graph quantize(const Graph& fp32, const QuantizeOptions& opt) {
   // --- rewrite ---
   Graph q(g.name());
   std::map<ValueId, ValueId> map;
+  // Values computed in fp32 (kept_fp32 below), and int8 values dequantized for fp32 nodes:
+  // the fp32 value in q. An fp32 value is quantized (at its calibrated scale) when an int8
+  // node first reads it.
+  std::map<ValueId, ValueId> fp32;
+  std::set<ValueId> computed_fp32;
   for (ValueId in : g.inputs()) {
     const Value& v = g.value(in);
     if (v.type.dtype != DType::F32) throw UserError("quantize: input '" + v.name + "' is not f32");
     ValueId nv = q.add_input(v.name, v.type);
-    map[in] = q.add_op(OpKind::Quantize, v.name + ".q", {nv},
-                       {{"out_scale", std::ldexp(1.0, expo(in))}});
+    fp32[in] = nv;  // quantized where an int8 node reads it; fp32 nodes read it as it is
   }
-  auto m = [&](const Node& n, size_t i) {
-    auto it = map.find(n.inputs.at(i));
-    if (it == map.end()) unsupported(n, "input " + std::to_string(i) + " is not a computed tensor");
-    return it->second;
-  };
   auto scale_attr = [&](ValueId v) -> Attr { return std::ldexp(1.0, expo(v)); };
+  auto m = [&](const Node& n, size_t i) {
+    const ValueId v = n.inputs.at(i);
+    auto it = map.find(v);
+    if (it != map.end()) return it->second;
+    auto f = fp32.find(v);
+    if (f == fp32.end()) unsupported(n, "input " + std::to_string(i) + " is not a computed tensor");
+    return map[v] = q.add_op(OpKind::Quantize, g.value(v).name + ".q", {f->second},
+                             {{"out_scale", scale_attr(v)}});
+  };
+  // A float element-wise node the int8 path has no operator for (Sigmoid, Mul, ... and an Add
+  // that broadcasts) stays in fp32, for the CPU's LLVM kernels: its int8 inputs are
+  // dequantized, its constants kept, and chains of such nodes stay in fp32 between them.
+  auto kept_fp32 = [&](const Node& n) {
+    std::vector<ValueId> ins;
+    for (ValueId v : n.inputs) {
+      const Value& val = g.value(v);
+      auto f = fp32.find(v);
+      if (f == fp32.end() && val.is_constant()) {
+        f = fp32.emplace(v, q.add_constant(val.name, val.type, val.data)).first;
+      } else if (f == fp32.end()) {
+        auto it = map.find(v);
+        if (it == map.end()) unsupported(n, "an input is not a computed tensor");
+        f = fp32.emplace(v, q.add_op(OpKind::Dequantize, val.name + ".dq", {it->second})).first;
+      }
+      ins.push_back(f->second);
+    }
+    fp32[n.outputs[0]] = q.add_op(n.kind, g.value(n.outputs[0]).name, ins, n.attrs);
+    computed_fp32.insert(n.outputs[0]);
+  };
   for (NodeId id : order) {
     const Node& n = g.node(id);
     const std::string& name = g.value(n.outputs[0]).name;
@@ -290,22 +320,31 @@ Graph quantize(const Graph& fp32, const QuantizeOptions& opt) {
       case OpKind::GlobalAveragePool: {
         Attrs a = n.attrs;
         a["out_scale"] = scale_attr(n.outputs[0]);
-        std::vector<ValueId> ins = {m(n, 0)};
-        if (n.kind == OpKind::Add) {
-          if (g.value(n.inputs[0]).type.shape != g.value(n.inputs[1]).type.shape)
-            unsupported(n, "broadcasting int8 Add");
-          ins.push_back(m(n, 1));
+        if (n.kind == OpKind::Add &&
+            (g.value(n.inputs[0]).type.shape != g.value(n.inputs[1]).type.shape ||
+             g.value(n.inputs[0]).is_constant() || g.value(n.inputs[1]).is_constant())) {
+          kept_fp32(n);  // the int8 Add adds two computed tensors of one shape
+          continue;
         }
+        std::vector<ValueId> ins = {m(n, 0)};
+        if (n.kind == OpKind::Add) ins.push_back(m(n, 1));
         out = q.add_op(n.kind, name, ins, a);
         break;
       }
       default:
-        unsupported(n, "not supported by the int8 quantizer");
+        if (!unary_of(n) && !binary_of(n.kind))
+          unsupported(n, "not supported by the int8 quantizer");
+        kept_fp32(n);
+        continue;
     }
     map[n.outputs[0]] = out;
   }
   std::vector<ValueId> outs;
   for (ValueId o : g.outputs()) {
+    if (computed_fp32.count(o) || !map.count(o)) {  // computed in fp32, or an input
+      outs.push_back(fp32.at(o));
+      continue;
+    }
     ValueId d = q.add_op(OpKind::Dequantize, g.value(o).name + ".f32", {map.at(o)});
     outs.push_back(d);
   }

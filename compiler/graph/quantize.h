@@ -16,7 +16,12 @@
 //   Relu, MaxPool, Flatten, Reshape, Concat -> the same kinds on int8
 //   Add, AveragePool, GlobalAveragePool     -> int8 with "out_scale" (requantized, rounding
 //                                              half up)
-//   outputs           -> weft.Dequantize (f32)
+//   Sigmoid, Tanh, Erf, Sqrt, HardSigmoid, HardSwish, Sub, Mul, Div, Pow, and an Add that
+//   broadcasts (float element-wise operators without an int8 form)
+//                     -> the same node in fp32 (the CPU's LLVM kernels), its int8 inputs through
+//                        weft.Dequantize, its output through weft.Quantize at its calibrated
+//                        scale where an int8 node reads it (chains of them stay in fp32)
+//   outputs           -> weft.Dequantize (f32), or the fp32 value itself
 // Weights are symmetric int8 in [-127, 127] (per tensor, or per output channel with
 // per_channel); biases int32 at the scale 2^(e_x + e_w), plus the rounding term 2^(shift-1)
 // of the epilogue's shift (so the accelerator's floor shift rounds half up).

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 
+#include "compiler/graph/elementwise.h"
 #include "compiler/graph/interpret_kernels.h"
 #include "compiler/ops/int8_rounding.h"
 #include "hardware/isa/errors.h"
@@ -190,6 +191,23 @@ std::vector<std::vector<float>> reference_int8(const Graph& g,
     const ValueId x = n.inputs[0], y = n.outputs[0];
     const TensorType& xt = g.value(x).type;
     const TensorType& ot = g.value(y).type;
+    if (ot.dtype == DType::F32 && n.kind != OpKind::Dequantize) {  // kept in fp32 (quantize.h)
+      auto floats = [&](ValueId v) -> const std::vector<float>& {
+        const Value& val = g.value(v);
+        if (val.is_constant() && !fv.count(v))
+          fv[v].assign(val.data->f32(), val.data->f32() + val.type.elements());
+        return fv.at(v);
+      };
+      std::vector<float> o(static_cast<size_t>(ot.elements()));
+      const bool two = n.inputs.size() > 1;
+      if (!run_elementwise<float>(n, floats(x).data(), xt.shape,
+                                  two ? floats(n.inputs[1]).data() : nullptr,
+                                  two ? g.value(n.inputs[1]).type.shape : std::vector<int64_t>{},
+                                  o.data(), ot.shape))
+        fail(n, "is not an fp32 element-wise operator");
+      fv[y] = std::move(o);
+      continue;
+    }
     switch (n.kind) {
       case OpKind::Quantize:
         iv[y] = quantized(fv.at(x), exp_of(ot));

@@ -32,6 +32,17 @@ enum class Intrinsic : uint8_t {
   kRoundEven,
   /// rcp(x): 1.0f / x for float32 (CUDA).
   kRcp,
+  /// Float32 math of the graph's element-wise operators, each as C's function of that name
+  /// (the CPU backend calls the C library's float function or LLVM's intrinsic of it, so a
+  /// host loop calling the same function computes the same bits): exp(x), tanh(x), erf(x),
+  /// sqrt(x), pow(x, y), and fdiv(x, y) the IEEE quotient x / y (the IR's own division is
+  /// integer floor division).
+  kExp,
+  kTanh,
+  kErf,
+  kSqrt,
+  kPow,
+  kFDiv,
 
   // ---- accelerator (compiler/passes) ----
   /// dma_copy2d(dst, src; dst_base, src_base, y_size, x_size, dst_stride, src_stride): a 2D

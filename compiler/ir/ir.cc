@@ -203,6 +203,16 @@ Expr round_even(Expr x) {
   const DType t = x->dtype;
   return call(t, Intrinsic::kRoundEven, {std::move(x)});
 }
+Expr float_math(Intrinsic op, Expr x, Expr y) {
+  const bool unary =
+      op == Intrinsic::kExp || op == Intrinsic::kTanh || op == Intrinsic::kErf || op == Intrinsic::kSqrt;
+  const bool binary = op == Intrinsic::kPow || op == Intrinsic::kFDiv;
+  if (!unary && !binary)
+    throw InternalError(std::string("float_math: '") + intrinsic_name(op) + "' is not a math call");
+  std::vector<Expr> args = {cast(DType::kFloat32, std::move(x))};
+  if (binary) args.push_back(cast(DType::kFloat32, std::move(y)));
+  return call(DType::kFloat32, op, std::move(args));
+}
 Expr select(Expr cond, Expr a, Expr b) {
   const DType t = a->dtype;
   return call(t, Intrinsic::kSelect, {std::move(cond), std::move(a), std::move(b)});

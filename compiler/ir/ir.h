@@ -268,6 +268,9 @@ Expr dot4_i8(Expr x, Expr y);
 /// round_even(x) (C's nearbyint under the default rounding mode; x86's roundps with imm 8).
 /// Quantization to int8 rounds with it before the (exact) conversion.
 Expr round_even(Expr x);
+/// A float32 math call: `op` one of kExp, kTanh, kErf, kSqrt (one operand) or kPow, kFDiv
+/// (two); InternalError for another intrinsic.
+Expr float_math(Intrinsic op, Expr x, Expr y = nullptr);
 
 /// The row-major flat offset of the first `dims` indices into `b`'s dimensions:
 /// ((i0*s1 + i1)*s2 + i2)... (0 when `dims` is 0). Not simplified.

@@ -2,7 +2,8 @@
 // interpreter (interpret.h): the float64 reference is Interpreter<double> on its own, the fp32
 // path Interpreter<float> with this file's LLVM kernels as its KernelOverrides (Conv, Gemm and
 // MatMul on JIT-compiled kernels of runtime/cpu, compiled once per shape; Relu, Clip, the pools,
-// batch norm and same-shape Add on llvm_kernels.h's graph kernels). What stays here is the
+// batch norm and the float element-wise operators, broadcasting ones included, on
+// llvm_kernels.h's graph kernels). What stays here is the
 // conversion of HostArrays and the per-node records (time, engine, multiply-accumulates).
 #include "runtime/graph/cpu_graph.h"
 
@@ -199,8 +200,14 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
     return took(llvm_scale_shift_f32(x, a.data(), b.data(), y, n, c, plane));
   }
 
-  bool add(const float* a, const float* b, float* y, int64_t count) override {
-    return took(llvm_add_f32(a, b, y, count));
+  bool unary(const compiler::ops::Unary& u, const float* x, float* y, int64_t count) override {
+    return took(llvm_unary_f32(u, x, y, count));
+  }
+
+  bool binary(compiler::ops::BinaryFn f, const float* a, const std::vector<int64_t>& as,
+              const float* b, const std::vector<int64_t>& bs, float* y,
+              const std::vector<int64_t>& ys) override {
+    return took(llvm_binary_f32(f, a, as, b, bs, y, ys));
   }
 };
 

@@ -1,5 +1,7 @@
 // The CPU kernels of the graph executor: what the partition leaves on the host (quantize and
-// dequantize, int8 pools, int8 adds, layout packing, and the int8 conv/dense fallback). Plain
+// dequantize, int8 pools, int8 adds, layout packing, the int8 conv/dense fallback, and the
+// float element-wise nodes the quantizer keeps in fp32, with compiler/ops/float_eltwise.h's
+// scalar functions). Plain
 // C++ loops on plain (row-major logical) tensors, written for the executor; their rounding is
 // compiler/ops/int8_rounding.h's, and the tests hold them to the int8 reference bit for bit.
 #pragma once

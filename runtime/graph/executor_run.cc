@@ -205,6 +205,7 @@ RunResult GraphExecutor::run_steps(driver::Device& dev,
           run_cpu_node(g, n, in, host_ptr(n.outputs[0]));
           sr.engine = "cpu";
         }
+        if (n.facts.cpu_reason) sr.detail = *n.facts.cpu_reason;
         sr.macs = passes::node_macs(g, n);
         break;
       }

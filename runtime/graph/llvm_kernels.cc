@@ -11,6 +11,7 @@
 #include <map>
 #include <mutex>
 
+#include "compiler/graph/elementwise.h"
 #include "compiler/ops/cpu/elementwise.h"
 #include "compiler/ops/cpu/packed.h"
 #include "compiler/ops/cpu/pool.h"
@@ -179,6 +180,19 @@ std::shared_ptr<LlvmNodeKernel> make_llvm_node_kernel(const Graph& g, const Node
     return node;
   };
   const std::string shape = " " + std::to_string(count);
+  if (yt.dtype == DType::F32 && xt.dtype == DType::F32) {  // an fp32 element-wise node
+    if (auto u = compiler::graph::unary_of(n))
+      return make(u->str() + " f32" + shape, [&] { return ops::unary_f32(count, *u); });
+    if (auto f = compiler::graph::binary_of(n.kind)) {
+      const TensorType& zt = g.value(n.inputs[1]).type;
+      if (zt.layout.kind != compiler::graph::Layout::Plain) return nullptr;
+      node->inputs = {0, 1};
+      return make(std::string(compiler::ops::binary_name(*f)) + " f32 [" + ints_str(xt.shape) +
+                      "] [" + ints_str(zt.shape) + "] -> [" + ints_str(yt.shape) + "]",
+                  [&] { return ops::binary_f32(*f, xt.shape, zt.shape, yt.shape); });
+    }
+    return nullptr;
+  }
   switch (n.kind) {
     case OpKind::Quantize: {
       if (xt.dtype != DType::F32 || yt.dtype != DType::I8) return nullptr;
@@ -436,9 +450,22 @@ bool llvm_scale_shift_f32(const float* x, const float* a, const float* b, float*
   return true;
 }
 
-bool llvm_add_f32(const float* a, const float* b, float* y, int64_t count) {
+bool llvm_unary_f32(const compiler::ops::Unary& u, const float* x, float* y, int64_t count) {
   if (count <= 0) return true;
-  run_cached("add f32 " + std::to_string(count), [&] { return ops::add_f32(count); },
+  run_cached(u.str() + " f32 " + std::to_string(count), [&] { return ops::unary_f32(count, u); },
+             {const_cast<float*>(x), y});
+  return true;
+}
+
+bool llvm_binary_f32(compiler::ops::BinaryFn f, const float* a, const std::vector<int64_t>& as,
+                     const float* b, const std::vector<int64_t>& bs, float* y,
+                     const std::vector<int64_t>& ys) {
+  int64_t count = 1;
+  for (int64_t d : ys) count *= d;
+  if (count <= 0) return true;
+  const std::string key = std::string(compiler::ops::binary_name(f)) + " f32 [" + ints_str(as) +
+                          "] [" + ints_str(bs) + "] -> [" + ints_str(ys) + "]";
+  run_cached(key, [&] { return ops::binary_f32(f, as, bs, ys); },
              {const_cast<float*>(a), const_cast<float*>(b), y});
   return true;
 }

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "compiler/graph/graph.h"
+#include "compiler/ops/float_eltwise.h"
 #include "runtime/graph/packed_io.h"
 
 namespace weft::rt::graph {
@@ -79,7 +80,11 @@ bool llvm_global_avg_pool_f32(const float* x, float* y, int64_t planes, int64_t 
 /// Per-channel y = x * a[c] + b[c] over [n, c, plane] (inference batch norm, a and b folded).
 bool llvm_scale_shift_f32(const float* x, const float* a, const float* b, float* y, int64_t n,
                           int64_t c, int64_t plane);
-/// y = a + b, elementwise on equal shapes (`count` floats).
-bool llvm_add_f32(const float* a, const float* b, float* y, int64_t count);
+/// y = u(x) over `count` floats (compiler/ops/float_eltwise.h).
+bool llvm_unary_f32(const compiler::ops::Unary& u, const float* x, float* y, int64_t count);
+/// y = f(a, b), the operands of shapes `as` and `bs` broadcast to `ys` (NumPy's rules).
+bool llvm_binary_f32(compiler::ops::BinaryFn f, const float* a, const std::vector<int64_t>& as,
+                     const float* b, const std::vector<int64_t>& bs, float* y,
+                     const std::vector<int64_t>& ys);
 
 }  // namespace weft::rt::graph

@@ -47,6 +47,11 @@ bool llvm_scale_shift_f32(const float*, const float*, const float*, float*, int6
                           int64_t) {
   return false;
 }
-bool llvm_add_f32(const float*, const float*, float*, int64_t) { return false; }
+bool llvm_unary_f32(const compiler::ops::Unary&, const float*, float*, int64_t) { return false; }
+bool llvm_binary_f32(compiler::ops::BinaryFn, const float*, const std::vector<int64_t>&,
+                     const float*, const std::vector<int64_t>&, float*,
+                     const std::vector<int64_t>&) {
+  return false;
+}
 
 }  // namespace weft::rt::graph

@@ -107,6 +107,7 @@ nlohmann::ordered_json RunReport::to_json() const {
       if (s.has_energy) n["energy"] = cost::to_json(s.energy, energy_table, clock_mhz, s.macs);
     } else {
       n["host_seconds"] = s.seconds;
+      if (!s.detail.empty()) n["detail"] = s.detail;  // what the step does, or why on the CPU
     }
     n["macs"] = s.macs;
     n["seconds"] = s.seconds;

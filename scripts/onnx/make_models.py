@@ -337,6 +337,63 @@ def vgg_dropout(seed=11):
     return b.model("input", [1, 3, 16, 16], fc(y, 32, 10), 13, "vgg_dropout")
 
 
+def eltwise_cnn(seed=13):
+    """The element-wise operators of EfficientNet, MobileNet V3 and BERT around small convs: an
+    EfficientNet block (SiLU as Sigmoid and Mul, a squeeze-excite with GlobalAveragePool,
+    Sigmoid and a broadcasting Mul), a MobileNet V3 squeeze-excite (HardSwish, HardSigmoid), and
+    a classifier head with BERT's erf GELU (Div, Erf, Add, Mul), the tanh GELU (Pow, Tanh) and a
+    root-mean-square normalisation (Sub, Sqrt, Div)."""
+    b = Builder(seed)
+    f32 = np.float32
+
+    def silu(x):
+        return b.node("Mul", [x, b.node("Sigmoid", [x])])
+
+    y = silu(b.conv("input", 3, 16, 3, 1, 1, bias=True))                       # 16x16x16
+    s = b.node("GlobalAveragePool", [y])                                         # 16x1x1
+    s = silu(b.conv(s, 16, 4, 1, bias=True))
+    s = b.node("Sigmoid", [b.conv(s, 4, 16, 1, bias=True)])
+    y = b.node("Mul", [y, s])                                                    # excite
+    y = b.node("HardSwish", [b.conv(y, 16, 16, 1, bias=True)])
+    s = b.conv(b.node("GlobalAveragePool", [y]), 16, 16, 1, bias=True)
+    y = b.node("Mul", [b.node("HardSigmoid", [s], alpha=1.0 / 6, beta=0.5), y])  # 16x16x16
+    y = b.node("Flatten", [b.node("GlobalAveragePool", [y])], axis=1)            # 1x16
+    w = (b.rng.standard_normal((32, 16)) * 0.5).astype(f32)
+    y = b.node("Gemm", [y, b.const("fc1_w", w), b.const("fc1_b", np.zeros(32, f32))], transB=1)
+    erf = b.node("Erf", [b.node("Div", [y, b.const("sqrt2", f32(np.sqrt(2.0)))])])
+    y = b.node("Mul", [b.node("Mul", [y, b.const("half", f32(0.5))]),
+                       b.node("Add", [erf, b.const("one", f32(1.0))])])          # GELU (erf)
+    cube = b.node("Pow", [y, b.const("three", f32(3.0))])
+    inner = b.node("Add", [y, b.node("Mul", [cube, b.const("k", f32(0.044715))])])
+    t = b.node("Tanh", [b.node("Mul", [inner, b.const("c", f32(np.sqrt(2 / np.pi)))])])
+    y = b.node("Mul", [b.node("Mul", [y, b.const("half2", f32(0.5))]),
+                       b.node("Add", [t, b.const("one2", f32(1.0))])])           # GELU (tanh)
+    d = b.node("Sub", [y, b.const("centre", (0.1 * b.rng.standard_normal(32)).astype(f32))])
+    row = np.array([1, 1, 1, 32], np.int64)
+    rms = b.node("Sqrt", [b.node("Add", [b.node("GlobalAveragePool", [
+        b.node("Reshape", [b.node("Mul", [d, d]), b.const("s4", row)])]),
+        b.const("eps", f32(1e-5))])])                                            # 1x1x1x1
+    y = b.node("Div", [b.node("Reshape", [d, b.const("s4b", row)]), rms])
+    y = b.node("Reshape", [y, b.const("s2", np.array([1, 32], np.int64))])
+    w = (b.rng.standard_normal((10, 32)) * 0.25).astype(f32)
+    y = b.node("Gemm", [y, b.const("fc2_w", w), b.const("fc2_b", np.zeros(10, f32))], transB=1)
+    return b.model("input", [1, 3, 16, 16], y, 14, "eltwise_cnn")  # HardSwish-14
+
+
+def bad_broadcast():
+    """Mul of [1,4,6,6] by [3]: shapes that do not broadcast (the output type is declared, as
+    shape inference cannot give one)."""
+    nodes = [helper.make_node("Mul", ["input", "w"], ["y"], name="mul_1")]
+    graph = helper.make_graph(
+        nodes, "bad_broadcast",
+        [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 4, 6, 6])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 6, 6])],
+        [numpy_helper.from_array(np.ones(3, np.float32), "w")])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    return m
+
+
 def dropout_training(seed=1):
     b = Builder(seed)
     y = b.node("Dropout", ["input", b.const("ratio", np.float32(0.5)),
@@ -355,12 +412,14 @@ MODELS = {"resnet18": resnet18, "small_cnn": small_cnn, "tiny_resnet": tiny_resn
           "unsupported": unsupported, "bad_attr": bad_attr, "cycle": cycle,
           "conv_weight_rank": conv_weight_rank, "short_raw_data": short_raw_data, "zero_stride": zero_stride, "no_outputs": no_outputs, "computed_weight": computed_weight,
           "old_opset": old_opset, "uint8_input": uint8_input, "vgg_dropout": vgg_dropout,
-          "dropout_training": dropout_training}
+          "dropout_training": dropout_training, "eltwise_cnn": eltwise_cnn,
+          "bad_broadcast": bad_broadcast}
 INPUTS = {"resnet18": [1, 3, 224, 224], "small_cnn": [1, 3, 16, 16],
           "tiny_resnet": [1, 3, 16, 16], "qdq_cnn": [1, 3, 8, 8], "qdq_per_channel": [1, 16, 16, 16],
           "unsupported": [1, 3, 4, 4], "bad_attr": [1, 4, 6, 6],
           "conv_weight_rank": [1, 3, 8, 8], "computed_weight": [1, 3, 6, 6], "short_raw_data": [1, 4], "zero_stride": [1, 2, 4, 4], "no_outputs": [1, 4],
-          "vgg_dropout": [1, 3, 16, 16], "dropout_training": [1, 4]}
+          "vgg_dropout": [1, 3, 16, 16], "dropout_training": [1, 4], "eltwise_cnn": [1, 3, 16, 16],
+          "bad_broadcast": [1, 4, 6, 6]}
 
 
 def main(argv):

@@ -65,6 +65,10 @@ TEST(OnnxGraph, SmallCnnOnLlvmMatchesFloat64) { expect_matches_reference("small_
 
 TEST(OnnxGraph, ResNet18OnLlvmMatchesFloat64) { expect_matches_reference("resnet18", 1); }
 
+TEST(OnnxGraph, ElementwiseOperatorsOnLlvmMatchFloat64) {
+  expect_matches_reference("eltwise_cnn", 3);
+}
+
 TEST(OnnxGraph, ResNet18ImportsAsTheArchitecture) {
   const std::string path = model("resnet18");
   if (path.empty()) GTEST_SKIP() << "resnet18.onnx was not written";
@@ -150,6 +154,15 @@ TEST(OnnxGraph, QdqWithAZeroPointIsRefusedOnTheAccelerator) {
 namespace weft {
 namespace {
 
+// `g` through the graph pipeline, calibrated on its one input `xf`.
+compiler::graph::CompiledGraph compile_calibrated(const compiler::graph::Graph& g,
+                                                  const std::vector<float>& xf,
+                                                  const isa::Layout& l, const isa::Platform& pf) {
+  compiler::graph::GraphCompileOptions o;
+  o.quantize.calibration = {{xf}};
+  return compiler::graph::compile_graph(g, l, pf, o);
+}
+
 // small_cnn's Clip(conv, 0, 6) quantizes to an int8 Clip with integer bounds (6 / 2^e rounded)
 // on the CPU; the executor (functional and cycle engines) matches the independent int8
 // reference bit for bit, and a Clip whose upper bound is beyond the int8 range becomes a ReLU.
@@ -159,11 +172,9 @@ TEST(OnnxGraph, ClipQuantizesToAnInt8ClampBitExact) {
   auto imp = compiler::onnx_import::import_onnx(path);
   const auto x = random_input(imp.graph, 5);
   const std::vector<float> xf(x.data.begin(), x.data.end());
-  compiler::graph::GraphCompileOptions o;
-  o.quantize.calibration = {{xf}};
   const isa::Layout& l = isa::layout_for("vta");
   const isa::Platform& pf = isa::find_platform("sim");
-  const auto c = compiler::graph::compile_graph(imp.graph, l, pf, o);
+  const auto c = compile_calibrated(imp.graph, xf, l, pf);
   int clips = 0;
   for (compiler::graph::NodeId id : c.graph.topo_order()) {
     const auto& n = c.graph.node(id);
@@ -186,9 +197,44 @@ TEST(OnnxGraph, ClipQuantizesToAnInt8ClampBitExact) {
     if (n.kind == OpKind::Clip)
       imp.graph.value(n.inputs[2]).data = compiler::graph::ConstData::from_f32({1e6f});
   }
-  const auto r = compiler::graph::compile_graph(imp.graph, l, pf, o);
+  const auto r = compile_calibrated(imp.graph, xf, l, pf);
   for (compiler::graph::NodeId id : r.graph.topo_order())
     EXPECT_NE(r.graph.node(id).kind, OpKind::Clip);
+}
+
+// eltwise_cnn on the accelerator: the float element-wise nodes the int8 path has no operator
+// for (Sigmoid, Mul, HardSwish, Erf, ...) stay in fp32 between a Dequantize and a Quantize, on
+// the CPU with the reason in their facts; the convs run on the accelerator where the partition
+// prefers it. The executor on either CPU kernel set matches the int8 reference (which runs
+// those nodes with the same scalar functions) bit for bit.
+TEST(OnnxGraph, FloatElementwiseNodesStayInFp32OnTheCpuBitExact) {
+  const std::string path = model("eltwise_cnn");
+  if (path.empty()) GTEST_SKIP() << "eltwise_cnn.onnx was not written";
+  const auto imp = compiler::onnx_import::import_onnx(path);
+  const auto x = random_input(imp.graph, 7);
+  const std::vector<float> xf(x.data.begin(), x.data.end());
+  const isa::Layout& l = isa::layout_for("vta");
+  const isa::Platform& pf = isa::find_platform("sim");
+  const auto c = compile_calibrated(imp.graph, xf, l, pf);
+  int fp32_nodes = 0;
+  for (compiler::graph::NodeId id : c.graph.topo_order()) {
+    const auto& n = c.graph.node(id);
+    if (n.kind != OpKind::Sigmoid && n.kind != OpKind::Mul && n.kind != OpKind::Erf) continue;
+    ++fp32_nodes;
+    EXPECT_EQ(c.graph.value(n.outputs[0]).type.dtype, DType::F32) << n.name;
+    EXPECT_EQ(n.facts.device, compiler::graph::Device::kCpu) << n.name;
+    EXPECT_EQ(n.facts.cpu_reason.value_or("").rfind("fp32: the int8 quantizer has no ", 0), 0u)
+        << n.name;
+  }
+  EXPECT_GE(fp32_nodes, 8);
+  const auto want = compiler::graph::reference_int8(c.graph, {xf});
+  for (bool llvm : {false, true}) {
+    rt::graph::ExecutorOptions eo;
+    eo.llvm_kernels = llvm;
+    rt::graph::GraphExecutor exe(c, l, pf, eo);
+    auto dev = rt::graph::open_graph_device("functional", exe, l, pf);
+    EXPECT_EQ(exe.run(*dev, {xf}).outputs, want) << (llvm ? "llvm kernels" : "plain kernels");
+  }
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstring>
@@ -209,6 +210,12 @@ TEST_F(OnnxCli, Uint8InputOnlyForAUint8Model) {
                     "holds int8 values; the model's input 'input' is uint8 [1,4]");
 }
 
+std::string without_spaces(std::string s) {
+  s.erase(std::remove_if(s.begin(), s.end(), [](char c) { return c == ' ' || c == '\n'; }),
+          s.end());
+  return s;
+}
+
 double field(const std::string& out, const std::string& name) {
   const size_t at = out.find("\"" + name + "\": ");
   return at == std::string::npos ? -1 : std::stod(out.substr(at + name.size() + 4));
@@ -265,6 +272,50 @@ TEST_F(OnnxCli, IdentityAndDropoutPassTheirInputThrough) {
   EXPECT_THAT(g.out, Not(HasSubstr("Dropout")));
   expect_user_error(models() + "/dropout_training.onnx", models() + "/dropout_training_input.npy",
                     "node 'dropout_3' (Dropout): training_mode=true is not supported");
+}
+
+// The element-wise operators of EfficientNet, MobileNet V3 and BERT (SiLU and squeeze-excite
+// with broadcasting Mul, HardSwish, HardSigmoid, erf and tanh GELU, Pow, Sub, Sqrt, Div): every
+// node on the LLVM kernels, within 1e-4 of the float64 interpreter.
+TEST_F(OnnxCli, ElementwiseOperatorsRunOnLlvmKernels) {
+  const Result r = weft("run " + models() + "/eltwise_cnn.onnx --input " + models() +
+                        "/eltwise_cnn_input.npy --target llvm --check");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("\"within_1e-4\": true"));
+  EXPECT_LT(field(r.out, "max_error_relative_to_max"), 1e-4) << r.out;
+  const std::string flat = without_spaces(r.out);
+  for (const char* op : {"Sigmoid", "Mul", "HardSwish", "HardSigmoid", "Erf", "Div", "Pow",
+                         "Tanh", "Sub", "Sqrt", "Add"}) {
+    EXPECT_THAT(flat, HasSubstr("\"op\":\"" + std::string(op) + "\",\"engine\":\"llvm\"")) << op;
+    EXPECT_THAT(flat, Not(HasSubstr("\"op\":\"" + std::string(op) + "\",\"engine\":\"host\"")))
+        << op;
+  }
+  const Result g = weft("compile " + models() + "/eltwise_cnn.onnx --emit graph --pass import");
+  ASSERT_EQ(g.code, 0) << g.out;
+  EXPECT_THAT(g.out, HasSubstr("= HardSigmoid(%"));
+  EXPECT_THAT(g.out, HasSubstr("HardSigmoid(%conv_24) {alpha=0.166667, beta=0.5}"));
+  EXPECT_THAT(g.out, HasSubstr("= Erf(%"));
+}
+
+// On the accelerator the element-wise operators without an int8 form stay in fp32 on the CPU's
+// LLVM kernels, and the report says why.
+TEST_F(OnnxCli, ElementwiseOperatorsRunInFp32BesideTheAccelerator) {
+  const std::string m = models() + "/eltwise_cnn.onnx", x = models() + "/eltwise_cnn_input.npy";
+  const Result r = weft("run " + m + " --input " + x + " --config vta --engine functional " +
+                        "--calibrate " + x + " --check");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_GE(field(r.out, "cosine_similarity"), 0.99) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("\"top1_agrees\": true"));
+  EXPECT_THAT(without_spaces(r.out), HasSubstr("\"op\":\"Sigmoid\",\"engine\":\"llvm\""));
+  EXPECT_THAT(r.out, HasSubstr("\"detail\": \"fp32: the int8 quantizer has no Sigmoid"));
+  EXPECT_THAT(r.out, HasSubstr("\"detail\": \"fp32: the int8 quantizer has no Erf"));
+}
+
+// ONNX's shape inference finds it first and names the node; Weft's own inference (when a graph
+// is built in C++) says "shapes ... do not broadcast" (interpret_test.cc).
+TEST_F(OnnxCli, ShapesThatDoNotBroadcast) {
+  expect_user_error(models() + "/bad_broadcast.onnx", models() + "/bad_broadcast_input.npy",
+                    "(op_type:Mul, node name: mul_1): [ShapeInferenceError] Incompatible dimensions");
 }
 
 TEST_F(OnnxCli, QdqModelKeepsItsScalesOnTheAccelerator) {

@@ -8,6 +8,7 @@
 
 #include <set>
 
+#include "compiler/codegen/llvm/float_math.h"
 #include "compiler/codegen/llvm/llvm_gen.h"
 #include "compiler/codegen/llvm/simplify_index.h"
 #include "compiler/codegen/llvm/vector_legality.h"
@@ -307,6 +308,15 @@ llvm::Value* Gen::call(const ir::Call& n) {
   if (n.op == ir::Intrinsic::kRoundEven && ir::is_float(n.dtype)) {
     llvm::Value* x = convert(expr(n.args[0]), n.args[0]->dtype, n.dtype);
     return b_.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, x);
+  }
+  if (is_float_math(n.op)) {
+    llvm::Value* x = convert(expr(n.args[0]), n.args[0]->dtype, ir::DType::kFloat32);
+    llvm::Value* y = nullptr;
+    if (n.args.size() > 1) {
+      y = convert(expr(n.args[1]), n.args[1]->dtype, ir::DType::kFloat32);
+      unify(x, y);
+    }
+    return emit_float_math(b_, n.op, x, y);
   }
   if (n.op == ir::Intrinsic::kDot2I16) {
     llvm::Value* x = convert(expr(n.args[0]), n.args[0]->dtype, ir::DType::kInt32);

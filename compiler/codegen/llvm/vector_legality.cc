@@ -1,6 +1,8 @@
 // Vector legality and lane analysis of the LLVM backend; see vector_legality.h.
 #include "compiler/codegen/llvm/vector_legality.h"
 
+#include "compiler/codegen/llvm/float_math.h"
+
 #include "compiler/ir/printer.h"
 #include "compiler/ir/substitute.h"
 #include "compiler/ir/visitor.h"
@@ -100,7 +102,7 @@ ir::Expr flat_offset(const ir::Buffer& b, const std::vector<ir::Expr>& idx) {
 
 bool cpu_implements(ir::Intrinsic op) {
   return op == ir::Intrinsic::kSelect || op == ir::Intrinsic::kDot2I16 ||
-         op == ir::Intrinsic::kDot4U8S8 || op == ir::Intrinsic::kRoundEven;
+         op == ir::Intrinsic::kDot4U8S8 || op == ir::Intrinsic::kRoundEven || is_float_math(op);
 }
 
 std::string why_not_vectorizable(const ir::For& n) {

@@ -43,6 +43,16 @@ const std::map<std::string, std::set<std::string>>& allowed_attrs() {
       {"DequantizeLinear", {"axis"}},
       {"Identity", {}},
       {"Dropout", {"ratio", "seed"}},
+      {"Sigmoid", {}},
+      {"Tanh", {}},
+      {"Erf", {}},
+      {"Sqrt", {}},
+      {"HardSigmoid", {"alpha", "beta"}},
+      {"HardSwish", {}},
+      {"Mul", {}},
+      {"Sub", {}},
+      {"Div", {}},
+      {"Pow", {}},
   };
   return a;
 }
@@ -155,6 +165,17 @@ class Importer {
     if (c != m_.initializers.end()) return values_[name] = add_constant(name, c->second);
     throw UserError(m_.path + ": " + (user ? user->where() + " reads" : "graph output") + " '" +
                     name + "', which nothing defines");
+  }
+
+  // Integer constant `name` (`t`) as a float32 constant, `name`.f32 (added on first use).
+  ValueId float_copy(const std::string& name, const TensorData& t) {
+    const std::string key = name + ".f32";
+    auto it = values_.find(key);
+    if (it != values_.end()) return it->second;
+    std::vector<float> v;
+    for (int64_t x : t.to_int64()) v.push_back(static_cast<float>(x));
+    return values_[key] = out_.graph.add_constant(key, TensorType(DType::F32, t.shape),
+                                                  graph::ConstData::from_f32(v));
   }
 
   bool is_constant(const std::string& name) const {
@@ -279,7 +300,16 @@ class Importer {
     Attrs attrs;
     for (const auto& [name, a] : n.attrs) attrs[name] = to_attr(a);
     std::vector<ValueId> ins;
-    for (const std::string& in : n.inputs) ins.push_back(in.empty() ? graph::kNone : value_of(in, &n));
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      const std::string& in = n.inputs[i];
+      auto c = m_.initializers.find(in);
+      if (kind == OpKind::Pow && i == 1 && c != m_.initializers.end() &&
+          c->second.type != ElemType::kFloat32 && c->second.type != ElemType::kBool) {
+        ins.push_back(float_copy(in, c->second));  // ONNX allows an integer exponent
+        continue;
+      }
+      ins.push_back(in.empty() ? graph::kNone : value_of(in, &n));
+    }
     while (!ins.empty() && ins.back() == graph::kNone) ins.pop_back();
     const int outputs_used = [&] {
       int k = 0;
@@ -363,7 +393,28 @@ class Importer {
         if (kind == OpKind::GlobalAveragePool && x.rank() != 4)
           fail(n, "input of shape " + shape_string(x.shape) + " is not 2D (N, C, H, W)");
         break;
+      case OpKind::Sigmoid:
+      case OpKind::Tanh:
+      case OpKind::Erf:
+      case OpKind::Sqrt:
+      case OpKind::HardSwish:
+        want_f32(ins[0], "the input");
+        break;
+      case OpKind::HardSigmoid:
+        want_f32(ins[0], "the input");
+        for (const char* a : {"alpha", "beta"}) {
+          auto it = n.attrs.find(a);
+          if (it != n.attrs.end() && it->second.kind != Attribute::Kind::kFloat)
+            fail(n, std::string("attribute '") + a + "' must be a float");
+        }
+        if (!attrs.count("alpha")) attrs["alpha"] = 0.2;
+        if (!attrs.count("beta")) attrs["beta"] = 0.5;
+        break;
+      case OpKind::Pow:
       case OpKind::Add:
+      case OpKind::Sub:
+      case OpKind::Mul:
+      case OpKind::Div:
         for (size_t i = 0; i < ins.size(); ++i) want_f32(ins[i], "input " + std::to_string(i));
         break;
       case OpKind::Clip:
@@ -472,7 +523,8 @@ const std::vector<std::string>& supported_operators() {
       "Conv",    "BatchNormalization", "Relu",    "Clip",          "MaxPool",
       "AveragePool", "GlobalAveragePool", "Add", "Flatten",       "Reshape",
       "Gemm",    "MatMul",             "Concat",  "QuantizeLinear", "DequantizeLinear",
-      "QLinearConv", "Identity", "Dropout"};
+      "QLinearConv", "Identity", "Dropout", "Sigmoid", "Tanh", "Erf", "Sqrt", "HardSigmoid",
+      "HardSwish", "Mul", "Sub", "Div", "Pow"};
   return ops;
 }
 

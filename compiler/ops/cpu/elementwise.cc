@@ -21,6 +21,38 @@ namespace {
 
 Expr i32(int64_t v) { return ir::imm(v, IDT::kInt32); }
 
+// Two operands' shapes and their broadcast shape, of one rank, with size-1 output dimensions
+// dropped and neighbouring dimensions merged where each operand broadcasts along both or
+// along neither (at least one dimension remains).
+struct Broadcast2 {
+  std::vector<int64_t> a, b, out;
+};
+Broadcast2 merge_broadcast(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
+                           const std::vector<int64_t>& out) {
+  const size_t r = out.size();
+  auto aligned = [&](const std::vector<int64_t>& s, size_t d) {
+    return d < r - s.size() ? int64_t{1} : s[d - (r - s.size())];
+  };
+  Broadcast2 m;
+  bool prev_a = false, prev_b = false;  // whether the last kept dimension broadcasts a, b
+  for (size_t d = 0; d < r; ++d) {
+    if (out[d] == 1) continue;
+    const bool ba = aligned(a, d) == 1, bb = aligned(b, d) == 1;
+    if (!m.out.empty() && ba == prev_a && bb == prev_b) {
+      m.out.back() *= out[d];
+      if (!ba) m.a.back() *= out[d];
+      if (!bb) m.b.back() *= out[d];
+      continue;
+    }
+    m.out.push_back(out[d]);
+    m.a.push_back(ba ? 1 : out[d]);
+    m.b.push_back(bb ? 1 : out[d]);
+    prev_a = ba, prev_b = bb;
+  }
+  if (m.out.empty()) m = {{1}, {1}, {1}};
+  return m;
+}
+
 // A flat element-wise kernel over `count` elements: y[i] = f(x0[i], x1[i], ...).
 LoweredOp elementwise(int64_t count, const std::vector<IDT>& in_types, IDT out_type,
                       const std::function<Expr(const std::vector<Expr>&)>& f) {
@@ -81,9 +113,31 @@ LoweredOp clip_f32(int64_t count, float lo, float hi) {
   });
 }
 
-LoweredOp add_f32(int64_t count) {
-  return elementwise(count, {IDT::kFloat32, IDT::kFloat32}, IDT::kFloat32,
-                     [&](const std::vector<Expr>& v) { return ir::add(v[0], v[1]); });
+LoweredOp unary_f32(int64_t count, const Unary& u) {
+  return elementwise(count, {IDT::kFloat32}, IDT::kFloat32,
+                     [&](const std::vector<Expr>& v) { return unary_ir(u, v[0]); });
+}
+
+LoweredOp binary_f32(BinaryFn f, const std::vector<int64_t>& a, const std::vector<int64_t>& b,
+                     const std::vector<int64_t>& out) {
+  const Broadcast2 m = merge_broadcast(a, b, out);
+  te::Tensor at = te::placeholder(m.a, IDT::kFloat32, "A");
+  te::Tensor bt = te::placeholder(m.b, IDT::kFloat32, "B");
+  // A broadcast dimension reads index 0.
+  auto at_index = [](const std::vector<int64_t>& shape, const std::vector<Expr>& i) {
+    std::vector<Expr> r;
+    for (size_t d = 0; d < shape.size(); ++d) r.push_back(shape[d] == 1 ? ir::imm(0) : i[d]);
+    return r;
+  };
+  te::Tensor yt = te::compute(
+      m.out, IDT::kFloat32,
+      [&](const std::vector<Expr>& i) {
+        return binary_ir(f, at(at_index(m.a, i)), bt(at_index(m.b, i)));
+      },
+      "Y");
+  te::Schedule sc({yt});
+  vectorize_inner(sc[yt]);
+  return lower_op(kGraphKernelName, sc, {at, bt}, {yt});
 }
 
 LoweredOp scale_shift_f32(int64_t n, int64_t c, int64_t plane) {

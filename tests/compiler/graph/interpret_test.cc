@@ -130,6 +130,56 @@ TYPED_TEST(Interpret, AddBroadcastsAndConcat) {
             (std::vector<TypeParam>{11, 22, 33, 101, 102, 103, 14, 25, 36, 204, 205, 206}));
 }
 
+TYPED_TEST(Interpret, SubMulDivPowBroadcast) {
+  Graph g;
+  const ValueId x = g.add_input("x", TensorType(DType::F32, {2, 3}));
+  const ValueId row = f32_const(g, "row", {3}, {1, 2, 4});
+  const ValueId col = f32_const(g, "col", {2, 1}, {2, 3});
+  const ValueId s = g.add_op(OpKind::Sub, "s", {x, row});  // x - row
+  const ValueId m = g.add_op(OpKind::Mul, "m", {col, s});  // col * (x - row)
+  const ValueId d = g.add_op(OpKind::Div, "d", {m, row});  // / row
+  g.set_outputs({g.add_op(OpKind::Pow, "p", {d, col})});   // ^ col
+  // x = 1..6: x - row = [0 0 -1; 3 3 2]; * col = [0 0 -2; 9 9 6]; / row = [0 0 -0.5; 9 4.5
+  // 1.5]; ^ col = [0 0 0.25; 729 91.125 3.375].
+  EXPECT_EQ(this->run(g, {1, 2, 3, 4, 5, 6}),
+            (std::vector<TypeParam>{0, 0, 0.25, 729, 91.125, 3.375}));
+}
+
+TYPED_TEST(Interpret, UnaryFunctions) {
+  using T = TypeParam;
+  const std::vector<T> x = {-4, -1, -0.25, 0, 0.5, 3, 4};
+  auto run1 = [&](OpKind k, Attrs a = {}) {
+    Graph g;
+    const ValueId in = g.add_input("x", TensorType(DType::F32, {7}));
+    g.set_outputs({g.add_op(k, "f", {in}, std::move(a))});
+    return this->run(g, x);
+  };
+  const auto sig = run1(OpKind::Sigmoid), th = run1(OpKind::Tanh), er = run1(OpKind::Erf);
+  const auto hs = run1(OpKind::HardSigmoid, {{"alpha", 0.25}, {"beta", 0.5}});
+  const auto hw = run1(OpKind::HardSwish);
+  const double tol = std::is_same<T, float>::value ? 1e-6 : 1e-14;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double v = static_cast<double>(x[i]);
+    EXPECT_NEAR(sig[i], 1 / (1 + std::exp(-v)), tol) << v;
+    EXPECT_NEAR(th[i], std::tanh(v), tol) << v;
+    EXPECT_NEAR(er[i], std::erf(v), tol) << v;
+    EXPECT_EQ(hs[i], T(std::min(std::max(0.25 * v + 0.5, 0.0), 1.0))) << v;  // exact here
+    EXPECT_NEAR(hw[i], v * std::min(std::max(v / 6 + 0.5, 0.0), 1.0), tol) << v;
+  }
+  // HardSwish: 0 at and below -3, x at and above 3.
+  EXPECT_EQ(hw[0], T(0));
+  EXPECT_EQ(hw[5], T(3));
+  EXPECT_EQ(hw[6], T(4));
+  // Sqrt of a negative number is NaN, as C's.
+  Graph g;
+  const ValueId in = g.add_input("x", TensorType(DType::F32, {3}));
+  g.set_outputs({g.add_op(OpKind::Sqrt, "sqrt", {in})});
+  const auto sq = this->run(g, {4, 2.25, -1});
+  EXPECT_EQ(sq[0], T(2));
+  EXPECT_EQ(sq[1], T(1.5));
+  EXPECT_TRUE(std::isnan(sq[2]));
+}
+
 TYPED_TEST(Interpret, FlattenAndReshapeKeepTheValues) {
   Graph g;
   const ValueId x = g.add_input("x", TensorType(DType::F32, {1, 2, 2, 1}));
@@ -247,7 +297,15 @@ class FakeKernels final : public KernelOverrides<T> {
                   int64_t) override {
     return note("batch_norm");
   }
-  bool add(const T*, const T*, T*, int64_t) override { return note("add"); }
+  bool unary(const ops::Unary& u, const T*, T*, int64_t) override {
+    offered.push_back(u.str());
+    return false;
+  }
+  bool binary(ops::BinaryFn f, const T*, const std::vector<int64_t>&, const T*,
+              const std::vector<int64_t>&, T*, const std::vector<int64_t>&) override {
+    offered.push_back(ops::binary_name(f));
+    return false;
+  }
 
  private:
   bool note(const char* what) {
@@ -263,7 +321,8 @@ TYPED_TEST(Interpret, KernelOverridesTakenOrDeclined) {
   const ValueId w = f32_const(g, "w", {1, 1, 1, 1}, {3});
   const ValueId b = f32_const(g, "b", {1}, {0.5});
   const ValueId c = g.add_op(OpKind::Conv, "conv", {x, w, b});
-  const ValueId r = g.add_op(OpKind::Relu, "relu", {c});
+  const ValueId r0 = g.add_op(OpKind::Relu, "relu", {c});
+  const ValueId r = g.add_op(OpKind::Mul, "mul", {r0, f32_const(g, "one", {1}, {1})});
   const ValueId f = g.add_op(OpKind::Flatten, "flat", {r});
   const ValueId m = f32_const(g, "m", {1, 4}, {1, 1, 1, 1});
   g.set_outputs({g.add_op(OpKind::Gemm, "fc", {f, m}, {{"transB", int64_t{1}}})});
@@ -273,7 +332,7 @@ TYPED_TEST(Interpret, KernelOverridesTakenOrDeclined) {
   // Declined: the loops' result, relu(3x + 0.5) summed: 3.5 + 0 + 9.5 + 0.
   FakeKernels<TypeParam> no(false);
   EXPECT_EQ(Interpreter<TypeParam>(g, &no).run({in})[0].f, std::vector<TypeParam>{13});
-  EXPECT_EQ(no.offered, (std::vector<std::string>{"conv2d const", "clip", "dense"}));
+  EXPECT_EQ(no.offered, (std::vector<std::string>{"conv2d const", "clip", "mul", "dense"}));
   // Taken: the dense's sevens, then alpha * 7 + beta * 0.
   FakeKernels<TypeParam> yes(true);
   Interpreter<TypeParam> interp(g, &yes);
@@ -322,6 +381,19 @@ TEST(InterpretErrors, BadInputsAreUserErrorsNamingTheInput) {
             "input 'x' must have shape [2,2], not [4]");
   h.dtype = DType::I8;
   EXPECT_EQ(error_of([&] { Interpreter<double>(g).run({h}); }), "input 'x' must be f32, not i8");
+}
+
+TEST(InterpretErrors, ShapesThatDoNotBroadcastAreRefusedNamingTheNode) {
+  Graph g;
+  const ValueId x = g.add_input("x", TensorType(DType::F32, {1, 4}));
+  const ValueId c = f32_const(g, "c", {3}, {1, 2, 3});
+  const std::string e = error_of([&] { g.add_op(OpKind::Mul, "mul", {x, c}); });
+  EXPECT_NE(e.find("node 'mul' (Mul): shapes"), std::string::npos) << e;
+  EXPECT_NE(e.find("do not broadcast"), std::string::npos) << e;
+  const ValueId i = g.add_input("i", TensorType(DType::I32, {1, 4}));
+  EXPECT_NE(error_of([&] { g.add_op(OpKind::Sigmoid, "sig", {i}); })
+                .find("node 'sig' (Sigmoid): the input is i32; the operator takes f32"),
+            std::string::npos);
 }
 
 TEST(InterpretErrors, Int8KindsAndBlockedLayoutsAreRefusedNamingTheNode) {

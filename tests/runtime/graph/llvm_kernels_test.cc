@@ -10,6 +10,7 @@
 #include <random>
 #include <tuple>
 
+#include "compiler/graph/interpret_kernels.h"
 #include "compiler/graph/models/resnet.h"
 #include "compiler/graph/pipeline.h"
 #include "compiler/graph/reference_int8.h"
@@ -286,8 +287,68 @@ TEST(LlvmKernels, FloatKernelsMatchThePlainLoops) {
     EXPECT_NEAR(bn[i], double(x[i]) * sa[ch] + sb[ch], 1e-5);
   }
   std::vector<float> z(x.size());
-  ASSERT_TRUE(llvm_add_f32(x.data(), y.data(), z.data(), int64_t(x.size())));
+  const std::vector<int64_t> shape = {int64_t(x.size())};
+  ASSERT_TRUE(llvm_binary_f32(compiler::ops::BinaryFn::kAdd, x.data(), shape, y.data(), shape,
+                              z.data(), shape));
   for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(z[i], x[i] + y[i]);
+}
+
+// The float element-wise functions (compiler/ops/float_eltwise.h): the JIT kernels call the
+// same C library functions as the scalar templates in float, so they agree to the last bit or
+// two (a multiply-add may be fused into one rounding in the kernel).
+TEST(LlvmKernels, FloatElementwiseFunctionsMatchTheScalarDefinitions) {
+  if (!have_llvm_kernels()) GTEST_SKIP() << "built without the LLVM CPU backend";
+  namespace ops = compiler::ops;
+  std::mt19937 rng(5);
+  std::normal_distribution<float> d(0.f, 3.f);
+  std::vector<float> x(203);  // not a multiple of the vector width: a scalar tail
+  for (auto& v : x) v = d(rng);
+  x[0] = 0.f, x[1] = -100.f, x[2] = 100.f, x[3] = 3.f, x[4] = -3.f;
+  auto close = [](float got, float want) {
+    if (std::isnan(want)) return std::isnan(got);
+    return std::fabs(got - want) <= 2e-7f * std::max(1.f, std::fabs(want));
+  };
+  for (ops::Unary u : {ops::Unary{ops::Unary::kSigmoid}, ops::Unary{ops::Unary::kTanh},
+                       ops::Unary{ops::Unary::kErf}, ops::Unary{ops::Unary::kSqrt},
+                       ops::Unary{ops::Unary::kHardSigmoid, 0.2f, 0.5f},
+                       ops::Unary{ops::Unary::kHardSwish}}) {
+    std::vector<float> y(x.size());
+    ASSERT_TRUE(llvm_unary_f32(u, x.data(), y.data(), int64_t(x.size())));
+    for (size_t i = 0; i < x.size(); ++i)
+      EXPECT_TRUE(close(y[i], ops::apply<float>(u, x[i])))
+          << u.str() << "(" << x[i] << ") = " << y[i] << ", not " << ops::apply<float>(u, x[i]);
+  }
+  // Broadcasting: [2,3,5,7] with [3,1,1] (per channel), [7] (per column), [2,1,5,1] and a
+  // scalar, each as either operand.
+  const std::vector<int64_t> big = {2, 3, 5, 7};
+  std::vector<float> a(2 * 3 * 5 * 7);
+  for (auto& v : a) v = std::fabs(d(rng)) + 0.1f;  // positive bases for Pow
+  for (const std::vector<int64_t>& small :
+       {std::vector<int64_t>{3, 1, 1}, {7}, {2, 1, 5, 1}, {1}, {2, 3, 5, 7}}) {
+    int64_t n = 1;
+    for (int64_t v : small) n *= v;
+    std::vector<float> b(static_cast<size_t>(n));
+    for (auto& v : b) v = d(rng) * 0.5f + (v > 0 ? 0.25f : -0.25f);
+    for (ops::BinaryFn f : {ops::BinaryFn::kAdd, ops::BinaryFn::kSub, ops::BinaryFn::kMul,
+                            ops::BinaryFn::kDiv, ops::BinaryFn::kPow}) {
+      for (bool swap : {false, true}) {
+        if (swap && f == ops::BinaryFn::kPow) continue;  // keep the base positive
+        const auto& sa = swap ? small : big;
+        const auto& sb = swap ? big : small;
+        const float* pa = swap ? b.data() : a.data();
+        const float* pb = swap ? a.data() : b.data();
+        std::vector<float> got(a.size()), want(a.size());
+        ASSERT_TRUE(llvm_binary_f32(f, pa, sa, pb, sb, got.data(), big));
+        cg::broadcast_kernel<float>(pa, sa, pb, sb, want.data(), big, [f](float u, float v) {
+          return ops::apply<float>(f, u, v);
+        });
+        for (size_t i = 0; i < got.size(); ++i)
+          ASSERT_TRUE(close(got[i], want[i]))
+              << ops::binary_name(f) << " " << cg::shape_str(sa) << " " << cg::shape_str(sb)
+              << " at " << i << ": " << got[i] << ", not " << want[i];
+      }
+    }
+  }
 }
 
 // ---- packed outputs (kCpuPacked): the stem's Im2Col (quantizing an f32 input) and the max

@@ -1,0 +1,79 @@
+// The float element-wise functions of the graph's ONNX operators (Sigmoid, Tanh, Erf, Sqrt,
+// HardSigmoid, HardSwish; Add, Sub, Mul, Div, Pow), written once twice: as scalar templates
+// in T (the host interpreter's float and double loops, compiler/graph/interpret.h) and as
+// loop IR (the CPU operators of compiler/ops/cpu/elementwise.h), the same operations in the
+// same order. Transcendental functions are C's (std::exp, std::tanh, std::erf, std::pow,
+// std::sqrt), which the IR calls as its float math intrinsics (compiler/ir/intrinsics.h):
+// the fp32 JIT kernels and a float loop call the same C library.
+//   sigmoid(x)         = 1 / (1 + exp(-x))
+//   hard_sigmoid(x)    = min(max((x + beta / alpha) alpha, 0), 1)   (ONNX: alpha x + beta;
+//                        alpha 0.2, beta 0.5 by default; alpha 0: min(max(beta, 0), 1))
+//   hard_swish(x)      = x hard_sigmoid(x) with alpha 1/6, beta 1/2: x min(max((x + 3) / 6 ...
+// An add before the multiply, never a multiply feeding an add: the JIT may fuse the latter into
+// one rounding (an FMA) and C++ may not, and the int8 path's CPU kernels and its reference must
+// agree bit for bit.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "compiler/ir/ir.h"
+
+namespace weft::compiler::ops {
+
+/// A one-operand float function with its parameters (alpha, beta: HardSigmoid's).
+struct Unary {
+  enum Fn { kSigmoid, kTanh, kErf, kSqrt, kHardSigmoid, kHardSwish } fn = kSigmoid;
+  double alpha = 0, beta = 0;
+  /// "sigmoid", "hard_sigmoid(0.2,0.5)": a name for kernel caches and listings.
+  std::string str() const;
+};
+
+/// A two-operand float function (the operands broadcast; compiler/graph/interpret_kernels.h).
+enum class BinaryFn { kAdd, kSub, kMul, kDiv, kPow };
+/// "add", "sub", "mul", "div", "pow".
+const char* binary_name(BinaryFn f);
+
+/// HardSwish's fixed HardSigmoid parameters (ONNX HardSwish-14).
+inline constexpr double kHardSwishAlpha = 1.0 / 6.0;
+inline constexpr double kHardSwishBeta = 0.5;
+
+/// u(x) in T.
+template <typename T>
+T apply(const Unary& u, T x) {
+  auto hard_sigmoid = [](T v, double a, double b) {
+    const T t = a == 0 ? T(b) : (v + T(b / a)) * T(a);
+    const T lo = t > T(0) ? t : T(0);  // the IR's max and min (a NaN becomes 0)
+    return lo < T(1) ? lo : T(1);
+  };
+  switch (u.fn) {
+    case Unary::kSigmoid: return T(1) / (T(1) + std::exp(-x));
+    case Unary::kTanh: return std::tanh(x);
+    case Unary::kErf: return std::erf(x);
+    case Unary::kSqrt: return std::sqrt(x);
+    case Unary::kHardSigmoid: return hard_sigmoid(x, u.alpha, u.beta);
+    case Unary::kHardSwish: return x * hard_sigmoid(x, kHardSwishAlpha, kHardSwishBeta);
+  }
+  return x;
+}
+
+/// f(a, b) in T.
+template <typename T>
+T apply(BinaryFn f, T a, T b) {
+  switch (f) {
+    case BinaryFn::kAdd: return a + b;
+    case BinaryFn::kSub: return a - b;
+    case BinaryFn::kMul: return a * b;
+    case BinaryFn::kDiv: return a / b;
+    case BinaryFn::kPow: return std::pow(a, b);
+  }
+  return a;
+}
+
+/// u(x) as float32 loop IR.
+ir::Expr unary_ir(const Unary& u, ir::Expr x);
+/// f(a, b) as float32 loop IR.
+ir::Expr binary_ir(BinaryFn f, ir::Expr a, ir::Expr b);
+
+}  // namespace weft::compiler::ops
