@@ -48,8 +48,8 @@ int residual_input(const Graph& g, const Node& add) {
 
 }  // namespace
 
-Graph quantize(const Graph& fp32, const QuantizeOptions& opt) {
-  Graph g = fp32;
+Graph quantize(const Graph& network, const QuantizeOptions& opt) {
+  Graph g = network;
   passes::fold_batch_norm(g);
   verify(g, "fold_batch_norm");
   // --- calibration ---
