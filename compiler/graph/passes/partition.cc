@@ -78,8 +78,14 @@ int partition(Graph& g, const isa::Layout& l, const isa::Platform& pf, double cp
       if (ok && accel_us < cpu_us) device = Device::kAccel;
     } else if (n.kind != OpKind::Dequantize && !n.outputs.empty() &&
                g.value(n.outputs[0]).type.dtype == DType::F32) {
-      n.facts.cpu_reason = std::string("fp32: the int8 quantizer has no ") + op_name(n.kind) +
-                           " (it runs on the CPU in float)";
+      if (n.kind == OpKind::MatMul || n.kind == OpKind::Gemm) {
+        n.facts.cpu_reason = std::string("fp32: a ") + op_name(n.kind) +
+                             " of two activations, or with a transposed or scaled operand (the "
+                             "accelerator's dense layers take a constant weight)";
+      } else {
+        n.facts.cpu_reason = std::string("fp32: the int8 quantizer has no ") + op_name(n.kind) +
+                             " (it runs on the CPU in float)";
+      }
     }
     n.facts.device = device;
     if (device == Device::kAccel) ++accel;
