@@ -14,6 +14,7 @@
 
 #include "compiler/graph/interpret.h"
 #include "compiler/graph/passes/partition.h"
+#include "compiler/graph/transformer_kernels.h"
 #include "compiler/ops/cpu/conv2d.h"
 #include "compiler/ops/cpu/dense.h"
 #include "compiler/ops/cpu/layout.h"
@@ -189,6 +190,19 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
               const float* b, const std::vector<int64_t>& bs, float* y,
               const std::vector<int64_t>& ys) override {
     return took(llvm_binary_f32(f, a, as, b, bs, y, ys));
+  }
+
+  bool softmax(const float* x, const std::vector<int64_t>& xs, int64_t axis, float* y) override {
+    const auto s = compiler::graph::split_at(xs, axis);
+    return took(llvm_softmax_f32(x, y, s.outer, s.n, s.inner));
+  }
+
+  bool layer_norm(const float* x, const std::vector<int64_t>& xs, int64_t axis, double eps,
+                  const float* scale, int64_t scale_n, const float* bias, int64_t bias_n,
+                  float* y) override {
+    const auto s = compiler::graph::split_at(xs, axis);  // rows: outer; a row: n x inner
+    return took(llvm_layer_norm_f32(x, scale, bias, y, s.outer, s.n * s.inner, eps, scale_n,
+                                    bias ? bias_n : 0));
   }
 };
 

@@ -313,13 +313,17 @@ TEST_F(OnnxCli, ElementwiseOperatorsRunInFp32BesideTheAccelerator) {
 
 // One BERT/ViT encoder layer as torch.onnx.export writes it: Transpose, Softmax, the MatMul of
 // two activations, LayerNormalization, ReduceMean and Squeeze/Unsqueeze (imported as Reshape)
-// on the fp32 LLVM path within 1e-4 of the float64 interpreter.
+// on the fp32 LLVM path within 1e-4 of the float64 interpreter; Softmax, LayerNormalization
+// and the MatMuls on JIT kernels.
 TEST_F(OnnxCli, TinyEncoderRunsOnTheLlvmPath) {
   const std::string m = models() + "/tiny_encoder.onnx", x = models() + "/tiny_encoder_input.npy";
   const Result r = weft("run " + m + " --input " + x + " --target llvm --check");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_THAT(r.out, HasSubstr("\"within_1e-4\": true"));
   EXPECT_LT(field(r.out, "max_error_relative_to_max"), 1e-4) << r.out;
+  const std::string flat = without_spaces(r.out);
+  for (const char* op : {"Softmax", "LayerNormalization", "MatMul", "Erf"})
+    EXPECT_THAT(flat, HasSubstr("\"op\":\"" + std::string(op) + "\",\"engine\":\"llvm\"")) << op;
   const Result g = weft("compile " + m + " --emit graph --pass import");
   ASSERT_EQ(g.code, 0) << g.out;
   for (const char* op : {"Transpose", "Softmax", "LayerNormalization", "ReduceMean", "MatMul"})
