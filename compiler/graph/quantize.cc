@@ -214,8 +214,10 @@ Graph quantize(const Graph& fp32, const QuantizeOptions& opt) {
         // A MatMul of an N-d activation by a 2D weight (a transformer's linear layer) is a
         // dense layer over the rows of its input seen as [rows, K].
         const std::vector<int64_t> xshape = g.value(n.inputs[0]).type.shape;
-        if (n.kind == OpKind::MatMul && xshape.size() < 2)
-          unsupported(n, "a 1-D MatMul input is not quantized");
+        if (n.kind == OpKind::MatMul && xshape.size() < 2) {
+          kept_fp32(n);  // a vector times a matrix: no rows for a dense layer
+          continue;
+        }
         // Weights as [rows=out channels][per] in the QConv/QDense order.
         std::vector<int64_t> wshape = w.type.shape;
         std::vector<float> wf(w.data->f32(), w.data->f32() + w.type.elements());
