@@ -1,6 +1,7 @@
 // Type inference, one case per operator kind.
 #include "compiler/graph/infer.h"
 
+#include <algorithm>
 #include <limits>
 #include <sstream>
 
@@ -75,6 +76,17 @@ std::vector<int64_t> broadcast(const Node& n, const std::vector<int64_t>& a,
     out[i] = da == 1 ? db : da;
   }
   return out;
+}
+
+void want_f32(const Node& n, const TensorType& t) {
+  if (t.dtype != DType::F32)
+    fail(n, std::string("an input is ") + dtype_name(t.dtype) + "; the operator takes f32");
+}
+
+// `axis` must be a dimension of a rank-`rank` tensor (the importer has made it non-negative).
+void want_axis(const Node& n, int64_t axis, int64_t rank) {
+  if (axis < 0 || axis >= rank)
+    fail(n, "axis " + std::to_string(axis) + " is outside 0.." + std::to_string(rank - 1));
 }
 
 }  // namespace
@@ -181,6 +193,64 @@ std::vector<TensorType> infer_output_types(const Graph& g, const Node& n) {
         fail(n, std::string("the inputs are ") + dtype_name(x.dtype) + "; the operator takes f32");
       out.shape = broadcast(n, x.shape, y.shape);
       if (x.dtype == DType::I8) out.quant = out_quant(n);
+      break;
+    }
+    case OpKind::Transpose: {
+      want_f32(n, x);
+      const auto perm = n.get_ints("perm");
+      std::vector<bool> seen(static_cast<size_t>(x.rank()), false);
+      bool ok = static_cast<int64_t>(perm.size()) == x.rank();
+      for (size_t d = 0; ok && d < perm.size(); ++d) {
+        ok = perm[d] >= 0 && perm[d] < x.rank() && !seen[static_cast<size_t>(perm[d])];
+        if (ok) seen[static_cast<size_t>(perm[d])] = true;
+      }
+      if (!ok)
+        fail(n, "perm " + shape_str(perm) + " is not a permutation of the " +
+                    std::to_string(x.rank()) + " axes of " + shape_str(x.shape));
+      for (size_t d = 0; d < perm.size(); ++d) out.shape[d] = x.shape[static_cast<size_t>(perm[d])];
+      break;
+    }
+    case OpKind::Softmax:
+      want_f32(n, x);
+      want_axis(n, n.get_int("axis", -1), x.rank());
+      break;
+    case OpKind::ReduceMean: {
+      want_f32(n, x);
+      const auto axes = n.get_ints("axes");
+      std::vector<bool> red(static_cast<size_t>(x.rank()), false);
+      for (int64_t a : axes) {
+        want_axis(n, a, x.rank());
+        if (red[static_cast<size_t>(a)]) fail(n, "axis " + std::to_string(a) + " is repeated");
+        red[static_cast<size_t>(a)] = true;
+      }
+      const bool keep = n.get_int("keepdims", 1) != 0;
+      out.shape.clear();
+      for (size_t d = 0; d < red.size(); ++d)
+        if (!red[d] || keep) out.shape.push_back(red[d] ? 1 : x.shape[d]);
+      break;
+    }
+    case OpKind::LayerNormalization: {
+      want_f32(n, x);
+      const int64_t axis = n.get_int("axis", -1);
+      want_axis(n, axis, x.rank());
+      const std::vector<int64_t> row(x.shape.begin() + axis, x.shape.end());
+      for (size_t i = 1; i < n.inputs.size(); ++i) {
+        if (!has_input(n, i)) continue;
+        const TensorType& p = in_type(g, n, i);
+        want_f32(n, p);
+        // A trailing part of the normalized shape (leading 1s dropped): it broadcasts over
+        // the row as the kernel reads it.
+        std::vector<int64_t> ps = p.shape;
+        while (!ps.empty() && ps.front() == 1 && ps.size() > 1) ps.erase(ps.begin());
+        const bool ok = ps.size() <= row.size() &&
+                        std::equal(ps.begin(), ps.end(), row.end() - static_cast<long>(ps.size()));
+        if (!ok && !(p.elements() == 1))
+          fail(n, std::string(i == 1 ? "the scale " : "the bias ") + shape_str(p.shape) +
+                      " does not broadcast to the normalized shape " + shape_str(row));
+      }
+      const int64_t which = n.get_int("output", 0);  // Y, or the row's Mean or InvStdDev
+      if (which < 0 || which > 2) fail(n, "output " + std::to_string(which) + " is not 0, 1 or 2");
+      if (which) std::fill(out.shape.begin() + axis, out.shape.end(), 1);
       break;
     }
     case OpKind::Flatten: {

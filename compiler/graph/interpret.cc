@@ -10,6 +10,7 @@
 #include <string>
 
 #include "compiler/graph/elementwise.h"
+#include "compiler/graph/transformer_kernels.h"
 #include "compiler/ops/int8_rounding.h"
 #include "hardware/isa/errors.h"
 
@@ -268,6 +269,43 @@ void matmul(Op<T>& op) {
   }
 }
 
+template <typename T>
+void transpose(Op<T>& op) {
+  transpose_kernel<T>(op.in(0).f.data(), op.in(0).shape, op.n.get_ints("perm"), op.y.f.data());
+}
+
+template <typename T>
+void softmax(Op<T>& op) {
+  const HostValue<T>& x = op.in(0);
+  const int64_t axis = op.n.get_int("axis", -1);
+  if (op.over && op.over->softmax(x.f.data(), x.shape, axis, op.y.f.data())) return;
+  softmax_kernel<T>(x.f.data(), x.shape, axis, op.y.f.data());
+}
+
+template <typename T>
+void reduce_mean(Op<T>& op) {
+  const HostValue<T>& x = op.in(0);
+  std::vector<bool> reduced(x.shape.size(), false);
+  for (int64_t a : op.n.get_ints("axes")) reduced[static_cast<size_t>(a)] = true;
+  reduce_mean_kernel<T>(x.f.data(), x.shape, reduced, op.y.f.data(), op.y.elements());
+}
+
+template <typename T>
+void layer_norm(Op<T>& op) {
+  const HostValue<T>& x = op.in(0);
+  const HostValue<T>& sc = op.in(1);
+  const HostValue<T>* b = op.has(2) ? &op.in(2) : nullptr;
+  const int64_t axis = op.n.get_int("axis", -1);
+  const double eps = op.n.get_float("epsilon", 1e-5);
+  const int output = static_cast<int>(op.n.get_int("output", 0));
+  if (!output && op.over && op.over->layer_norm(x.f.data(), x.shape, axis, eps, sc.f.data(), sc.elements(),
+                                     b ? b->f.data() : nullptr, b ? b->elements() : 0,
+                                     op.y.f.data()))
+    return;
+  layer_norm_kernel<T>(x.f.data(), x.shape, axis, eps, sc.f.data(), sc.elements(),
+                       b ? b->f.data() : nullptr, b ? b->elements() : 0, op.y.f.data(), output);
+}
+
 // ONNX QuantizeLinear: x / scale in T, rounded and saturated as int8_rounding.h's
 // quantize_linear.
 template <typename T>
@@ -419,6 +457,10 @@ const HostValue<T>& Interpreter<T>::run_node(const Node& n) {
       y.i = op.in(0).i;
       break;
     case OpKind::Concat: concat(op); break;
+    case OpKind::Transpose: transpose(op); break;
+    case OpKind::Softmax: softmax(op); break;
+    case OpKind::ReduceMean: reduce_mean(op); break;
+    case OpKind::LayerNormalization: layer_norm(op); break;
     case OpKind::Gemm: gemm(op); break;
     case OpKind::MatMul: matmul(op); break;
     case OpKind::QuantizeLinear: quantize_linear(op); break;
@@ -430,6 +472,16 @@ const HostValue<T>& Interpreter<T>::run_node(const Node& n) {
                       "(the int8 reference and the accelerator executor run those)");
   }
   return y;
+}
+
+template <typename T>
+void Interpreter<T>::set_value(ValueId v, HostValue<T> h) {
+  if (values_.size() != g_.num_values()) {
+    values_.assign(g_.num_values(), HostValue<T>());
+    ready_.assign(g_.num_values(), 0);
+  }
+  values_.at(static_cast<size_t>(v)) = std::move(h);
+  ready_[static_cast<size_t>(v)] = 1;
 }
 
 template <typename T>
@@ -476,6 +528,26 @@ std::vector<std::vector<T>> interpret(const Graph& g, const std::vector<std::vec
     }
   }
   return out;
+}
+
+void run_float_node(const Graph& g, const Node& n, const std::vector<const float*>& in,
+                    float* out) {
+  Interpreter<float> it(g);
+  it.set_value(n.outputs.at(0), {});  // sizes the value table; run_node overwrites it
+  for (size_t k = 0; k < n.inputs.size(); ++k) {
+    const ValueId v = n.inputs[k];
+    if (v == kNone || g.value(v).is_constant()) continue;
+    const TensorType& t = g.value(v).type;
+    if (t.dtype != DType::F32 || k >= in.size() || !in[k])
+      throw InternalError(where(n) + ": input " + std::to_string(k) + " is not a float tensor");
+    HostValue<float> h;
+    h.shape = t.shape;
+    h.f.assign(in[k], in[k] + t.elements());
+    it.set_value(v, std::move(h));
+  }
+  const HostValue<float>& y = it.run_node(n);
+  if (y.dtype != DType::F32) throw InternalError(where(n) + ": the output is not float");
+  std::copy(y.f.begin(), y.f.end(), out);
 }
 
 template class Interpreter<float>;

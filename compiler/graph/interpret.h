@@ -12,7 +12,7 @@
 //
 // Operators: Conv, BatchNormalization, Relu, Clip, MaxPool, AveragePool, GlobalAveragePool,
 // Add, Sub, Mul, Div, Pow, Sigmoid, Tanh, Erf, Sqrt, HardSigmoid, HardSwish, Flatten, Reshape,
-// Concat, Gemm, MatMul, QuantizeLinear, DequantizeLinear, QLinearConv (the element-wise
+// Concat, Transpose, Softmax, ReduceMean, LayerNormalization (transformer_kernels.h), Gemm, MatMul, QuantizeLinear, DequantizeLinear, QLinearConv (the element-wise
 // functions are compiler/ops/float_eltwise.h's, by compiler/graph/elementwise.h).
 // Anything else, or a value in a blocked layout, is a UserError naming the node.
 #pragma once
@@ -67,6 +67,18 @@ class KernelOverrides {
   /// Pow on floats).
   virtual bool binary(ops::BinaryFn f, const T* a, const std::vector<int64_t>& as, const T* b,
                       const std::vector<int64_t>& bs, T* y, const std::vector<int64_t>& ys) = 0;
+  /// Softmax of `x` (shape `xs`) along `axis` (opset 13). Default: declined.
+  virtual bool softmax(const T* /*x*/, const std::vector<int64_t>& /*xs*/, int64_t /*axis*/,
+                       T* /*y*/) {
+    return false;
+  }
+  /// LayerNormalization of `x` (shape `xs`) from `axis` on; scale/bias of scale_n/bias_n
+  /// elements broadcast over each row (bias may be null). Default: declined.
+  virtual bool layer_norm(const T* /*x*/, const std::vector<int64_t>& /*xs*/, int64_t /*axis*/,
+                          double /*eps*/, const T* /*scale*/, int64_t /*scale_n*/,
+                          const T* /*bias*/, int64_t /*bias_n*/, T* /*y*/) {
+    return false;
+  }
 };
 
 /// Sees every value computed (the graph inputs included), in dependency order.
@@ -88,6 +100,8 @@ class Interpreter {
   /// A computed value, or a constant (converted on first use; UserError for one in a blocked
   /// layout).
   const HostValue<T>& value(ValueId v);
+  /// Makes `h` the value of `v` (a node's input computed elsewhere: run_float_node).
+  void set_value(ValueId v, HostValue<T> h);
   /// The graph's outputs, in g.outputs() order.
   std::vector<HostValue<T>> outputs();
 
@@ -112,5 +126,12 @@ template <typename T>
 std::vector<std::vector<T>> interpret(
     const Graph& g, const std::vector<std::vector<T>>& inputs,
     const std::function<void(ValueId, const std::vector<T>&)>& observe = {});
+
+/// Runs float node `n` of `g` alone (an int8 network's node kept in fp32 by the quantizer, on
+/// the int8 reference or the executor's plain CPU kernels): `in` holds one plain float tensor
+/// per node input (null for a constant, which is read from the graph), `out` receives the
+/// output (the output type's elements).
+void run_float_node(const Graph& g, const Node& n, const std::vector<const float*>& in,
+                    float* out);
 
 }  // namespace weft::compiler::graph

@@ -46,6 +46,13 @@ int residual_input(const Graph& g, const Node& add) {
   return -1;
 }
 
+// Operators the int8 path has no kernel for and whose int8 form would cost accuracy (softmax
+// and layer norm inputs, means, transposes of attention heads): kept in fp32 on the CPU.
+bool float_only(OpKind k) {
+  return k == OpKind::Transpose || k == OpKind::Softmax || k == OpKind::ReduceMean ||
+         k == OpKind::LayerNormalization;
+}
+
 }  // namespace
 
 Graph quantize(const Graph& network, const QuantizeOptions& opt) {
@@ -192,13 +199,25 @@ Graph quantize(const Graph& network, const QuantizeOptions& opt) {
       case OpKind::Gemm:
       case OpKind::MatMul: {
         const Value& w = g.value(n.inputs[1]);
+        if (n.kind != OpKind::Conv && (!w.is_constant() || w.type.rank() != 2)) {
+          kept_fp32(n);  // a product of two activations (attention) runs on the CPU in fp32
+          continue;
+        }
         if (!w.is_constant()) unsupported(n, "the weight is not a constant");
         if (n.kind == OpKind::Conv && n.get_int("group", 1) != 1) unsupported(n, "grouped convolution");
         if (n.kind == OpKind::Gemm &&
-            (n.get_float("alpha", 1.0) != 1.0 || n.get_float("beta", 1.0) != 1.0 || n.get_int("transA", 0)))
-          unsupported(n, "alpha, beta or transA other than the defaults");
-        if (n.kind == OpKind::MatMul && g.value(n.inputs[0]).type.rank() != 2)
-          unsupported(n, "only 2D MatMul is quantized");
+            (n.get_float("alpha", 1.0) != 1.0 || n.get_float("beta", 1.0) != 1.0 ||
+             n.get_int("transA", 0))) {
+          kept_fp32(n);  // QDense has no scaling or transposed input: the CPU in fp32
+          continue;
+        }
+        // A MatMul of an N-d activation by a 2D weight (a transformer's linear layer) is a
+        // dense layer over the rows of its input seen as [rows, K].
+        const std::vector<int64_t> xshape = g.value(n.inputs[0]).type.shape;
+        if (n.kind == OpKind::MatMul && xshape.size() < 2) {
+          kept_fp32(n);  // a vector times a matrix: no rows for a dense layer
+          continue;
+        }
         // Weights as [rows=out channels][per] in the QConv/QDense order.
         std::vector<int64_t> wshape = w.type.shape;
         std::vector<float> wf(w.data->f32(), w.data->f32() + w.type.elements());
@@ -262,8 +281,20 @@ Graph quantize(const Graph& network, const QuantizeOptions& opt) {
           if (n.get_string("auto_pad", "NOTSET") != "NOTSET" && n.get_string("auto_pad", "") != "VALID")
             unsupported(n, "auto_pad");
           out = q.add_op(OpKind::QConv, name, {m(n, 0), wv, bv}, a, f);
-        } else {
+        } else if (xshape.size() == 2) {
           out = q.add_op(OpKind::QDense, name, {m(n, 0), wv, bv}, a, f);
+        } else {
+          const int64_t k = xshape.back();
+          const std::vector<int64_t> yshape = g.value(n.outputs[0]).type.shape;
+          auto reshape = [&](ValueId v, const std::vector<int64_t>& to, const std::string& as) {
+            const std::vector<int32_t> d(to.begin(), to.end());
+            const ValueId sv = q.add_constant(as + ".shape", TensorType(DType::I32, {int64_t(to.size())}),
+                                              ConstData::from_i32(d));
+            return q.add_op(OpKind::Reshape, as, {v, sv}, {});
+          };
+          const ValueId x2 = reshape(m(n, 0), {-1, k}, name + ".rows");
+          const ValueId y2 = q.add_op(OpKind::QDense, name + ".2d", {x2, wv, bv}, a, f);
+          out = reshape(y2, yshape, name);
         }
         break;
       }
@@ -271,6 +302,11 @@ Graph quantize(const Graph& network, const QuantizeOptions& opt) {
       case OpKind::MaxPool:
       case OpKind::Flatten:
       case OpKind::Reshape: {
+        if ((n.kind == OpKind::Flatten || n.kind == OpKind::Reshape) &&
+            computed_fp32.count(n.inputs[0])) {
+          kept_fp32(n);  // a view of an fp32 value stays fp32 (no round trip through int8)
+          continue;
+        }
         std::vector<ValueId> ins = {m(n, 0)};
         if (n.kind == OpKind::Reshape) {
           const Value& s = g.value(n.inputs[1]);
@@ -332,7 +368,7 @@ Graph quantize(const Graph& network, const QuantizeOptions& opt) {
         break;
       }
       default:
-        if (!unary_of(n) && !binary_of(n.kind))
+        if (!unary_of(n) && !binary_of(n.kind) && !float_only(n.kind))
           unsupported(n, "not supported by the int8 quantizer");
         kept_fp32(n);
         continue;

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <map>
 
-#include "compiler/graph/elementwise.h"
+#include "compiler/graph/interpret.h"
 #include "compiler/graph/interpret_kernels.h"
 #include "compiler/ops/int8_rounding.h"
 #include "hardware/isa/errors.h"
@@ -199,12 +199,9 @@ std::vector<std::vector<float>> reference_int8(const Graph& g,
         return fv.at(v);
       };
       std::vector<float> o(static_cast<size_t>(ot.elements()));
-      const bool two = n.inputs.size() > 1;
-      if (!run_elementwise<float>(n, floats(x).data(), xt.shape,
-                                  two ? floats(n.inputs[1]).data() : nullptr,
-                                  two ? g.value(n.inputs[1]).type.shape : std::vector<int64_t>{},
-                                  o.data(), ot.shape))
-        fail(n, "is not an fp32 element-wise operator");
+      std::vector<const float*> ins;
+      for (ValueId v : n.inputs) ins.push_back(v == kNone ? nullptr : floats(v).data());
+      run_float_node(g, n, ins, o.data());
       fv[y] = std::move(o);
       continue;
     }

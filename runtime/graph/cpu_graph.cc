@@ -13,6 +13,8 @@
 #include <functional>
 
 #include "compiler/graph/interpret.h"
+#include "compiler/graph/passes/partition.h"
+#include "compiler/graph/transformer_kernels.h"
 #include "compiler/ops/cpu/conv2d.h"
 #include "compiler/ops/cpu/dense.h"
 #include "compiler/ops/cpu/layout.h"
@@ -67,26 +69,6 @@ HostArray to_array(const HostValue<T>& v) {
     a.data.assign(v.i.begin(), v.i.end());
   }
   return a;
-}
-
-// Multiply-accumulates of node `n`: output elements x the length of each sum (Conv,
-// QLinearConv, Gemm, MatMul); 0 for the other operators.
-double node_macs(const Graph& g, const Node& n) {
-  const auto& x = g.value(n.inputs.at(0)).type;
-  const auto& y = g.value(n.outputs.at(0)).type;
-  switch (n.kind) {
-    case OpKind::Conv:
-    case OpKind::QLinearConv: {
-      const auto& w = g.value(n.inputs.at(n.kind == OpKind::Conv ? 1 : 3)).type;
-      return double(y.elements()) * double(x.shape[1] * w.shape[2] * w.shape[3]);
-    }
-    case OpKind::Gemm:
-      return double(y.elements()) * double(n.get_int("transA", 0) ? x.shape[0] : x.shape[1]);
-    case OpKind::MatMul:
-      return double(y.elements()) * double(x.shape.back());
-    default:
-      return 0;
-  }
 }
 
 }  // namespace
@@ -209,6 +191,19 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
               const std::vector<int64_t>& ys) override {
     return took(llvm_binary_f32(f, a, as, b, bs, y, ys));
   }
+
+  bool softmax(const float* x, const std::vector<int64_t>& xs, int64_t axis, float* y) override {
+    const auto s = compiler::graph::split_at(xs, axis);
+    return took(llvm_softmax_f32(x, y, s.outer, s.n, s.inner));
+  }
+
+  bool layer_norm(const float* x, const std::vector<int64_t>& xs, int64_t axis, double eps,
+                  const float* scale, int64_t scale_n, const float* bias, int64_t bias_n,
+                  float* y) override {
+    const auto s = compiler::graph::split_at(xs, axis);  // rows: outer; a row: n x inner
+    return took(llvm_layer_norm_f32(x, scale, bias, y, s.outer, s.n * s.inner, eps, scale_n,
+                                    bias ? bias_n : 0));
+  }
 };
 
 namespace {
@@ -229,7 +224,7 @@ GraphRun run_graph(const Graph& g, const std::vector<HostArray>& inputs,
     NodeRecord rec;
     rec.name = n.name;
     rec.op = compiler::graph::op_name(n.kind);
-    rec.macs = node_macs(g, n);
+    rec.macs = double(compiler::graph::passes::node_macs(g, n));
     if (took) *took = false;
     const auto t0 = Clock::now();
     rec.start = std::chrono::duration<double>(t0 - t_all).count();

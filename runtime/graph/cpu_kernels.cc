@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "compiler/graph/elementwise.h"
+#include "compiler/graph/interpret.h"
 #include "compiler/ops/int8_rounding.h"
 #include "hardware/isa/errors.h"
 
@@ -146,14 +146,11 @@ void run_cpu_node(const Graph& g, const Node& n, const std::vector<const uint8_t
   const int64_t count = yt.elements();
   const auto* x8 = reinterpret_cast<const int8_t*>(in[0]);
   auto* y8 = reinterpret_cast<int8_t*>(out);
-  if (yt.dtype == DType::F32 && n.kind != OpKind::Dequantize) {  // an fp32 element-wise node
-    const bool two = n.inputs.size() > 1;
-    if (compiler::graph::run_elementwise<float>(
-            n, reinterpret_cast<const float*>(in[0]), xt.shape,
-            two ? reinterpret_cast<const float*>(in[1]) : nullptr,
-            two ? g.value(n.inputs[1]).type.shape : std::vector<int64_t>{},
-            reinterpret_cast<float*>(out), yt.shape))
-      return;
+  if (yt.dtype == DType::F32 && n.kind != OpKind::Dequantize) {  // kept in fp32 (quantize.h)
+    std::vector<const float*> fin;
+    for (const uint8_t* p : in) fin.push_back(reinterpret_cast<const float*>(p));
+    compiler::graph::run_float_node(g, n, fin, reinterpret_cast<float*>(out));
+    return;
   }
   switch (n.kind) {
     case OpKind::Quantize: {

@@ -13,6 +13,7 @@
 
 #include "compiler/graph/elementwise.h"
 #include "compiler/ops/cpu/elementwise.h"
+#include "compiler/ops/cpu/normalization.h"
 #include "compiler/ops/cpu/packed.h"
 #include "compiler/ops/cpu/pool.h"
 #include "compiler/ops/cpu/qconv.h"
@@ -467,6 +468,27 @@ bool llvm_binary_f32(compiler::ops::BinaryFn f, const float* a, const std::vecto
                           "] [" + ints_str(bs) + "] -> [" + ints_str(ys) + "]";
   run_cached(key, [&] { return ops::binary_f32(f, as, bs, ys); },
              {const_cast<float*>(a), const_cast<float*>(b), y});
+  return true;
+}
+
+bool llvm_softmax_f32(const float* x, float* y, int64_t outer, int64_t n, int64_t inner) {
+  if (outer * n * inner <= 0) return true;
+  const std::string key = "softmax f32 " + std::to_string(outer) + "x" + std::to_string(n) +
+                          "x" + std::to_string(inner);
+  run_cached(key, [&] { return ops::softmax_f32(outer, n, inner); }, {const_cast<float*>(x), y});
+  return true;
+}
+
+bool llvm_layer_norm_f32(const float* x, const float* scale, const float* bias, float* y,
+                         int64_t rows, int64_t len, double eps, int64_t scale_n, int64_t bias_n) {
+  if (rows * len <= 0) return true;
+  const std::string key = "layer_norm f32 " + std::to_string(rows) + "x" + std::to_string(len) +
+                          " eps" + std::to_string(eps) + " s" + std::to_string(scale_n) + " b" +
+                          std::to_string(bias_n);
+  std::vector<void*> args = {const_cast<float*>(x), const_cast<float*>(scale)};
+  if (bias_n) args.push_back(const_cast<float*>(bias));
+  args.push_back(y);
+  run_cached(key, [&] { return ops::layer_norm_f32(rows, len, eps, scale_n, bias_n); }, args);
   return true;
 }
 

@@ -86,5 +86,11 @@ bool llvm_unary_f32(const compiler::ops::Unary& u, const float* x, float* y, int
 bool llvm_binary_f32(compiler::ops::BinaryFn f, const float* a, const std::vector<int64_t>& as,
                      const float* b, const std::vector<int64_t>& bs, float* y,
                      const std::vector<int64_t>& ys);
+/// Softmax of x [outer, n, inner] along n (compiler/ops/cpu/normalization.h).
+bool llvm_softmax_f32(const float* x, float* y, int64_t outer, int64_t n, int64_t inner);
+/// LayerNormalization of `rows` rows of `len` floats; scale [scale_n], bias [bias_n] (null and
+/// 0: none), each read at i % n.
+bool llvm_layer_norm_f32(const float* x, const float* scale, const float* bias, float* y,
+                         int64_t rows, int64_t len, double eps, int64_t scale_n, int64_t bias_n);
 
 }  // namespace weft::rt::graph

@@ -53,5 +53,10 @@ bool llvm_binary_f32(compiler::ops::BinaryFn, const float*, const std::vector<in
                      const std::vector<int64_t>&) {
   return false;
 }
+bool llvm_softmax_f32(const float*, float*, int64_t, int64_t, int64_t) { return false; }
+bool llvm_layer_norm_f32(const float*, const float*, const float*, float*, int64_t, int64_t,
+                         double, int64_t, int64_t) {
+  return false;
+}
 
 }  // namespace weft::rt::graph

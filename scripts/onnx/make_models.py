@@ -30,6 +30,10 @@ Models (OUT_DIR/NAME.onnx):
   vgg_dropout   a small VGG-style classifier (conv, ReLU, max pool, Gemm) with an Identity and a
                 Dropout at inference, as torch.onnx.export writes them, 1x3x16x16.
   dropout_training  a Dropout whose training_mode is a constant true.
+  tiny_encoder  one BERT/ViT encoder layer (self-attention, LayerNormalization, an MLP with
+                the erf GELU) as torch.onnx.export writes it at opset 17, 1x32x128.
+  bad_perm, bad_axis, bad_matmul  a Transpose whose perm repeats an axis, a Softmax on axis
+                3 of a rank-3 input, a MatMul whose batch dimensions do not broadcast.
 and OUT_DIR/NAME_input.npy, a float32 input for each runnable model (seed 7).
 """
 import os
@@ -241,7 +245,7 @@ def uint8_input():
 
 def unsupported(seed=1):
     b = Builder(seed)
-    y = b.node("Softmax", [b.conv("input", 3, 4, 1)], "softmax", axis=1)
+    y = b.node("LRN", [b.conv("input", 3, 4, 1)], "lrn", size=3)
     return b.model("input", [1, 3, 4, 4], y, 13, "unsupported")
 
 
@@ -380,6 +384,56 @@ def eltwise_cnn(seed=13):
     return b.model("input", [1, 3, 16, 16], y, 14, "eltwise_cnn")  # HardSwish-14
 
 
+def tiny_encoder(seed=17, seq=32, d=128, heads=4, ff=256):
+    """One BERT/ViT encoder layer as torch.onnx.export writes it at opset 17 (batch 1, `seq`
+    tokens of width `d`): Q, K and V as MatMul by constant weights plus Add of the bias,
+    Reshape and Transpose to `heads` heads, Q.K^T (a MatMul of two activations, K transposed
+    with perm [0, 2, 3, 1]), Div by sqrt(d / heads), Softmax, the product with V, Transpose and
+    Reshape back, the output projection, the residual Add and LayerNormalization; then the MLP
+    with the erf GELU (Div, Erf, Add, Mul, Mul), its residual and a second LayerNormalization;
+    last a mean over the tokens (ReduceMean) and Squeeze/Unsqueeze round trip to [1, d]. The
+    widths are the smallest at which the partition's cost estimate puts the linear layers on
+    vta's accelerator (a smaller layer is cheaper on the CPU than one launch)."""
+    b = Builder(seed)
+    f32 = np.float32
+    hd = d // heads
+
+    def linear(x, k, n, scale=1.0):
+        w = (b.rng.standard_normal((k, n)) * scale / np.sqrt(k)).astype(f32)
+        bias = (0.05 * b.rng.standard_normal(n)).astype(f32)
+        return b.node("Add", [b.node("MatMul", [x, b.const("w", w)]), b.const("b", bias)])
+
+    def heads_of(x, perm):
+        shape = b.const("shape", np.array([1, seq, heads, hd], np.int64))
+        return b.node("Transpose", [b.node("Reshape", [x, shape])], perm=perm)
+
+    def layer_norm(x):
+        g = (1.0 + 0.1 * b.rng.standard_normal(d)).astype(f32)
+        beta = (0.1 * b.rng.standard_normal(d)).astype(f32)
+        return b.node("LayerNormalization", [x, b.const("ln_g", g), b.const("ln_b", beta)],
+                      "layernorm", axis=-1, epsilon=1e-5)
+
+    x = "input"                                                                  # 1 x seq x d
+    q = heads_of(linear(x, d, d), [0, 2, 1, 3])                                  # 1 x h x seq x hd
+    k = heads_of(linear(x, d, d), [0, 2, 3, 1])                                  # 1 x h x hd x seq
+    v = heads_of(linear(x, d, d), [0, 2, 1, 3])
+    s = b.node("Div", [b.node("MatMul", [q, k]), b.const("sqrt_hd", f32(np.sqrt(hd)))])
+    a = b.node("MatMul", [b.node("Softmax", [s], axis=-1), v])                   # 1 x h x seq x hd
+    a = b.node("Reshape", [b.node("Transpose", [a], perm=[0, 2, 1, 3]),
+                           b.const("shape", np.array([1, seq, d], np.int64))])
+    y = layer_norm(b.node("Add", [x, linear(a, d, d)]))
+    h = linear(y, d, ff)
+    erf = b.node("Erf", [b.node("Div", [h, b.const("sqrt2", f32(np.sqrt(2.0)))])])
+    h = b.node("Mul", [b.node("Mul", [h, b.node("Add", [erf, b.const("one", f32(1.0))])]),
+                       b.const("half", f32(0.5))])                               # GELU (erf)
+    y = layer_norm(b.node("Add", [y, linear(h, ff, d)]))
+    pooled = b.node("ReduceMean", [y], axes=[1], keepdims=1)                     # 1 x 1 x d
+    flat = b.node("Squeeze", [pooled, b.const("axes", np.array([1], np.int64))])  # 1 x d
+    back = b.node("Unsqueeze", [flat, b.const("axes", np.array([-1], np.int64))])  # 1 x d x 1
+    out = b.node("Squeeze", [back, b.const("axes", np.array([2], np.int64))])   # 1 x d
+    return b.model("input", [1, seq, d], out, 17, "tiny_encoder")
+
+
 def bad_broadcast():
     """Mul of [1,4,6,6] by [3]: shapes that do not broadcast (the output type is declared, as
     shape inference cannot give one)."""
@@ -392,6 +446,34 @@ def bad_broadcast():
     m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     m.ir_version = 8
     return m
+
+
+def one_node(name, op, in_shape, out_shape, inits=(), **attrs):
+    """A single `op` node on "input" (and the constants `inits`, (name, array) pairs) with its
+    output type declared, for the bad-input tests (shape inference cannot give one)."""
+    nodes = [helper.make_node(op, ["input"] + [n for n, _ in inits], ["y"], name=name + "_1",
+                              **attrs)]
+    graph = helper.make_graph(
+        nodes, name, [helper.make_tensor_value_info("input", TensorProto.FLOAT, in_shape)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, out_shape)],
+        [numpy_helper.from_array(a, n) for n, a in inits])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    return m
+
+
+def bad_perm():
+    return one_node("bad_perm", "Transpose", [1, 4, 6], [1, 4, 6], perm=[0, 0, 1])
+
+
+def bad_axis():
+    return one_node("bad_axis", "Softmax", [1, 4, 6], [1, 4, 6], axis=3)
+
+
+def bad_matmul():
+    """A MatMul of [2, 3, 4] by [3, 4, 5]: batch dimensions 2 and 3 do not broadcast."""
+    w = np.ones((3, 4, 5), np.float32)
+    return one_node("bad_matmul", "MatMul", [2, 3, 4], [2, 3, 5], [("w", w)])
 
 
 def dropout_training(seed=1):
@@ -413,13 +495,15 @@ MODELS = {"resnet18": resnet18, "small_cnn": small_cnn, "tiny_resnet": tiny_resn
           "conv_weight_rank": conv_weight_rank, "short_raw_data": short_raw_data, "zero_stride": zero_stride, "no_outputs": no_outputs, "computed_weight": computed_weight,
           "old_opset": old_opset, "uint8_input": uint8_input, "vgg_dropout": vgg_dropout,
           "dropout_training": dropout_training, "eltwise_cnn": eltwise_cnn,
-          "bad_broadcast": bad_broadcast}
+          "bad_broadcast": bad_broadcast, "tiny_encoder": tiny_encoder,
+          "bad_perm": bad_perm, "bad_axis": bad_axis, "bad_matmul": bad_matmul}
 INPUTS = {"resnet18": [1, 3, 224, 224], "small_cnn": [1, 3, 16, 16],
           "tiny_resnet": [1, 3, 16, 16], "qdq_cnn": [1, 3, 8, 8], "qdq_per_channel": [1, 16, 16, 16],
           "unsupported": [1, 3, 4, 4], "bad_attr": [1, 4, 6, 6],
           "conv_weight_rank": [1, 3, 8, 8], "computed_weight": [1, 3, 6, 6], "short_raw_data": [1, 4], "zero_stride": [1, 2, 4, 4], "no_outputs": [1, 4],
           "vgg_dropout": [1, 3, 16, 16], "dropout_training": [1, 4], "eltwise_cnn": [1, 3, 16, 16],
-          "bad_broadcast": [1, 4, 6, 6]}
+          "bad_broadcast": [1, 4, 6, 6], "tiny_encoder": [1, 32, 128],
+          "bad_perm": [1, 4, 6], "bad_axis": [1, 4, 6], "bad_matmul": [2, 3, 4]}
 
 
 def main(argv):

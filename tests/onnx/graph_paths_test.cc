@@ -69,6 +69,8 @@ TEST(OnnxGraph, ElementwiseOperatorsOnLlvmMatchFloat64) {
   expect_matches_reference("eltwise_cnn", 3);
 }
 
+TEST(OnnxGraph, TinyEncoderOnLlvmMatchesFloat64) { expect_matches_reference("tiny_encoder", 2); }
+
 TEST(OnnxGraph, ResNet18ImportsAsTheArchitecture) {
   const std::string path = model("resnet18");
   if (path.empty()) GTEST_SKIP() << "resnet18.onnx was not written";
@@ -227,6 +229,47 @@ TEST(OnnxGraph, FloatElementwiseNodesStayInFp32OnTheCpuBitExact) {
         << n.name;
   }
   EXPECT_GE(fp32_nodes, 8);
+  const auto want = compiler::graph::reference_int8(c.graph, {xf});
+  for (bool llvm : {false, true}) {
+    rt::graph::ExecutorOptions eo;
+    eo.llvm_kernels = llvm;
+    rt::graph::GraphExecutor exe(c, l, pf, eo);
+    auto dev = rt::graph::open_graph_device("functional", exe, l, pf);
+    EXPECT_EQ(exe.run(*dev, {xf}).outputs, want) << (llvm ? "llvm kernels" : "plain kernels");
+  }
+}
+
+// tiny_encoder on the accelerator: the linear layers (MatMul of [1, seq, d] by a constant
+// weight) become int8 dense layers over the rows, the attention products of two activations
+// and the operators without an int8 form stay in fp32 on the CPU; the executor on either CPU
+// kernel set matches the int8 reference bit for bit.
+TEST(OnnxGraph, EncoderLinearLayersQuantizedAttentionInFp32BitExact) {
+  const std::string path = model("tiny_encoder");
+  if (path.empty()) GTEST_SKIP() << "tiny_encoder.onnx was not written";
+  const auto imp = compiler::onnx_import::import_onnx(path);
+  const auto x = random_input(imp.graph, 7);
+  const std::vector<float> xf(x.data.begin(), x.data.end());
+  const isa::Layout& l = isa::layout_for("vta");
+  const isa::Platform& pf = isa::find_platform("sim");
+  const auto c = compile_calibrated(imp.graph, xf, l, pf);
+  int dense = 0, fp32_matmul = 0, fp32_other = 0;
+  for (compiler::graph::NodeId id : c.graph.topo_order()) {
+    const auto& n = c.graph.node(id);
+    if (n.kind == OpKind::AccelDense || n.kind == OpKind::QDense) ++dense;
+    if (n.kind == OpKind::MatMul) {
+      ++fp32_matmul;
+      EXPECT_EQ(c.graph.value(n.outputs[0]).type.dtype, DType::F32) << n.name;
+    }
+    if (n.kind == OpKind::Softmax || n.kind == OpKind::LayerNormalization ||
+        n.kind == OpKind::Transpose || n.kind == OpKind::ReduceMean) {
+      ++fp32_other;
+      EXPECT_EQ(c.graph.value(n.outputs[0]).type.dtype, DType::F32) << n.name;
+      EXPECT_EQ(n.facts.device, compiler::graph::Device::kCpu) << n.name;
+    }
+  }
+  EXPECT_EQ(dense, 6);        // Q, K, V, the output projection, the MLP's two layers
+  EXPECT_EQ(fp32_matmul, 2);  // Q.K^T and the product with V
+  EXPECT_EQ(fp32_other, 1 + 2 + 1 + 4);
   const auto want = compiler::graph::reference_int8(c.graph, {xf});
   for (bool llvm : {false, true}) {
     rt::graph::ExecutorOptions eo;

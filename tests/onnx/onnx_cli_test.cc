@@ -111,7 +111,7 @@ TEST_F(OnnxCli, CorruptFile) {
 
 TEST_F(OnnxCli, UnsupportedOperator) {
   expect_user_error(models() + "/unsupported.onnx", models() + "/unsupported_input.npy",
-                    "node 'softmax_3' (Softmax): operator Softmax is not supported");
+                    "node 'lrn_3' (LRN): operator LRN is not supported");
 }
 
 TEST_F(OnnxCli, UnsupportedAttribute) {
@@ -309,6 +309,54 @@ TEST_F(OnnxCli, ElementwiseOperatorsRunInFp32BesideTheAccelerator) {
   EXPECT_THAT(without_spaces(r.out), HasSubstr("\"op\":\"Sigmoid\",\"engine\":\"llvm\""));
   EXPECT_THAT(r.out, HasSubstr("\"detail\": \"fp32: the int8 quantizer has no Sigmoid"));
   EXPECT_THAT(r.out, HasSubstr("\"detail\": \"fp32: the int8 quantizer has no Erf"));
+}
+
+// One BERT/ViT encoder layer as torch.onnx.export writes it: Transpose, Softmax, the MatMul of
+// two activations, LayerNormalization, ReduceMean and Squeeze/Unsqueeze (imported as Reshape)
+// on the fp32 LLVM path within 1e-4 of the float64 interpreter; Softmax, LayerNormalization
+// and the MatMuls on JIT kernels.
+TEST_F(OnnxCli, TinyEncoderRunsOnTheLlvmPath) {
+  const std::string m = models() + "/tiny_encoder.onnx", x = models() + "/tiny_encoder_input.npy";
+  const Result r = weft("run " + m + " --input " + x + " --target llvm --check");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("\"within_1e-4\": true"));
+  EXPECT_LT(field(r.out, "max_error_relative_to_max"), 1e-4) << r.out;
+  const std::string flat = without_spaces(r.out);
+  for (const char* op : {"Softmax", "LayerNormalization", "MatMul", "Erf"})
+    EXPECT_THAT(flat, HasSubstr("\"op\":\"" + std::string(op) + "\",\"engine\":\"llvm\"")) << op;
+  const Result g = weft("compile " + m + " --emit graph --pass import");
+  ASSERT_EQ(g.code, 0) << g.out;
+  for (const char* op : {"Transpose", "Softmax", "LayerNormalization", "ReduceMean", "MatMul"})
+    EXPECT_THAT(g.out, HasSubstr(std::string("= ") + op + "(%")) << op;
+  EXPECT_THAT(g.out, HasSubstr("{perm=[0,2,3,1]}"));
+}
+
+// On the accelerator the linear layers (MatMul by a constant weight, on [1, seq, d]) run as
+// int8 dense layers; the attention products of two activations, Softmax, LayerNormalization
+// and the transposes stay in fp32 on the CPU, and the report says where each node ran and why.
+TEST_F(OnnxCli, TinyEncoderRunsBesideTheAccelerator) {
+  const std::string m = models() + "/tiny_encoder.onnx", x = models() + "/tiny_encoder_input.npy";
+  const Result r = weft("run " + m + " --input " + x + " --config vta --engine functional " +
+                        "--calibrate " + x + " --check");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_GE(field(r.out, "cosine_similarity"), 0.99) << r.out;
+  const std::string flat = without_spaces(r.out);
+  EXPECT_THAT(flat, HasSubstr("\"engine\":\"accel\""));
+  EXPECT_THAT(r.out, HasSubstr("\"detail\": \"fp32: the int8 quantizer has no Softmax"));
+  EXPECT_THAT(r.out, HasSubstr("\"detail\": \"fp32: the int8 quantizer has no LayerNormalization"));
+  EXPECT_THAT(r.out, HasSubstr("\"detail\": \"fp32: a MatMul of two activations"));
+}
+
+// A perm that is not a permutation, an axis outside the input, batch dimensions that do not
+// broadcast: named errors, exit 1, nothing written. ONNX's shape inference finds them first and
+// names the node; Weft's own inference (a graph built in C++) is tested in interpret_test.cc.
+TEST_F(OnnxCli, TransformerOperatorsRefuseBadAttributes) {
+  expect_user_error(models() + "/bad_perm.onnx", models() + "/bad_perm_input.npy",
+                    "(op_type:Transpose, node name: bad_perm_1)");
+  expect_user_error(models() + "/bad_axis.onnx", models() + "/bad_axis_input.npy",
+                    "(op_type:Softmax, node name: bad_axis_1)");
+  expect_user_error(models() + "/bad_matmul.onnx", models() + "/bad_matmul_input.npy",
+                    "bad_matmul_1");
 }
 
 // ONNX's shape inference finds it first and names the node; Weft's own inference (when a graph

@@ -1,6 +1,7 @@
 // ONNX model to graph IR; see onnx_import.h.
 #include "compiler/graph/onnx/onnx_import.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -53,6 +54,12 @@ const std::map<std::string, std::set<std::string>>& allowed_attrs() {
       {"Sub", {}},
       {"Div", {}},
       {"Pow", {}},
+      {"Transpose", {"perm"}},
+      {"Softmax", {"axis"}},
+      {"ReduceMean", {"axes", "keepdims", "noop_with_empty_axes"}},
+      {"LayerNormalization", {"axis", "epsilon", "stash_type"}},
+      {"Squeeze", {"axes"}},
+      {"Unsqueeze", {"axes"}},
   };
   return a;
 }
@@ -277,6 +284,75 @@ class Importer {
 
   const std::vector<int64_t>& shape_of(ValueId v) const { return out_.graph.value(v).type.shape; }
 
+  // The axes of Squeeze / Unsqueeze / ReduceMean as given: the attribute (opsets before 13,
+  // ReduceMean's before 18) or the constant input 1; `given` says whether there were any.
+  std::vector<int64_t> raw_axes(const Node& n, bool* given) const {
+    *given = true;
+    if (n.attrs.count("axes")) return ints_attr(n, "axes", {});
+    if (n.inputs.size() > 1 && !n.inputs[1].empty()) {
+      const TensorData& t = constant(n, 1, "axes");
+      if (t.type != ElemType::kInt64) fail(n, "axes must be int64");
+      return t.to_int64();
+    }
+    *given = false;
+    return {};
+  }
+
+  // `axes` made non-negative against `rank` and sorted; out of range or repeated is a named
+  // error.
+  std::vector<int64_t> normal_axes(const Node& n, std::vector<int64_t> axes, int64_t rank) const {
+    std::set<int64_t> seen;
+    for (int64_t& a : axes) {
+      const int64_t orig = a;
+      if (a < 0) a += rank;
+      if (a < 0 || a >= rank)
+        fail(n, "axis " + std::to_string(orig) + " is outside -" + std::to_string(rank) + ".." +
+                    std::to_string(rank - 1));
+      if (!seen.insert(a).second) fail(n, "axis " + std::to_string(orig) + " is repeated");
+    }
+    std::sort(axes.begin(), axes.end());
+    return axes;
+  }
+
+  // Squeeze and Unsqueeze only change the shape: each becomes a Reshape to the shape they give.
+  void import_squeeze(const Node& n) {
+    if (n.inputs.empty() || n.inputs[0].empty()) fail(n, "has no inputs");
+    const ValueId x = value_of(n.inputs[0], &n);
+    const std::vector<int64_t> xs = shape_of(x);
+    const int64_t rank = static_cast<int64_t>(xs.size());
+    std::vector<int64_t> shape;
+    bool given = false;
+    if (n.op == "Unsqueeze") {
+      std::vector<int64_t> axes = raw_axes(n, &given);
+      if (!given) fail(n, "axes are missing");
+      const int64_t out_rank = rank + static_cast<int64_t>(axes.size());
+      axes = normal_axes(n, axes, out_rank);
+      size_t next = 0, k = 0;
+      for (int64_t d = 0; d < out_rank; ++d) {
+        if (k < axes.size() && axes[k] == d) {
+          shape.push_back(1);
+          ++k;
+        } else {
+          shape.push_back(xs[next++]);
+        }
+      }
+    } else {
+      const std::vector<int64_t> axes = normal_axes(n, raw_axes(n, &given), rank);
+      for (int64_t d = 0; d < rank; ++d) {
+        const bool listed = std::binary_search(axes.begin(), axes.end(), d);
+        if (listed && xs[static_cast<size_t>(d)] != 1)
+          fail(n, "axis " + std::to_string(d) + " of " + shape_string(xs) +
+                      " is not 1 and cannot be squeezed");
+        if (!(listed || (!given && xs[static_cast<size_t>(d)] == 1))) shape.push_back(xs[d]);
+      }
+    }
+    std::vector<int32_t> d32(shape.begin(), shape.end());
+    const ValueId sv = out_.graph.add_constant(
+        n.outputs.at(0) + ".shape", TensorType(DType::I32, {int64_t(shape.size())}),
+        graph::ConstData::from_i32(d32));
+    add_imported(n, OpKind::Reshape, {x, sv}, {}, out_.uint8_values.count(x) != 0);
+  }
+
   void import_node(const Node& n) {
     if (!n.domain.empty())
       fail(n, "operator domain '" + n.domain + "' is not supported (only the default ONNX "
@@ -294,6 +370,7 @@ class Importer {
         fail(n, "attribute '" + name + "' has an unsupported kind");
     }
     if (n.op == "Identity" || n.op == "Dropout") return import_pass_through(n);
+    if (n.op == "Squeeze" || n.op == "Unsqueeze") return import_squeeze(n);
     graph::OpKind kind;
     if (!graph::op_from_name(n.op, &kind)) fail(n, "operator " + n.op + " has no graph IR kind");
 
@@ -317,7 +394,8 @@ class Importer {
         if (!n.outputs[i].empty()) k = static_cast<int>(i) + 1;
       return k;
     }();
-    if (outputs_used > 1) fail(n, "only the first output is supported (the node has " +
+    if (outputs_used > 1 && kind != OpKind::LayerNormalization)
+      fail(n, "only the first output is supported (the node has " +
                                   std::to_string(outputs_used) + ")");
     if (ins.empty()) fail(n, "has no inputs");
     const TensorType& x = out_.graph.value(ins[0]).type;
@@ -417,6 +495,69 @@ class Importer {
       case OpKind::Div:
         for (size_t i = 0; i < ins.size(); ++i) want_f32(ins[i], "input " + std::to_string(i));
         break;
+      case OpKind::Transpose: {
+        want_f32(ins[0], "the input");
+        std::vector<int64_t> perm;
+        for (int64_t d = x.rank(); d-- > 0;) perm.push_back(d);  // ONNX's default: reversed
+        attrs["perm"] = ints_attr(n, "perm", perm);
+        break;
+      }
+      case OpKind::Softmax: {
+        want_f32(ins[0], "the input");
+        const int64_t given = int_attr(n, "axis", m_.opset >= 13 ? -1 : 1);
+        const int64_t axis = given < 0 ? given + x.rank() : given;
+        if (axis < 0 || axis >= x.rank())
+          fail(n, "axis " + std::to_string(given) + " is outside the " +
+                      std::to_string(x.rank()) + " axes of " + shape_string(x.shape));
+        if (m_.opset < 13 && axis != x.rank() - 1)
+          fail(n, "opset " + std::to_string(m_.opset) + " Softmax over axes " +
+                      std::to_string(axis) + ".." + std::to_string(x.rank() - 1) +
+                      " (flattened) is not supported; only over the last axis (or re-export at "
+                      "opset 13)");
+        attrs["axis"] = axis;
+        break;
+      }
+      case OpKind::ReduceMean: {
+        want_f32(ins[0], "the input");
+        bool given = false;
+        std::vector<int64_t> axes = normal_axes(n, raw_axes(n, &given), x.rank());
+        ins.resize(1);  // opset 18's axes input is now an attribute
+        if (!given || axes.empty()) {
+          if (int_attr(n, "noop_with_empty_axes", 0)) {
+            values_[n.outputs.at(0)] = ins[0];  // reduces nothing
+            return;
+          }
+          axes.clear();
+          for (int64_t d = 0; d < x.rank(); ++d) axes.push_back(d);
+        }
+        attrs.erase("noop_with_empty_axes");
+        attrs["axes"] = axes;
+        attrs["keepdims"] = int_attr(n, "keepdims", 1) != 0 ? int64_t(1) : int64_t(0);
+        break;
+      }
+      case OpKind::LayerNormalization: {
+        for (size_t i = 0; i < ins.size(); ++i) want_f32(ins[i], "input " + std::to_string(i));
+        const int64_t given = int_attr(n, "axis", -1);
+        const int64_t axis = given < 0 ? given + x.rank() : given;
+        if (axis < 0 || axis >= x.rank())
+          fail(n, "axis " + std::to_string(given) + " is outside the " +
+                      std::to_string(x.rank()) + " axes of " + shape_string(x.shape));
+        if (int_attr(n, "stash_type", 1) != 1)
+          fail(n, "stash_type " + std::to_string(int_attr(n, "stash_type", 1)) +
+                      " is not supported (float32 statistics, 1)");
+        attrs.erase("stash_type");
+        attrs["axis"] = axis;
+        if (!attrs.count("epsilon")) attrs["epsilon"] = 1e-5;
+        // Mean and InvStdDev, where used, are nodes of their own ('output' 1 and 2).
+        for (size_t o = 1; o < n.outputs.size() && o < 3; ++o) {
+          if (n.outputs[o].empty()) continue;
+          Attrs stat = attrs;
+          stat["output"] = static_cast<int64_t>(o);
+          add_imported(n, kind, ins, stat, false, o);
+        }
+        if (n.outputs[0].empty()) return;
+        break;
+      }
       case OpKind::Clip:
         for (size_t i = 1; i < ins.size(); ++i) {
           if (ins[i] == graph::kNone) continue;
@@ -483,9 +624,16 @@ class Importer {
         fail(n, "operator " + n.op + " is not an ONNX operator Weft imports");
     }
 
+    add_imported(n, kind, ins, attrs, out_u8);
+  }
+
+  // Adds node `n` as `kind` with its output types inferred (and checked against ONNX's shape
+  // inference), and names its first output.
+  void add_imported(const Node& n, OpKind kind, const std::vector<ValueId>& ins,
+                    const Attrs& attrs, bool out_u8, size_t out = 0) {
     graph::Node probe;
     probe.kind = kind;
-    probe.name = n.name;
+    probe.name = out ? n.name + "." + std::to_string(out) : n.name;
     probe.inputs = ins;
     probe.attrs = attrs;
     std::vector<TensorType> types;
@@ -495,7 +643,7 @@ class Importer {
       throw UserError(m_.path + ": " + e.what());
     }
     // ONNX's shape inference and Weft's must agree.
-    auto it = m_.types.find(n.outputs[0]);
+    auto it = m_.types.find(n.outputs[out]);
     if (it != m_.types.end() && it->second.has_shape) {
       bool same = it->second.shape.size() == types[0].shape.size();
       for (size_t d = 0; same && d < types[0].shape.size(); ++d)
@@ -505,10 +653,10 @@ class Importer {
                     " but ONNX's shape inference gives " + shape_string(it->second.shape));
     }
     const graph::NodeId id =
-        out_.graph.add_node(kind, n.name, ins, attrs, types, {n.outputs[0]});
+        out_.graph.add_node(kind, probe.name, ins, attrs, types, {n.outputs[out]});
     const ValueId v = out_.graph.node(id).outputs.at(0);
     if (out_u8) out_.uint8_values.insert(v);
-    values_[n.outputs[0]] = v;
+    values_[n.outputs[out]] = v;
   }
 
   const Model& m_;
@@ -524,7 +672,8 @@ const std::vector<std::string>& supported_operators() {
       "AveragePool", "GlobalAveragePool", "Add", "Flatten",       "Reshape",
       "Gemm",    "MatMul",             "Concat",  "QuantizeLinear", "DequantizeLinear",
       "QLinearConv", "Identity", "Dropout", "Sigmoid", "Tanh", "Erf", "Sqrt", "HardSigmoid",
-      "HardSwish", "Mul", "Sub", "Div", "Pow"};
+      "HardSwish", "Mul", "Sub", "Div", "Pow", "Transpose", "Softmax", "ReduceMean",
+      "LayerNormalization", "Squeeze", "Unsqueeze"};
   return ops;
 }
 

@@ -9,7 +9,8 @@ namespace weft::compiler::graph::passes {
 
 int64_t node_macs(const Graph& g, const Node& n) {
   if (n.kind != OpKind::QConv && n.kind != OpKind::AccelConv && n.kind != OpKind::Conv &&
-      n.kind != OpKind::QDense && n.kind != OpKind::AccelDense)
+      n.kind != OpKind::QDense && n.kind != OpKind::AccelDense && n.kind != OpKind::Gemm &&
+      n.kind != OpKind::MatMul && n.kind != OpKind::QLinearConv)
     return 0;
   if (n.facts.macs) return *n.facts.macs;  // a rewritten layer keeps its useful MACs
   const TensorType& x = g.value(n.inputs[0]).type;
@@ -20,6 +21,14 @@ int64_t node_macs(const Graph& g, const Node& n) {
     case OpKind::AccelConv:
     case OpKind::Conv:
       return o.elements() * x.shape[1] * w.shape[2] * w.shape[3];
+    case OpKind::QLinearConv: {
+      const TensorType& qw = g.value(n.inputs.at(3)).type;
+      return o.elements() * x.shape[1] * qw.shape[2] * qw.shape[3];
+    }
+    case OpKind::Gemm:  // fp32 (on the CPU in an int8 network): output x the sum's length
+      return o.elements() * (n.get_int("transA", 0) ? x.shape[0] : x.shape[1]);
+    case OpKind::MatMul:
+      return o.elements() * x.shape.back();
     case OpKind::QDense:
     case OpKind::AccelDense:
       return o.elements() * x.shape[1];
@@ -78,8 +87,14 @@ int partition(Graph& g, const isa::Layout& l, const isa::Platform& pf, double cp
       if (ok && accel_us < cpu_us) device = Device::kAccel;
     } else if (n.kind != OpKind::Dequantize && !n.outputs.empty() &&
                g.value(n.outputs[0]).type.dtype == DType::F32) {
-      n.facts.cpu_reason = std::string("fp32: the int8 quantizer has no ") + op_name(n.kind) +
-                           " (it runs on the CPU in float)";
+      if (n.kind == OpKind::MatMul || n.kind == OpKind::Gemm) {
+        n.facts.cpu_reason = std::string("fp32: a ") + op_name(n.kind) +
+                             " of two activations, or with a transposed or scaled operand (the "
+                             "accelerator's dense layers take a constant weight)";
+      } else {
+        n.facts.cpu_reason = std::string("fp32: the int8 quantizer has no ") + op_name(n.kind) +
+                             " (it runs on the CPU in float)";
+      }
     }
     n.facts.device = device;
     if (device == Device::kAccel) ++accel;

@@ -19,7 +19,9 @@ namespace weft::compiler::graph::passes {
 int partition(Graph& g, const isa::Layout& layout, const isa::Platform& platform,
               double cpu_gmacs = 20.0);
 
-/// MACs of a QConv/QDense/AccelConv/AccelDense node (0 for other kinds).
+/// Multiply-accumulates of a node: output elements x the length of each sum (Conv,
+/// QLinearConv, Gemm, MatMul and Weft's conv/dense kinds; a rewritten layer's useful MACs from
+/// its facts); 0 for the other kinds.
 int64_t node_macs(const Graph& g, const Node& n);
 
 }  // namespace weft::compiler::graph::passes

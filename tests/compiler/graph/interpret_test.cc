@@ -396,6 +396,74 @@ TEST(InterpretErrors, ShapesThatDoNotBroadcastAreRefusedNamingTheNode) {
             std::string::npos);
 }
 
+TYPED_TEST(Interpret, TransposeSoftmaxReduceMeanLayerNorm) {
+  using T = TypeParam;
+  {  // [2, 3] -> [3, 2]
+    Graph g;
+    const ValueId x = g.add_input("x", TensorType(DType::F32, {2, 3}));
+    g.set_outputs({g.add_op(OpKind::Transpose, "t", {x}, {{"perm", std::vector<int64_t>{1, 0}}})});
+    EXPECT_EQ(this->run(g, {1, 2, 3, 4, 5, 6}), (std::vector<T>{1, 4, 2, 5, 3, 6}));
+  }
+  {  // along axis 0 of [2, 2]; 1000 apart would overflow exp without the maximum subtracted
+    Graph g;
+    const ValueId x = g.add_input("x", TensorType(DType::F32, {2, 2}));
+    g.set_outputs({g.add_op(OpKind::Softmax, "s", {x}, {{"axis", int64_t{0}}})});
+    const auto y = this->run(g, {1000, 0, 1000, 0});
+    for (T v : y) EXPECT_NEAR(v, 0.5, 1e-6);
+  }
+  {  // mean over axis 1 of [2, 2, 2], keepdims 0
+    Graph g;
+    const ValueId x = g.add_input("x", TensorType(DType::F32, {2, 2, 2}));
+    g.set_outputs({g.add_op(OpKind::ReduceMean, "m", {x},
+                            {{"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t{0}}})});
+    EXPECT_EQ(g.value(g.outputs()[0]).type.shape, (std::vector<int64_t>{2, 2}));
+    EXPECT_EQ(this->run(g, {1, 2, 3, 4, 5, 6, 7, 8}), (std::vector<T>{2, 3, 6, 7}));
+  }
+  {  // rows [1, 3] and [2, 2]: mean 2, variance 1 and 0 (eps 0 and 1e-5 below)
+    Graph g;
+    const ValueId x = g.add_input("x", TensorType(DType::F32, {2, 2}));
+    const ValueId sc = f32_const(g, "sc", {2}, {2, 1});
+    const ValueId b = f32_const(g, "b", {2}, {0, 10});
+    const Attrs a = {{"axis", int64_t{1}}, {"epsilon", 0.0}};
+    Attrs inv = a;
+    inv["output"] = int64_t{2};
+    inv["epsilon"] = 1e-5;
+    g.set_outputs({g.add_op(OpKind::LayerNormalization, "ln", {x, sc, b}, a),
+                   g.add_op(OpKind::LayerNormalization, "ln.2", {x, sc, b}, inv)});
+    const auto out = interpret<T>(g, {{1, 3, 2, 2}});
+    EXPECT_EQ(out[0][0], T(-2));
+    EXPECT_EQ(out[0][1], T(11));
+    EXPECT_NEAR(out[1][0], 1 / std::sqrt(1 + 1e-5), 1e-6);
+    EXPECT_NEAR(out[1][1], 1 / std::sqrt(1e-5), 1e-2);
+  }
+}
+
+TEST(InterpretErrors, TransformerOperatorsRefuseBadAttributesNamingTheNode) {
+  Graph g;
+  const ValueId x = g.add_input("x", TensorType(DType::F32, {1, 4, 6}));
+  EXPECT_NE(error_of([&] {
+              g.add_op(OpKind::Transpose, "t", {x}, {{"perm", std::vector<int64_t>{0, 0, 1}}});
+            }).find("node 't' (Transpose): perm [0,0,1] is not a permutation"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { g.add_op(OpKind::Softmax, "s", {x}, {{"axis", int64_t{3}}}); })
+                .find("node 's' (Softmax): axis 3 is outside 0..2"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] {
+              g.add_op(OpKind::ReduceMean, "m", {x}, {{"axes", std::vector<int64_t>{1, 1}}});
+            }).find("node 'm' (ReduceMean): axis 1 is repeated"),
+            std::string::npos);
+  const ValueId sc = f32_const(g, "sc", {4}, {1, 1, 1, 1});
+  EXPECT_NE(error_of([&] {
+              g.add_op(OpKind::LayerNormalization, "ln", {x, sc}, {{"axis", int64_t{2}}});
+            }).find("node 'ln' (LayerNormalization): the scale [4] does not broadcast"),
+            std::string::npos);
+  const ValueId z = g.add_input("z", TensorType(DType::F32, {2, 6, 2}));
+  const ValueId w = g.add_input("w", TensorType(DType::F32, {3, 4, 6}));
+  EXPECT_NE(error_of([&] { g.add_op(OpKind::MatMul, "mm2", {w, z}); })
+                .find("node 'mm2' (MatMul): shapes [3] and [2] do not broadcast"),
+            std::string::npos);
+}
+
 TEST(InterpretErrors, Int8KindsAndBlockedLayoutsAreRefusedNamingTheNode) {
   Graph g;
   const ValueId x = g.add_input("x", TensorType(DType::F32, {1, 4}));

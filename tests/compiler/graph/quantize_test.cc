@@ -13,22 +13,42 @@ namespace weft::compiler::graph {
 namespace {
 
 TEST(Quantize, UnsupportedOperatorNamesTheNode) {
-  Graph g("lstm");
+  Graph g("grouped");
+  ValueId x = g.add_input("x", TensorType(DType::F32, {1, 4, 3, 3}));
+  ValueId w = g.add_constant("w", TensorType(DType::F32, {4, 2, 1, 1}),
+                             ConstData::from_f32(std::vector<float>(8, 0.1f)));
+  g.set_outputs({g.add_op(OpKind::Conv, "gconv", {x, w}, {{"group", int64_t{2}}})});
+  try {
+    quantize(g);
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("node 'gconv' (Conv)"), std::string::npos) << e.what();
+  }
+}
+
+// A MatMul by a computed tensor (attention's Q.K^T) has no int8 form: it stays in fp32 between
+// a Dequantize of its int8 input and the graph's output; the MatMul by a constant is a QDense.
+TEST(Quantize, MatMulOfTwoActivationsStaysInFp32) {
+  Graph g("attention");
   ValueId x = g.add_input("x", TensorType(DType::F32, {1, 4}));
   TensorType wt(DType::F32, {4, 4});
   ValueId w = g.add_constant("w", wt, ConstData::from_f32(std::vector<float>(16, 0.1f)));
   ValueId y = g.add_op(OpKind::MatMul, "mm", {x, w});
   ValueId z = g.add_op(OpKind::Concat, "cat", {y, x}, {{"axis", int64_t{1}}});
-  // Clip is quantized since the int8 clamp; a MatMul by a computed tensor is not.
   ValueId b = g.add_input("b", TensorType(DType::F32, {8, 4}));
-  ValueId c = g.add_op(OpKind::MatMul, "mm2", {z, b});
-  g.set_outputs({c});
-  try {
-    quantize(g);
-    FAIL();
-  } catch (const UserError& e) {
-    EXPECT_NE(std::string(e.what()).find("node 'mm2' (MatMul)"), std::string::npos) << e.what();
+  g.set_outputs({g.add_op(OpKind::MatMul, "mm2", {z, b})});
+  const Graph q = quantize(g);
+  int dense = 0, fp32_matmul = 0;
+  for (const Node& n : q.nodes()) {
+    if (n.kind == OpKind::QDense) ++dense;
+    if (n.kind == OpKind::MatMul) {
+      ++fp32_matmul;
+      EXPECT_EQ(q.value(n.outputs[0]).type.dtype, DType::F32);
+      EXPECT_EQ(q.producer(n.inputs[0])->kind, OpKind::Dequantize);
+    }
   }
+  EXPECT_EQ(dense, 1);
+  EXPECT_EQ(fp32_matmul, 1);
 }
 
 TEST(Quantize, PerChannelScales) {

@@ -14,6 +14,7 @@
 #include "compiler/graph/models/resnet.h"
 #include "compiler/graph/pipeline.h"
 #include "compiler/graph/reference_int8.h"
+#include "compiler/graph/transformer_kernels.h"
 #include "runtime/graph/cpu_kernels.h"
 #include "runtime/graph/executor.h"
 #include "runtime/graph/llvm_kernels.h"
@@ -296,6 +297,35 @@ TEST(LlvmKernels, FloatKernelsMatchThePlainLoops) {
 // The float element-wise functions (compiler/ops/float_eltwise.h): the JIT kernels call the
 // same C library functions as the scalar templates in float, so they agree to the last bit or
 // two (a multiply-add may be fused into one rounding in the kernel).
+// Softmax along the middle axis of [3, 37, 5] (large values: the maximum must be subtracted)
+// and LayerNormalization of [6, 4, 9] over its last two dimensions with a scale over the last
+// one and a full bias, against the host interpreter's loops in double.
+TEST(LlvmKernels, SoftmaxAndLayerNormMatchTheHostLoops) {
+  if (!have_llvm_kernels()) GTEST_SKIP() << "built without the LLVM CPU backend";
+  std::mt19937 rng(9);
+  std::normal_distribution<float> d(0.f, 3.f);
+  auto filled = [&](size_t n, float offset) {
+    std::vector<float> v(n);
+    for (auto& e : v) e = d(rng) + offset;
+    return v;
+  };
+  const std::vector<float> x = filled(3 * 37 * 5, 500.f);
+  std::vector<float> y(x.size());
+  ASSERT_TRUE(llvm_softmax_f32(x.data(), y.data(), 3, 37, 5));
+  std::vector<double> xd(x.begin(), x.end()), want(x.size());
+  compiler::graph::softmax_kernel<double>(xd.data(), {3, 37, 5}, 1, want.data());
+  for (size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], want[i], 1e-6) << i;
+
+  const std::vector<float> z = filled(6 * 4 * 9, 1.f), sc = filled(9, 0.f), bi = filled(36, 0.f);
+  std::vector<float> out(z.size());
+  ASSERT_TRUE(llvm_layer_norm_f32(z.data(), sc.data(), bi.data(), out.data(), 6, 36, 1e-5, 9, 36));
+  std::vector<double> zd(z.begin(), z.end()), scd(sc.begin(), sc.end()), bid(bi.begin(), bi.end()),
+      ln(z.size());
+  compiler::graph::layer_norm_kernel<double>(zd.data(), {6, 4, 9}, 1, 1e-5, scd.data(), 9,
+                                             bid.data(), 36, ln.data());
+  for (size_t i = 0; i < out.size(); ++i) EXPECT_NEAR(out[i], ln[i], 1e-5 * (1 + std::fabs(ln[i]))) << i;
+}
+
 TEST(LlvmKernels, FloatElementwiseFunctionsMatchTheScalarDefinitions) {
   if (!have_llvm_kernels()) GTEST_SKIP() << "built without the LLVM CPU backend";
   namespace ops = compiler::ops;
