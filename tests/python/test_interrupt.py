@@ -112,3 +112,14 @@ def test_ctrl_c_stops_a_built_schedule_run():
     one_long_run_is_interrupted(lambda: f.run(a, w, d, engine="rtl"))
     f(a, w, d)
     assert (d == 1).all()  # 256 products of 1 x 1, shifted right by 8
+
+
+def test_ctrl_c_stops_a_cpu_network_run():
+    # weft.compile(target="llvm"): the float32 ResNet-18 on the host CPU, one thread (a run
+    # takes seconds); the run stops before its next node, and the network runs again afterwards.
+    net = weft.compile(weft.models.resnet18(), target="llvm")
+    x = np.random.default_rng(0).random((1, 3, 224, 224), dtype=np.float32)
+    net.run(x)  # JIT-compiles the kernels
+    one_long_run_is_interrupted(lambda: [net.run(x) for _ in range(20)], after_s=0.5)
+    y, report = net.run(x)
+    assert y.shape == (1, 1000) and len(report["nodes"]) > 20
