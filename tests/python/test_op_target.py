@@ -93,7 +93,7 @@ def test_bad_inputs_and_options_are_errors():
         (lambda: weft.ops.dense(x, w, target="llvm", threads=0), "threads 0 is outside"),
         (lambda: weft.ops.dense(x, w, target="llvm", repeats=0), "--repeats 0 is outside"),
         (lambda: weft.ops.dense(x.astype(np.int8), w.astype(np.int8), repeats=3),
-         "repeats go with target='llvm' or 'cuda'"),
+         "repeats goes with target='llvm' or 'cuda'"),
         (lambda: weft.ops.dense(x, w, target="cuda", threads=2), "threads, tune_db"),
         (lambda: weft.ops.conv2d(np.ones((1, 3, 8, 8), np.float32),
                                  np.ones((4, 3, 3, 3), np.float32), target="llvm",
