@@ -3,7 +3,7 @@
 // calls `weft run resnet18` / `weft run MODEL.onnx` make (compile_graph, GraphExecutor,
 // open_graph_device, run; Ctrl-C cancels the run); for target "llvm" the float32 network on the
 // host CPU (runtime/graph/cpu_graph.h's LlvmGraphRunner), as `weft run MODEL.onnx --target
-// llvm` runs it.
+// llvm` runs it (Ctrl-C stops it before the next node).
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
@@ -108,10 +108,7 @@ class CpuNetwork {
     std::vector<rt::graph::HostArray> in;
     for (size_t i = 0; i < xs.size(); ++i) in.push_back(host_array(xs[i], i));
     rt::graph::GraphRun run;
-    {
-      py::gil_scoped_release release;
-      run = runner_.run(in);
-    }
+    run_interruptible([&] { run = runner_.run(in); }, [this] { runner_.cancel(); });
     py::list outs;
     for (const rt::graph::HostArray& y : run.outputs) outs.append(numpy_of(y));
     double macs = 0;
@@ -188,7 +185,9 @@ void bind_network(py::module_& m) {
       .def("dump", &Network::dump, "The compiled graph as text.");
   py::class_<CpuNetwork>(m, "CpuNetwork",
                          "A float32 network on the host CPU (weft.compile(..., target=\"llvm\")).")
-      .def("run", &CpuNetwork::run, py::arg("x"), "(outputs, report dict).")
+      .def("run", &CpuNetwork::run, py::arg("x"),
+           "(outputs, report dict). Ctrl-C stops the run before its next node "
+           "(KeyboardInterrupt).")
       .def("dump", &CpuNetwork::dump, "The graph as text.");
 
   m.def("compile_accel",

@@ -114,6 +114,7 @@ void bind_ops(py::module_& root) {
         "int8 dense on an accelerator engine: clip((x . w^T) >> shift) as int8; a dict with "
         "output, stats (the report of `weft run dense`) and timeline.");
   bind_conv2d(m);
+  bind_op_target(m);
   root.def("timeline_svg",
            [](const std::string& doc, int width, const std::string& title) {
              driver::TimelineSvgOptions o;

@@ -1,5 +1,5 @@
 // weft.tune: the schedule search of `weft tune` (runtime/tune) over an operator (dense,
-// conv2d, one of ResNet-18's layers) or ResNet-18's layers, on the accelerator's cycle model or
+// conv2d, one of ResNet-18's layers), ResNet-18's layers or an ONNX model's layers, on the accelerator's cycle model or
 // the host CPU, with the same tasks, database (JSON lines, committed after every batch) and
 // summary as the CLI. It runs with the GIL released; Ctrl-C stops it after the batch in flight
 // (the database keeps every committed batch) and raises KeyboardInterrupt.
@@ -13,6 +13,9 @@
 #include "hardware/isa/errors.h"
 #include "python/src/bindings.h"
 #include "runtime/bench/conv2d_study.h"
+#ifdef WEFT_HAVE_ONNX_RUN
+#include "runtime/graph/onnx_tune_layers.h"
+#endif
 #include "runtime/tune/accel_tasks.h"
 #include "runtime/tune/cpu_tasks.h"
 #include "runtime/tune/database.h"
@@ -104,6 +107,17 @@ std::vector<tn::Task> make_tasks(const std::string& what, const std::string& tar
       if (keep.empty()) throw UserError("tune resnet18: layers is empty (give ['C1', 'C5', ...])");
       tasks = std::move(keep);
     }
+  } else if (what.size() > 5 && what.compare(what.size() - 5, 5, ".onnx") == 0) {
+    std::vector<std::pair<const char*, bool>> shape = conv_only;
+    shape.insert(shape.end(), {{"m", bool(s.m)}, {"n", bool(s.n)}, {"k", bool(s.k)},
+                               {"layers", bool(s.layers)}});
+    refuse(what, shape, "with dense, conv2d or resnet18 (the model fixes its layers' shapes)");
+#ifdef WEFT_HAVE_ONNX_RUN
+    tasks = rt::graph::onnx_tune_tasks(what, target, config, platform, dtype);
+#else
+    throw UserError("tune " + what + ": this weft was built without ONNX import (install "
+                    "libonnx-dev and reconfigure)");
+#endif
   } else {
     throw UserError("tune: '" + what + "' is not dense, conv2d or resnet18");
   }
@@ -121,6 +135,8 @@ py::object tune(const std::string& what, const std::string& target,
     throw UserError("tune: config and platform go with target='accel' (llvm tunes the host CPU)");
   if (target == "accel" && dtype)
     throw UserError("tune: dtype goes with target='llvm' (the accelerator is int8)");
+  if (dtype && *dtype != "float32" && *dtype != "int8")
+    throw UserError("tune: dtype '" + *dtype + "' is not float32 or int8");
   if (trials < 1) throw UserError("tune: trials must be at least 1 (got " + std::to_string(trials) + ")");
   if (per_round < 1) throw UserError("tune: per_round must be at least 1");
   if (workers < 1 || workers > 1024) throw UserError("tune: workers must be 1 to 1024");
@@ -183,7 +199,8 @@ void bind_tune(py::module_& m) {
       py::arg("h") = py::none(), py::arg("w") = py::none(), py::arg("ic") = py::none(),
       py::arg("oc") = py::none(), py::arg("kernel") = py::none(), py::arg("stride") = py::none(),
       py::arg("pad") = py::none(), py::arg("layer") = py::none(), py::arg("layers") = py::none(),
-      "Schedule search as `weft tune WHAT` (dense, conv2d or resnet18): the JSON summary as a "
+      "Schedule search as `weft tune WHAT` (dense, conv2d, resnet18 or MODEL.onnx): the JSON "
+      "summary as a "
       "dict; every trial goes to the database `db` (JSON lines) when given.");
 }
 

@@ -126,6 +126,7 @@ void bind_schedule(py::module_& m);
 void bind_build(py::module_& m);
 void bind_ops(py::module_& m);
 void bind_conv2d(py::module_& ops);
+void bind_op_target(py::module_& ops);
 void bind_graph(py::module_& m);
 void bind_onnx(py::module_& m);
 void bind_network(py::module_& m);

@@ -34,9 +34,14 @@ def compile(graph, target="accel", config=_UNSET, platform=_UNSET, calibrate=_UN
                                   ", ".join(sorted(given)), "es" if len(given) == 1 else ""))
         return CompiledNetwork(_weft.compile_llvm(graph, 1 if threads is _UNSET else threads),
                                "llvm")
+    if target == "cuda":
+        # Not a gap of the bindings: Weft runs networks on the accelerator or the host CPU only
+        # (`weft run MODEL.onnx --target accel|llvm`); dense and conv2d run on a GPU.
+        raise _weft.Error("compile: target 'cuda': Weft has no GPU network path (networks run on "
+                          "target=\"accel\" or \"llvm\"; weft.ops.dense/conv2d and weft.build "
+                          "take target=\"cuda\")")
     if target != "accel":
-        raise _weft.Error("compile: target '%s' is not one of accel, llvm (target=\"cuda\" is "
-                          "not bound in Python yet)" % target)
+        raise _weft.Error("compile: target '%s' is not one of accel, llvm" % target)
     if threads is not _UNSET:
         raise _weft.Error("compile: threads goes with target=\"llvm\"")
     o = dict(_ACCEL, **given)

@@ -1,5 +1,6 @@
-// `weft trace render`: draws a timeline written by `weft sim --engine cycle --trace` as an
-// SVG picture (lanes per unit, instructions, stalls, token arrows).
+// `weft trace render`: draws a timeline as an SVG picture: one written by `weft sim --engine
+// cycle --trace` (lanes per unit, instructions, stalls, token arrows; times in cycles) or by
+// `weft run NETWORK --trace` (accelerator and CPU lanes, one box per node; microseconds).
 #include <iostream>
 #include <memory>
 
@@ -12,7 +13,7 @@
 namespace weft::cli {
 
 void add_trace_command(CLI::App& app) {
-  CLI::App* cmd = app.add_subcommand("trace", "Work with timelines written by `weft sim --trace`.");
+  CLI::App* cmd = app.add_subcommand("trace", "Work with timelines written by `weft sim --trace` or `weft run --trace`.");
   cmd->require_subcommand(1);
   struct Opts {
     std::string input, output, from = "0", to, title;
@@ -21,12 +22,13 @@ void add_trace_command(CLI::App& app) {
   auto o = std::make_shared<Opts>();
   CLI::App* render = cmd->add_subcommand(
       "render",
-      "Render a timeline as an SVG picture. Open the JSON itself in ui.perfetto.dev or\n"
+      "Render a timeline as an SVG picture: the cycle engine's (times in cycles) or a network\n"
+      "run's (times in microseconds). Open the JSON itself in ui.perfetto.dev or\n"
       "chrome://tracing to zoom interactively.");
   render->add_option("input", o->input, "timeline JSON")->required();
   render->add_option("-o,--output", o->output, "SVG file to write")->required();
-  render->add_option("--from", o->from, "first cycle shown")->capture_default_str();
-  render->add_option("--to", o->to, "last cycle shown (default: the end)");
+  render->add_option("--from", o->from, "first cycle shown (microsecond for a network's timeline)")->capture_default_str();
+  render->add_option("--to", o->to, "last cycle (microsecond) shown (default: the end)");
   render->add_option("--pixels", o->width,
                      "picture width in pixels (was --width, which weft run resnet18 uses for "
                      "channels)")

@@ -152,19 +152,8 @@ std::vector<rt::tune::Task> make_tasks(const TuneOpts& o, CLI::App* cmd) {
   } else if (o.what.size() > 5 && o.what.substr(o.what.size() - 5) == ".onnx") {
 #ifdef WEFT_HAVE_ONNX_RUN
     // Each distinct conv2d/dense shape is a task weighted by its work times its count.
-    for (const auto& l : rt::graph::onnx_tune_layers(o.what, o.target, o.config, o.platform)) {
-      tn::Task t;
-      const std::string name = l.name + (l.count > 1 ? " (x" + std::to_string(l.count) + ")" : "");
-      if (o.target == "llvm")
-        t = tn::make_cpu_task(cpu_workload(l.op == "conv2d" ? tn::conv2d_workload(l.conv)
-                                                            : tn::dense_workload(l.dense), o),
-                              name);
-      else
-        t = tn::make_accel_conv2d_task(name, o.config, o.platform, l.conv);
-      t.weight *= l.count;
-      t.info["nodes"] = l.count;
-      tasks.push_back(std::move(t));
-    }
+    if (o.target == "llvm") cpu_workload({}, o);  // the dtype's check
+    tasks = rt::graph::onnx_tune_tasks(o.what, o.target, o.config, o.platform, o.dtype);
 #else
     throw UserError("tune " + o.what + ": this weft was built without ONNX import (install "
                     "libonnx-dev and reconfigure)");

@@ -26,16 +26,6 @@ rt::OpRequest request(const TargetOptions& o, const std::string& op) {
   return r;
 }
 
-// The request of a conv2d: a ResNet-18 layer (with batch `n`) or the given shape.
-rt::OpRequest conv_request(const TargetOptions& o, const std::string& layer, int64_t n, int64_t c,
-                           int64_t h, int64_t w, int64_t oc, int64_t k, int64_t stride,
-                           int64_t pad) {
-  rt::OpRequest r = request(o, "conv2d");
-  const compiler::ops::Conv2dShape s = conv2d_shape(layer, n, h, w, c, oc, k, stride, pad);
-  r.conv = compiler::ops::Conv2dNchw{s.n, s.ic, s.h, s.w, s.oc, s.k, s.k, s.stride, s.pad};
-  return r;
-}
-
 #ifdef WEFT_HAVE_CPU_BACKEND
 // The best tuned schedule for the request's operator on this host: from --tune-db when it has
 // one, else from the shipped default records; none: the default schedule.
@@ -83,16 +73,11 @@ void run_and_print(const TargetOptions& o, rt::OpRequest r, uint32_t seed,
                    const std::string& save) {
   r.seed = seed;
   r.save_dir = save;
-  const std::unique_ptr<rt::Target> target = target_for(o, r);
   rt::OutputSet outputs;
-  const nlohmann::ordered_json j = rt::run_op(*target, r, outputs);
+  const nlohmann::ordered_json j = run_on_target(o, r, outputs);
   outputs.commit();
   std::cout << j.dump(2) << "\n";
-  if (!j["correct"].get<bool>()) {
-    throw UserError("the " + r.op + " output differs from the scalar reference in " +
-                    std::to_string(j["mismatches"].get<int64_t>()) + " elements (max error " +
-                    std::to_string(j["max_abs_error"].get<double>()) + ")");
-  }
+  check_target_run(j, r.op);
 }
 
 void print(const TargetOptions& o, const std::string& emit, const rt::OpRequest& r) {
@@ -153,34 +138,63 @@ bool TargetOptions::is_llvm() const {
   return false;
 }
 
-void run_dense_on_target(const TargetOptions& o, int64_t m, int64_t n, int64_t k, uint32_t seed,
-                         const std::string& save) {
+rt::OpRequest dense_request(const TargetOptions& o, int64_t m, int64_t n, int64_t k) {
   rt::OpRequest r = request(o, "dense");
   r.m = m;
   r.n = n;
   r.k = k;
-  run_and_print(o, r, seed, save);
+  return r;
+}
+
+// The request of a conv2d: a ResNet-18 layer (with batch `n`) or the given shape.
+rt::OpRequest conv2d_request(const TargetOptions& o, const std::string& layer, int64_t n,
+                             int64_t c, int64_t h, int64_t w, int64_t oc, int64_t k,
+                             int64_t stride, int64_t pad) {
+  rt::OpRequest r = request(o, "conv2d");
+  const compiler::ops::Conv2dShape s = conv2d_shape(layer, n, h, w, c, oc, k, stride, pad);
+  r.conv = compiler::ops::Conv2dNchw{s.n, s.ic, s.h, s.w, s.oc, s.k, s.k, s.stride, s.pad};
+  return r;
+}
+
+nlohmann::ordered_json run_on_target(const TargetOptions& o, const rt::OpRequest& r,
+                                     rt::OutputSet& outputs, rt::OpIo io) {
+  if (o.canceller) {
+    io.before_run = [c = o.canceller, then = io.before_run] {
+      c->check();
+      if (then) then();
+    };
+  }
+  const std::unique_ptr<rt::Target> target = target_for(o, r);
+  return rt::run_op(*target, r, outputs, io);
+}
+
+void check_target_run(const nlohmann::ordered_json& j, const std::string& op) {
+  if (j["correct"].get<bool>()) return;
+  throw UserError("the " + op + " output differs from the scalar reference in " +
+                  std::to_string(j["mismatches"].get<int64_t>()) + " elements (max error " +
+                  std::to_string(j["max_abs_error"].get<double>()) + ")");
+}
+
+void run_dense_on_target(const TargetOptions& o, int64_t m, int64_t n, int64_t k, uint32_t seed,
+                         const std::string& save) {
+  run_and_print(o, dense_request(o, m, n, k), seed, save);
 }
 
 void run_conv2d_on_target(const TargetOptions& o, const std::string& layer, int64_t n, int64_t ic,
                           int64_t h, int64_t w, int64_t oc, int64_t k, int64_t stride, int64_t pad,
                           uint32_t seed, const std::string& save) {
-  run_and_print(o, conv_request(o, layer, n, ic, h, w, oc, k, stride, pad), seed, save);
+  run_and_print(o, conv2d_request(o, layer, n, ic, h, w, oc, k, stride, pad), seed, save);
 }
 
 void print_dense_on_target(const TargetOptions& o, const std::string& emit, int64_t m, int64_t n,
                            int64_t k) {
-  rt::OpRequest r = request(o, "dense");
-  r.m = m;
-  r.n = n;
-  r.k = k;
-  print(o, emit, r);
+  print(o, emit, dense_request(o, m, n, k));
 }
 
 void print_conv2d_on_target(const TargetOptions& o, const std::string& emit,
                             const std::string& layer, int64_t n, int64_t ic, int64_t h, int64_t w,
                             int64_t oc, int64_t k, int64_t stride, int64_t pad) {
-  print(o, emit, conv_request(o, layer, n, ic, h, w, oc, k, stride, pad));
+  print(o, emit, conv2d_request(o, layer, n, ic, h, w, oc, k, stride, pad));
 }
 
 }  // namespace weft::cli

@@ -3,12 +3,18 @@
 // runtime/gpu/gpu_target.h). The options (`--target accel|llvm|cuda`, `--dtype`, `--threads`,
 // `--repeats`, `--gpu-path`, `--arch`) are registered here for every target. Without the CPU
 // backend (WEFT_CPU_BACKEND=OFF) `--target llvm` is a user error that says how to build it;
-// without the CUDA toolkit `--target cuda` runs nothing but `--emit cuda`.
+// without the CUDA toolkit `--target cuda` runs nothing but `--emit cuda`. The Python package's
+// weft.ops(..., target="llvm"|"cuda") runs through run_on_target with its own inputs.
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
+
+#include "runtime/cli/run_cancel.h"
+#include "runtime/io/files.h"
+#include "runtime/target/run_op.h"
 
 namespace weft::cli {
 
@@ -21,6 +27,7 @@ struct TargetOptions {
   std::string arch;               // cuda --emit ptx: sm_XX (default: the GPU's, else sm_75)
   std::string tune_db;            // llvm: tuning records to take schedules from (--tune-db)
   bool no_tuned = false;          // llvm: the default schedules, ignoring records (--no-records)
+  RunCanceller* canceller = nullptr;  // lets another thread stop the runs (Python's Ctrl-C)
 
   /// A copy with the tuning-record options of the operator's own options (--tune-db,
   /// --no-records, registered by the dense and conv2d options).
@@ -40,6 +47,19 @@ struct TargetOptions {
   /// Whether a code-generating target (llvm or cuda) was chosen rather than the accelerator.
   bool is_llvm_or_cuda() const { return is_cuda() || is_llvm(); }
 };
+
+/// The request of a dense (A M x K, W N x K) or a conv2d (a ResNet-18 layer `layer` with batch
+/// `n` when not empty, else the shape) on the options' dtype and repeats.
+rt::OpRequest dense_request(const TargetOptions& o, int64_t m, int64_t n, int64_t k);
+rt::OpRequest conv2d_request(const TargetOptions& o, const std::string& layer, int64_t n,
+                             int64_t ic, int64_t h, int64_t w, int64_t oc, int64_t k,
+                             int64_t stride, int64_t pad);
+/// Runs `r` on the target the options choose (the GPU, or the host CPU with its tuned
+/// schedule), stopping between timed runs when the canceller says so; the JSON report.
+nlohmann::ordered_json run_on_target(const TargetOptions& o, const rt::OpRequest& r,
+                                     rt::OutputSet& outputs, rt::OpIo io = {});
+/// UserError (the CLI's message) when a run's report says the output is wrong.
+void check_target_run(const nlohmann::ordered_json& report, const std::string& op);
 
 /// `weft run dense --target llvm|cuda`: runs, prints JSON, UserError when the result is wrong.
 void run_dense_on_target(const TargetOptions& o, int64_t m, int64_t n, int64_t k, uint32_t seed,

@@ -16,6 +16,10 @@ bool RunCanceller::cancelled() const {
   return cancelled_;
 }
 
+void RunCanceller::check() const {
+  if (cancelled()) throw UserError("the run was cancelled");
+}
+
 RunCanceller::Running::Running(RunCanceller* c, driver::Device& dev) : c_(c) {
   if (!c_) return;
   std::lock_guard<std::mutex> lock(c_->mu_);

@@ -2,7 +2,8 @@
 // run registers the device it opened while it runs on it; cancel() aborts the run in flight
 // (Device::abort, which ends it with the device's "cancelled" error) and makes every later run
 // that would register fail at once, so that an operator that runs several times (a knob search)
-// stops too.
+// stops too. Runs on the host CPU or a GPU (op_target.h) have no device to abort; they call
+// check() between their timed runs.
 #pragma once
 
 #include <mutex>
@@ -16,6 +17,9 @@ class RunCanceller {
   /// Aborts the run in progress, if any, and refuses later ones. Any thread; repeatable.
   void cancel();
   bool cancelled() const;
+  /// UserError when cancel() came: a run with no device (the CPU or GPU targets) calls it
+  /// between its steps.
+  void check() const;
 
   /// Registers `dev` for the lifetime of this object; UserError when cancel() came first.
   class Running {

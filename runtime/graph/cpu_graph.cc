@@ -209,10 +209,11 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
 namespace {
 
 // One run of `g`: the interpreter node by node, each timed and labelled ("llvm" when `jit`
-// took its work: it sets `*took`).
+// took its work: it sets `*took`), stopping before a node once `*cancelled` is set.
 template <typename T>
 GraphRun run_graph(const Graph& g, const std::vector<HostArray>& inputs,
-                   compiler::graph::KernelOverrides<T>* jit, bool* took) {
+                   compiler::graph::KernelOverrides<T>* jit, bool* took,
+                   const std::atomic<bool>* cancelled = nullptr) {
   compiler::graph::Interpreter<T> interp(g, jit);
   std::vector<HostValue<T>> values;
   for (const HostArray& a : inputs) values.push_back(to_value<T>(a));
@@ -221,6 +222,8 @@ GraphRun run_graph(const Graph& g, const std::vector<HostArray>& inputs,
   GraphRun r;
   for (NodeId id : g.topo_order()) {
     const Node& n = g.node(id);
+    if (cancelled && *cancelled)
+      throw UserError("the run was cancelled before node '" + n.name + "'");
     NodeRecord rec;
     rec.name = n.name;
     rec.op = compiler::graph::op_name(n.kind);
@@ -262,7 +265,8 @@ LlvmGraphRunner::LlvmGraphRunner(const Graph& g, int threads)
 LlvmGraphRunner::~LlvmGraphRunner() = default;
 
 GraphRun LlvmGraphRunner::run(const std::vector<HostArray>& inputs) {
-  return run_graph<float>(g_, inputs, state_.get(), &state_->used);
+  cancelled_ = false;
+  return run_graph<float>(g_, inputs, state_.get(), &state_->used, &cancelled_);
 }
 double LlvmGraphRunner::compile_seconds() const { return state_->compile_seconds; }
 int LlvmGraphRunner::kernels_compiled() const { return static_cast<int>(state_->kernels.size()); }

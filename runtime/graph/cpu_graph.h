@@ -8,6 +8,7 @@
 // quantization and fusion) are the accelerator executor's, not these.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -53,7 +54,11 @@ class LlvmGraphRunner {
   LlvmGraphRunner(const LlvmGraphRunner&) = delete;
   LlvmGraphRunner& operator=(const LlvmGraphRunner&) = delete;
 
+  /// UserError naming the next node when cancel() came during the run.
   GraphRun run(const std::vector<HostArray>& inputs);
+  /// Stops the run in progress from another thread (the Python package's Ctrl-C) before its
+  /// next node; the node in flight finishes first. A run that starts later is not affected.
+  void cancel() { cancelled_ = true; }
   /// Seconds spent JIT-compiling so far, and the number of distinct kernels compiled.
   double compile_seconds() const;
   int kernels_compiled() const;
@@ -63,6 +68,7 @@ class LlvmGraphRunner {
  private:
   const compiler::graph::Graph& g_;
   std::unique_ptr<State> state_;
+  std::atomic<bool> cancelled_{false};
 };
 
 }  // namespace weft::rt::graph

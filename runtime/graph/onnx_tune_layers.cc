@@ -9,6 +9,8 @@
 #include "hardware/isa/errors.h"
 #include "hardware/isa/layout.h"
 #include "hardware/isa/spec.h"
+#include "runtime/tune/accel_tasks.h"
+#include "runtime/tune/cpu_tasks.h"
 
 namespace weft::rt::graph {
 
@@ -109,6 +111,28 @@ std::vector<OnnxTuneLayer> onnx_tune_layers(const std::string& model, const std:
                                             " (the graph pipeline's partition left none on the "
                                             "accelerator; a batch-1 model fits --config vta)"));
   return out;
+}
+
+std::vector<tune::Task> onnx_tune_tasks(const std::string& model, const std::string& target,
+                                        const std::string& config, const std::string& platform,
+                                        const std::string& dtype) {
+  std::vector<tune::Task> tasks;
+  for (const OnnxTuneLayer& l : onnx_tune_layers(model, target, config, platform)) {
+    const std::string name = l.name + (l.count > 1 ? " (x" + std::to_string(l.count) + ")" : "");
+    tune::Task t;
+    if (target == "llvm") {
+      compiler::tune::Workload w =
+          l.op == "conv2d" ? tune::conv2d_workload(l.conv) : tune::dense_workload(l.dense);
+      w.shape["dtype"] = dtype;
+      t = tune::make_cpu_task(w, name);
+    } else {
+      t = tune::make_accel_conv2d_task(name, config, platform, l.conv);
+    }
+    t.weight *= l.count;
+    t.info["nodes"] = l.count;
+    tasks.push_back(std::move(t));
+  }
+  return tasks;
 }
 
 }  // namespace weft::rt::graph

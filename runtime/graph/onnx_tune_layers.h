@@ -7,6 +7,7 @@
 //          dense layer is a 1x1 conv2d on a 1x1 image, batch = the GEMM batch).
 //   llvm:  the imported float graph's Conv nodes (conv2d) and Gemm/MatMul nodes (dense), the
 //          shapes `weft run MODEL.onnx --target llvm` runs.
+// onnx_tune_tasks turns them into the tuner's tasks, for the CLI and the Python package alike.
 #pragma once
 
 #include <string>
@@ -14,6 +15,7 @@
 
 #include "compiler/ops/conv2d.h"
 #include "compiler/ops/dense.h"
+#include "runtime/tune/task.h"
 
 namespace weft::rt::graph {
 
@@ -29,5 +31,12 @@ struct OnnxTuneLayer {
 std::vector<OnnxTuneLayer> onnx_tune_layers(const std::string& model, const std::string& target,
                                             const std::string& config,
                                             const std::string& platform);
+
+/// The tuning tasks of the model's layers: one per distinct shape, named after its first node
+/// (with " (xN)" for N nodes) and weighted by its work times its count; on llvm, workloads of
+/// element type `dtype` (float32 or int8, checked by the caller).
+std::vector<tune::Task> onnx_tune_tasks(const std::string& model, const std::string& target,
+                                        const std::string& config, const std::string& platform,
+                                        const std::string& dtype);
 
 }  // namespace weft::rt::graph

@@ -6,6 +6,8 @@
 #include <map>
 #include <sstream>
 
+#include "driver/timeline.h"
+
 namespace weft::rt::graph {
 
 void add_run_details(StepReport& sr, const nlohmann::json& d, const isa::Layout& l,
@@ -194,7 +196,9 @@ nlohmann::json RunReport::timeline() const {
                   {"dur", s.seconds * 1e6},
                   {"args", args}});
   }
-  return {{"traceEvents", ev}, {"displayTimeUnit", "ns"}};
+  nlohmann::json doc = {{"traceEvents", ev}, {"displayTimeUnit", "ns"}};
+  driver::set_timeline_unit(doc, driver::TimelineUnit::kMicrosecond);  // so it renders as such
+  return doc;
 }
 
 }  // namespace weft::rt::graph

@@ -67,7 +67,8 @@ struct RunReport {
   double utilization() const;
   nlohmann::ordered_json to_json() const;
   std::string table() const;
-  /// Chrome trace / Perfetto JSON: one event per step on an accelerator or CPU track.
+  /// Chrome trace / Perfetto JSON: one event per step on an accelerator or CPU track, its times
+  /// in microseconds (marked so for the renderer, driver::render_timeline_svg).
   nlohmann::json timeline() const;
 };
 

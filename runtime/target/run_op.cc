@@ -24,6 +24,12 @@ nlohmann::ordered_json shape_json(const OpRequest& r) {
   return conv2d_shape_json(s.n, s.h, s.w, s.c, s.o, s.kh, s.kw, s.stride, s.pad);
 }
 
+double max_magnitude(const std::vector<double>& v) {
+  double m = 0;
+  for (double e : v) m = std::max(m, std::fabs(e));
+  return m;
+}
+
 }  // namespace
 
 OpShapes shapes_of(const OpRequest& r) {
@@ -61,7 +67,8 @@ Mismatches compare_output(const std::vector<double>& got, const std::vector<doub
   return m;
 }
 
-nlohmann::ordered_json run_op(const Target& target, const OpRequest& r, OutputSet& outputs) {
+nlohmann::ordered_json run_op(const Target& target, const OpRequest& r, OutputSet& outputs,
+                              const OpIo& io) {
   if (r.repeats < 1 || r.repeats > 100000)
     throw UserError("--repeats " + std::to_string(r.repeats) + " is outside [1, 100000]");
   const TargetOp built = target.build(r);  // op, shape and dtype errors first
@@ -81,19 +88,35 @@ nlohmann::ordered_json run_op(const Target& target, const OpRequest& r, OutputSe
   j["compile_seconds"] = std::chrono::duration<double>(Clock::now() - t_compile).count();
   kernel->describe(j);
 
-  const OpShapes sh = shapes_of(r);
+  OpShapes sh = shapes_of(r);
   std::mt19937 rng(r.seed);
-  const std::vector<double> x = random_values(elements_of(sh.x), in, rng);
-  const std::vector<double> w = random_values(elements_of(sh.w), in, rng);
+  const std::vector<double> x = io.x ? *io.x : random_values(elements_of(sh.x), in, rng);
+  const std::vector<double> w = io.w ? *io.w : random_values(elements_of(sh.w), in, rng);
+  if (int64_t(x.size()) != elements_of(sh.x) || int64_t(w.size()) != elements_of(sh.w))
+    throw UserError(r.op + ": the given input or weight has the wrong number of elements");
+  DType check_as = in;
+  if (io.x && in != DType::kInt8) {
+    // The tolerance per product was set for inputs in [-1, 1].
+    sh.terms *= std::max(1.0, max_magnitude(x)) * std::max(1.0, max_magnitude(w));
+    check_as = DType::kFloat32;
+  }
+  auto before_run = [&] {
+    if (io.before_run) io.before_run();
+  };
   kernel->write(0, built.pack(0, x));
   kernel->write(1, built.pack(1, w));
+  before_run();
   kernel->run();  // warm-up
   std::vector<double> times;
-  for (int i = 0; i < r.repeats; ++i) times.push_back(kernel->timed_run());
+  for (int i = 0; i < r.repeats; ++i) {
+    before_run();
+    times.push_back(kernel->timed_run());
+  }
   std::sort(times.begin(), times.end());
   const double wall = times[times.size() / 2];
   const std::vector<double> y = built.unpack(kernel->read(op.num_inputs));
-  const Mismatches bad = compare_output(y, reference_output(r, x, w, in), sh.terms, in);
+  const Mismatches bad = compare_output(y, reference_output(r, x, w, in), sh.terms, check_as);
+  if (io.y) *io.y = y;
   j["correct"] = bad.count == 0;
   j["mismatches"] = bad.count;
   j["max_abs_error"] = bad.max_abs_error;

@@ -4,10 +4,12 @@
 // timed runs, a check against the scalar reference (compiler/ops/reference.h: exact for int8
 // and float16, within 1e-5 per accumulated product for float32), and the result as JSON. With
 // a save directory it stages input.npy, weight.npy and output.npy in plain layouts (float16
-// inputs as float32) on an OutputSet.
+// inputs as float32) on an OutputSet. A caller may give the inputs instead (the Python package's
+// weft.ops), take the output back, and stop the runs between repeats (its Ctrl-C).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -38,9 +40,24 @@ struct Mismatches {
 Mismatches compare_output(const std::vector<double>& got, const std::vector<double>& want,
                           double terms, compiler::ir::DType in);
 
+/// What a caller gives a run besides the request, and takes back.
+struct OpIo {
+  /// The plain input and weight (shapes_of's, as values of the request's dtype); null: random
+  /// ones from the seed. Given inputs need not lie in [-1, 1]: the float tolerance scales with
+  /// their largest magnitudes (and float16 ones are checked as float32 accumulations).
+  const std::vector<double>* x = nullptr;
+  const std::vector<double>* w = nullptr;
+  /// Where the plain output goes (the output dtype's values), when set.
+  std::vector<double>* y = nullptr;
+  /// Called before the warm-up and before each timed run; it throws to stop the run.
+  std::function<void()> before_run;
+};
+
 /// Runs `r` on `target`; the .npy files go to `outputs` (the caller commits). The JSON's
 /// "correct" is false when the result differs from the reference (the caller decides the exit
-/// code). UserError for a bad request, or when the target cannot run here.
-nlohmann::ordered_json run_op(const Target& target, const OpRequest& r, OutputSet& outputs);
+/// code). UserError for a bad request, given inputs of the wrong size, or when the target
+/// cannot run here.
+nlohmann::ordered_json run_op(const Target& target, const OpRequest& r, OutputSet& outputs,
+                              const OpIo& io = {});
 
 }  // namespace weft::rt

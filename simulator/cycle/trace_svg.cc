@@ -2,6 +2,9 @@
 #include "simulator/cycle/trace_svg.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <string>
@@ -60,6 +63,23 @@ std::string escape(const std::string& s) {
 
 constexpr uint64_t kMaxCycle = uint64_t{1} << 53;  // exact as a double; ts + dur cannot wrap
 constexpr size_t kMaxLanes = 1000;
+constexpr const char* kUnitKey = "time_unit";  // in the document's otherData
+
+// A time as text: whole cycles, or microseconds to the nanosecond without trailing zeros.
+std::string time_text(double t, TimeUnit unit) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, unit == TimeUnit::kCycle ? "%.0f" : "%.3f", t);
+  std::string s = buf;
+  if (unit == TimeUnit::kMicrosecond) {
+    s.erase(s.find_last_not_of('0') + 1);
+    if (s.back() == '.') s.pop_back();
+  }
+  return s;
+}
+
+// Colours of a network's ops, in the order they first appear.
+constexpr const char* kOpPalette[] = {"#4caf50", "#2196f3", "#ff9800", "#9c27b0", "#009688",
+                                      "#e91e63", "#795548", "#3f51b5", "#cddc39", "#607d8b"};
 
 [[noreturn]] void bad_event(size_t i, const std::string& what) {
   throw UserError("not a Weft timeline: traceEvents[" + std::to_string(i) + "] " + what);
@@ -73,15 +93,25 @@ std::string string_field(const nlohmann::json& e, size_t i, const char* key) {
   return it->get<std::string>();
 }
 
-// A cycle count (`absent` when missing); UserError unless it is an integer 0..2^53.
-uint64_t cycle_field(const nlohmann::json& e, size_t i, const char* key, uint64_t absent) {
+// A time (`absent` when missing); UserError unless it is a cycle count (an integer 0..2^53)
+// or a number of microseconds (0..2^53), as `unit` says.
+double time_field(const nlohmann::json& e, size_t i, const char* key, double absent,
+                  TimeUnit unit) {
   const auto it = e.find(key);
   if (it == e.end()) return absent;
-  if (!it->is_number_unsigned() || it->get<uint64_t>() > kMaxCycle) {
-    bad_event(i, std::string("field '") + key + "' = " + it->dump() +
-                     " is not a cycle count (an integer 0..2^53)");
+  if (unit == TimeUnit::kCycle) {
+    if (!it->is_number_unsigned() || it->get<uint64_t>() > kMaxCycle) {
+      bad_event(i, std::string("field '") + key + "' = " + it->dump() +
+                       " is not a cycle count (an integer 0..2^53)");
+    }
+    return static_cast<double>(it->get<uint64_t>());
   }
-  return it->get<uint64_t>();
+  const double v = it->is_number() ? it->get<double>() : -1;
+  if (!std::isfinite(v) || v < 0 || v > static_cast<double>(kMaxCycle)) {
+    bad_event(i, std::string("field '") + key + "' = " + it->dump() +
+                     " is not a time in microseconds (a number 0..2^53)");
+  }
+  return v;
 }
 
 // The required integer field "tid".
@@ -100,11 +130,12 @@ struct Event {
   std::string ph, name, cat, id;
   int64_t tid = 0;
   int lane = 0;  // index into the tracks, in tid order
-  uint64_t ts = 0, dur = 1;
+  double ts = 0, dur = 1;
 };
 
-// trace_to_svg without the conversion of JSON exceptions.
-std::string render(const nlohmann::json& trace, const SvgOptions& o) {
+// trace_to_svg without the conversion of JSON exceptions, its times in `unit`.
+std::string render(const nlohmann::json& trace, const SvgOptions& o, TimeUnit unit) {
+  const bool cycles = unit == TimeUnit::kCycle;
   const auto events_it = trace.is_object() ? trace.find("traceEvents") : trace.end();
   if (!trace.is_object() || events_it == trace.end() || !events_it->is_array()) {
     throw UserError("not a Weft timeline: expected a JSON object with a 'traceEvents' array");
@@ -115,7 +146,8 @@ std::string render(const nlohmann::json& trace, const SvgOptions& o) {
   // Check every field before drawing anything: tracks first, then the drawn events.
   std::map<int64_t, std::string> tracks;  // tid -> name
   std::vector<Event> drawn;
-  uint64_t end = 0;
+  double end = 0;
+  std::vector<std::pair<std::string, std::string>> op_colours;  // microseconds: op -> colour
   const nlohmann::json& events = *events_it;
   for (size_t i = 0; i < events.size(); ++i) {
     const nlohmann::json& e = events[i];
@@ -136,10 +168,14 @@ std::string render(const nlohmann::json& trace, const SvgOptions& o) {
     }
     if (ev.ph != "X" && ev.ph != "s" && ev.ph != "f") continue;
     ev.cat = string_field(e, i, "cat");
-    ev.ts = cycle_field(e, i, "ts", 0);
+    ev.ts = time_field(e, i, "ts", 0, unit);
     if (ev.ph == "X") {
-      ev.dur = cycle_field(e, i, "dur", 1);
+      ev.dur = time_field(e, i, "dur", cycles ? 1 : 0, unit);
       end = std::max(end, ev.ts + ev.dur);
+      const auto seen = [&](const auto& oc) { return oc.first == ev.cat; };
+      if (!cycles && std::none_of(op_colours.begin(), op_colours.end(), seen)) {
+        op_colours.emplace_back(ev.cat, kOpPalette[op_colours.size() % std::size(kOpPalette)]);
+      }
     } else {
       const auto id = e.find("id");
       if (id == e.end() || !(id->is_number_integer() || id->is_string())) {
@@ -161,16 +197,23 @@ std::string render(const nlohmann::json& trace, const SvgOptions& o) {
     }
     ev.lane = it->second;
   }
-  if (o.from >= end) {
+  const double from = static_cast<double>(o.from);
+  if (from >= end) {
     throw UserError("--from " + std::to_string(o.from) + " is beyond the end of the timeline " +
-                    "(its last cycle is " + std::to_string(end - 1) + ")");
+                    (cycles ? "(its last cycle is " + time_text(end - 1, unit) + ")"
+                            : "(it ends at " + time_text(end, unit) + " us)"));
   }
-  const uint64_t from = o.from;
-  const uint64_t to = std::min(o.to, end);
-  if (to <= from) throw UserError("empty cycle window: --from must be below --to");
-  const double scale = static_cast<double>(o.width - kLeft - 20) / static_cast<double>(to - from);
-  auto x_of = [&](uint64_t c) {
-    return kLeft + (static_cast<double>(c) - static_cast<double>(from)) * scale;
+  const double to = std::min(static_cast<double>(o.to), end);
+  if (to <= from) {
+    throw UserError(std::string("empty ") + (cycles ? "cycle" : "time") +
+                    " window: --from must be below --to");
+  }
+  const double scale = static_cast<double>(o.width - kLeft - 20) / (to - from);
+  auto x_of = [&](double t) { return kLeft + (t - from) * scale; };
+  auto colour = [&](const Event& e) {
+    if (cycles) return colour_of(e.name, e.cat);
+    const auto seen = [&](const auto& oc) { return oc.first == e.cat; };
+    return std::find_if(op_colours.begin(), op_colours.end(), seen)->second;
   };
   auto lane_y = [&](int lane) { return kTop + lane * kLaneHeight; };
   const int height = kTop + static_cast<int>(tracks.size()) * kLaneHeight + 70;
@@ -181,8 +224,9 @@ std::string render(const nlohmann::json& trace, const SvgOptions& o) {
   s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << o.width << "\" height=\"" << height
     << "\" font-family=\"sans-serif\" font-size=\"11\">\n";
   s << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  s << "<text x=\"" << kLeft << "\" y=\"18\" font-size=\"14\">" << escape(o.title) << " (cycles "
-    << from << "-" << to << ")</text>\n";
+  s << "<text x=\"" << kLeft << "\" y=\"18\" font-size=\"14\">" << escape(o.title) << " ("
+    << (cycles ? "cycles " : "µs ") << time_text(from, unit) << "-" << time_text(to, unit)
+    << ")</text>\n";
   for (const auto& [tid, name] : tracks) {
     const int y = lane_y(lane_of.at(tid));
     s << "<text x=\"6\" y=\"" << y + 20 << "\">" << escape(name) << "</text>\n";
@@ -193,18 +237,22 @@ std::string render(const nlohmann::json& trace, const SvgOptions& o) {
   for (const Event& e : drawn) {
     const std::string& ph = e.ph;
     const int lane = e.lane;
-    const uint64_t ts = e.ts;
+    const double ts = e.ts;
     if (ph == "X") {
-      const uint64_t t1 = ts + e.dur;
-      if (t1 <= from || ts >= to) continue;
+      const double t1 = ts + e.dur;
+      // A zero-length box (a step too short for the clock) is still drawn, a hairline.
+      if (e.dur > 0 ? (t1 <= from || ts >= to) : (ts < from || ts > to)) continue;
       const std::string& name = e.name;
       const std::string& cat = e.cat;
       const double x0 = x_of(std::max(ts, from)), x1 = x_of(std::min(t1, to));
-      const bool stall = cat == "stall";
+      const bool stall = cycles && cat == "stall";
+      const std::string span =
+          cycles ? " [" + time_text(ts, unit) + ", " + time_text(t1 - 1, unit) + "]"
+                 : " (" + cat + ") [" + time_text(ts, unit) + ", " + time_text(t1, unit) + "] µs";
       s << "<rect x=\"" << x0 << "\" y=\"" << lane_y(lane) + (stall ? 20 : 4) << "\" width=\""
         << std::max(0.5, x1 - x0) << "\" height=\"" << (stall ? 10 : 24) << "\" fill=\""
-        << colour_of(name, cat) << "\"" << (stall ? "" : " stroke=\"white\" stroke-width=\"0.3\"")
-        << "><title>" << escape(name) << " [" << ts << ", " << t1 - 1 << "]</title></rect>\n";
+        << colour(e) << "\"" << (stall ? "" : " stroke=\"white\" stroke-width=\"0.3\"")
+        << "><title>" << escape(name + span) << "</title></rect>\n";
       if (!stall && x1 - x0 > 60) {
         s << "<text x=\"" << x0 + 3 << "\" y=\"" << lane_y(lane) + 15 << "\" fill=\"white\">"
           << escape(short_label(name).substr(0, static_cast<size_t>((x1 - x0) / 6))) << "</text>\n";
@@ -223,8 +271,7 @@ std::string render(const nlohmann::json& trace, const SvgOptions& o) {
   // Legend.
   const int ly = kTop + static_cast<int>(tracks.size()) * kLaneHeight + 20;
   int lx = kLeft;
-  for (const auto& [label, colour] :
-       std::vector<std::pair<std::string, std::string>>{{"LOAD", "#2196f3"},
+  const std::vector<std::pair<std::string, std::string>> instruction_kinds{{"LOAD", "#2196f3"},
                                                         {"GEMM", "#4caf50"},
                                                         {"ALU", "#ff9800"},
                                                         {"STORE", "#9c27b0"},
@@ -232,24 +279,43 @@ std::string render(const nlohmann::json& trace, const SvgOptions& o) {
                                                         {"stall: token", "#f4a6a6"},
                                                         {"stall: drain", "#f7d08a"},
                                                         {"stall: no command", "#dddddd"},
-                                                        {"token push -> pop", "#d32f2f"}}) {
-    s << "<rect x=\"" << lx << "\" y=\"" << ly << "\" width=\"12\" height=\"12\" fill=\"" << colour
+                                                        {"token push -> pop", "#d32f2f"}};
+  for (const auto& [label, fill] : cycles ? instruction_kinds : op_colours) {
+    s << "<rect x=\"" << lx << "\" y=\"" << ly << "\" width=\"12\" height=\"12\" fill=\"" << fill
       << "\"/><text x=\"" << lx + 16 << "\" y=\"" << ly + 10 << "\">" << escape(label)
       << "</text>\n";
     lx += 30 + static_cast<int>(label.size()) * 6;
   }
-  s << "<text x=\"" << kLeft << "\" y=\"" << ly + 34
-    << "\" fill=\"#666666\">time in cycles; "
-       "LOAD/STORE slices include their DRAM waits (hover a slice for its span)</text>\n";
+  s << "<text x=\"" << kLeft << "\" y=\"" << ly + 34 << "\" fill=\"#666666\">"
+    << (cycles ? "time in cycles; LOAD/STORE slices include their DRAM waits (hover a slice for "
+                 "its span)"
+               : "time in microseconds; one box per node, coloured by op (hover a box for its "
+                 "span)")
+    << "</text>\n";
   s << "</svg>\n";
   return s.str();
 }
 
 }  // namespace
 
+void set_time_unit(nlohmann::json& doc, TimeUnit unit) {
+  doc["otherData"][kUnitKey] = unit == TimeUnit::kCycle ? "cycle" : "us";
+}
+
+TimeUnit time_unit_of(const nlohmann::json& doc) {
+  if (!doc.is_object() || !doc.contains("otherData")) return TimeUnit::kCycle;
+  const nlohmann::json& other = doc["otherData"];
+  if (!other.is_object() || !other.contains(kUnitKey)) return TimeUnit::kCycle;
+  const nlohmann::json& unit = other[kUnitKey];
+  if (unit == "cycle") return TimeUnit::kCycle;
+  if (unit == "us") return TimeUnit::kMicrosecond;
+  throw UserError("not a Weft timeline: otherData." + std::string(kUnitKey) + " = " + unit.dump() +
+                  " is not \"cycle\" or \"us\"");
+}
+
 std::string trace_to_svg(const nlohmann::json& trace, const SvgOptions& o) {
   try {
-    return render(trace, o);
+    return render(trace, o, o.unit ? *o.unit : time_unit_of(trace));
   } catch (const nlohmann::json::exception& e) {  // any left-over type mismatch is the input's
     throw UserError(std::string("not a Weft timeline: ") + e.what());
   }

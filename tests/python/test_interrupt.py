@@ -112,3 +112,16 @@ def test_ctrl_c_stops_a_built_schedule_run():
     one_long_run_is_interrupted(lambda: f.run(a, w, d, engine="rtl"))
     f(a, w, d)
     assert (d == 1).all()  # 256 products of 1 x 1, shifted right by 8
+
+
+def test_ctrl_c_stops_a_cpu_network_run():
+    # weft.compile(target="llvm"): the float32 ResNet-18 on the host CPU. Its first run
+    # JIT-compiles the kernels node by node (seconds); the run stops before its next node, and
+    # the network runs again afterwards, to the same outputs as a network never interrupted.
+    x = np.random.default_rng(0).random((1, 3, 224, 224), dtype=np.float32)
+    net = weft.compile(weft.models.resnet18(), target="llvm")
+    one_long_run_is_interrupted(lambda: net.run(x), after_s=0.2, latency_s=1.5)
+    y, report = net.run(x)
+    assert y.shape == (1, 1000) and len(report["nodes"]) > 20
+    y2, _ = weft.compile(weft.models.resnet18(), target="llvm").run(x)
+    np.testing.assert_array_equal(y, y2)

@@ -99,3 +99,27 @@ def test_ctrl_c_stops_tuning_and_keeps_the_database(tmp_path):
         assert lines and all(json.loads(l)["workload"] for l in lines)
     finally:
         signal.signal(signal.SIGINT, old)
+
+
+def test_an_onnx_model_equals_the_cli(tmp_path, onnx_models, weft_cli_text):
+    # `weft tune MODEL.onnx`: the accelerator kernels of tiny_resnet (its two 3x3 stride-1
+    # convolutions share one task weighted twice), with the CLI's trials and database lines.
+    model = str(onnx_models / "tiny_resnet.onnx")
+    db = tmp_path / "py.jsonl"
+    s = weft.tune(model, config="vta", trials=4, per_round=2, seed=2, db=str(db))
+    names = [t["task"] for t in s["tasks"]]
+    assert "conv_11 (x2)" in names and "conv_28" in names
+    cli_db = tmp_path / "cli.jsonl"
+    out = tmp_path / "summary.json"
+    weft_cli_text("tune", model, "--config", "vta", "--trials", "4", "--per-round", "2",
+                  "--seed", "2", "--db", str(cli_db), "--summary", str(out), "--quiet")
+    assert trials_of(s) == trials_of(json.loads(out.read_text()))
+    strip = lambda lines: [{k: v for k, v in json.loads(l).items() if "second" not in k}
+                           for l in lines]
+    assert strip(db.read_text().splitlines()) == strip(cli_db.read_text().splitlines())
+    with pytest.raises(weft.Error, match="no convolution or dense layer to tune"):
+        weft.tune(model, config="gemm8x8", trials=1)
+    with pytest.raises(weft.Error, match="h goes with dense, conv2d or resnet18"):
+        weft.tune(model, h=8, trials=1)
+    with pytest.raises(weft.Error, match="nonesuch.onnx"):
+        weft.tune(str(tmp_path / "nonesuch.onnx"), trials=1)

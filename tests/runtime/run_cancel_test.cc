@@ -1,6 +1,6 @@
 // Stopping single-operator runs from another thread (runtime/cli/run_cancel.h, the Python
 // package's Ctrl-C): cancel() aborts the device a run registered, only while it is registered,
-// and no run starts after it.
+// and no run starts after it; check() stops runs that register no device.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -51,6 +51,14 @@ TEST(RunCanceller, NoRunStartsAfterACancel) {
   }
   EXPECT_EQ(dev.aborts, 0);
   RunCanceller::Running without(nullptr, dev);  // no canceller: nothing to register with
+}
+
+TEST(RunCanceller, CheckThrowsOnlyAfterACancel) {
+  // Runs without a device (the CPU and GPU targets) call check() between their timed runs.
+  RunCanceller c;
+  EXPECT_NO_THROW(c.check());
+  c.cancel();
+  EXPECT_THROW(c.check(), UserError);
 }
 
 }  // namespace

@@ -67,6 +67,20 @@ TEST_F(CliGraph, RunSmallResNetChecksAndSaves) {
   EXPECT_TRUE(fs::exists(dir_ / "out" / "report.json"));
   const auto t = nlohmann::json::parse(slurp(dir_ / "t.json"));
   EXPECT_GT(t["traceEvents"].size(), 10u);
+
+  // `weft trace render` draws the network's timeline (microseconds): one box per node.
+  const Result svg = weft("trace render " + (dir_ / "t.json").string() + " -o " +
+                          (dir_ / "t.svg").string());
+  ASSERT_EQ(svg.code, 0) << svg.err;
+  const std::string picture = slurp(dir_ / "t.svg");
+  size_t nodes = 0, boxes = 0;
+  for (const auto& e : t["traceEvents"]) nodes += e["ph"] == "X";
+  for (size_t at = picture.find("</title></rect>"); at != std::string::npos;
+       at = picture.find("</title></rect>", at + 1))
+    ++boxes;
+  EXPECT_EQ(boxes, nodes);
+  EXPECT_NE(picture.find("(µs 0-"), std::string::npos);
+  EXPECT_NE(picture.find(">conv1 (weft.AccelConv) ["), std::string::npos);
 }
 
 // --per-channel: one shift per output channel, applied on the accelerator (a shift tile and a
