@@ -123,7 +123,8 @@ void bind_ops(py::module_& root) {
              return driver::render_timeline_svg(isa::parse_json_text(doc, "the timeline document"), o);
            },
            py::arg("doc"), py::arg("width") = 1200, py::arg("title") = "",
-           "A cycle-engine timeline (Chrome trace JSON text) as an SVG picture.");
+           "A timeline (Chrome trace JSON text: the cycle engine's in cycles, a network run's in "
+           "microseconds) as an SVG picture, as `weft trace render` draws it.");
 }
 
 }  // namespace weft::py_bind

@@ -60,7 +60,8 @@ class CompiledNetwork:
     def run(self, x, engine=None, trace=False):
         """Runs on the input(s) x (float32 NumPy arrays of the input's shape). On the
         accelerator, engine is functional, cycle (default) or rtl, and trace=True adds the
-        run's timeline as report["timeline"]; Ctrl-C stops a run (KeyboardInterrupt)."""
+        run's timeline as report["timeline"] (a Timeline in microseconds: an SVG picture in
+        Jupyter); Ctrl-C stops a run (KeyboardInterrupt)."""
         if self.target == "llvm":
             if engine is not None or trace:
                 raise _weft.Error("run: engine and trace go with target=\"accel\" (this network "

@@ -1,6 +1,8 @@
 """Reports and timelines that show themselves in Jupyter: a Report is a dict (the weft CLI's
-JSON report) whose _repr_html_ is a table; a Timeline holds a Chrome-trace / Perfetto
-document whose _repr_svg_ is the cycle engine's timeline picture."""
+JSON report) whose _repr_html_ is a table, and whose "timeline" (a network run's) is a
+Timeline; a Timeline is a Chrome-trace / Perfetto document (a dict) whose _repr_svg_ is the
+picture `weft trace render` draws: the cycle engine's in cycles, a network run's in
+microseconds (one box per node on the accelerator's or the CPU's lane)."""
 import html
 import json
 
@@ -10,7 +12,13 @@ __all__ = ["Report", "Timeline"]
 
 
 class Report(dict):
-    """A run's report (a dict); in a notebook, a table of its scalar fields (and per node)."""
+    """A run's report (a dict); in a notebook, a table of its scalar fields (and per node).
+    Its "timeline", when the run kept one, is a Timeline."""
+
+    def __init__(self, report):
+        super().__init__(report)
+        if isinstance(self.get("timeline"), dict):
+            self["timeline"] = Timeline(self["timeline"])
 
     def _repr_html_(self):
         rows = "".join("<tr><th style='text-align:left'>%s</th><td>%s</td></tr>" % (
@@ -27,11 +35,12 @@ class Report(dict):
         return body
 
 
-class Timeline:
-    """A timeline document (Chrome trace / Perfetto JSON, as a dict in .doc)."""
+class Timeline(dict):
+    """A timeline document: Chrome trace / Perfetto JSON as a dict (also as .doc)."""
 
-    def __init__(self, doc):
-        self.doc = doc
+    @property
+    def doc(self):
+        return self
 
     def save(self, path):
         """Writes the JSON for chrome://tracing or ui.perfetto.dev."""
@@ -39,7 +48,8 @@ class Timeline:
             json.dump(self.doc, f)
 
     def svg(self, width=1200, title=""):
-        return _weft.timeline_svg(json.dumps(self.doc), width, title)
+        """The SVG picture (text); weft.Error when the document is not a Weft timeline."""
+        return _weft.timeline_svg(json.dumps(self), width, title)
 
     def _repr_svg_(self):
         return self.svg()

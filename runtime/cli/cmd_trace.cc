@@ -13,7 +13,8 @@
 namespace weft::cli {
 
 void add_trace_command(CLI::App& app) {
-  CLI::App* cmd = app.add_subcommand("trace", "Work with timelines written by `weft sim --trace` or `weft run --trace`.");
+  CLI::App* cmd = app.add_subcommand(
+      "trace", "Work with timelines written by `weft sim --trace` or `weft run --trace`.");
   cmd->require_subcommand(1);
   struct Opts {
     std::string input, output, from = "0", to, title;
@@ -27,16 +28,19 @@ void add_trace_command(CLI::App& app) {
       "chrome://tracing to zoom interactively.");
   render->add_option("input", o->input, "timeline JSON")->required();
   render->add_option("-o,--output", o->output, "SVG file to write")->required();
-  render->add_option("--from", o->from, "first cycle shown (microsecond for a network's timeline)")->capture_default_str();
+  render->add_option("--from", o->from, "first cycle shown (microsecond for a network's timeline)")
+      ->capture_default_str();
   render->add_option("--to", o->to, "last cycle (microsecond) shown (default: the end)");
-  render->add_option("--pixels", o->width,
-                     "picture width in pixels (was --width, which weft run resnet18 uses for "
-                     "channels)")
+  render
+      ->add_option("--pixels", o->width,
+                   "picture width in pixels (was --width, which weft run resnet18 uses for "
+                   "channels)")
       ->capture_default_str();
   render->add_option("--title", o->title, "title text");
   render->callback([o] {
     rt::check_output_file(o->output, "-o");
-    const nlohmann::json doc = isa::parse_json_text(rt::read_text_file(o->input), "'" + o->input + "'");
+    const nlohmann::json doc =
+        isa::parse_json_text(rt::read_text_file(o->input), "'" + o->input + "'");
     driver::TimelineSvgOptions so;
     so.from = rt::parse_size(o->from, "--from");
     if (!o->to.empty()) so.to = rt::parse_size(o->to, "--to");

@@ -216,7 +216,33 @@ std::string render(const nlohmann::json& trace, const SvgOptions& o, TimeUnit un
     return std::find_if(op_colours.begin(), op_colours.end(), seen)->second;
   };
   auto lane_y = [&](int lane) { return kTop + lane * kLaneHeight; };
-  const int height = kTop + static_cast<int>(tracks.size()) * kLaneHeight + 70;
+  const std::vector<std::pair<std::string, std::string>> instruction_kinds{
+      {"LOAD", "#2196f3"},
+      {"GEMM", "#4caf50"},
+      {"ALU", "#ff9800"},
+      {"STORE", "#9c27b0"},
+      {"FINISH", "#607d8b"},
+      {"stall: token", "#f4a6a6"},
+      {"stall: drain", "#f7d08a"},
+      {"stall: no command", "#dddddd"},
+      {"token push -> pop", "#d32f2f"}};
+  const auto& legend = cycles ? instruction_kinds : op_colours;
+  // The legend wraps into rows of the picture's width; each entry's place, in rows of 18.
+  auto entry_width = [](const std::string& label) {
+    return 30 + static_cast<int>(label.size()) * 6;
+  };
+  std::vector<std::pair<int, int>> legend_at;  // (x, row)
+  int legend_x = kLeft, legend_row = 0;
+  for (const auto& entry : legend) {
+    if (legend_x > kLeft && legend_x + entry_width(entry.first) > o.width - 20) {
+      legend_x = kLeft;
+      ++legend_row;
+    }
+    legend_at.emplace_back(legend_x, legend_row);
+    legend_x += entry_width(entry.first);
+  }
+  const int legend_rows = legend_at.empty() ? 1 : legend_at.back().second + 1;
+  const int height = kTop + static_cast<int>(tracks.size()) * kLaneHeight + 52 + 18 * legend_rows;
 
   std::ostringstream s;
   s.setf(std::ios::fixed);
@@ -270,23 +296,15 @@ std::string render(const nlohmann::json& trace, const SvgOptions& o, TimeUnit un
   }
   // Legend.
   const int ly = kTop + static_cast<int>(tracks.size()) * kLaneHeight + 20;
-  int lx = kLeft;
-  const std::vector<std::pair<std::string, std::string>> instruction_kinds{{"LOAD", "#2196f3"},
-                                                        {"GEMM", "#4caf50"},
-                                                        {"ALU", "#ff9800"},
-                                                        {"STORE", "#9c27b0"},
-                                                        {"FINISH", "#607d8b"},
-                                                        {"stall: token", "#f4a6a6"},
-                                                        {"stall: drain", "#f7d08a"},
-                                                        {"stall: no command", "#dddddd"},
-                                                        {"token push -> pop", "#d32f2f"}};
-  for (const auto& [label, fill] : cycles ? instruction_kinds : op_colours) {
-    s << "<rect x=\"" << lx << "\" y=\"" << ly << "\" width=\"12\" height=\"12\" fill=\"" << fill
-      << "\"/><text x=\"" << lx + 16 << "\" y=\"" << ly + 10 << "\">" << escape(label)
+  for (size_t k = 0; k < legend.size(); ++k) {
+    const auto& [label, fill] = legend[k];
+    const int lx = legend_at[k].first, y = ly + 18 * legend_at[k].second;
+    s << "<rect x=\"" << lx << "\" y=\"" << y << "\" width=\"12\" height=\"12\" fill=\"" << fill
+      << "\"/><text x=\"" << lx + 16 << "\" y=\"" << y + 10 << "\">" << escape(label)
       << "</text>\n";
-    lx += 30 + static_cast<int>(label.size()) * 6;
   }
-  s << "<text x=\"" << kLeft << "\" y=\"" << ly + 34 << "\" fill=\"#666666\">"
+  s << "<text x=\"" << kLeft << "\" y=\"" << ly + 18 * (legend_rows - 1) + 34
+    << "\" fill=\"#666666\">"
     << (cycles ? "time in cycles; LOAD/STORE slices include their DRAM waits (hover a slice for "
                  "its span)"
                : "time in microseconds; one box per node, coloured by op (hover a box for its "

@@ -30,6 +30,25 @@ def test_small_resnet_functional_and_cycle_agree(small_net):
     assert "<table>" in rep_c._repr_html_()
 
 
+def test_network_timeline_shows_itself_as_svg_one_box_per_node(small_net):
+    x = weft.models.synthetic_input(weft.models.resnet18(**SMALL), 3)
+    _, rep = small_net.run(x, engine="cycle", trace=True)
+    t = rep["timeline"]
+    assert isinstance(t, weft.Timeline) and t.doc["otherData"] == {"time_unit": "us"}
+    json.dumps(rep)  # still plain JSON
+    svg = t._repr_svg_()
+    assert svg.startswith("<svg") and "(µs 0-" in svg
+    nodes = [e["name"] for e in t["traceEvents"] if e["ph"] == "X"]
+    assert len(nodes) == len(rep["nodes"]) and svg.count("</title></rect>") == len(nodes)
+    for name in nodes:
+        assert "<title>%s (" % name in svg
+    bad = weft.Timeline(dict(t, traceEvents=t["traceEvents"] + [
+        {"ph": "X", "name": "late", "tid": 1, "ts": "soon", "dur": 1}]))
+    with pytest.raises(weft.Error, match=r"traceEvents\[%d\] field 'ts' = \"soon\" is not a "
+                       r"time in microseconds" % len(t["traceEvents"])):
+        bad._repr_svg_()
+
+
 def test_same_logits_and_cycles_as_the_cli(small_net, weft_cli):
     g = weft.models.resnet18(**SMALL)
     with tempfile.TemporaryDirectory() as d:

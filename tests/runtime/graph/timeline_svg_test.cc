@@ -57,10 +57,10 @@ TEST(NetworkTimelineSvg, OneBoxPerNodeOnItsLaneInMicroseconds) {
   const std::string edge = "\" stroke=\"white\" stroke-width=\"0.3\"><title>";
   EXPECT_THAT(svg, HasSubstr("<rect x=\"80.0\" y=\"44\" width=\"550.0\"" + box + "#4caf50" + edge +
                              "conv1 (conv) [0, 2.5] µs</title></rect>"));
-  EXPECT_THAT(svg, HasSubstr("<rect x=\"630.0\" y=\"78\" width=\"110.0\"" + box + "#2196f3" +
-                             edge + "relu1 (relu) [2.5, 3] µs</title></rect>"));
-  EXPECT_THAT(svg, HasSubstr("<rect x=\"740.0\" y=\"44\" width=\"440.0\"" + box + "#ff9800" +
-                             edge + "fc (dense) [3, 5] µs</title></rect>"));
+  EXPECT_THAT(svg, HasSubstr("<rect x=\"630.0\" y=\"78\" width=\"110.0\"" + box + "#2196f3" + edge +
+                             "relu1 (relu) [2.5, 3] µs</title></rect>"));
+  EXPECT_THAT(svg, HasSubstr("<rect x=\"740.0\" y=\"44\" width=\"440.0\"" + box + "#ff9800" + edge +
+                             "fc (dense) [3, 5] µs</title></rect>"));
   EXPECT_THAT(svg, HasSubstr("<rect x=\"1180.0\" y=\"78\" width=\"0.5\"" + box + "#9c27b0" + edge +
                              "flatten (reshape) [5, 5] µs</title></rect>"));
   EXPECT_EQ(count(svg, "<title>"), 4);
@@ -70,6 +70,17 @@ TEST(NetworkTimelineSvg, OneBoxPerNodeOnItsLaneInMicroseconds) {
     EXPECT_THAT(svg, HasSubstr(op));
   EXPECT_THAT(svg, ::testing::Not(HasSubstr(">GEMM</text>")));
   EXPECT_THAT(svg, HasSubstr("time in microseconds; one box per node"));
+}
+
+TEST(NetworkTimelineSvg, TheLegendWrapsToThePictureWidth) {
+  driver::TimelineSvgOptions o;
+  o.width = 300;  // conv, relu and dense fit on the first row (to x 280), reshape does not
+  const std::string svg = driver::render_timeline_svg(tiny_run().timeline(), o);
+  EXPECT_THAT(svg, HasSubstr("width=\"300\" height=\"196\""));
+  EXPECT_THAT(svg,
+              HasSubstr("<rect x=\"188\" y=\"128\" width=\"12\" height=\"12\" fill=\"#ff9800\"/>"));
+  EXPECT_THAT(svg,
+              HasSubstr("<rect x=\"80\" y=\"146\" width=\"12\" height=\"12\" fill=\"#9c27b0\"/>"));
 }
 
 TEST(NetworkTimelineSvg, TheWindowIsInMicroseconds) {
@@ -83,7 +94,8 @@ TEST(NetworkTimelineSvg, TheWindowIsInMicroseconds) {
     driver::render_timeline_svg(tiny_run().timeline(), o);
     FAIL() << "no error";
   } catch (const UserError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("--from 6 is beyond the end of the timeline (it ends at 5 us)"));
+    EXPECT_THAT(e.what(),
+                HasSubstr("--from 6 is beyond the end of the timeline (it ends at 5 us)"));
   }
 }
 
