@@ -29,7 +29,8 @@ campaign_one() {
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo "?")
   ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo "?")
   corpus=$(ls "build-fuzz/corpus/$t" | wc -l)
-  crashes=$(ls "build-fuzz/crashes/$t" 2>/dev/null | wc -l)
+  # libFuzzer's failures (crash-, leak-, timeout-, oom-); slow-unit- files are only slow inputs.
+  crashes=$(ls "build-fuzz/crashes/$t" 2>/dev/null | grep -cE '^(crash|leak|timeout|oom)-' || true)
   local secs=$(( $(date +%s) - start ))
   printf '| `%s` | %s | %s | %s | %s | %s | %s | %s s |%s\n' "$t" "$n" \
     "$(( n / (secs > 0 ? secs : 1) ))" "$cov" "$ft" "$corpus" "$crashes" "$secs" \

@@ -29,8 +29,12 @@ fi
 work=build-fuzz/corpus/$target
 crashes=build-fuzz/crashes/$target
 mkdir -p "$work" "$crashes"
+# fuzz_graph JIT-compiles and simulates a whole network per input: up to about 10 s alone under
+# ASan on this machine, and several times that beside other work, so 10 s would flag slowness
+# as a hang.
+case $target in fuzz_graph) default_timeout=120 ;; *) default_timeout=10 ;; esac
 args=(-max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$crashes/"
-      -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb="${FUZZ_RSS_MB:-2048}")
+      -timeout="${FUZZ_TIMEOUT:-$default_timeout}" -rss_limit_mb="${FUZZ_RSS_MB:-2048}")
 [ -f "fuzz/dict/$target.dict" ] && args+=(-dict="fuzz/dict/$target.dict")
 # The working corpus comes first: libFuzzer writes new inputs there, never into fuzz/corpus.
 exec "build-fuzz/fuzz/$target" "${args[@]}" "$@" "$work" "fuzz/corpus/$target"
