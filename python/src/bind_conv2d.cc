@@ -9,9 +9,19 @@
 
 #include "hardware/isa/errors.h"
 #include "python/src/bindings.h"
+#include "python/src/numpy_args.h"
 #include "runtime/cli/conv2d_run.h"
 
 namespace weft::py_bind {
+
+void check_conv2d_shapes(const std::vector<int64_t>& xs, const std::vector<int64_t>& ws) {
+  if (ws[1] != xs[1])
+    throw UserError("conv2d: x has " + std::to_string(xs[1]) + " input channels (N, IC, H, W) "
+                    "and w " + std::to_string(ws[1]) + " (OC, IC, K, K)");
+  if (ws[2] != ws[3])
+    throw UserError("conv2d: w is " + std::to_string(ws[2]) + " x " + std::to_string(ws[3]) +
+                    "; the kernel must be square (OC, IC, K, K)");
+}
 
 namespace {
 
@@ -26,12 +36,7 @@ py::dict conv2d(py::handle x, py::handle w, py::handle bias, int64_t stride, int
   rt::Conv2dData data;
   data.input = int8_array(x, "conv2d: x", 4, &xs);
   data.weight = int8_array(w, "conv2d: w", 4, &ws);
-  if (ws[1] != xs[1])
-    throw UserError("conv2d: x has " + std::to_string(xs[1]) + " input channels (N, IC, H, W) "
-                    "and w " + std::to_string(ws[1]) + " (OC, IC, K, K)");
-  if (ws[2] != ws[3])
-    throw UserError("conv2d: w is " + std::to_string(ws[2]) + " x " + std::to_string(ws[3]) +
-                    "; the kernel must be square (OC, IC, K, K)");
+  check_conv2d_shapes(xs, ws);
   cli::Conv2dOptions o;
   o.n = xs[0], o.ic = xs[1], o.h = xs[2], o.w = xs[3], o.oc = ws[0], o.k = ws[2];
   o.stride = stride, o.pad = pad;

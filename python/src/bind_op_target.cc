@@ -13,6 +13,7 @@
 
 #include "hardware/isa/errors.h"
 #include "python/src/bindings.h"
+#include "python/src/numpy_args.h"
 #include "runtime/cli/op_target.h"
 
 namespace weft::py_bind {
@@ -23,18 +24,11 @@ namespace {
 // UserError naming `where` for another type or rank, an empty array, or a non-finite float.
 std::vector<double> plain_values(py::handle h, const std::string& where, size_t ndim,
                                  std::string* dtype, std::vector<int64_t>* shape) {
-  if (!py::isinstance<py::array>(h))
-    throw UserError(where + ": expected a numpy.ndarray, got " +
-                    std::string(py::str(py::type::of(h).attr("__name__"))));
-  py::array a = py::reinterpret_borrow<py::array>(h);
+  py::array a = numpy_array(h, where);
   *dtype = py::str(a.dtype());
   if (*dtype != "float32" && *dtype != "float16" && *dtype != "int8")
     throw UserError(where + ": dtype " + *dtype + ", expected float32, int8 or (cuda) float16");
-  if (size_t(a.ndim()) != ndim)
-    throw UserError(where + ": " + std::to_string(a.ndim()) + " dimensions, expected " +
-                    std::to_string(ndim));
-  shape->assign(a.shape(), a.shape() + a.ndim());
-  if (a.size() == 0) throw UserError(where + ": the array is empty");
+  check_shape(a, where, ndim, shape);
   py::array_t<double, py::array::c_style | py::array::forcecast> c(a);
   std::vector<double> v(c.data(), c.data() + c.size());
   for (size_t i = 0; i < v.size(); ++i)
@@ -85,12 +79,7 @@ py::dict on_target(const std::string& op, py::handle x, py::handle w, int64_t st
                       ": their second dimensions (K) differ");
     r = cli::dense_request(o, xs[0], ws[0], xs[1]);
   } else {
-    if (ws[1] != xs[1])
-      throw UserError("conv2d: x has " + std::to_string(xs[1]) + " input channels (N, IC, H, W) "
-                      "and w " + std::to_string(ws[1]) + " (OC, IC, K, K)");
-    if (ws[2] != ws[3])
-      throw UserError("conv2d: w is " + std::to_string(ws[2]) + " x " + std::to_string(ws[3]) +
-                      "; the kernel must be square (OC, IC, K, K)");
+    check_conv2d_shapes(xs, ws);
     r = cli::conv2d_request(o, "", xs[0], xs[1], xs[2], xs[3], ws[0], ws[2], stride, pad);
   }
   cli::RunCanceller canceller;

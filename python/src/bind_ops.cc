@@ -11,23 +11,33 @@
 #include "hardware/isa/errors.h"
 #include "hardware/isa/json_text.h"
 #include "python/src/bindings.h"
+#include "python/src/numpy_args.h"
 #include "runtime/cli/dense_run.h"
 
 namespace weft::py_bind {
 
-std::vector<int8_t> int8_array(py::handle h, const std::string& where, size_t ndim,
-                               std::vector<int64_t>* shape) {
+py::array numpy_array(py::handle h, const std::string& where) {
   if (!py::isinstance<py::array>(h))
     throw UserError(where + ": expected a numpy.ndarray, got " +
                     std::string(py::str(py::type::of(h).attr("__name__"))));
-  py::array a = py::reinterpret_borrow<py::array>(h);
-  const std::string dtype = py::str(a.dtype());
-  if (dtype != "int8") throw UserError(where + ": dtype " + dtype + ", expected int8");
+  return py::reinterpret_borrow<py::array>(h);
+}
+
+void check_shape(const py::array& a, const std::string& where, size_t ndim,
+                 std::vector<int64_t>* shape) {
   if (size_t(a.ndim()) != ndim)
     throw UserError(where + ": " + std::to_string(a.ndim()) + " dimensions, expected " +
                     std::to_string(ndim));
   shape->assign(a.shape(), a.shape() + a.ndim());
   if (a.size() == 0) throw UserError(where + ": the array is empty");
+}
+
+std::vector<int8_t> int8_array(py::handle h, const std::string& where, size_t ndim,
+                               std::vector<int64_t>* shape) {
+  py::array a = numpy_array(h, where);
+  const std::string dtype = py::str(a.dtype());
+  if (dtype != "int8") throw UserError(where + ": dtype " + dtype + ", expected int8");
+  check_shape(a, where, ndim, shape);
   py::array_t<int8_t, py::array::c_style | py::array::forcecast> c(a);
   std::vector<int8_t> v(static_cast<size_t>(c.size()));
   std::memcpy(v.data(), c.data(), v.size());
