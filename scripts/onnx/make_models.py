@@ -32,6 +32,11 @@ Models (OUT_DIR/NAME.onnx):
   dropout_training  a Dropout whose training_mode is a constant true.
   tiny_encoder  one BERT/ViT encoder layer (self-attention, LayerNormalization, an MLP with
                 the erf GELU) as torch.onnx.export writes it at opset 17, 1x32x128.
+  torch_flatten  a small CNN whose flatten is torch.onnx.export's x.view(x.size(0), -1)
+                (Shape, Gather, Unsqueeze, Concat, Reshape, with Constant nodes) plus a shape
+                and a mask computed from constants (Slice, Squeeze, Mul, Div, Sub, Range, Cast,
+                Equal, Where, ConstantOfShape, Expand), all folded at import, 1x3x8x8, opset 13.
+  fold_div_zero  torch_flatten with an integer division by zero in its shape sub-graph.
   bad_perm, bad_axis, bad_matmul  a Transpose whose perm repeats an axis, a Softmax on axis
                 3 of a rank-3 input, a MatMul whose batch dimensions do not broadcast.
 and OUT_DIR/NAME_input.npy, a float32 input for each runnable model (seed 7).
@@ -489,6 +494,54 @@ def old_opset():
     return b.model("input", [1, 4], y, 9, "old_opset")
 
 
+def torch_flatten(seed=19, div_zero=False):
+    """x.view(x.size(0), -1) as torch.onnx.export writes it, plus constant-only sub-graphs."""
+    b = Builder(seed)
+    i64 = np.int64
+
+    def constant(base, array):  # a Constant node, as the exporter writes scalars and shapes
+        out = b.name(base)
+        b.nodes.append(helper.make_node("Constant", [], [out], name=out,
+                                        value=numpy_helper.from_array(np.asarray(array))))
+        return out
+
+    y = b.node("Relu", [b.conv("input", 3, 8, 3, 1, 1, bias=True)])            # 8x8x8
+    y = b.node("MaxPool", [y], kernel_shape=[2, 2], strides=[2, 2])             # 8x4x4
+    s = b.node("Shape", [y])
+    n = b.node("Gather", [s, constant("idx", i64(0))], axis=0)
+    n1 = b.node("Unsqueeze", [n, constant("axes", np.array([0], i64))])
+    flat = b.node("Reshape", [y, b.node("Concat", [n1, constant("m1", np.array([-1], i64))],
+                                        axis=0)])                               # 1x128
+    hw = b.node("Slice", [s, constant("st", np.array([2], i64)), constant("en", np.array([4], i64))])
+    area = b.node("Mul", [b.node("Gather", [hw, constant("i0", i64(0))]),
+                          b.node("Gather", [hw, constant("i1", i64(1))])])      # 16
+    per = b.node("Div", [b.node("Mul", [area, b.node("Gather", [s, constant("i2", i64(1))])]),
+                         b.node("Sub", [constant("two", i64(2 if div_zero else 3)), constant("one", i64(2))])])
+    sq = b.node("Squeeze", [n1, constant("ax0", np.array([0], i64))])
+    shape2 = b.node("Concat", [b.node("Unsqueeze", [sq, constant("a1", np.array([0], i64))]),
+                               b.node("Unsqueeze", [per, constant("a2", np.array([0], i64))])],
+                    axis=0)                                                     # [1, 128]
+    y = b.node("Add", [flat, b.node("Reshape", [y, shape2])])
+    w = (b.rng.standard_normal((10, 128)) * 0.1).astype(np.float32)
+    y = b.node("Gemm", [y, b.const("fc_w", w), b.const("fc_b", np.zeros(10, np.float32))], transB=1)
+    r = b.node("Cast", [b.node("Range", [constant("r0", i64(0)), constant("r1", i64(10)),
+                                         constant("r2", i64(1))])], to=TensorProto.INT64)
+    half = b.node("ConstantOfShape", [constant("ten", np.array([10], i64))],
+                  value=numpy_helper.from_array(np.array([0.5], np.float32)))
+    ones = b.node("Expand", [constant("onef", np.float32(1.0)), constant("ten2", np.array([10], i64))])
+    mask = b.node("Where", [b.node("Equal", [r, constant("three", i64(3))]), half, ones])
+    y = b.node("Mul", [y, mask])
+    name = "fold_div_zero" if div_zero else "torch_flatten"
+    m = b.model("input", [1, 3, 8, 8], y, 13, name)
+    # ONNX's shape inference does not evaluate the shape sub-graph: declare the output.
+    m.graph.output[0].CopyFrom(helper.make_tensor_value_info(y, TensorProto.FLOAT, [1, 10]))
+    return m
+
+
+def fold_div_zero():
+    return torch_flatten(div_zero=True)
+
+
 MODELS = {"resnet18": resnet18, "small_cnn": small_cnn, "tiny_resnet": tiny_resnet,
           "qdq_cnn": qdq_cnn, "qdq_zero_point": qdq_zero_point, "qdq_per_channel": qdq_per_channel,
           "unsupported": unsupported, "bad_attr": bad_attr, "cycle": cycle,
@@ -496,14 +549,16 @@ MODELS = {"resnet18": resnet18, "small_cnn": small_cnn, "tiny_resnet": tiny_resn
           "old_opset": old_opset, "uint8_input": uint8_input, "vgg_dropout": vgg_dropout,
           "dropout_training": dropout_training, "eltwise_cnn": eltwise_cnn,
           "bad_broadcast": bad_broadcast, "tiny_encoder": tiny_encoder,
-          "bad_perm": bad_perm, "bad_axis": bad_axis, "bad_matmul": bad_matmul}
+          "bad_perm": bad_perm, "bad_axis": bad_axis, "bad_matmul": bad_matmul,
+          "torch_flatten": torch_flatten, "fold_div_zero": fold_div_zero}
 INPUTS = {"resnet18": [1, 3, 224, 224], "small_cnn": [1, 3, 16, 16],
           "tiny_resnet": [1, 3, 16, 16], "qdq_cnn": [1, 3, 8, 8], "qdq_per_channel": [1, 16, 16, 16],
           "unsupported": [1, 3, 4, 4], "bad_attr": [1, 4, 6, 6],
           "conv_weight_rank": [1, 3, 8, 8], "computed_weight": [1, 3, 6, 6], "short_raw_data": [1, 4], "zero_stride": [1, 2, 4, 4], "no_outputs": [1, 4],
           "vgg_dropout": [1, 3, 16, 16], "dropout_training": [1, 4], "eltwise_cnn": [1, 3, 16, 16],
           "bad_broadcast": [1, 4, 6, 6], "tiny_encoder": [1, 32, 128],
-          "bad_perm": [1, 4, 6], "bad_axis": [1, 4, 6], "bad_matmul": [2, 3, 4]}
+          "bad_perm": [1, 4, 6], "bad_axis": [1, 4, 6], "bad_matmul": [2, 3, 4],
+          "torch_flatten": [1, 3, 8, 8], "fold_div_zero": [1, 3, 8, 8]}
 
 
 def main(argv):

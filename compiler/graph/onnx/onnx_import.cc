@@ -7,6 +7,7 @@
 #include <map>
 
 #include "compiler/graph/infer.h"
+#include "compiler/graph/onnx/fold_constants.h"
 #include "compiler/graph/verify.h"
 #include "hardware/isa/errors.h"
 
@@ -360,6 +361,11 @@ class Importer {
     const auto& table = allowed_attrs();
     auto spec = table.find(n.op);
     if (spec == table.end()) {
+      const auto& fold = foldable_operators();
+      if (std::find(fold.begin(), fold.end(), n.op) != fold.end())
+        fail(n, "operator " + n.op + " is imported only on constant inputs (it is folded at "
+                "import; for Shape, an input whose shape is static), and an input here is "
+                "computed");
       std::string ops;
       for (const auto& s : supported_operators()) ops += (ops.empty() ? "" : ", ") + s;
       fail(n, "operator " + n.op + " is not supported (Weft imports " + ops + ")");
@@ -677,7 +683,10 @@ const std::vector<std::string>& supported_operators() {
   return ops;
 }
 
-Imported import_model(const Model& model) { return Importer(model).run(); }
+Imported import_model(Model model) {
+  fold_constants(&model);
+  return Importer(model).run();
+}
 
 Imported import_onnx(const std::string& path, const LoadOptions& options) {
   return import_model(load_model(path, options));
