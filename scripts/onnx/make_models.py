@@ -37,6 +37,10 @@ Models (OUT_DIR/NAME.onnx):
                 and a mask computed from constants (Slice, Squeeze, Mul, Div, Sub, Range, Cast,
                 Equal, Where, ConstantOfShape, Expand), all folded at import, 1x3x8x8, opset 13.
   fold_div_zero  torch_flatten with an integer division by zero in its shape sub-graph.
+  pad_conv      explicit Pad nodes (zeros on H and W, asymmetric; one a Constant-node pads
+                tensor) before Convs, as exporters write padding, 1x3x8x8, opset 13.
+  pad_reflect, pad_relu, pad_value  a Pad in reflect mode; a zero Pad read by a Relu (not a
+                Conv); a Pad with constant value 1.
   bad_perm, bad_axis, bad_matmul  a Transpose whose perm repeats an axis, a Softmax on axis
                 3 of a rank-3 input, a MatMul whose batch dimensions do not broadcast.
 and OUT_DIR/NAME_input.npy, a float32 input for each runnable model (seed 7).
@@ -542,6 +546,33 @@ def fold_div_zero():
     return torch_flatten(div_zero=True)
 
 
+def pad_conv(seed=23):
+    """Zero Pads before Convs (asymmetric, as TF-style SAME exports and ZeroPad2d write them)."""
+    b = Builder(seed)
+    i64 = np.int64
+    y = b.node("Pad", ["input", b.const("pads", np.array([0, 0, 1, 0, 0, 0, 2, 1], i64))])
+    y = b.node("Relu", [b.conv(y, 3, 8, 3, bias=True)])                          # 8x9x7
+    pads = b.name("pads_c")
+    b.nodes.append(helper.make_node("Constant", [], [pads], name=pads, value=numpy_helper.from_array(
+        np.array([0, 0, 1, 1, 0, 0, 1, 1], i64))))
+    y = b.node("Pad", [y, pads, b.const("zero", np.float32(0))], mode="constant")
+    y = b.node("Relu", [b.conv(y, 8, 8, 3, 2, 1, bias=True)])                    # 8x6x5 (pads 2)
+    y = b.node("Flatten", [b.node("GlobalAveragePool", [y])], axis=1)
+    w = (b.rng.standard_normal((10, 8)) * 0.3).astype(np.float32)
+    y = b.node("Gemm", [y, b.const("fc_w", w), b.const("fc_b", np.zeros(10, np.float32))], transB=1)
+    return b.model("input", [1, 3, 8, 8], y, 13, "pad_conv")
+
+
+def pad_bad(name, mode="constant", value=None, then="Conv"):
+    b = Builder(1)
+    ins = ["input", b.const("pads", np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64))]
+    if value is not None:
+        ins.append(b.const("value", np.float32(value)))
+    y = b.node("Pad", ins, mode=mode)
+    y = b.conv(y, 3, 4, 3) if then == "Conv" else b.node("Relu", [y])
+    return b.model("input", [1, 3, 6, 6], y, 13, name)
+
+
 MODELS = {"resnet18": resnet18, "small_cnn": small_cnn, "tiny_resnet": tiny_resnet,
           "qdq_cnn": qdq_cnn, "qdq_zero_point": qdq_zero_point, "qdq_per_channel": qdq_per_channel,
           "unsupported": unsupported, "bad_attr": bad_attr, "cycle": cycle,
@@ -550,7 +581,10 @@ MODELS = {"resnet18": resnet18, "small_cnn": small_cnn, "tiny_resnet": tiny_resn
           "dropout_training": dropout_training, "eltwise_cnn": eltwise_cnn,
           "bad_broadcast": bad_broadcast, "tiny_encoder": tiny_encoder,
           "bad_perm": bad_perm, "bad_axis": bad_axis, "bad_matmul": bad_matmul,
-          "torch_flatten": torch_flatten, "fold_div_zero": fold_div_zero}
+          "torch_flatten": torch_flatten, "fold_div_zero": fold_div_zero, "pad_conv": pad_conv,
+          "pad_reflect": lambda: pad_bad("pad_reflect", mode="reflect"),
+          "pad_relu": lambda: pad_bad("pad_relu", then="Relu"),
+          "pad_value": lambda: pad_bad("pad_value", value=1.0)}
 INPUTS = {"resnet18": [1, 3, 224, 224], "small_cnn": [1, 3, 16, 16],
           "tiny_resnet": [1, 3, 16, 16], "qdq_cnn": [1, 3, 8, 8], "qdq_per_channel": [1, 16, 16, 16],
           "unsupported": [1, 3, 4, 4], "bad_attr": [1, 4, 6, 6],
@@ -558,7 +592,8 @@ INPUTS = {"resnet18": [1, 3, 224, 224], "small_cnn": [1, 3, 16, 16],
           "vgg_dropout": [1, 3, 16, 16], "dropout_training": [1, 4], "eltwise_cnn": [1, 3, 16, 16],
           "bad_broadcast": [1, 4, 6, 6], "tiny_encoder": [1, 32, 128],
           "bad_perm": [1, 4, 6], "bad_axis": [1, 4, 6], "bad_matmul": [2, 3, 4],
-          "torch_flatten": [1, 3, 8, 8], "fold_div_zero": [1, 3, 8, 8]}
+          "torch_flatten": [1, 3, 8, 8], "fold_div_zero": [1, 3, 8, 8], "pad_conv": [1, 3, 8, 8],
+          "pad_reflect": [1, 3, 6, 6], "pad_relu": [1, 3, 6, 6], "pad_value": [1, 3, 6, 6]}
 
 
 def main(argv):

@@ -8,6 +8,7 @@
 
 #include "compiler/graph/infer.h"
 #include "compiler/graph/onnx/fold_constants.h"
+#include "compiler/graph/onnx/pad_into_conv.h"
 #include "compiler/graph/verify.h"
 #include "hardware/isa/errors.h"
 
@@ -61,6 +62,7 @@ const std::map<std::string, std::set<std::string>>& allowed_attrs() {
       {"LayerNormalization", {"axis", "epsilon", "stash_type"}},
       {"Squeeze", {"axes"}},
       {"Unsqueeze", {"axes"}},
+      {"Pad", {"mode"}},
   };
   return a;
 }
@@ -167,6 +169,10 @@ class Importer {
 
   // The IR value of ONNX value `name` (constants are added on first use).
   ValueId value_of(const std::string& name, const Node* user) {
+    if (auto p = pads_.find(name); p != pads_.end())
+      throw UserError(m_.path + ": " + p->second.where + ": its output is read by " +
+                      (user ? user->where() : std::string("a graph output")) +
+                      "; Weft imports a Pad only folded into the Conv that reads it");
     auto it = values_.find(name);
     if (it != values_.end()) return it->second;
     auto c = m_.initializers.find(name);
@@ -377,6 +383,28 @@ class Importer {
     }
     if (n.op == "Identity" || n.op == "Dropout") return import_pass_through(n);
     if (n.op == "Squeeze" || n.op == "Unsqueeze") return import_squeeze(n);
+    if (n.op == "Pad") {
+      if (n.inputs.empty() || n.inputs[0].empty()) fail(n, "has no inputs");
+      const ValueId x = value_of(n.inputs[0], &n);
+      pads_[n.outputs.at(0)] = {n.inputs[0], pad_as_conv_pads(m_, n, shape_of(x)), n.where()};
+      return;
+    }
+    if (n.op == "Conv" && !n.inputs.empty() && pads_.count(n.inputs[0])) {
+      // The Conv reads a zero Pad: read the Pad's input and add its pads to the Conv's own.
+      const PendingPad& p = pads_.at(n.inputs[0]);
+      Node conv = n;
+      conv.inputs[0] = p.input;
+      Attribute& pads = conv.attrs["pads"];
+      if (pads.kind != Attribute::Kind::kInts) {
+        pads.kind = Attribute::Kind::kInts;
+        pads.ints.assign(4, 0);
+      }
+      if (int_attr_string(n, "auto_pad") != "NOTSET" || pads.ints.size() != 4)
+        fail(n, "reads " + p.where + " and has auto_pad or pads that are not 2D; only explicit "
+                "2D pads combine with a Pad");
+      for (size_t k = 0; k < 4; ++k) pads.ints[k] += p.pads[k];
+      return import_node(conv);
+    }
     graph::OpKind kind;
     if (!graph::op_from_name(n.op, &kind)) fail(n, "operator " + n.op + " has no graph IR kind");
 
@@ -665,9 +693,23 @@ class Importer {
     values_[n.outputs[out]] = v;
   }
 
+  // "NOTSET" when the string attribute `name` is absent.
+  static std::string int_attr_string(const Node& n, const std::string& name) {
+    auto it = n.attrs.find(name);
+    return it == n.attrs.end() ? "NOTSET" : it->second.s;
+  }
+
+  // A zero Pad waiting for the Conv that reads it (the Pad adds no node).
+  struct PendingPad {
+    std::string input;          // the Pad's input
+    std::vector<int64_t> pads;  // [top, left, bottom, right]
+    std::string where;          // the Pad node, for messages
+  };
+
   const Model& m_;
   Imported out_;
   std::map<std::string, ValueId> values_;
+  std::map<std::string, PendingPad> pads_;
 };
 
 }  // namespace
@@ -679,7 +721,7 @@ const std::vector<std::string>& supported_operators() {
       "Gemm",    "MatMul",             "Concat",  "QuantizeLinear", "DequantizeLinear",
       "QLinearConv", "Identity", "Dropout", "Sigmoid", "Tanh", "Erf", "Sqrt", "HardSigmoid",
       "HardSwish", "Mul", "Sub", "Div", "Pow", "Transpose", "Softmax", "ReduceMean",
-      "LayerNormalization", "Squeeze", "Unsqueeze"};
+      "LayerNormalization", "Squeeze", "Unsqueeze", "Pad"};
   return ops;
 }
 
