@@ -41,6 +41,10 @@ Models (OUT_DIR/NAME.onnx):
                 tensor) before Convs, as exporters write padding, 1x3x8x8, opset 13.
   pad_reflect, pad_relu, pad_value  a Pad in reflect mode; a zero Pad read by a Relu (not a
                 Conv); a Pad with constant value 1.
+  split_net     Split with sizes (a constant input) and equal Split (no sizes) of activations,
+                with more than one output used, as ShuffleNet and GLU-style heads write them,
+                1x3x8x8, opset 13.
+  bad_split     a Split whose sizes do not add up to the axis.
   bad_perm, bad_axis, bad_matmul  a Transpose whose perm repeats an axis, a Softmax on axis
                 3 of a rank-3 input, a MatMul whose batch dimensions do not broadcast.
 and OUT_DIR/NAME_input.npy, a float32 input for each runnable model (seed 7).
@@ -573,6 +577,36 @@ def pad_bad(name, mode="constant", value=None, then="Conv"):
     return b.model("input", [1, 3, 6, 6], y, 13, name)
 
 
+def split_net(seed=29):
+    b = Builder(seed)
+    y = b.node("Relu", [b.conv("input", 3, 8, 3, 1, 1, bias=True)])             # 8x8x8
+    outs = [b.name("part") for _ in range(3)]
+    b.nodes.append(helper.make_node("Split", [y, b.const("sizes", np.array([2, 4, 2], np.int64))],
+                                    outs, name=b.name("split"), axis=1))
+    y = b.node("Concat", [outs[2], b.node("Sigmoid", [outs[1]]), outs[0]], axis=1)
+    halves = [b.name("half") for _ in range(2)]
+    b.nodes.append(helper.make_node("Split", [b.conv(y, 8, 8, 3, 1, 1, bias=True)], halves,
+                                    name=b.name("split"), axis=-2))              # 8x4x8 each
+    y = b.node("Mul", [halves[0], b.node("Sigmoid", [halves[1]])])               # GLU on H
+    y = b.node("Flatten", [b.node("GlobalAveragePool", [y])], axis=1)
+    w = (b.rng.standard_normal((10, 8)) * 0.3).astype(np.float32)
+    y = b.node("Gemm", [y, b.const("fc_w", w), b.const("fc_b", np.zeros(10, np.float32))], transB=1)
+    return b.model("input", [1, 3, 8, 8], y, 13, "split_net")
+
+
+def bad_split():
+    outs = ["a", "b"]
+    nodes = [helper.make_node("Split", ["input", "sizes"], outs, name="split_1", axis=1),
+             helper.make_node("Add", outs, ["y"], name="add_2")]
+    graph = helper.make_graph(
+        nodes, "bad_split", [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2])],
+        [numpy_helper.from_array(np.array([2, 3], np.int64), "sizes")])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    return m
+
+
 MODELS = {"resnet18": resnet18, "small_cnn": small_cnn, "tiny_resnet": tiny_resnet,
           "qdq_cnn": qdq_cnn, "qdq_zero_point": qdq_zero_point, "qdq_per_channel": qdq_per_channel,
           "unsupported": unsupported, "bad_attr": bad_attr, "cycle": cycle,
@@ -584,7 +618,8 @@ MODELS = {"resnet18": resnet18, "small_cnn": small_cnn, "tiny_resnet": tiny_resn
           "torch_flatten": torch_flatten, "fold_div_zero": fold_div_zero, "pad_conv": pad_conv,
           "pad_reflect": lambda: pad_bad("pad_reflect", mode="reflect"),
           "pad_relu": lambda: pad_bad("pad_relu", then="Relu"),
-          "pad_value": lambda: pad_bad("pad_value", value=1.0)}
+          "pad_value": lambda: pad_bad("pad_value", value=1.0), "split_net": split_net,
+          "bad_split": bad_split}
 INPUTS = {"resnet18": [1, 3, 224, 224], "small_cnn": [1, 3, 16, 16],
           "tiny_resnet": [1, 3, 16, 16], "qdq_cnn": [1, 3, 8, 8], "qdq_per_channel": [1, 16, 16, 16],
           "unsupported": [1, 3, 4, 4], "bad_attr": [1, 4, 6, 6],
@@ -593,7 +628,8 @@ INPUTS = {"resnet18": [1, 3, 224, 224], "small_cnn": [1, 3, 16, 16],
           "bad_broadcast": [1, 4, 6, 6], "tiny_encoder": [1, 32, 128],
           "bad_perm": [1, 4, 6], "bad_axis": [1, 4, 6], "bad_matmul": [2, 3, 4],
           "torch_flatten": [1, 3, 8, 8], "fold_div_zero": [1, 3, 8, 8], "pad_conv": [1, 3, 8, 8],
-          "pad_reflect": [1, 3, 6, 6], "pad_relu": [1, 3, 6, 6], "pad_value": [1, 3, 6, 6]}
+          "pad_reflect": [1, 3, 6, 6], "pad_relu": [1, 3, 6, 6], "pad_value": [1, 3, 6, 6],
+          "split_net": [1, 3, 8, 8], "bad_split": [1, 4]}
 
 
 def main(argv):

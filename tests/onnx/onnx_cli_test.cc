@@ -417,6 +417,27 @@ TEST_F(OnnxCli, PadOutsideScopeIsANamedError) {
                     "node 'pad_3' (Pad): constant value 1.000000 is not supported");
 }
 
+// Split with sizes (a constant input) and in equal parts, several outputs used: one Slice node
+// per output; the LLVM path within 1e-4 of the float64 interpreter (1.9e-7 of a NumPy
+// evaluation, measured); on the accelerator the Slices stay in fp32 on the CPU, cosine >= 0.99.
+TEST_F(OnnxCli, SplitImportsAsOneSlicePerOutput) {
+  const std::string m = models() + "/split_net.onnx", x = models() + "/split_net_input.npy";
+  const Result r = weft("run " + m + " --input " + x + " --target llvm --check");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("\"within_1e-4\": true"));
+  const Result g = weft("compile " + m + " --emit graph --pass import");
+  ASSERT_EQ(g.code, 0) << g.out;
+  EXPECT_THAT(g.out, HasSubstr("{axis=1, end=6, start=2}"));
+  EXPECT_THAT(g.out, HasSubstr("{axis=2, end=8, start=4}"));
+  const Result a = weft("run " + m + " --input " + x + " --config vta --engine functional " +
+                        "--calibrate " + x + " --check");
+  ASSERT_EQ(a.code, 0) << a.out;
+  EXPECT_GE(field(a.out, "cosine_similarity"), 0.99) << a.out;
+  EXPECT_THAT(a.out, HasSubstr("\"detail\": \"fp32: the int8 quantizer has no Slice"));
+  expect_user_error(models() + "/bad_split.onnx", models() + "/bad_split_input.npy",
+                    "(op_type:Split, node name: split_1)");
+}
+
 // ONNX's shape inference finds it first and names the node; Weft's own inference (when a graph
 // is built in C++) says "shapes ... do not broadcast" (interpret_test.cc).
 TEST_F(OnnxCli, ShapesThatDoNotBroadcast) {

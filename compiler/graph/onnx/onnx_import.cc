@@ -63,6 +63,7 @@ const std::map<std::string, std::set<std::string>>& allowed_attrs() {
       {"Squeeze", {"axes"}},
       {"Unsqueeze", {"axes"}},
       {"Pad", {"mode"}},
+      {"Split", {"axis", "split"}},
   };
   return a;
 }
@@ -360,6 +361,51 @@ class Importer {
     add_imported(n, OpKind::Reshape, {x, sv}, {}, out_.uint8_values.count(x) != 0);
   }
 
+  // Split: one Slice node per used output ('split' sizes as the attribute, opsets 11-12, or
+  // the constant input 1, 13+; equal parts when absent).
+  void import_split(const Node& n) {
+    if (n.inputs.empty() || n.inputs[0].empty()) fail(n, "has no inputs");
+    const ValueId x = value_of(n.inputs[0], &n);
+    const std::vector<int64_t> xs = shape_of(x);
+    const int64_t given = int_attr(n, "axis", 0), rank = static_cast<int64_t>(xs.size());
+    const int64_t axis = given < 0 ? given + rank : given;
+    if (axis < 0 || axis >= rank)
+      fail(n, "axis " + std::to_string(given) + " is outside the " + std::to_string(rank) +
+                  " axes of " + shape_string(xs));
+    const int64_t dim = xs[static_cast<size_t>(axis)];
+    const int64_t parts = static_cast<int64_t>(n.outputs.size());
+    std::vector<int64_t> sizes = ints_attr(n, "split", {});
+    if (n.inputs.size() > 1 && !n.inputs[1].empty()) {
+      const TensorData& t = constant(n, 1, "split");
+      if (t.type != ElemType::kInt64) fail(n, "split must be int64");
+      sizes = t.to_int64();
+    }
+    if (sizes.empty()) {
+      if (dim % parts)
+        fail(n, "axis " + std::to_string(axis) + " of " + shape_string(xs) + " does not split into " +
+                    std::to_string(parts) + " equal parts");
+      sizes.assign(static_cast<size_t>(parts), dim / parts);
+    }
+    int64_t total = 0;
+    for (int64_t s : sizes) {
+      if (s < 1) fail(n, "split " + shape_string(sizes) + " has a size below 1");
+      total += s;
+    }
+    if (static_cast<int64_t>(sizes.size()) != parts || total != dim)
+      fail(n, "split " + shape_string(sizes) + " does not divide axis " + std::to_string(axis) +
+                  " of " + shape_string(xs) + " into the node's " + std::to_string(parts) +
+                  " outputs");
+    int64_t start = 0;
+    for (size_t o = 0; o < sizes.size(); start += sizes[o], ++o) {
+      if (n.outputs[o].empty()) continue;
+      Attrs a;
+      a["axis"] = axis;
+      a["start"] = start;
+      a["end"] = start + sizes[o];
+      add_imported(n, OpKind::Slice, {x}, a, false, o);
+    }
+  }
+
   void import_node(const Node& n) {
     if (!n.domain.empty())
       fail(n, "operator domain '" + n.domain + "' is not supported (only the default ONNX "
@@ -383,6 +429,7 @@ class Importer {
     }
     if (n.op == "Identity" || n.op == "Dropout") return import_pass_through(n);
     if (n.op == "Squeeze" || n.op == "Unsqueeze") return import_squeeze(n);
+    if (n.op == "Split") return import_split(n);
     if (n.op == "Pad") {
       if (n.inputs.empty() || n.inputs[0].empty()) fail(n, "has no inputs");
       const ValueId x = value_of(n.inputs[0], &n);
@@ -721,7 +768,7 @@ const std::vector<std::string>& supported_operators() {
       "Gemm",    "MatMul",             "Concat",  "QuantizeLinear", "DequantizeLinear",
       "QLinearConv", "Identity", "Dropout", "Sigmoid", "Tanh", "Erf", "Sqrt", "HardSigmoid",
       "HardSwish", "Mul", "Sub", "Div", "Pow", "Transpose", "Softmax", "ReduceMean",
-      "LayerNormalization", "Squeeze", "Unsqueeze", "Pad"};
+      "LayerNormalization", "Squeeze", "Unsqueeze", "Pad", "Split"};
   return ops;
 }
 
