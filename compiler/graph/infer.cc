@@ -210,6 +210,16 @@ std::vector<TensorType> infer_output_types(const Graph& g, const Node& n) {
       for (size_t d = 0; d < perm.size(); ++d) out.shape[d] = x.shape[static_cast<size_t>(perm[d])];
       break;
     }
+    case OpKind::Slice: {
+      want_f32(n, x);
+      const int64_t axis = n.get_int("axis", -1), b = n.get_int("start", -1), e = n.get_int("end", -1);
+      want_axis(n, axis, x.rank());
+      if (b < 0 || e <= b || e > x.shape[static_cast<size_t>(axis)])
+        fail(n, "elements [" + std::to_string(b) + ", " + std::to_string(e) + ") are not inside axis " +
+                    std::to_string(axis) + " of " + shape_str(x.shape));
+      out.shape[static_cast<size_t>(axis)] = e - b;
+      break;
+    }
     case OpKind::Softmax:
       want_f32(n, x);
       want_axis(n, n.get_int("axis", -1), x.rank());

@@ -274,6 +274,21 @@ void transpose(Op<T>& op) {
   transpose_kernel<T>(op.in(0).f.data(), op.in(0).shape, op.n.get_ints("perm"), op.y.f.data());
 }
 
+// Elements [start, end) of one axis: outer blocks of the input copied in order.
+template <typename T>
+void slice(Op<T>& op) {
+  const HostValue<T>& x = op.in(0);
+  const auto axis = static_cast<size_t>(op.n.get_int("axis", 0));
+  const int64_t b = op.n.get_int("start", 0), e = op.n.get_int("end", 0);
+  int64_t outer = 1, inner = 1;
+  for (size_t d = 0; d < axis; ++d) outer *= x.shape[d];
+  for (size_t d = axis + 1; d < x.shape.size(); ++d) inner *= x.shape[d];
+  const int64_t dim = x.shape[axis];
+  T* y = op.y.f.data();
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t k = (o * dim + b) * inner; k < (o * dim + e) * inner; ++k) *y++ = x.f[k];
+}
+
 template <typename T>
 void softmax(Op<T>& op) {
   const HostValue<T>& x = op.in(0);
@@ -458,6 +473,7 @@ const HostValue<T>& Interpreter<T>::run_node(const Node& n) {
       break;
     case OpKind::Concat: concat(op); break;
     case OpKind::Transpose: transpose(op); break;
+    case OpKind::Slice: slice(op); break;
     case OpKind::Softmax: softmax(op); break;
     case OpKind::ReduceMean: reduce_mean(op); break;
     case OpKind::LayerNormalization: layer_norm(op); break;

@@ -12,7 +12,7 @@
 //
 // Operators: Conv, BatchNormalization, Relu, Clip, MaxPool, AveragePool, GlobalAveragePool,
 // Add, Sub, Mul, Div, Pow, Sigmoid, Tanh, Erf, Sqrt, HardSigmoid, HardSwish, Flatten, Reshape,
-// Concat, Transpose, Softmax, ReduceMean, LayerNormalization (transformer_kernels.h), Gemm, MatMul, QuantizeLinear, DequantizeLinear, QLinearConv (the element-wise
+// Concat, Transpose, Slice, Softmax, ReduceMean, LayerNormalization (transformer_kernels.h), Gemm, MatMul, QuantizeLinear, DequantizeLinear, QLinearConv (the element-wise
 // functions are compiler/ops/float_eltwise.h's, by compiler/graph/elementwise.h).
 // Anything else, or a value in a blocked layout, is a UserError naming the node.
 #pragma once

@@ -49,7 +49,7 @@ int residual_input(const Graph& g, const Node& add) {
 // Operators the int8 path has no kernel for and whose int8 form would cost accuracy (softmax
 // and layer norm inputs, means, transposes of attention heads): kept in fp32 on the CPU.
 bool float_only(OpKind k) {
-  return k == OpKind::Transpose || k == OpKind::Softmax || k == OpKind::ReduceMean ||
+  return k == OpKind::Transpose || k == OpKind::Slice || k == OpKind::Softmax || k == OpKind::ReduceMean ||
          k == OpKind::LayerNormalization;
 }
 

@@ -32,6 +32,19 @@ Models (OUT_DIR/NAME.onnx):
   dropout_training  a Dropout whose training_mode is a constant true.
   tiny_encoder  one BERT/ViT encoder layer (self-attention, LayerNormalization, an MLP with
                 the erf GELU) as torch.onnx.export writes it at opset 17, 1x32x128.
+  torch_flatten  a small CNN whose flatten is torch.onnx.export's x.view(x.size(0), -1)
+                (Shape, Gather, Unsqueeze, Concat, Reshape, with Constant nodes) plus a shape
+                and a mask computed from constants (Slice, Squeeze, Mul, Div, Sub, Range, Cast,
+                Equal, Where, ConstantOfShape, Expand), all folded at import, 1x3x8x8, opset 13.
+  fold_div_zero  torch_flatten with an integer division by zero in its shape sub-graph.
+  pad_conv      explicit Pad nodes (zeros on H and W, asymmetric; one a Constant-node pads
+                tensor) before Convs, as exporters write padding, 1x3x8x8, opset 13.
+  pad_reflect, pad_relu, pad_value  a Pad in reflect mode; a zero Pad read by a Relu (not a
+                Conv); a Pad with constant value 1.
+  split_net     Split with sizes (a constant input) and equal Split (no sizes) of activations,
+                with more than one output used, as ShuffleNet and GLU-style heads write them,
+                1x3x8x8, opset 13.
+  bad_split     a Split whose sizes do not add up to the axis.
   bad_perm, bad_axis, bad_matmul  a Transpose whose perm repeats an axis, a Softmax on axis
                 3 of a rank-3 input, a MatMul whose batch dimensions do not broadcast.
 and OUT_DIR/NAME_input.npy, a float32 input for each runnable model (seed 7).
@@ -489,6 +502,111 @@ def old_opset():
     return b.model("input", [1, 4], y, 9, "old_opset")
 
 
+def torch_flatten(seed=19, div_zero=False):
+    """x.view(x.size(0), -1) as torch.onnx.export writes it, plus constant-only sub-graphs."""
+    b = Builder(seed)
+    i64 = np.int64
+
+    def constant(base, array):  # a Constant node, as the exporter writes scalars and shapes
+        out = b.name(base)
+        b.nodes.append(helper.make_node("Constant", [], [out], name=out,
+                                        value=numpy_helper.from_array(np.asarray(array))))
+        return out
+
+    y = b.node("Relu", [b.conv("input", 3, 8, 3, 1, 1, bias=True)])            # 8x8x8
+    y = b.node("MaxPool", [y], kernel_shape=[2, 2], strides=[2, 2])             # 8x4x4
+    s = b.node("Shape", [y])
+    n = b.node("Gather", [s, constant("idx", i64(0))], axis=0)
+    n1 = b.node("Unsqueeze", [n, constant("axes", np.array([0], i64))])
+    flat = b.node("Reshape", [y, b.node("Concat", [n1, constant("m1", np.array([-1], i64))],
+                                        axis=0)])                               # 1x128
+    hw = b.node("Slice", [s, constant("st", np.array([2], i64)), constant("en", np.array([4], i64))])
+    area = b.node("Mul", [b.node("Gather", [hw, constant("i0", i64(0))]),
+                          b.node("Gather", [hw, constant("i1", i64(1))])])      # 16
+    per = b.node("Div", [b.node("Mul", [area, b.node("Gather", [s, constant("i2", i64(1))])]),
+                         b.node("Sub", [constant("two", i64(2 if div_zero else 3)), constant("one", i64(2))])])
+    sq = b.node("Squeeze", [n1, constant("ax0", np.array([0], i64))])
+    shape2 = b.node("Concat", [b.node("Unsqueeze", [sq, constant("a1", np.array([0], i64))]),
+                               b.node("Unsqueeze", [per, constant("a2", np.array([0], i64))])],
+                    axis=0)                                                     # [1, 128]
+    y = b.node("Add", [flat, b.node("Reshape", [y, shape2])])
+    w = (b.rng.standard_normal((10, 128)) * 0.1).astype(np.float32)
+    y = b.node("Gemm", [y, b.const("fc_w", w), b.const("fc_b", np.zeros(10, np.float32))], transB=1)
+    r = b.node("Cast", [b.node("Range", [constant("r0", i64(0)), constant("r1", i64(10)),
+                                         constant("r2", i64(1))])], to=TensorProto.INT64)
+    half = b.node("ConstantOfShape", [constant("ten", np.array([10], i64))],
+                  value=numpy_helper.from_array(np.array([0.5], np.float32)))
+    ones = b.node("Expand", [constant("onef", np.float32(1.0)), constant("ten2", np.array([10], i64))])
+    mask = b.node("Where", [b.node("Equal", [r, constant("three", i64(3))]), half, ones])
+    y = b.node("Mul", [y, mask])
+    name = "fold_div_zero" if div_zero else "torch_flatten"
+    m = b.model("input", [1, 3, 8, 8], y, 13, name)
+    # ONNX's shape inference does not evaluate the shape sub-graph: declare the output.
+    m.graph.output[0].CopyFrom(helper.make_tensor_value_info(y, TensorProto.FLOAT, [1, 10]))
+    return m
+
+
+def fold_div_zero():
+    return torch_flatten(div_zero=True)
+
+
+def pad_conv(seed=23):
+    """Zero Pads before Convs (asymmetric, as TF-style SAME exports and ZeroPad2d write them)."""
+    b = Builder(seed)
+    i64 = np.int64
+    y = b.node("Pad", ["input", b.const("pads", np.array([0, 0, 1, 0, 0, 0, 2, 1], i64))])
+    y = b.node("Relu", [b.conv(y, 3, 8, 3, bias=True)])                          # 8x9x7
+    pads = b.name("pads_c")
+    b.nodes.append(helper.make_node("Constant", [], [pads], name=pads, value=numpy_helper.from_array(
+        np.array([0, 0, 1, 1, 0, 0, 1, 1], i64))))
+    y = b.node("Pad", [y, pads, b.const("zero", np.float32(0))], mode="constant")
+    y = b.node("Relu", [b.conv(y, 8, 8, 3, 2, 1, bias=True)])                    # 8x6x5 (pads 2)
+    y = b.node("Flatten", [b.node("GlobalAveragePool", [y])], axis=1)
+    w = (b.rng.standard_normal((10, 8)) * 0.3).astype(np.float32)
+    y = b.node("Gemm", [y, b.const("fc_w", w), b.const("fc_b", np.zeros(10, np.float32))], transB=1)
+    return b.model("input", [1, 3, 8, 8], y, 13, "pad_conv")
+
+
+def pad_bad(name, mode="constant", value=None, then="Conv"):
+    b = Builder(1)
+    ins = ["input", b.const("pads", np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64))]
+    if value is not None:
+        ins.append(b.const("value", np.float32(value)))
+    y = b.node("Pad", ins, mode=mode)
+    y = b.conv(y, 3, 4, 3) if then == "Conv" else b.node("Relu", [y])
+    return b.model("input", [1, 3, 6, 6], y, 13, name)
+
+
+def split_net(seed=29):
+    b = Builder(seed)
+    y = b.node("Relu", [b.conv("input", 3, 8, 3, 1, 1, bias=True)])             # 8x8x8
+    outs = [b.name("part") for _ in range(3)]
+    b.nodes.append(helper.make_node("Split", [y, b.const("sizes", np.array([2, 4, 2], np.int64))],
+                                    outs, name=b.name("split"), axis=1))
+    y = b.node("Concat", [outs[2], b.node("Sigmoid", [outs[1]]), outs[0]], axis=1)
+    halves = [b.name("half") for _ in range(2)]
+    b.nodes.append(helper.make_node("Split", [b.conv(y, 8, 8, 3, 1, 1, bias=True)], halves,
+                                    name=b.name("split"), axis=-2))              # 8x4x8 each
+    y = b.node("Mul", [halves[0], b.node("Sigmoid", [halves[1]])])               # GLU on H
+    y = b.node("Flatten", [b.node("GlobalAveragePool", [y])], axis=1)
+    w = (b.rng.standard_normal((10, 8)) * 0.3).astype(np.float32)
+    y = b.node("Gemm", [y, b.const("fc_w", w), b.const("fc_b", np.zeros(10, np.float32))], transB=1)
+    return b.model("input", [1, 3, 8, 8], y, 13, "split_net")
+
+
+def bad_split():
+    outs = ["a", "b"]
+    nodes = [helper.make_node("Split", ["input", "sizes"], outs, name="split_1", axis=1),
+             helper.make_node("Add", outs, ["y"], name="add_2")]
+    graph = helper.make_graph(
+        nodes, "bad_split", [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2])],
+        [numpy_helper.from_array(np.array([2, 3], np.int64), "sizes")])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    return m
+
+
 MODELS = {"resnet18": resnet18, "small_cnn": small_cnn, "tiny_resnet": tiny_resnet,
           "qdq_cnn": qdq_cnn, "qdq_zero_point": qdq_zero_point, "qdq_per_channel": qdq_per_channel,
           "unsupported": unsupported, "bad_attr": bad_attr, "cycle": cycle,
@@ -496,14 +614,22 @@ MODELS = {"resnet18": resnet18, "small_cnn": small_cnn, "tiny_resnet": tiny_resn
           "old_opset": old_opset, "uint8_input": uint8_input, "vgg_dropout": vgg_dropout,
           "dropout_training": dropout_training, "eltwise_cnn": eltwise_cnn,
           "bad_broadcast": bad_broadcast, "tiny_encoder": tiny_encoder,
-          "bad_perm": bad_perm, "bad_axis": bad_axis, "bad_matmul": bad_matmul}
+          "bad_perm": bad_perm, "bad_axis": bad_axis, "bad_matmul": bad_matmul,
+          "torch_flatten": torch_flatten, "fold_div_zero": fold_div_zero, "pad_conv": pad_conv,
+          "pad_reflect": lambda: pad_bad("pad_reflect", mode="reflect"),
+          "pad_relu": lambda: pad_bad("pad_relu", then="Relu"),
+          "pad_value": lambda: pad_bad("pad_value", value=1.0), "split_net": split_net,
+          "bad_split": bad_split}
 INPUTS = {"resnet18": [1, 3, 224, 224], "small_cnn": [1, 3, 16, 16],
           "tiny_resnet": [1, 3, 16, 16], "qdq_cnn": [1, 3, 8, 8], "qdq_per_channel": [1, 16, 16, 16],
           "unsupported": [1, 3, 4, 4], "bad_attr": [1, 4, 6, 6],
           "conv_weight_rank": [1, 3, 8, 8], "computed_weight": [1, 3, 6, 6], "short_raw_data": [1, 4], "zero_stride": [1, 2, 4, 4], "no_outputs": [1, 4],
           "vgg_dropout": [1, 3, 16, 16], "dropout_training": [1, 4], "eltwise_cnn": [1, 3, 16, 16],
           "bad_broadcast": [1, 4, 6, 6], "tiny_encoder": [1, 32, 128],
-          "bad_perm": [1, 4, 6], "bad_axis": [1, 4, 6], "bad_matmul": [2, 3, 4]}
+          "bad_perm": [1, 4, 6], "bad_axis": [1, 4, 6], "bad_matmul": [2, 3, 4],
+          "torch_flatten": [1, 3, 8, 8], "fold_div_zero": [1, 3, 8, 8], "pad_conv": [1, 3, 8, 8],
+          "pad_reflect": [1, 3, 6, 6], "pad_relu": [1, 3, 6, 6], "pad_value": [1, 3, 6, 6],
+          "split_net": [1, 3, 8, 8], "bad_split": [1, 4]}
 
 
 def main(argv):

@@ -359,6 +359,85 @@ TEST_F(OnnxCli, TransformerOperatorsRefuseBadAttributes) {
                     "bad_matmul_1");
 }
 
+// torch's x.view(x.size(0), -1) (Shape, Gather, Unsqueeze, Concat feeding a Reshape) and a
+// shape and a mask computed from constants only: folded at import, so the graph holds only the
+// Reshapes of the activation, and the network runs on the LLVM path within 1e-4 of the float64
+// interpreter (and 1.4e-7 of a NumPy evaluation of the ONNX file, measured) and on the
+// accelerator at cosine >= 0.99.
+TEST_F(OnnxCli, TorchFlattenShapeGraphIsFoldedAtImport) {
+  const std::string m = models() + "/torch_flatten.onnx", x = models() + "/torch_flatten_input.npy";
+  const Result r = weft("run " + m + " --input " + x + " --target llvm --check");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("\"within_1e-4\": true"));
+  EXPECT_LT(field(r.out, "max_error_relative_to_max"), 1e-4) << r.out;
+  const Result g = weft("compile " + m + " --emit graph --pass import");
+  ASSERT_EQ(g.code, 0) << g.out;
+  EXPECT_THAT(g.out, HasSubstr("= Reshape(%"));
+  for (const char* op : {"Shape", "Gather", "Unsqueeze", "Range", "Where", "ConstantOfShape"})
+    EXPECT_THAT(g.out, Not(HasSubstr(std::string("= ") + op + "("))) << op;
+  const Result a = weft("run " + m + " --input " + x + " --config vta --engine functional " +
+                        "--calibrate " + x + " --check");
+  ASSERT_EQ(a.code, 0) << a.out;
+  EXPECT_GE(field(a.out, "cosine_similarity"), 0.99) << a.out;
+}
+
+// A bad value in a constant sub-graph is a named error of its node; exit 1, nothing written.
+TEST_F(OnnxCli, BadConstantSubGraphIsANamedError) {
+  expect_user_error(models() + "/fold_div_zero.onnx", models() + "/fold_div_zero_input.npy",
+                    "node 'div_28' (Div): integer division by zero");
+}
+
+// Zero Pads (asymmetric; pads from an initializer and from a Constant node) fold into the
+// pads of the Conv that reads them: no Pad node in the graph, the LLVM path within 1e-4 of the
+// float64 interpreter (1.6e-7 of a NumPy evaluation with explicit padding, measured), and the
+// accelerator at cosine >= 0.99.
+TEST_F(OnnxCli, ZeroPadFoldsIntoTheConv) {
+  const std::string m = models() + "/pad_conv.onnx", x = models() + "/pad_conv_input.npy";
+  const Result r = weft("run " + m + " --input " + x + " --target llvm --check");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("\"within_1e-4\": true"));
+  const Result g = weft("compile " + m + " --emit graph --pass import");
+  ASSERT_EQ(g.code, 0) << g.out;
+  EXPECT_THAT(g.out, Not(HasSubstr("Pad(")));
+  EXPECT_THAT(g.out, HasSubstr("pads=[1,0,2,1]"));
+  EXPECT_THAT(g.out, HasSubstr("pads=[2,2,2,2]"));
+  const Result a = weft("run " + m + " --input " + x + " --config vta --engine functional " +
+                        "--calibrate " + x + " --check");
+  ASSERT_EQ(a.code, 0) << a.out;
+  EXPECT_GE(field(a.out, "cosine_similarity"), 0.99) << a.out;
+}
+
+// A Pad that is not zeros before a Conv: named errors, exit 1, nothing written.
+TEST_F(OnnxCli, PadOutsideScopeIsANamedError) {
+  expect_user_error(models() + "/pad_reflect.onnx", models() + "/pad_reflect_input.npy",
+                    "node 'pad_2' (Pad): mode 'reflect' is not supported");
+  expect_user_error(models() + "/pad_relu.onnx", models() + "/pad_relu_input.npy",
+                    "node 'pad_2' (Pad): its output is read by node 'relu_3' (Relu)");
+  expect_user_error(models() + "/pad_value.onnx", models() + "/pad_value_input.npy",
+                    "node 'pad_3' (Pad): constant value 1.000000 is not supported");
+}
+
+// Split with sizes (a constant input) and in equal parts, several outputs used: one Slice node
+// per output; the LLVM path within 1e-4 of the float64 interpreter (1.9e-7 of a NumPy
+// evaluation, measured); on the accelerator the Slices stay in fp32 on the CPU, cosine >= 0.99.
+TEST_F(OnnxCli, SplitImportsAsOneSlicePerOutput) {
+  const std::string m = models() + "/split_net.onnx", x = models() + "/split_net_input.npy";
+  const Result r = weft("run " + m + " --input " + x + " --target llvm --check");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("\"within_1e-4\": true"));
+  const Result g = weft("compile " + m + " --emit graph --pass import");
+  ASSERT_EQ(g.code, 0) << g.out;
+  EXPECT_THAT(g.out, HasSubstr("{axis=1, end=6, start=2}"));
+  EXPECT_THAT(g.out, HasSubstr("{axis=2, end=8, start=4}"));
+  const Result a = weft("run " + m + " --input " + x + " --config vta --engine functional " +
+                        "--calibrate " + x + " --check");
+  ASSERT_EQ(a.code, 0) << a.out;
+  EXPECT_GE(field(a.out, "cosine_similarity"), 0.99) << a.out;
+  EXPECT_THAT(a.out, HasSubstr("\"detail\": \"fp32: the int8 quantizer has no Slice"));
+  expect_user_error(models() + "/bad_split.onnx", models() + "/bad_split_input.npy",
+                    "(op_type:Split, node name: split_1)");
+}
+
 // ONNX's shape inference finds it first and names the node; Weft's own inference (when a graph
 // is built in C++) says "shapes ... do not broadcast" (interpret_test.cc).
 TEST_F(OnnxCli, ShapesThatDoNotBroadcast) {

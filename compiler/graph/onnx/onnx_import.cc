@@ -7,6 +7,8 @@
 #include <map>
 
 #include "compiler/graph/infer.h"
+#include "compiler/graph/onnx/fold_constants.h"
+#include "compiler/graph/onnx/pad_into_conv.h"
 #include "compiler/graph/verify.h"
 #include "hardware/isa/errors.h"
 
@@ -60,6 +62,8 @@ const std::map<std::string, std::set<std::string>>& allowed_attrs() {
       {"LayerNormalization", {"axis", "epsilon", "stash_type"}},
       {"Squeeze", {"axes"}},
       {"Unsqueeze", {"axes"}},
+      {"Pad", {"mode"}},
+      {"Split", {"axis", "split"}},
   };
   return a;
 }
@@ -166,6 +170,10 @@ class Importer {
 
   // The IR value of ONNX value `name` (constants are added on first use).
   ValueId value_of(const std::string& name, const Node* user) {
+    if (auto p = pads_.find(name); p != pads_.end())
+      throw UserError(m_.path + ": " + p->second.where + ": its output is read by " +
+                      (user ? user->where() : std::string("a graph output")) +
+                      "; Weft imports a Pad only folded into the Conv that reads it");
     auto it = values_.find(name);
     if (it != values_.end()) return it->second;
     auto c = m_.initializers.find(name);
@@ -353,6 +361,51 @@ class Importer {
     add_imported(n, OpKind::Reshape, {x, sv}, {}, out_.uint8_values.count(x) != 0);
   }
 
+  // Split: one Slice node per used output ('split' sizes as the attribute, opsets 11-12, or
+  // the constant input 1, 13+; equal parts when absent).
+  void import_split(const Node& n) {
+    if (n.inputs.empty() || n.inputs[0].empty()) fail(n, "has no inputs");
+    const ValueId x = value_of(n.inputs[0], &n);
+    const std::vector<int64_t> xs = shape_of(x);
+    const int64_t given = int_attr(n, "axis", 0), rank = static_cast<int64_t>(xs.size());
+    const int64_t axis = given < 0 ? given + rank : given;
+    if (axis < 0 || axis >= rank)
+      fail(n, "axis " + std::to_string(given) + " is outside the " + std::to_string(rank) +
+                  " axes of " + shape_string(xs));
+    const int64_t dim = xs[static_cast<size_t>(axis)];
+    const int64_t parts = static_cast<int64_t>(n.outputs.size());
+    std::vector<int64_t> sizes = ints_attr(n, "split", {});
+    if (n.inputs.size() > 1 && !n.inputs[1].empty()) {
+      const TensorData& t = constant(n, 1, "split");
+      if (t.type != ElemType::kInt64) fail(n, "split must be int64");
+      sizes = t.to_int64();
+    }
+    if (sizes.empty()) {
+      if (dim % parts)
+        fail(n, "axis " + std::to_string(axis) + " of " + shape_string(xs) + " does not split into " +
+                    std::to_string(parts) + " equal parts");
+      sizes.assign(static_cast<size_t>(parts), dim / parts);
+    }
+    int64_t total = 0;
+    for (int64_t s : sizes) {
+      if (s < 1) fail(n, "split " + shape_string(sizes) + " has a size below 1");
+      total += s;
+    }
+    if (static_cast<int64_t>(sizes.size()) != parts || total != dim)
+      fail(n, "split " + shape_string(sizes) + " does not divide axis " + std::to_string(axis) +
+                  " of " + shape_string(xs) + " into the node's " + std::to_string(parts) +
+                  " outputs");
+    int64_t start = 0;
+    for (size_t o = 0; o < sizes.size(); start += sizes[o], ++o) {
+      if (n.outputs[o].empty()) continue;
+      Attrs a;
+      a["axis"] = axis;
+      a["start"] = start;
+      a["end"] = start + sizes[o];
+      add_imported(n, OpKind::Slice, {x}, a, false, o);
+    }
+  }
+
   void import_node(const Node& n) {
     if (!n.domain.empty())
       fail(n, "operator domain '" + n.domain + "' is not supported (only the default ONNX "
@@ -360,6 +413,11 @@ class Importer {
     const auto& table = allowed_attrs();
     auto spec = table.find(n.op);
     if (spec == table.end()) {
+      const auto& fold = foldable_operators();
+      if (std::find(fold.begin(), fold.end(), n.op) != fold.end())
+        fail(n, "operator " + n.op + " is imported only on constant inputs (it is folded at "
+                "import; for Shape, an input whose shape is static), and an input here is "
+                "computed");
       std::string ops;
       for (const auto& s : supported_operators()) ops += (ops.empty() ? "" : ", ") + s;
       fail(n, "operator " + n.op + " is not supported (Weft imports " + ops + ")");
@@ -371,6 +429,29 @@ class Importer {
     }
     if (n.op == "Identity" || n.op == "Dropout") return import_pass_through(n);
     if (n.op == "Squeeze" || n.op == "Unsqueeze") return import_squeeze(n);
+    if (n.op == "Split") return import_split(n);
+    if (n.op == "Pad") {
+      if (n.inputs.empty() || n.inputs[0].empty()) fail(n, "has no inputs");
+      const ValueId x = value_of(n.inputs[0], &n);
+      pads_[n.outputs.at(0)] = {n.inputs[0], pad_as_conv_pads(m_, n, shape_of(x)), n.where()};
+      return;
+    }
+    if (n.op == "Conv" && !n.inputs.empty() && pads_.count(n.inputs[0])) {
+      // The Conv reads a zero Pad: read the Pad's input and add its pads to the Conv's own.
+      const PendingPad& p = pads_.at(n.inputs[0]);
+      Node conv = n;
+      conv.inputs[0] = p.input;
+      Attribute& pads = conv.attrs["pads"];
+      if (pads.kind != Attribute::Kind::kInts) {
+        pads.kind = Attribute::Kind::kInts;
+        pads.ints.assign(4, 0);
+      }
+      if (int_attr_string(n, "auto_pad") != "NOTSET" || pads.ints.size() != 4)
+        fail(n, "reads " + p.where + " and has auto_pad or pads that are not 2D; only explicit "
+                "2D pads combine with a Pad");
+      for (size_t k = 0; k < 4; ++k) pads.ints[k] += p.pads[k];
+      return import_node(conv);
+    }
     graph::OpKind kind;
     if (!graph::op_from_name(n.op, &kind)) fail(n, "operator " + n.op + " has no graph IR kind");
 
@@ -659,9 +740,23 @@ class Importer {
     values_[n.outputs[out]] = v;
   }
 
+  // "NOTSET" when the string attribute `name` is absent.
+  static std::string int_attr_string(const Node& n, const std::string& name) {
+    auto it = n.attrs.find(name);
+    return it == n.attrs.end() ? "NOTSET" : it->second.s;
+  }
+
+  // A zero Pad waiting for the Conv that reads it (the Pad adds no node).
+  struct PendingPad {
+    std::string input;          // the Pad's input
+    std::vector<int64_t> pads;  // [top, left, bottom, right]
+    std::string where;          // the Pad node, for messages
+  };
+
   const Model& m_;
   Imported out_;
   std::map<std::string, ValueId> values_;
+  std::map<std::string, PendingPad> pads_;
 };
 
 }  // namespace
@@ -673,11 +768,14 @@ const std::vector<std::string>& supported_operators() {
       "Gemm",    "MatMul",             "Concat",  "QuantizeLinear", "DequantizeLinear",
       "QLinearConv", "Identity", "Dropout", "Sigmoid", "Tanh", "Erf", "Sqrt", "HardSigmoid",
       "HardSwish", "Mul", "Sub", "Div", "Pow", "Transpose", "Softmax", "ReduceMean",
-      "LayerNormalization", "Squeeze", "Unsqueeze"};
+      "LayerNormalization", "Squeeze", "Unsqueeze", "Pad", "Split"};
   return ops;
 }
 
-Imported import_model(const Model& model) { return Importer(model).run(); }
+Imported import_model(Model model) {
+  fold_constants(&model);
+  return Importer(model).run();
+}
 
 Imported import_onnx(const std::string& path, const LoadOptions& options) {
   return import_model(load_model(path, options));

@@ -29,8 +29,9 @@ struct Imported {
   std::set<graph::ValueId> uint8_values;
 };
 
-/// Converts a loaded model; runs graph::verify on the result.
-Imported import_model(const Model& model);
+/// Converts a loaded model, first folding its constant sub-graphs (fold_constants.h); runs
+/// graph::verify on the result.
+Imported import_model(Model model);
 /// load_model + import_model.
 Imported import_onnx(const std::string& path, const LoadOptions& options = {});
 

@@ -404,6 +404,13 @@ TYPED_TEST(Interpret, TransposeSoftmaxReduceMeanLayerNorm) {
     g.set_outputs({g.add_op(OpKind::Transpose, "t", {x}, {{"perm", std::vector<int64_t>{1, 0}}})});
     EXPECT_EQ(this->run(g, {1, 2, 3, 4, 5, 6}), (std::vector<T>{1, 4, 2, 5, 3, 6}));
   }
+  {  // Slice: columns [1, 3) of [2, 3]
+    Graph g;
+    const ValueId x = g.add_input("x", TensorType(DType::F32, {2, 3}));
+    g.set_outputs({g.add_op(OpKind::Slice, "sl", {x},
+                            {{"axis", int64_t{1}}, {"start", int64_t{1}}, {"end", int64_t{3}}})});
+    EXPECT_EQ(this->run(g, {1, 2, 3, 4, 5, 6}), (std::vector<T>{2, 3, 5, 6}));
+  }
   {  // along axis 0 of [2, 2]; 1000 apart would overflow exp without the maximum subtracted
     Graph g;
     const ValueId x = g.add_input("x", TensorType(DType::F32, {2, 2}));
@@ -444,6 +451,11 @@ TEST(InterpretErrors, TransformerOperatorsRefuseBadAttributesNamingTheNode) {
   EXPECT_NE(error_of([&] {
               g.add_op(OpKind::Transpose, "t", {x}, {{"perm", std::vector<int64_t>{0, 0, 1}}});
             }).find("node 't' (Transpose): perm [0,0,1] is not a permutation"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] {
+              g.add_op(OpKind::Slice, "sl", {x},
+                       {{"axis", int64_t{1}}, {"start", int64_t{2}}, {"end", int64_t{5}}});
+            }).find("node 'sl' (Slice): elements [2, 5) are not inside axis 1 of [1,4,6]"),
             std::string::npos);
   EXPECT_NE(error_of([&] { g.add_op(OpKind::Softmax, "s", {x}, {{"axis", int64_t{3}}}); })
                 .find("node 's' (Softmax): axis 3 is outside 0..2"),
