@@ -29,6 +29,9 @@ const char* const kIntArith = "integer arithmetic (imported for float32)";
 const char* const kSoftmaxExpanded = "the expanded form (Exp, ReduceMax, ReduceSum)";
 const char* const kLayerNormExpanded =
     "the expanded form (Shape, ConstantOfShape, Reciprocal ... on computed shapes)";
+// Gather on a computed tensor takes one index (a transformer's `x[:, 0]`); with constant data
+// it is folded at import (fold_constants_test.cc runs these cases that way).
+const char* const kGatherMany = "several indices on a computed tensor";
 const Case kCases[] = {
     {"test_add", nullptr},
     {"test_add_bcast", nullptr},
@@ -107,6 +110,10 @@ const Case kCases[] = {
     {"test_flatten_negative_axis2", nullptr},
     {"test_flatten_negative_axis3", nullptr},
     {"test_flatten_negative_axis4", nullptr},
+    {"test_gather_0", kGatherMany},
+    {"test_gather_1", kGatherMany},
+    {"test_gather_2d_indices", kGatherMany},
+    {"test_gather_negative_indices", kGatherMany},
     {"test_gemm_all_attributes", nullptr},
     {"test_gemm_alpha", nullptr},
     {"test_gemm_beta", nullptr},
@@ -221,6 +228,14 @@ const Case kCases[] = {
     {"test_reshape_zero_dim", nullptr},
     {"test_sigmoid", nullptr},
     {"test_sigmoid_example", nullptr},
+    {"test_slice", nullptr},
+    {"test_slice_default_axes", nullptr},
+    {"test_slice_default_steps", nullptr},
+    {"test_slice_end_out_of_bounds", nullptr},
+    {"test_slice_neg", nullptr},
+    {"test_slice_neg_steps", "steps other than 1 on a computed tensor"},
+    {"test_slice_negative_axes", nullptr},
+    {"test_slice_start_out_of_bounds", "an empty output (Weft has no empty tensors)"},
     {"test_softmax_axis_0", nullptr},
     {"test_softmax_axis_0_expanded", kSoftmaxExpanded},
     {"test_softmax_axis_1", nullptr},

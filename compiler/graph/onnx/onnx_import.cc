@@ -9,6 +9,7 @@
 #include "compiler/graph/infer.h"
 #include "compiler/graph/onnx/fold_constants.h"
 #include "compiler/graph/onnx/pad_into_conv.h"
+#include "compiler/graph/onnx/slice_ranges.h"
 #include "compiler/graph/verify.h"
 #include "hardware/isa/errors.h"
 
@@ -64,6 +65,8 @@ const std::map<std::string, std::set<std::string>>& allowed_attrs() {
       {"Unsqueeze", {"axes"}},
       {"Pad", {"mode"}},
       {"Split", {"axis", "split"}},
+      {"Slice", {}},
+      {"Gather", {"axis"}},
   };
   return a;
 }
@@ -406,6 +409,54 @@ class Importer {
     }
   }
 
+  // Slice and Gather of a computed tensor (constant ones were folded): a graph Slice per axis
+  // cut, chained; Gather's axis then dropped by a Reshape.
+  void import_slice_or_gather(const Node& n) {
+    if (n.inputs.empty() || n.inputs[0].empty()) fail(n, "has no inputs");
+    const ValueId x = value_of(n.inputs[0], &n);
+    const std::vector<int64_t> xs = shape_of(x);
+    std::vector<AxisRange> cuts(1);
+    std::string why;
+    if (n.op == "Gather") {
+      why = gather_range(xs, int_attr(n, "axis", 0), constant(n, 1, "indices").to_int64(), &cuts[0]);
+    } else {
+      auto ints = [&](size_t i, const char* what) {
+        return i < n.inputs.size() && !n.inputs[i].empty() ? constant(n, i, what).to_int64()
+                                                            : std::vector<int64_t>{};
+      };
+      if (n.inputs.size() < 3) fail(n, "starts and ends are missing (opset 10+ inputs)");
+      why = slice_ranges(xs, ints(1, "starts"), ints(2, "ends"), ints(3, "axes"), ints(4, "steps"),
+                         &cuts);
+    }
+    if (!why.empty()) fail(n, why);
+    const bool drop = n.op == "Gather" && constant(n, 1, "indices").shape.empty();
+    if (cuts.empty()) {  // the whole tensor
+      values_[n.outputs.at(0)] = x;
+      return;
+    }
+    ValueId v = x;
+    for (size_t i = 0; i < cuts.size(); ++i) {
+      Attrs a;
+      a["axis"] = cuts[i].axis;
+      a["start"] = cuts[i].start;
+      a["end"] = cuts[i].end;
+      if (i + 1 == cuts.size() && !drop) return add_imported(n, OpKind::Slice, {v}, a, false);
+      try {
+        v = out_.graph.add_op(OpKind::Slice, n.name + ".axis" + std::to_string(cuts[i].axis), {v}, a);
+      } catch (const UserError& e) {
+        throw UserError(m_.path + ": " + e.what());
+      }
+    }
+    // A scalar index removes its axis.
+    std::vector<int32_t> d32;
+    for (size_t d = 0; d < xs.size(); ++d)
+      if (static_cast<int64_t>(d) != cuts[0].axis) d32.push_back(static_cast<int32_t>(xs[d]));
+    const ValueId sv = out_.graph.add_constant(
+        n.outputs.at(0) + ".shape", TensorType(DType::I32, {int64_t(d32.size())}),
+        graph::ConstData::from_i32(d32));
+    add_imported(n, OpKind::Reshape, {v, sv}, {}, false);
+  }
+
   void import_node(const Node& n) {
     if (!n.domain.empty())
       fail(n, "operator domain '" + n.domain + "' is not supported (only the default ONNX "
@@ -430,6 +481,7 @@ class Importer {
     if (n.op == "Identity" || n.op == "Dropout") return import_pass_through(n);
     if (n.op == "Squeeze" || n.op == "Unsqueeze") return import_squeeze(n);
     if (n.op == "Split") return import_split(n);
+    if (n.op == "Slice" || n.op == "Gather") return import_slice_or_gather(n);
     if (n.op == "Pad") {
       if (n.inputs.empty() || n.inputs[0].empty()) fail(n, "has no inputs");
       const ValueId x = value_of(n.inputs[0], &n);
@@ -768,7 +820,7 @@ const std::vector<std::string>& supported_operators() {
       "Gemm",    "MatMul",             "Concat",  "QuantizeLinear", "DequantizeLinear",
       "QLinearConv", "Identity", "Dropout", "Sigmoid", "Tanh", "Erf", "Sqrt", "HardSigmoid",
       "HardSwish", "Mul", "Sub", "Div", "Pow", "Transpose", "Softmax", "ReduceMean",
-      "LayerNormalization", "Squeeze", "Unsqueeze", "Pad", "Split"};
+      "LayerNormalization", "Squeeze", "Unsqueeze", "Pad", "Split", "Slice", "Gather"};
   return ops;
 }
 
