@@ -1,11 +1,23 @@
 // Pass partition; see partition.h.
 #include "compiler/graph/passes/partition.h"
 
+#include <cstdio>
+#include <string>
+
 #include "compiler/ops/channel_shifts.h"
 #include "compiler/ops/conv2d.h"
 #include "hardware/isa/errors.h"
 
 namespace weft::compiler::graph::passes {
+namespace {
+
+std::string us(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f us", v);
+  return b;
+}
+
+}  // namespace
 
 int64_t node_macs(const Graph& g, const Node& n) {
   if (n.kind != OpKind::QConv && n.kind != OpKind::AccelConv && n.kind != OpKind::Conv &&
@@ -84,7 +96,16 @@ int partition(Graph& g, const isa::Layout& l, const isa::Platform& pf, double cp
           }
         }
       }
-      if (ok && accel_us < cpu_us) device = Device::kAccel;
+      if (ok && accel_us < cpu_us) {
+        device = Device::kAccel;
+      } else if (ok) {
+        n.facts.cpu_reason = "estimated faster on the CPU: " + us(cpu_us) + " against " +
+                             us(accel_us) + " on the accelerator (a launch costs about 2 us)";
+      } else if (!n.facts.cpu_reason) {
+        n.facts.cpu_reason = std::string("a shape the accelerator's kernel does not take (dilation, "
+                                         "unequal strides or pads, a non-square kernel, or "
+                                         "dimensions past its limits)");
+      }
     } else if (n.kind != OpKind::Dequantize && !n.outputs.empty() &&
                g.value(n.outputs[0]).type.dtype == DType::F32) {
       if (n.kind == OpKind::MatMul || n.kind == OpKind::Gemm) {

@@ -70,5 +70,21 @@ TEST(Partition, PerChannelShiftsStayOnTheAcceleratorWhenTheySplit) {
   EXPECT_GT(accel, 2);
 }
 
+// With a CPU fast enough that no layer pays for its accelerator launch, every layer stays on
+// the CPU and the report's reason gives both estimates.
+TEST(Partition, ALayerCheaperOnTheCpuSaysSoWithBothEstimates) {
+  Graph g = quantized_resnet(32, 16, 1, /*per_channel=*/false);
+  passes::fuse_epilogues(g);
+  EXPECT_EQ(passes::partition(g, isa::layout_for("vta"), isa::find_platform("sim"), 1e9), 0);
+  for (NodeId id : g.topo_order()) {
+    const Node& n = g.node(id);
+    if (n.kind != OpKind::QConv && n.kind != OpKind::QDense) continue;
+    EXPECT_EQ(n.facts.device, Device::kCpu) << n.name;
+    EXPECT_EQ(n.facts.cpu_reason.value_or("").rfind("estimated faster on the CPU: ", 0), 0u)
+        << n.facts.cpu_reason.value_or("");
+    EXPECT_NE(n.facts.cpu_reason.value_or("").find(" us on the accelerator"), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace weft::compiler::graph

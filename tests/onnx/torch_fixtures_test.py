@@ -1,0 +1,83 @@
+#!/usr/bin/python3
+"""CTest: the PyTorch exports in tests/onnx/torch/ (made by scripts/onnx/export_torch_fixtures.py)
+run through the `weft` binary as a user runs them: fp32 on the LLVM path against PyTorch's own
+output (largest difference relative to the output's largest value), int8 on `vta`'s cycle
+model by cosine against it, with the share of MACs on the accelerator from report.json.
+
+  torch_fixtures_test.py WEFT_BIN FIXTURE_DIR
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+# name: (LLVM bound on max |torch - weft| / max |torch|, int8 cosine floor, accelerator MAC
+# share floor). The issue's target for the int8 cosine is 0.99; what each model reaches today
+# is docs/networks.md's table. The encoder's layers are so narrow (d = 32) that the partition
+# estimates each faster on the CPU than one accelerator launch (the report says so per node),
+# so its MAC share is not asserted here; tiny_encoder's is (onnx_cli_test.cc).
+EXPECT = {
+    "torch_encoder": (1e-4, 0.98, 0.0),
+}
+# Models not imported yet, with the error that must name why.
+REFUSED = {
+    "torch_mobilenet_v2": "group=",
+    "torch_resnext": "group=",
+}
+
+
+def run(weft, model, inp, target, out):
+    args = [weft, "run", model, "--input", inp, "--target", target, "--save", out]
+    if target == "accel":
+        args += ["--config", "vta"]
+    return subprocess.run(args, capture_output=True, text=True)
+
+
+def main(argv):
+    weft, root = argv[1], argv[2]
+    failures = []
+    for name in sorted(set(EXPECT) | set(REFUSED)):
+        model, inp = os.path.join(root, name + ".onnx"), os.path.join(root, name + ".input.npy")
+        ref = np.load(os.path.join(root, name + ".torch.npy")).ravel().astype(np.float64)
+        for target in ("llvm", "accel"):
+            with tempfile.TemporaryDirectory() as tmp:
+                out = os.path.join(tmp, "out")
+                p = run(weft, model, inp, target, out)
+                if name in REFUSED:
+                    ok = p.returncode == 1 and REFUSED[name] in p.stderr and not os.path.exists(out)
+                    print(f"{name} {target}: refused as expected" if ok else
+                          f"{name} {target}: FAIL expected a refusal naming '{REFUSED[name]}', got "
+                          f"exit {p.returncode}: {p.stderr.strip()[-300:]}")
+                    if not ok:
+                        failures.append(name)
+                    continue
+                if p.returncode != 0:
+                    print(f"{name} {target}: FAIL exit {p.returncode}: {p.stderr.strip()[-300:]}")
+                    failures.append(name)
+                    continue
+                got = np.load(os.path.join(out, "output.npy")).ravel().astype(np.float64)
+                report = json.load(open(os.path.join(out, "report.json")))
+            rel_bound, cos_floor, share_floor = EXPECT[name]
+            if target == "llvm":
+                rel = float(np.max(np.abs(ref - got)) / np.max(np.abs(ref)))
+                ok = rel <= rel_bound
+                print(f"{name} llvm: max error / max {rel:.2e} (bound {rel_bound:g})")
+            else:
+                cos = float(ref @ got / (np.linalg.norm(ref) * np.linalg.norm(got)))
+                share = report["report"]["accel_mac_fraction"]
+                ok = cos >= cos_floor and share >= share_floor
+                print(f"{name} accel: cosine {cos:.4f} (floor {cos_floor}), MACs on the "
+                      f"accelerator {100 * share:.1f}% (floor {100 * share_floor:.0f}%)")
+            if not ok:
+                failures.append(name)
+    if failures:
+        print("FAILED:", ", ".join(failures))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
