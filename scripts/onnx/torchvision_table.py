@@ -68,6 +68,8 @@ def export(name, path, seed=0):
     import torch
     torch.manual_seed(seed)
     model, shape = make(name)
+    if name == "vit_b_16":  # torchvision zero-initializes ViT's head: the output would be all 0
+        torch.nn.init.normal_(model.heads.head.weight, std=0.02)
     model.eval()
     x = torch.randn(*shape)
     with torch.no_grad():

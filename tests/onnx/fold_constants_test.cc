@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "compiler/graph/onnx/node_cases.h"
 #include "hardware/isa/errors.h"
@@ -183,6 +184,25 @@ TEST(FoldConstants, IntegerArithmeticBroadcasts) {
   } catch (const UserError& e) {
     EXPECT_THAT(e.what(), HasSubstr("shapes [2] and [3] do not broadcast"));
   }
+}
+
+// Overflow wraps around as ONNX runtimes compute it (found by fuzz_onnx: 4 * 2^62 was signed
+// overflow, undefined behaviour); a float outside int64's range casts to the nearest end.
+TEST(FoldConstants, IntegerOverflowWrapsAndFloatCastsSaturate) {
+  auto exact = [](std::vector<int64_t> v) {
+    TensorData t = i64({static_cast<int64_t>(v.size())}, std::vector<double>(v.size(), 0));
+    std::memcpy(t.bytes.data(), v.data(), v.size() * 8);
+    return t;
+  };
+  const int64_t big = int64_t(1) << 62, lo = std::numeric_limits<int64_t>::min();
+  const TensorData a = exact({big, lo, lo}), b = exact({4, -1, 1});
+  EXPECT_THAT(make("Mul").eval({&a, &b}).to_int64(), ElementsAre(0, lo, lo));
+  EXPECT_THAT(make("Div").eval({&a, &b}).to_int64(), ElementsAre(big / 4, lo, lo));
+  EXPECT_THAT(make("Sub").eval({&b, &a}).to_int64(),
+              ElementsAre(4 - big, std::numeric_limits<int64_t>::max(), lo + 1));
+  const TensorData f = typed(ElemType::kFloat32, {3}, {1e30, -1e30, std::nan("")});
+  EXPECT_THAT(make("Cast", {{"to", int_attr(7)}}).eval({&f}).to_int64(),
+              ElementsAre(std::numeric_limits<int64_t>::max(), lo, 0));
 }
 
 // torch's x.view(x.size(0), -1): the chain folds to one int64 initializer [1, -1] and only the

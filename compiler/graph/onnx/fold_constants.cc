@@ -16,6 +16,18 @@ namespace {
 
 constexpr int64_t kMaxElements = int64_t(1) << 24;
 
+// Integer arithmetic wraps around in two's complement, as ONNX runtimes (and NumPy) compute
+// it; signed overflow would be undefined behaviour here.
+int64_t wrap_add(int64_t x, int64_t y) {
+  return static_cast<int64_t>(static_cast<uint64_t>(x) + static_cast<uint64_t>(y));
+}
+int64_t wrap_sub(int64_t x, int64_t y) {
+  return static_cast<int64_t>(static_cast<uint64_t>(x) - static_cast<uint64_t>(y));
+}
+int64_t wrap_mul(int64_t x, int64_t y) {
+  return static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
+}
+
 class Evaluator {
  public:
   Evaluator(const Model& m, const Node& n, const std::vector<const TensorData*>& in)
@@ -311,7 +323,7 @@ class Evaluator {
     TensorData out = blank(t, {std::max<int64_t>(0, static_cast<int64_t>(steps))});
     const int64_t istart = input(0).to_int64()[0], idelta = input(2).to_int64()[0];
     for (int64_t i = 0, n = out.elements(); i < n; ++i)
-      put(&out, i, istart + i * idelta, start + static_cast<double>(i) * delta);
+      put(&out, i, wrap_add(istart, wrap_mul(i, idelta)), start + static_cast<double>(i) * delta);
     return out;
   }
 
@@ -346,11 +358,8 @@ class Evaluator {
     const std::vector<double> d = x.to_double();
     const std::vector<int64_t> iv = x.to_int64();
     for (int64_t i = 0, n = out.elements(); i < n; ++i) {
-      // float to integer truncates; to bool is "not zero" of the value itself
-      const bool from_float = x.type == ElemType::kFloat32;
-      const int64_t v = t == ElemType::kBool ? (d[i] != 0)
-                        : from_float         ? static_cast<int64_t>(d[i])
-                                             : iv[i];
+      // float to integer truncates (to_int64 saturates); to bool is "not zero" of the value
+      const int64_t v = t == ElemType::kBool ? (d[i] != 0) : iv[i];
       put(&out, i, v, d[i]);
     }
     return out;
@@ -479,17 +488,18 @@ class Evaluator {
       int64_t v = 0;
       switch (op) {
         case 'A':
-          v = x + y;
+          v = wrap_add(x, y);
           break;
         case 'S':
-          v = x - y;
+          v = wrap_sub(x, y);
           break;
         case 'M':
-          v = x * y;
+          v = wrap_mul(x, y);
           break;
         default:
           if (y == 0) fail("integer division by zero");
-          v = x / y;
+          // The one quotient that overflows wraps to itself.
+          v = y == -1 ? wrap_sub(0, x) : x / y;
       }
       put(&out, i, v, 0);
     }

@@ -6,11 +6,13 @@
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iterator>
 #include <limits>
 #include <set>
+#include <type_traits>
 
 #include "compiler/graph/onnx/inference_guard.h"
 #include "hardware/isa/errors.h"
@@ -56,13 +58,27 @@ T load_at(const std::vector<uint8_t>& b, int64_t i) {
   return v;
 }
 
+// A float as R: double as is; an integer truncated toward zero, saturated, NaN as 0 (a float
+// outside the integer's range, from a model's bytes, must not be undefined behaviour).
+template <typename R>
+R from_float(float f) {
+  if constexpr (std::is_floating_point_v<R>) {
+    return static_cast<R>(f);
+  } else {
+    if (std::isnan(f)) return 0;
+    if (f >= static_cast<float>(std::numeric_limits<R>::max())) return std::numeric_limits<R>::max();
+    if (f <= static_cast<float>(std::numeric_limits<R>::min())) return std::numeric_limits<R>::min();
+    return static_cast<R>(f);
+  }
+}
+
 template <typename R>
 std::vector<R> widen(const TensorData& t) {
   const int64_t n = t.elements();
   std::vector<R> out(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
     switch (t.type) {
-      case ElemType::kFloat32: out[i] = static_cast<R>(load_at<float>(t.bytes, i)); break;
+      case ElemType::kFloat32: out[i] = from_float<R>(load_at<float>(t.bytes, i)); break;
       case ElemType::kInt8: out[i] = static_cast<R>(load_at<int8_t>(t.bytes, i)); break;
       case ElemType::kUint8: out[i] = static_cast<R>(load_at<uint8_t>(t.bytes, i)); break;
       case ElemType::kInt32: out[i] = static_cast<R>(load_at<int32_t>(t.bytes, i)); break;
