@@ -12,6 +12,7 @@
 #include "compiler/graph/passes/stem_im2col.h"
 #include "compiler/graph/passes/stem_space_to_depth.h"
 #include "compiler/graph/verify.h"
+#include "hardware/isa/errors.h"
 
 namespace weft::compiler::graph {
 
@@ -32,6 +33,14 @@ bool is_quantized(const Graph& g) {
 CompiledGraph compile_graph(const Graph& input, const isa::Layout& layout,
                             const isa::Platform& platform, const GraphCompileOptions& o,
                             const GraphObserver& after_pass) {
+  // Checked before any pass: pack_layouts keeps one blocked layout from a layer's output
+  // channels to the next layer's input channels.
+  if (o.accelerator && layout.config.block_in() != layout.config.block_out())
+    throw UserError("configuration '" + layout.config.name + "' has block_in " +
+                    std::to_string(layout.config.block_in()) + " and block_out " +
+                    std::to_string(layout.config.block_out()) +
+                    ": networks run only where they are equal (a layer's output channel blocks "
+                    "are the next layer's input channel blocks)");
   CompiledGraph c;
   Graph g = input;
   auto t = std::chrono::steady_clock::now();

@@ -46,6 +46,25 @@ TEST(GraphPipeline, ResNet18Structure) {
   EXPECT_EQ(g.value(g.outputs()[0]).type.shape, (std::vector<int64_t>{1, 1000}));
 }
 
+// A configuration whose output blocks differ from its input blocks (weft dse sweeps them) is a
+// named user error before any pass runs, not pack_layouts' internal error.
+TEST(GraphPipeline, UnequalChannelBlocksAreAUserErrorBeforeAnyPass) {
+  isa::HwConfig c = isa::find_config("vta");
+  c.name = "wide_out";
+  c.log_block_out += 1;
+  const isa::Layout l = isa::derive_layout(c);
+  int passes = 0;
+  try {
+    compile_graph(models::resnet18(small_net()), l, isa::find_platform("sim"), {},
+                  [&](const std::string&, const Graph&) { ++passes; });
+    FAIL() << "compiled";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("configuration 'wide_out' has block_in 16 and block_out 32"),
+              std::string::npos) << e.what();
+  }
+  EXPECT_EQ(passes, 0);
+}
+
 TEST(GraphPipeline, EveryPassOnASmallResNet) {
   Graph g = models::resnet18(small_net());
   const isa::Layout& l = isa::layout_for("vta");
