@@ -81,6 +81,9 @@ Measured measure(const PointSpec& p, const DseOptions& o, const cost::EnergyTabl
   }
   try {
     m.run = run_workload(o.workload, m.layout, platform, table);
+    // A network whose partition left every layer on the CPU measured nothing of the point.
+    if (m.run.cycles == 0)
+      throw UserError("no layer of the workload ran on the accelerator of this configuration");
     m.resources = point_resources(m.layout, p.config, o.synth, o.synth_timeout_s);
   } catch (const UserError& e) {
     m.status = "failed";
@@ -166,7 +169,14 @@ DseRun run_dse(const std::vector<PointSpec>& points, const DseOptions& o,
   tune::parallel_for(groups.size(), o.jobs, [&](size_t g) {
     const Measured m = measure(points[groups[g].front()], o, table);
     for (size_t i : groups[g]) {
-      nlohmann::json rec = record_of(points[i], o, table, m);
+      // An invalid point is told its own reason (naming it), which costs no run.
+      nlohmann::json rec = record_of(points[i], o, table,
+                                     m.status == "invalid" && i != groups[g].front()
+                                         ? measure(points[i], o, table)
+                                         : m);
+      if (m.status == "failed" && i != groups[g].front())
+        rec["reason"] = m.reason + " (measured on point '" + points[groups[g].front()].name +
+                        "', the same hardware at another clock)";
       db.put(rec);
       std::lock_guard<std::mutex> lock(mu);
       out.records[i] = std::move(rec);
