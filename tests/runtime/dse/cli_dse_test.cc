@@ -117,6 +117,18 @@ TEST_F(DseCli, BadInputsAreRefusedBeforeAnyWork) {
   EXPECT_THAT(r.err, HasSubstr("--json"));
 }
 
+TEST_F(DseCli, ConfigResourcesIsTheEstimateOfSynthSkip) {
+  // The figures synth.sh --skip gave when it computed them itself (python, before they moved
+  // to hardware/cost/resource_estimate.cc): vta 168 BRAM36, tiny 17.
+  const CliResult vta = weft("config resources vta");
+  ASSERT_EQ(vta.code, 0) << vta.err;
+  const nlohmann::json j = json_of(vta);
+  EXPECT_EQ(j["bram36"], 168);
+  EXPECT_EQ(j["macs"], 256);
+  EXPECT_EQ(j["synthesized"], false);
+  EXPECT_EQ(json_of(weft("config resources tiny"))["bram36"], 17);
+}
+
 TEST_F(DseCli, HelpExplainsWithAnExample) {
   const CliResult r = weft("dse --help");
   EXPECT_EQ(r.code, 0);
