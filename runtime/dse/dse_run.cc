@@ -146,6 +146,11 @@ DseRun run_dse(const std::vector<PointSpec>& points, const DseOptions& o,
   std::vector<size_t> todo;
   for (size_t i = 0; i < points.size(); ++i) {
     if (auto rec = db.find(point_key(points[i], o))) {
+      // The same hardware may have had another name in the sweep that measured it.
+      (*rec)["name"] = points[i].name;
+      (*rec)["params"] = points[i].params;
+      (*rec)["config"] = points[i].config;
+      (*rec)["platform"] = points[i].platform;
       out.records[i] = *rec;
     } else {
       todo.push_back(i);
