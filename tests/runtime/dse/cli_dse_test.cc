@@ -90,6 +90,18 @@ TEST_F(DseCli, TinySweepEndToEndThenResume) {
   const nlohmann::json s2 = nlohmann::json::parse(slurp(path("dse.json")));
   EXPECT_EQ(s2["measured"], 0);
   EXPECT_EQ((*find_point(s2, "tiny-o8"))["cycles"], (*o8)["cycles"]);
+
+  // Another sweep naming the same hardware otherwise takes it from the database, renamed.
+  const CliResult other = weft("dse layers --layers dense:32x32x32,dense:16x64x32 --base tiny "
+                               "--param block_in=4 --param block_out=8 --db " + path("dse.jsonl") +
+                               " --json " + path("other.json"));
+  ASSERT_EQ(other.code, 0) << other.err;
+  const nlohmann::json s3 = nlohmann::json::parse(slurp(path("other.json")));
+  EXPECT_EQ(s3["measured"], 0);
+  ASSERT_EQ(s3["points"].size(), 1u);
+  EXPECT_EQ(s3["points"][0]["name"], "tiny-i4-o8");
+  EXPECT_EQ(s3["points"][0]["config"]["name"], "tiny-i4-o8");
+  EXPECT_EQ(s3["points"][0]["cycles"], (*o8)["cycles"]);
 }
 
 TEST_F(DseCli, BadInputsAreRefusedBeforeAnyWork) {
