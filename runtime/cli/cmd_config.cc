@@ -1,7 +1,9 @@
-// `weft config list|show`: the shipped configurations and platforms and their derived layout.
+// `weft config list|show|resources`: the shipped configurations and platforms, their derived
+// layout, and a configuration's arithmetic resource estimate (what synth.sh --skip reports).
 #include <iostream>
 #include <memory>
 
+#include "hardware/cost/resource_estimate.h"
 #include "hardware/isa/describe.h"
 #include "hardware/isa/errors.h"
 #include "runtime/cli/commands.h"
@@ -74,6 +76,18 @@ void add_config_command(CLI::App& app) {
     } else {
       std::cout << isa::layout_to_text(l);
     }
+  });
+
+  auto res_name = std::make_shared<std::string>();
+  CLI::App* res = cmd->add_subcommand(
+      "resources",
+      "The arithmetic resource estimate of a configuration (no synthesis): block RAM of the\n"
+      "buffers and the GEMM core's MACs per cycle, as the JSON `scripts/synth/synth.sh --skip`\n"
+      "writes. Real LUT/FF/DSP/BRAM figures come from synth.sh without --skip (yosys).");
+  res->add_option("config", *res_name, "configuration name or file (*.json)")->required();
+  res->callback([res_name] {
+    const isa::Layout& l = isa::layout_for(*res_name);
+    std::cout << cost::estimate_to_json(l, cost::estimate_resources(l)).dump() << "\n";
   });
 }
 

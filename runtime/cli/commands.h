@@ -32,5 +32,7 @@ void add_xclbin_info_command(CLI::App& app);
 void add_tune_command(CLI::App& app);
 /// `weft rtl build` (runtime/cli/cmd_rtl.cc).
 void add_rtl_command(CLI::App& app);
+/// `weft dse` (runtime/cli/cmd_dse.cc).
+void add_dse_command(CLI::App& app);
 
 }  // namespace weft::cli

@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   weft::cli::add_xclbin_info_command(app);
   weft::cli::add_tune_command(app);
   weft::cli::add_rtl_command(app);
+  weft::cli::add_dse_command(app);
   // Ctrl-C stops any verb at once with exit code 130, never in the middle of writing output.
   weft::rt::install_interrupt_handler();
   // A command line that does not parse is bad input like any other (README: exit code 1).

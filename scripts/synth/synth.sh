@@ -10,7 +10,9 @@
 #            configuration file (*.json; its package comes from `weft-isa-gen --sv`, found in
 #            $WEFT_BUILD or build/)
 #   --skip   no yosys (quick sweeps): "synthesized": false and the block RAM of the buffers by
-#            arithmetic (one RAMB36E2 per 36 Kbit of each array copy, in its best aspect ratio)
+#            arithmetic (one RAMB36E2 per 36 Kbit of each array copy, in its best aspect ratio):
+#            `weft config resources CONFIG` (hardware/cost/resource_estimate.h), found in
+#            $WEFT_BUILD or build/
 #   --timeout seconds yosys may run per configuration (600); past it "finished": false and the
 #            step it was in
 #   --out    where the JSON and logs go (build-synth/)
@@ -67,20 +69,10 @@ for cfg in "${configs[@]}"; do
     continue
   fi
   if [ "$skip" = 1 ]; then
-    python3 - "$pkg" "$name" > "$json" <<'PY'
-import json, re, sys
-p = dict((k, int(v)) for k, v in re.findall(r'localparam int unsigned (\w+) = (\d+);', open(sys.argv[1]).read()))
-modes = [(72, 512), (36, 1024), (18, 2048), (9, 4096), (4, 8192), (2, 16384), (1, 32768)]
-def blocks(depth, width):  # RAMB36E2 aspect ratios
-    return min(-(-width // w) * -(-depth // d) for w, d in modes)
-bus = 16
-nst = 1 if p['OUT_ELEM_BYTES'] >= bus else bus // p['OUT_ELEM_BYTES']
-bufs = [(p['UOP_DEPTH'], p['UOP_BITS'], 2), (p['INP_DEPTH'], p['INP_ELEM_BYTES'] * 8, 1),
-        (p['WGT_DEPTH'], p['WGT_ELEM_BYTES'] * 8, 1), (p['ACC_DEPTH'], p['ACC_ELEM_BYTES'] * 8, 2 + nst)]
-print(json.dumps({"config": sys.argv[2], "family": "xcup", "synthesized": False, "finished": False,
-                  "bram36": sum(c * blocks(d, w) for d, w, c in bufs),
-                  "macs": p['BATCH'] * p['BLOCK_IN'] * p['BLOCK_OUT']}))
-PY
+    # The one arithmetic estimate (hardware/cost/resource_estimate.h), as `weft dse` uses it.
+    weft="${WEFT_BUILD:-$root/build}/runtime/weft"
+    [ -x "$weft" ] || { echo "synth.sh: $weft not found (build the weft target, or set WEFT_BUILD)" >&2; exit 1; }
+    "$weft" config resources "$cfg" > "$json"
     cat "$json"
     continue
   fi
