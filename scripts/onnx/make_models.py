@@ -38,7 +38,8 @@ Models (OUT_DIR/NAME.onnx):
                 Equal, Where, ConstantOfShape, Expand), all folded at import, 1x3x8x8, opset 13.
   fold_div_zero  torch_flatten with an integer division by zero in its shape sub-graph.
   pad_conv      explicit Pad nodes (zeros on H and W, asymmetric; one a Constant-node pads
-                tensor) before Convs, as exporters write padding, 1x3x8x8, opset 13.
+                tensor) before Convs, as exporters write padding, and a Pad of all zeros before
+                the pooling (torch writes one before DenseNet's AveragePool), 1x3x8x8, opset 13.
   pad_reflect, pad_relu, pad_value  a Pad in reflect mode; a zero Pad read by a Relu (not a
                 Conv); a Pad with constant value 1.
   split_net     Split with sizes (a constant input) and equal Split (no sizes) of activations,
@@ -561,6 +562,8 @@ def pad_conv(seed=23):
         np.array([0, 0, 1, 1, 0, 0, 1, 1], i64))))
     y = b.node("Pad", [y, pads, b.const("zero", np.float32(0))], mode="constant")
     y = b.node("Relu", [b.conv(y, 8, 8, 3, 2, 1, bias=True)])                    # 8x6x5 (pads 2)
+    # A Pad of zeros before a pooling, as torch writes it before DenseNet's AveragePool: nothing.
+    y = b.node("Pad", [y, b.const("pads_0", np.zeros(8, i64))])
     y = b.node("Flatten", [b.node("GlobalAveragePool", [y])], axis=1)
     w = (b.rng.standard_normal((10, 8)) * 0.3).astype(np.float32)
     y = b.node("Gemm", [y, b.const("fc_w", w), b.const("fc_b", np.zeros(10, np.float32))], transB=1)

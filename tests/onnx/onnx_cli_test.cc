@@ -390,7 +390,7 @@ TEST_F(OnnxCli, BadConstantSubGraphIsANamedError) {
 // Zero Pads (asymmetric; pads from an initializer and from a Constant node) fold into the
 // pads of the Conv that reads them: no Pad node in the graph, the LLVM path within 1e-4 of the
 // float64 interpreter (1.6e-7 of a NumPy evaluation with explicit padding, measured), and the
-// accelerator at cosine >= 0.99.
+// accelerator at cosine >= 0.99. A Pad of all zeros (before the pooling) imports as nothing.
 TEST_F(OnnxCli, ZeroPadFoldsIntoTheConv) {
   const std::string m = models() + "/pad_conv.onnx", x = models() + "/pad_conv_input.npy";
   const Result r = weft("run " + m + " --input " + x + " --target llvm --check");

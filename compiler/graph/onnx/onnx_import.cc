@@ -485,7 +485,12 @@ class Importer {
     if (n.op == "Pad") {
       if (n.inputs.empty() || n.inputs[0].empty()) fail(n, "has no inputs");
       const ValueId x = value_of(n.inputs[0], &n);
-      pads_[n.outputs.at(0)] = {n.inputs[0], pad_as_conv_pads(m_, n, shape_of(x)), n.where()};
+      const std::vector<int64_t> pads = pad_as_conv_pads(m_, n, shape_of(x));
+      if (std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p == 0; })) {
+        values_[n.outputs.at(0)] = x;  // pads of 0 (torch writes them before an AveragePool)
+        return;
+      }
+      pads_[n.outputs.at(0)] = {n.inputs[0], pads, n.where()};
       return;
     }
     if (n.op == "Conv" && !n.inputs.empty() && pads_.count(n.inputs[0])) {
