@@ -116,7 +116,19 @@ TEST_F(OnnxCli, UnsupportedOperator) {
 
 TEST_F(OnnxCli, UnsupportedAttribute) {
   expect_user_error(models() + "/bad_attr.onnx", models() + "/bad_attr_input.npy",
-                    "node 'grouped_conv_2' (Conv): attribute group=2 is not supported");
+                    "node 'dilated_conv_2' (Conv): dilations other than 1 are not supported");
+}
+
+// A group that does not divide the channels, a grouped weight of the wrong shape: named errors
+// of the node, exit 1, nothing written.
+TEST_F(OnnxCli, BadGroupIsANamedError) {
+  expect_user_error(models() + "/bad_group.onnx", models() + "/bad_group_input.npy",
+                    "node 'grouped_conv_2' (Conv): group 3 does not divide the input's 4 channels");
+  expect_user_error(models() + "/bad_group_weight.onnx", models() + "/bad_group_weight_input.npy",
+                    "node 'grouped_conv_2' (Conv): weight [4, 4, 3, 3] does not fit input "
+                    "channels 4 with group 2 (expected [O, 2, KH, KW])");
+  expect_user_error(models() + "/bad_group.onnx", models() + "/bad_group_input.npy",
+                    "group 3 does not divide", "accel");
 }
 
 // libonnx 1.12 crashed in shape inference on this model (found by fuzz_onnx); Weft gives the
