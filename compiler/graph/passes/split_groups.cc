@@ -24,7 +24,7 @@ std::vector<T> rows(const T* p, int64_t row, int64_t b, int64_t e) {
 // The slice of QConv `n` over groups [g0, g0 + k): its block-diagonal weight, its bias and
 // shifts, its residual's channels; returns the slice's output.
 ValueId add_slice(Graph& g, const Node& n, ValueId x, int64_t g0, int64_t k, int64_t G) {
-  const Value& wv = g.value(n.inputs[1]);
+  const Value wv = g.value(n.inputs[1]);  // copies: adding values may move g's
   const int64_t C = g.value(n.inputs[0]).type.shape[1], O = wv.type.shape[0];
   const int64_t cg = C / G, og = O / G, KK = wv.type.shape[2] * wv.type.shape[3];
   const int64_t o0 = g0 * og, o1 = (g0 + k) * og, c0 = g0 * cg, c1 = (g0 + k) * cg;
@@ -52,7 +52,7 @@ ValueId add_slice(Graph& g, const Node& n, ValueId x, int64_t g0, int64_t k, int
   std::vector<ValueId> ins = {slice(x, c0, c1, ".x"),
                               g.add_constant(wv.name + sfx, wt, ConstData::from_i8(w))};
   if (n.inputs.size() > 2 && n.inputs[2] != kNone) {
-    const Value& bv = g.value(n.inputs[2]);
+    const Value bv = g.value(n.inputs[2]);
     ins.push_back(g.add_constant(bv.name + sfx, TensorType(DType::I32, {o1 - o0}),
                                  ConstData::from_i32(rows(bv.data->i32(), 1, o0, o1))));
   } else if (n.inputs.size() > 3) {
@@ -78,7 +78,7 @@ int split_groups(Graph& g, const isa::Layout& l) {
     const Node n = g.node(id);
     const int64_t G = n.get_int("group", 1);
     if (n.kind != OpKind::QConv || G == 1) continue;
-    const Value& wv = g.value(n.inputs[1]);
+    const Value wv = g.value(n.inputs[1]);
     if (!wv.is_constant() || wv.type.layout.kind != Layout::Plain)
       throw InternalError("split_groups: node '" + n.name + "' has a weight that is not a plain constant");
     const int64_t C = g.value(n.inputs[0]).type.shape[1], O = wv.type.shape[0];

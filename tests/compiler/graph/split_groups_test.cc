@@ -47,6 +47,7 @@ TEST(SplitGroups, GroupsPerSlice) {
   EXPECT_EQ(passes::groups_per_slice(32, 1, 1, 16), 16);  // depthwise: 16 channels a slice
   EXPECT_EQ(passes::groups_per_slice(4, 16, 16, 16), 1);  // ResNeXt-like: one group a slice
   EXPECT_EQ(passes::groups_per_slice(32, 4, 4, 16), 4);   // resnext50_32x4d's first stage
+  EXPECT_EQ(passes::groups_per_slice(4, 16, 8, 16), 2);   // 8 outputs a group: two a slice
   EXPECT_EQ(passes::groups_per_slice(2, 2, 2, 16), 2);    // too narrow: one dense conv
 }
 
@@ -58,7 +59,8 @@ struct Case {
 
 TEST(SplitGroups, IsExact) {
   for (const Case& k : {Case{32, 32, 32, 1, false, 2}, Case{48, 48, 48, 2, true, 3},
-                        Case{64, 32, 4, 1, false, 4}, Case{4, 4, 2, 1, true, 1}}) {
+                        Case{64, 64, 4, 1, false, 4}, Case{64, 32, 4, 1, false, 2},
+                        Case{4, 4, 2, 1, true, 1}}) {
     SCOPED_TRACE("c " + std::to_string(k.c) + " group " + std::to_string(k.group));
     Graph g = grouped_net(k.c, k.o, k.group, k.stride, k.per_channel);
     ASSERT_EQ(g.count(OpKind::QConv), 1);
