@@ -23,18 +23,20 @@ std::shared_ptr<const ConstData> random_f32(int64_t count, uint32_t seed, float 
   return ConstData::from_f32(v);
 }
 
-// x [1, c, 10, 10] -> grouped conv (o, group, 3x3, stride, pad 1, bias) -> Relu.
-Graph grouped_net(int64_t c, int64_t o, int64_t group, int64_t stride, bool per_channel) {
+// x [1, c, 10, 10] -> grouped conv (o, group, 3x3, stride, pad 1, bias) [-> Add x] -> Relu.
+Graph grouped_net(int64_t c, int64_t o, int64_t group, int64_t stride, bool per_channel,
+                  bool residual = false) {
   Graph g("grouped");
   const ValueId x = g.add_input("x", TensorType(DType::F32, {1, c, 10, 10}));
   const ValueId w = g.add_constant("w", TensorType(DType::F32, {o, c / group, 3, 3}),
                                    random_f32(o * c / group * 9, 3, 0.4f));
   const ValueId b = g.add_constant("b", TensorType(DType::F32, {o}), random_f32(o, 4, 0.1f));
-  const ValueId y = g.add_op(OpKind::Conv, "conv", {x, w, b},
+  ValueId y = g.add_op(OpKind::Conv, "conv", {x, w, b},
                              {{"group", group},
                               {"strides", std::vector<int64_t>{stride, stride}},
                               {"pads", std::vector<int64_t>{1, 1, 1, 1}},
                               {"kernel_shape", std::vector<int64_t>{3, 3}}});
+  if (residual) y = g.add_op(OpKind::Add, "add", {y, x});
   g.set_outputs({g.add_op(OpKind::Relu, "relu", {y})});
   QuantizeOptions qo;
   qo.per_channel = per_channel;
@@ -55,15 +57,17 @@ struct Case {
   int64_t c, o, group, stride;
   bool per_channel;
   int slices;
+  bool residual = false;
 };
 
 TEST(SplitGroups, IsExact) {
   for (const Case& k : {Case{32, 32, 32, 1, false, 2}, Case{48, 48, 48, 2, true, 3},
                         Case{64, 64, 4, 1, false, 4}, Case{64, 32, 4, 1, false, 2},
-                        Case{4, 4, 2, 1, true, 1}}) {
+                        Case{4, 4, 2, 1, true, 1}, Case{32, 32, 32, 1, false, 2, true}}) {
     SCOPED_TRACE("c " + std::to_string(k.c) + " group " + std::to_string(k.group));
-    Graph g = grouped_net(k.c, k.o, k.group, k.stride, k.per_channel);
+    Graph g = grouped_net(k.c, k.o, k.group, k.stride, k.per_channel, k.residual);
     ASSERT_EQ(g.count(OpKind::QConv), 1);
+    ASSERT_EQ(g.count(OpKind::Add), 0);  // fused (a residual is sliced with the output channels)
     auto x = models::synthetic_input(g.value(g.inputs()[0]).type, 9);
     const auto before = reference_int8(g, {x})[0];
     int64_t macs = 0;
@@ -73,6 +77,7 @@ TEST(SplitGroups, IsExact) {
     verify(g, "split_groups");
     EXPECT_EQ(g.count(OpKind::QConv), k.slices);
     EXPECT_EQ(g.count(OpKind::Concat), k.slices > 1 ? 1 : 0);
+    EXPECT_EQ(g.count(OpKind::Slice), k.slices > 1 ? (k.residual ? 2 : 1) * k.slices : 0);
     int64_t split_macs = 0;
     for (const Node& n : g.nodes())
       if (!n.dead && n.kind == OpKind::QConv) {
