@@ -356,11 +356,11 @@ void qlinear_conv(Op<T>& op) {
   const HostValue<T>& wz = op.in(5);
   std::vector<int32_t> xc(x.i.size()), wc(w.i.size());
   for (size_t k = 0; k < x.i.size(); ++k) xc[k] = x.i[k] - xz;
-  const int64_t per_o = s.c * s.kh * s.kw;
+  const int64_t group = op.n.get_int("group", 1), per_o = s.c / group * s.kh * s.kw;
   for (size_t k = 0; k < w.i.size(); ++k) wc[k] = w.i[k] - wz.i[wz.i.size() == 1 ? 0 : k / per_o];
   std::vector<int32_t> acc(static_cast<size_t>(op.y.elements()));
   // Zero padding of the centred input is ONNX's padding with the zero point.
-  conv2d_kernel<int32_t>(xc.data(), wc.data(), nullptr, acc.data(), s, o);
+  conv2d_kernel<int32_t>(xc.data(), wc.data(), nullptr, acc.data(), s, o, group);
   const int64_t plane = s.oh * s.ow;
   for (int64_t i = 0; i < op.y.elements(); ++i) {
     const int64_t c = (i / plane) % o;

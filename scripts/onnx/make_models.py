@@ -50,6 +50,8 @@ Models (OUT_DIR/NAME.onnx):
                 residual Add, 1x16x16x16, opset 13.
   grouped_net   ResNeXt-style grouped 3x3 convolutions (group=4 with 16 channels per group,
                 group=8 with 4) between 1x1 convs, 1x16x12x12, opset 13.
+  qlinear_grouped  a depthwise QLinearConv (16 channels, int8, power-of-two scales) between
+                QuantizeLinear and DequantizeLinear, 1x16x8x8, opset 13.
   bad_group, bad_group_weight  a Conv whose group (3) does not divide its 4 input channels; a
                 grouped Conv (group 2) whose weight has 4 input channels instead of 2.
   bad_perm, bad_axis, bad_matmul  a Transpose whose perm repeats an axis, a Softmax on axis
@@ -306,6 +308,20 @@ def grouped_net(seed=37):
     y = b.node("Relu", [grouped_conv(b, y, 64, 32, 3, 8, stride=2)])             # 8 -> 4
     y = b.conv(y, 32, 32, 1, bias=True)
     return b.model("input", [1, 16, 12, 12], y, 13, "grouped_net")
+
+
+def qlinear_grouped(seed=41):
+    b = Builder(seed)
+    c = 16
+    s = lambda e: b.const("s", np.float32(2.0 ** e))
+    z = lambda: b.const("z", np.int8(0))
+    xs, xz, ys, yz = s(-5), z(), s(-4), z()
+    w = b.const("w", b.rng.integers(-60, 60, (c, 1, 3, 3)).astype(np.int8))
+    xq = b.node("QuantizeLinear", ["input", xs, xz])
+    yq = b.node("QLinearConv", [xq, xs, xz, w, s(-6), z(), ys, yz], "qconv", group=c,
+                kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    y = b.node("DequantizeLinear", [yq, ys, yz])
+    return b.model("input", [1, c, 8, 8], y, 13, "qlinear_grouped")
 
 
 def bad_group(name, group, wc):
@@ -666,7 +682,7 @@ MODELS = {"resnet18": resnet18, "small_cnn": small_cnn, "tiny_resnet": tiny_resn
           "pad_relu": lambda: pad_bad("pad_relu", then="Relu"),
           "pad_value": lambda: pad_bad("pad_value", value=1.0), "split_net": split_net,
           "bad_split": bad_split, "depthwise_block": depthwise_block, "grouped_net": grouped_net,
-          "bad_group": lambda: bad_group("bad_group", 3, 2),
+          "bad_group": lambda: bad_group("bad_group", 3, 2), "qlinear_grouped": qlinear_grouped,
           "bad_group_weight": lambda: bad_group("bad_group_weight", 2, 4)}
 INPUTS = {"resnet18": [1, 3, 224, 224], "small_cnn": [1, 3, 16, 16],
           "tiny_resnet": [1, 3, 16, 16], "qdq_cnn": [1, 3, 8, 8], "qdq_per_channel": [1, 16, 16, 16],
@@ -678,7 +694,8 @@ INPUTS = {"resnet18": [1, 3, 224, 224], "small_cnn": [1, 3, 16, 16],
           "torch_flatten": [1, 3, 8, 8], "fold_div_zero": [1, 3, 8, 8], "pad_conv": [1, 3, 8, 8],
           "pad_reflect": [1, 3, 6, 6], "pad_relu": [1, 3, 6, 6], "pad_value": [1, 3, 6, 6],
           "split_net": [1, 3, 8, 8], "bad_split": [1, 4], "depthwise_block": [1, 16, 16, 16],
-          "grouped_net": [1, 16, 12, 12], "bad_group": [1, 4, 6, 6], "bad_group_weight": [1, 4, 6, 6]}
+          "grouped_net": [1, 16, 12, 12], "bad_group": [1, 4, 6, 6], "bad_group_weight": [1, 4, 6, 6],
+          "qlinear_grouped": [1, 16, 8, 8]}
 
 
 def main(argv):

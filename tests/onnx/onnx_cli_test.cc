@@ -453,6 +453,16 @@ TEST_F(OnnxCli, GroupedAndDepthwiseConvsRunOnLlvmAndOnTheAccelerator) {
   }
 }
 
+// A depthwise QLinearConv keeps its scales and runs on the accelerator as split_groups' slices;
+// against ONNX's own QLinearConv arithmetic (the LLVM path) only ties round differently.
+TEST_F(OnnxCli, GroupedQLinearConvRunsOnTheAccelerator) {
+  const Result r = weft("run " + models() + "/qlinear_grouped.onnx --input " + models() +
+                        "/qlinear_grouped_input.npy --config vta --engine functional --check");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(field(r.out, "accel_mac_fraction"), 1.0) << r.out;
+  EXPECT_GE(field(r.out, "cosine_similarity"), 0.999) << r.out;
+}
+
 // A Pad that is not zeros before a Conv: named errors, exit 1, nothing written.
 TEST_F(OnnxCli, PadOutsideScopeIsANamedError) {
   expect_user_error(models() + "/pad_reflect.onnx", models() + "/pad_reflect_input.npy",
