@@ -118,10 +118,20 @@ std::vector<TensorType> infer_output_types(const Graph& g, const Node& n) {
       const TensorType& w = in_type(g, n, n.kind == OpKind::QLinearConv ? 3 : 1);
       want_rank(n, x, 4, "the input");
       want_rank(n, w, 4, "the weight");
-      int64_t group = n.get_int("group", 1);
-      if (group < 1 || x.shape[1] != w.shape[1] * group)
-        fail(n, "input channels " + std::to_string(x.shape[1]) + " do not match weight " +
-                    shape_str(w.shape) + " with group " + std::to_string(group));
+      // Grouped and depthwise convolutions: `group` divides both channel counts and the
+      // weight is [O, C/group, KH, KW].
+      const int64_t group = n.get_int("group", 1);
+      const std::string gs = "group " + std::to_string(group);
+      if (group < 1) fail(n, gs + " is not a positive count");
+      if (x.shape[1] % group != 0)
+        fail(n, gs + " does not divide the input's " + std::to_string(x.shape[1]) + " channels");
+      if (w.shape[0] % group != 0)
+        fail(n, gs + " does not divide the weight's " + std::to_string(w.shape[0]) +
+                    " output channels " + shape_str(w.shape));
+      if (x.shape[1] != w.shape[1] * group)
+        fail(n, "weight " + shape_str(w.shape) + " does not fit input channels " +
+                    std::to_string(x.shape[1]) + " with " + gs + " (expected [O, " +
+                    std::to_string(x.shape[1] / group) + ", KH, KW])");
       if (n.has("kernel_shape")) {
         auto ks = n.get_ints("kernel_shape");
         if (ks.size() != 2 || ks[0] != w.shape[2] || ks[1] != w.shape[3])
@@ -211,7 +221,7 @@ std::vector<TensorType> infer_output_types(const Graph& g, const Node& n) {
       break;
     }
     case OpKind::Slice: {
-      want_f32(n, x);
+      if (x.dtype != DType::I8) want_f32(n, x);  // int8: split_groups' channel slices
       const int64_t axis = n.get_int("axis", -1), b = n.get_int("start", -1), e = n.get_int("end", -1);
       want_axis(n, axis, x.rank());
       if (b < 0 || e <= b || e > x.shape[static_cast<size_t>(axis)])

@@ -67,9 +67,12 @@ void conv(Op<T>& op) {
   const Window2d s = window(op.n, x.shape, op.y.shape, w.shape[2], w.shape[3]);
   const int64_t o = w.shape[0], group = op.n.get_int("group", 1);
   const T* bias = op.has(2) ? op.in(2).f.data() : nullptr;
-  if (op.over && group == 1 && s.sh == s.sw && s.dh == 1 && s.dw == 1 &&
-      op.over->conv2d(op.n.id, op.g.value(op.n.inputs[1]).is_constant(), x.f.data(),
-                      w.f.data(), op.y.f.data(), s, o)) {
+  const bool dense = group == 1 && s.sh == s.sw;
+  if (op.over && s.dh == 1 && s.dw == 1 &&
+      (dense ? op.over->conv2d(op.n.id, op.g.value(op.n.inputs[1]).is_constant(), x.f.data(),
+                               w.f.data(), op.y.f.data(), s, o)
+             : group > 1 &&
+                   op.over->grouped_conv2d(x.f.data(), w.f.data(), op.y.f.data(), s, o, group))) {
     const int64_t plane = s.oh * s.ow;
     if (bias)
       for (int64_t i = 0; i < op.y.elements(); ++i) op.y.f[i] += bias[(i / plane) % o];
@@ -277,16 +280,8 @@ void transpose(Op<T>& op) {
 // Elements [start, end) of one axis: outer blocks of the input copied in order.
 template <typename T>
 void slice(Op<T>& op) {
-  const HostValue<T>& x = op.in(0);
-  const auto axis = static_cast<size_t>(op.n.get_int("axis", 0));
-  const int64_t b = op.n.get_int("start", 0), e = op.n.get_int("end", 0);
-  int64_t outer = 1, inner = 1;
-  for (size_t d = 0; d < axis; ++d) outer *= x.shape[d];
-  for (size_t d = axis + 1; d < x.shape.size(); ++d) inner *= x.shape[d];
-  const int64_t dim = x.shape[axis];
-  T* y = op.y.f.data();
-  for (int64_t o = 0; o < outer; ++o)
-    for (int64_t k = (o * dim + b) * inner; k < (o * dim + e) * inner; ++k) *y++ = x.f[k];
+  slice_kernel<T>(op.in(0).f.data(), op.in(0).shape, static_cast<size_t>(op.n.get_int("axis", 0)),
+                  op.n.get_int("start", 0), op.n.get_int("end", 0), op.y.f.data());
 }
 
 template <typename T>
@@ -361,11 +356,11 @@ void qlinear_conv(Op<T>& op) {
   const HostValue<T>& wz = op.in(5);
   std::vector<int32_t> xc(x.i.size()), wc(w.i.size());
   for (size_t k = 0; k < x.i.size(); ++k) xc[k] = x.i[k] - xz;
-  const int64_t per_o = s.c * s.kh * s.kw;
+  const int64_t group = op.n.get_int("group", 1), per_o = s.c / group * s.kh * s.kw;
   for (size_t k = 0; k < w.i.size(); ++k) wc[k] = w.i[k] - wz.i[wz.i.size() == 1 ? 0 : k / per_o];
   std::vector<int32_t> acc(static_cast<size_t>(op.y.elements()));
   // Zero padding of the centred input is ONNX's padding with the zero point.
-  conv2d_kernel<int32_t>(xc.data(), wc.data(), nullptr, acc.data(), s, o);
+  conv2d_kernel<int32_t>(xc.data(), wc.data(), nullptr, acc.data(), s, o, group);
   const int64_t plane = s.oh * s.ow;
   for (int64_t i = 0; i < op.y.elements(); ++i) {
     const int64_t c = (i / plane) % o;

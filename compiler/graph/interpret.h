@@ -51,6 +51,12 @@ class KernelOverrides {
   /// Conv without bias (the interpreter adds it after), group 1, equal strides, no dilation.
   virtual bool conv2d(NodeId, bool weights_constant, const T* x, const T* w, T* y,
                       const Window2d& s, int64_t o) = 0;
+  /// Grouped or depthwise conv (`group` > 1) without bias, as conv2d otherwise; false unless
+  /// the caller has such a kernel.
+  virtual bool grouped_conv2d(const T*, const T*, T*, const Window2d&, int64_t /*o*/,
+                              int64_t /*group*/) {
+    return false;
+  }
   /// C[M, N] = A[M, K] W[N, K]^T (Gemm and MatMul, transposes already applied).
   virtual bool dense(const T* a, const T* w, T* c, int64_t m, int64_t n, int64_t k) = 0;
   /// y = min(max(x, lo), hi) (Relu and float Clip).

@@ -9,6 +9,7 @@
 #include "compiler/graph/passes/fuse_epilogues.h"
 #include "compiler/graph/passes/pack_layouts.h"
 #include "compiler/graph/passes/partition.h"
+#include "compiler/graph/passes/split_groups.h"
 #include "compiler/graph/passes/stem_im2col.h"
 #include "compiler/graph/passes/stem_space_to_depth.h"
 #include "compiler/graph/verify.h"
@@ -18,7 +19,7 @@ namespace weft::compiler::graph {
 
 const std::vector<std::string>& graph_pass_names() {
   static const std::vector<std::string> names = {"import",         "fold_batch_norm", "quantize",
-                                                 "fuse_epilogues", "stem_im2col", "stem_space_to_depth", "partition", "pack_layouts",
+                                                 "fuse_epilogues", "split_groups", "stem_im2col", "stem_space_to_depth", "partition", "pack_layouts",
                                                  "band_pool", "fold_packs", "plan_memory"};
   return names;
 }
@@ -63,6 +64,10 @@ CompiledGraph compile_graph(const Graph& input, const isa::Layout& layout,
   // Fusion before partitioning: the partition weighs whole kernels.
   passes::fuse_epilogues(g);
   done("fuse_epilogues");
+  // Before partitioning (the slices are what it places) and the stem rewrites (they take
+  // only dense convolutions).
+  if (o.accelerator) passes::split_groups(g, layout);
+  done("split_groups");
   // Before partitioning: the rewritten stem is cheap enough for the accelerator.
   // Bands of at most 512 KiB of gathered input: the stem then needs no more arena than stage 1.
   if (o.accelerator) passes::stem_im2col(g, layout, int64_t{512} << 10);

@@ -204,7 +204,6 @@ Graph quantize(const Graph& network, const QuantizeOptions& opt) {
           continue;
         }
         if (!w.is_constant()) unsupported(n, "the weight is not a constant");
-        if (n.kind == OpKind::Conv && n.get_int("group", 1) != 1) unsupported(n, "grouped convolution");
         if (n.kind == OpKind::Gemm &&
             (n.get_float("alpha", 1.0) != 1.0 || n.get_float("beta", 1.0) != 1.0 ||
              n.get_int("transA", 0))) {
@@ -278,6 +277,7 @@ Graph quantize(const Graph& network, const QuantizeOptions& opt) {
         if (n.kind == OpKind::Conv) {
           for (const char* k : {"strides", "pads", "dilations"})
             if (n.has(k)) a[k] = n.attrs.at(k);
+          if (n.get_int("group", 1) != 1) a["group"] = n.attrs.at("group");  // split_groups
           if (n.get_string("auto_pad", "NOTSET") != "NOTSET" && n.get_string("auto_pad", "") != "VALID")
             unsupported(n, "auto_pad");
           out = q.add_op(OpKind::QConv, name, {m(n, 0), wv, bv}, a, f);

@@ -74,7 +74,8 @@ IVec qconv(const Graph& g, const Node& n, const IVec& a, const IVec& w, const IV
                dl = n.get_ints("dilations", {1, 1});
     s.sh = st[0], s.sw = st[1], s.dh = dl[0], s.dw = dl[1];
     s.pt = pd[0], s.pl = pd[1], s.pb = pd[2], s.pr = pd[3];
-    conv2d_kernel<int64_t>(widen(a).data(), widen(w).data(), nullptr, acc.data(), s, O);
+    conv2d_kernel<int64_t>(widen(a).data(), widen(w).data(), nullptr, acc.data(), s, O,
+                           n.get_int("group", 1));
     plane = s.oh * s.ow;
   } else {
     dense_kernel<int64_t>(widen(a).data(), widen(w).data(), acc.data(), xt.shape[0], O,
@@ -259,6 +260,13 @@ std::vector<std::vector<float>> reference_int8(const Graph& g,
       case OpKind::Pack:
         iv[y] = ints(x);
         break;
+      case OpKind::Slice: {  // int8 channel slices (split_groups)
+        IVec o(static_cast<size_t>(ot.elements()));
+        slice_kernel<int32_t>(ints(x).data(), xt.shape, static_cast<size_t>(n.get_int("axis", 0)),
+                              n.get_int("start", 0), n.get_int("end", 0), o.data());
+        iv[y] = o;
+        break;
+      }
       case OpKind::SpaceToDepth:
         iv[y] = space_to_depth(n, xt, ot, ints(x));
         break;

@@ -17,6 +17,7 @@
 #include "compiler/graph/transformer_kernels.h"
 #include "compiler/ops/cpu/conv2d.h"
 #include "compiler/ops/cpu/dense.h"
+#include "compiler/ops/cpu/grouped_conv.h"
 #include "compiler/ops/cpu/layout.h"
 #include "hardware/isa/errors.h"
 #include "runtime/cpu/executor.h"
@@ -153,6 +154,16 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
     kern.run({xb.data(), const_cast<float*>(wb->data()), yb.data()}, &workers);
     const std::vector<float> plain = cpu_ops::from_blocked(yb, s.n, o, s.oh, s.ow, cpu_ops::kConvOutBlock);
     std::memcpy(y, plain.data(), plain.size() * 4);
+    return took(true);
+  }
+
+  bool grouped_conv2d(const float* x, const float* w, float* y, const Window2d& s, int64_t o,
+                      int64_t group) override {
+    const cpu_ops::GroupedConv gc{s.n, s.c, s.h, s.w, o, group, s.kh, s.kw,
+                                  s.sh, s.sw, s.pt, s.pl, s.oh, s.ow};
+    cpu::CpuKernel& kern =
+        kernel("grouped conv " + gc.str(), [&] { return cpu_ops::grouped_conv2d(gc); });
+    kern.run({const_cast<float*>(x), const_cast<float*>(w), y}, &workers);
     return took(true);
   }
 

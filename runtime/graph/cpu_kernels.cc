@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "compiler/graph/interpret.h"
+#include "compiler/graph/interpret_kernels.h"
 #include "compiler/ops/int8_rounding.h"
 #include "hardware/isa/errors.h"
 
@@ -91,16 +92,17 @@ void qconv(const Graph& g, const Node& n, const int8_t* x, const int8_t* res, in
   const auto st = n.get_ints("strides", {1, 1}), pd = n.get_ints("pads", {0, 0, 0, 0}),
              dl = n.get_ints("dilations", {1, 1});
   const int64_t C = xt.shape[1], H = xt.shape[2], W = xt.shape[3];
+  const int64_t G = n.get_int("group", 1), CG = C / G;  // grouped: input channels per group
   const int64_t KH = wv.type.shape[2], KW = wv.type.shape[3], OH = yt.shape[2], OW = yt.shape[3];
   std::vector<int32_t> acc(static_cast<size_t>(OH * OW));
   for (int64_t bt = 0; bt < xt.shape[0]; ++bt)
     for (int64_t oc = 0; oc < O; ++oc) {
       std::fill(acc.begin(), acc.end(), 0);
-      for (int64_t c = 0; c < C; ++c)
+      for (int64_t c = 0; c < CG; ++c)
         for (int64_t ky = 0; ky < KH; ++ky)
           for (int64_t kx = 0; kx < KW; ++kx) {
-            const int32_t wk = w[((oc * C + c) * KH + ky) * KW + kx];
-            const int8_t* xp = x + (bt * C + c) * H * W;
+            const int32_t wk = w[((oc * CG + c) * KH + ky) * KW + kx];
+            const int8_t* xp = x + (bt * C + oc / (O / G) * CG + c) * H * W;
             for (int64_t oy = 0; oy < OH; ++oy) {
               const int64_t iy = oy * st[0] + ky * dl[0] - pd[0];
               if (iy < 0 || iy >= H) continue;
@@ -264,6 +266,10 @@ void run_cpu_node(const Graph& g, const Node& n, const std::vector<const uint8_t
         }
       return;
     }
+    case OpKind::Slice:  // int8 channel slices (split_groups)
+      compiler::graph::slice_kernel<int8_t>(x8, xt.shape, static_cast<size_t>(n.get_int("axis", 0)),
+                                            n.get_int("start", 0), n.get_int("end", 0), y8);
+      return;
     case OpKind::QConv:
     case OpKind::QDense: {
       const int8_t* res = n.kind == OpKind::QConv && in.size() > 3 && in[3]

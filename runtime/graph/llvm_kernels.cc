@@ -127,7 +127,7 @@ std::shared_ptr<LlvmNodeKernel> qconv_kernel(const Graph& g, const Node& n) {
   const auto& wv = g.value(n.inputs[1]);
   const TensorType& yt = g.value(n.outputs[0]).type;
   if (wv.type.layout.kind != compiler::graph::Layout::Plain || xt.dtype != DType::I8 ||
-      wv.type.dtype != DType::I8)
+      wv.type.dtype != DType::I8 || n.get_int("group", 1) != 1)  // grouped: the plain kernel
     return nullptr;
   ops::QConv q;
   q.conv = n.kind == OpKind::QConv;

@@ -17,7 +17,7 @@ Models (OUT_DIR/NAME.onnx):
                 activations and weights, int8, power-of-two scales) plus a QLinearConv.
   qdq_zero_point  a QuantizeLinear/DequantizeLinear pair with zero point 3 (asymmetric int8).
   unsupported   a Conv followed by Softmax (an operator Weft does not import).
-  bad_attr      a Conv with group=2 (an attribute value Weft does not import).
+  bad_attr      a Conv with dilations=2 (an attribute value Weft does not import).
   conv_weight_rank  a Conv without kernel_shape whose weight has more dimensions (6) than its
                 input (4): the libonnx 1.12 shape inference reads past the input's shape.
   short_raw_data  a Reshape whose shape initializer (int64, [2]) holds 11 bytes instead of 16:
@@ -46,6 +46,15 @@ Models (OUT_DIR/NAME.onnx):
                 with more than one output used, as ShuffleNet and GLU-style heads write them,
                 1x3x8x8, opset 13.
   bad_split     a Split whose sizes do not add up to the axis.
+  depthwise_block  MobileNet V2's inverted residual: pointwise 1x1 expansion, depthwise 3x3
+                (group = channels, stride 1 and 2), ReLU6 (Clip), pointwise projection, a
+                residual Add, 1x16x16x16, opset 13.
+  grouped_net   ResNeXt-style grouped 3x3 convolutions (group=4 with 16 channels per group,
+                group=8 with 4) between 1x1 convs, 1x16x12x12, opset 13.
+  qlinear_grouped  a depthwise QLinearConv (16 channels, int8, power-of-two scales) between
+                QuantizeLinear and DequantizeLinear, 1x16x8x8, opset 13.
+  bad_group, bad_group_weight  a Conv whose group (3) does not divide its 4 input channels; a
+                grouped Conv (group 2) whose weight has 4 input channels instead of 2.
   bad_perm, bad_axis, bad_matmul  a Transpose whose perm repeats an axis, a Softmax on axis
                 3 of a rank-3 input, a MatMul whose batch dimensions do not broadcast.
 and OUT_DIR/NAME_input.npy, a float32 input for each runnable model (seed 7).
@@ -265,9 +274,62 @@ def unsupported(seed=1):
 
 def bad_attr(seed=1):
     b = Builder(seed)
-    w = b.const("w", conv_w(b.rng, 4, 2, 3))
-    y = b.node("Conv", ["input", w], "grouped_conv", kernel_shape=[3, 3], group=2)
+    w = b.const("w", conv_w(b.rng, 4, 4, 3))
+    y = b.node("Conv", ["input", w], "dilated_conv", kernel_shape=[3, 3], dilations=[2, 2])
     return b.model("input", [1, 4, 6, 6], y, 13, "bad_attr")
+
+
+def grouped_conv(b, x, c, o, k, group, stride=1):
+    """A grouped Conv (weight [o, c/group, k, k]) with a bias, 'same' padding."""
+    w = b.const("w", conv_w(b.rng, o, c // group, k))
+    bias = b.const("b", (b.rng.standard_normal(o) * 0.1).astype(np.float32))
+    return b.node("Conv", [x, w, bias], "conv", kernel_shape=[k, k], pads=[k // 2] * 4,
+                  strides=[stride, stride], group=group)
+
+
+def depthwise_block(seed=31):
+    """MobileNet V2 inverted residuals (expand 1x1, depthwise 3x3, ReLU6, project 1x1)."""
+    b = Builder(seed)
+    relu6 = lambda v: b.node("Clip", [v, b.const("lo", np.float32(0)), b.const("hi", np.float32(6))])
+    y = relu6(b.conv("input", 16, 32, 1, bias=True))                             # 32x16x16
+    y = relu6(grouped_conv(b, y, 32, 32, 3, 32))                                 # depthwise
+    y = b.conv(y, 32, 16, 1, bias=True)
+    y = b.node("Add", [y, "input"])                                              # residual
+    y = relu6(b.conv(y, 16, 48, 1, bias=True))
+    y = relu6(grouped_conv(b, y, 48, 48, 3, 48, stride=2))                       # 48x8x8
+    y = b.conv(y, 48, 24, 1, bias=True)
+    return b.model("input", [1, 16, 16, 16], y, 13, "depthwise_block")
+
+
+def grouped_net(seed=37):
+    """ResNeXt-style grouped 3x3 convs between 1x1 convs."""
+    b = Builder(seed)
+    y = b.node("Relu", [b.conv("input", 16, 64, 1, bias=True)])
+    y = b.node("Relu", [grouped_conv(b, y, 64, 64, 3, 4)])                       # 16 per group
+    y = b.node("Relu", [grouped_conv(b, y, 64, 32, 3, 8, stride=2)])             # 8 -> 4
+    y = b.conv(y, 32, 32, 1, bias=True)
+    return b.model("input", [1, 16, 12, 12], y, 13, "grouped_net")
+
+
+def qlinear_grouped(seed=41):
+    b = Builder(seed)
+    c = 16
+    s = lambda e: b.const("s", np.float32(2.0 ** e))
+    z = lambda: b.const("z", np.int8(0))
+    xs, xz, ys, yz = s(-5), z(), s(-4), z()
+    w = b.const("w", b.rng.integers(-60, 60, (c, 1, 3, 3)).astype(np.int8))
+    xq = b.node("QuantizeLinear", ["input", xs, xz])
+    yq = b.node("QLinearConv", [xq, xs, xz, w, s(-6), z(), ys, yz], "qconv", group=c,
+                kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    y = b.node("DequantizeLinear", [yq, ys, yz])
+    return b.model("input", [1, c, 8, 8], y, 13, "qlinear_grouped")
+
+
+def bad_group(name, group, wc):
+    b = Builder(1)
+    y = b.node("Conv", ["input", b.const("w", conv_w(b.rng, 4, wc, 3))], "grouped_conv",
+               kernel_shape=[3, 3], group=group)
+    return b.model("input", [1, 4, 6, 6], y, 13, name)
 
 
 def conv_weight_rank():
@@ -622,7 +684,9 @@ MODELS = {"resnet18": resnet18, "small_cnn": small_cnn, "tiny_resnet": tiny_resn
           "pad_reflect": lambda: pad_bad("pad_reflect", mode="reflect"),
           "pad_relu": lambda: pad_bad("pad_relu", then="Relu"),
           "pad_value": lambda: pad_bad("pad_value", value=1.0), "split_net": split_net,
-          "bad_split": bad_split}
+          "bad_split": bad_split, "depthwise_block": depthwise_block, "grouped_net": grouped_net,
+          "bad_group": lambda: bad_group("bad_group", 3, 2), "qlinear_grouped": qlinear_grouped,
+          "bad_group_weight": lambda: bad_group("bad_group_weight", 2, 4)}
 INPUTS = {"resnet18": [1, 3, 224, 224], "small_cnn": [1, 3, 16, 16],
           "tiny_resnet": [1, 3, 16, 16], "qdq_cnn": [1, 3, 8, 8], "qdq_per_channel": [1, 16, 16, 16],
           "unsupported": [1, 3, 4, 4], "bad_attr": [1, 4, 6, 6],
@@ -632,7 +696,9 @@ INPUTS = {"resnet18": [1, 3, 224, 224], "small_cnn": [1, 3, 16, 16],
           "bad_perm": [1, 4, 6], "bad_axis": [1, 4, 6], "bad_matmul": [2, 3, 4],
           "torch_flatten": [1, 3, 8, 8], "fold_div_zero": [1, 3, 8, 8], "pad_conv": [1, 3, 8, 8],
           "pad_reflect": [1, 3, 6, 6], "pad_relu": [1, 3, 6, 6], "pad_value": [1, 3, 6, 6],
-          "split_net": [1, 3, 8, 8], "bad_split": [1, 4]}
+          "split_net": [1, 3, 8, 8], "bad_split": [1, 4], "depthwise_block": [1, 16, 16, 16],
+          "grouped_net": [1, 16, 12, 12], "bad_group": [1, 4, 6, 6], "bad_group_weight": [1, 4, 6, 6],
+          "qlinear_grouped": [1, 16, 8, 8]}
 
 
 def main(argv):

@@ -225,6 +225,13 @@ class Importer {
     if (it->second.kind != Attribute::Kind::kInt) fail(n, "attribute '" + name + "' must be an integer");
     return it->second.i;
   }
+  // A Conv's `group` (grouped and depthwise convolutions); infer.cc checks it against the
+  // channels and the weight.
+  int64_t conv_group(const Node& n) const {
+    const int64_t g = int_attr(n, "group", 1);
+    if (g < 1) fail(n, "attribute group=" + std::to_string(g) + " is not a positive count");
+    return g;
+  }
   std::vector<int64_t> ints_attr(const Node& n, const std::string& name,
                                  std::vector<int64_t> dflt) const {
     auto it = n.attrs.find(name);
@@ -547,27 +554,21 @@ class Importer {
     switch (kind) {
       case OpKind::Conv: {
         for (size_t i = 0; i < ins.size(); ++i) want_f32(ins[i], "input " + std::to_string(i));
-        if (int_attr(n, "group", 1) != 1)
-          fail(n, "attribute group=" + std::to_string(int_attr(n, "group", 1)) +
-                      " is not supported (grouped and depthwise convolutions)");
         const auto& w = shape_of(ins.at(1));
         if (w.size() != 4) fail(n, "weight of shape " + shape_string(w) + " is not 2D (OIHW)");
         normalise_window(n, attrs, x.shape, ints_attr(n, "kernel_shape", {w[2], w[3]}));
-        attrs["group"] = int64_t(1);
+        attrs["group"] = conv_group(n);
         if (std::get<std::vector<int64_t>>(attrs["dilations"]) != std::vector<int64_t>{1, 1})
           fail(n, "dilations other than 1 are not supported");
         break;
       }
       case OpKind::QLinearConv: {
-        if (int_attr(n, "group", 1) != 1)
-          fail(n, "attribute group=" + std::to_string(int_attr(n, "group", 1)) +
-                      " is not supported (grouped and depthwise convolutions)");
         if (ins.size() < 8) fail(n, "needs 8 or 9 inputs");
         for (size_t i : {1, 2, 4, 5, 6, 7}) constant(n, i, "input " + std::to_string(i));
         const auto& w = shape_of(ins.at(3));
         if (w.size() != 4) fail(n, "weight of shape " + shape_string(w) + " is not 2D (OIHW)");
         normalise_window(n, attrs, x.shape, ints_attr(n, "kernel_shape", {w[2], w[3]}));
-        attrs["group"] = int64_t(1);
+        attrs["group"] = conv_group(n);
         if (std::get<std::vector<int64_t>>(attrs["dilations"]) != std::vector<int64_t>{1, 1})
           fail(n, "dilations other than 1 are not supported");
         out_u8 = constant(n, 7, "y_zero_point").type == ElemType::kUint8;

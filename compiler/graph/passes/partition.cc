@@ -31,11 +31,11 @@ int64_t node_macs(const Graph& g, const Node& n) {
   switch (n.kind) {
     case OpKind::QConv:
     case OpKind::AccelConv:
-    case OpKind::Conv:
-      return o.elements() * x.shape[1] * w.shape[2] * w.shape[3];
+    case OpKind::Conv:  // each output reads its group's C/group channels
+      return o.elements() * w.shape[1] * w.shape[2] * w.shape[3];
     case OpKind::QLinearConv: {
       const TensorType& qw = g.value(n.inputs.at(3)).type;
-      return o.elements() * x.shape[1] * qw.shape[2] * qw.shape[3];
+      return o.elements() * qw.shape[1] * qw.shape[2] * qw.shape[3];
     }
     case OpKind::Gemm:  // fp32 (on the CPU in an int8 network): output x the sum's length
       return o.elements() * (n.get_int("transA", 0) ? x.shape[0] : x.shape[1]);
@@ -58,7 +58,11 @@ int partition(Graph& g, const isa::Layout& l, const isa::Platform& pf, double cp
     if (n.kind == OpKind::QConv || n.kind == OpKind::QDense) {
       const TensorType& x = g.value(n.inputs[0]).type;
       const TensorType& w = g.value(n.inputs[1]).type;
-      const int64_t macs = node_macs(g, n);
+      // What the CPU kernel would execute: a rewritten layer (split_groups' block-diagonal
+      // slices, the stems) runs as the node it now is, not as its useful MACs.
+      Node as_is = n;
+      as_is.facts.macs.reset();
+      const int64_t macs = node_macs(g, as_is);
       // Padded MACs: batch, input and output channels to whole blocks.
       auto up = [](int64_t v, int64_t b) { return (v + b - 1) / b * b; };
       const int64_t spatial = n.kind == OpKind::QConv ? g.value(n.outputs[0]).type.shape[2] *
@@ -73,6 +77,10 @@ int partition(Graph& g, const isa::Layout& l, const isa::Platform& pf, double cp
       n.facts.est_accel_us = accel_us;
       n.facts.est_cpu_us = cpu_us;
       bool ok = n.get_ints("dilations", {1, 1}) == std::vector<int64_t>{1, 1};
+      if (n.get_int("group", 1) != 1) {  // split_groups makes the accelerator's dense slices
+        ok = false;
+        n.facts.cpu_reason = std::string("a grouped convolution that split_groups did not split");
+      }
       // Per-channel shifts: one register SHR applies per-lane amounts 0..15 after a common
       // immediate shift, so the channels' shifts must lie within 15 of each other.
       if (n.facts.shifts) {

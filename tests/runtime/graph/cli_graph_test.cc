@@ -109,7 +109,7 @@ TEST_F(CliGraph, CompilePrintsEveryPass) {
   const Result r = weft(std::string("compile resnet18 ") + kSmall + " --emit graph");
   ASSERT_EQ(r.code, 0) << r.err;
   for (const char* p : {"import", "fold_batch_norm", "quantize", "fuse_epilogues",
-                        "stem_im2col", "stem_space_to_depth", "partition", "pack_layouts", "band_pool", "fold_packs",
+                        "split_groups", "stem_im2col", "stem_space_to_depth", "partition", "pack_layouts", "band_pool", "fold_packs",
                         "plan_memory"})
     EXPECT_NE(r.out.find(std::string("// after ") + p + "\n"), std::string::npos) << p;
   EXPECT_NE(r.out.find("memory plan: device arena"), std::string::npos);

@@ -11,6 +11,7 @@
 #include "compiler/ops/cpu/blocked_ops.h"
 #include "compiler/ops/cpu/conv2d.h"
 #include "compiler/ops/cpu/dense.h"
+#include "compiler/ops/cpu/grouped_conv.h"
 #include "compiler/ops/cpu/layout.h"
 #include "compiler/ops/op_args.h"
 #include "compiler/ops/reference.h"
@@ -248,6 +249,40 @@ TEST(CpuConv2d, ShapeErrors) {
         conv2d({1, 0, 8, 8, 8, 3, 3, 1, 1}, DType::kInt8);
       },
       ::testing::ThrowsMessage<UserError>(HasSubstr("input channels is 0")));
+}
+
+// Grouped and depthwise float32 convolutions: each group against the dense scalar reference
+// over its own channels (batch 2, stride 1 and 2, with and without padding).
+TEST(CpuGroupedConv, EachGroupIsTheDenseReferenceOfItsChannels) {
+  std::mt19937 rng(41);
+  struct Case { int64_t c, o, group, k, stride, pad, h; };
+  for (const Case& t : {Case{8, 8, 8, 3, 1, 1, 9}, Case{12, 12, 12, 3, 2, 1, 10},
+                        Case{16, 8, 4, 3, 1, 0, 7}, Case{6, 9, 3, 1, 1, 0, 5}}) {
+    const int64_t n = 2, cg = t.c / t.group, og = t.o / t.group;
+    Conv2dNchw one{n, cg, t.h, t.h, og, t.k, t.k, t.stride, t.pad};
+    const int64_t oh = one.oh(), ow = one.ow();
+    GroupedConv gc{n, t.c, t.h, t.h, t.o, t.group, t.k, t.k, t.stride, t.stride, t.pad, t.pad, oh, ow};
+    SCOPED_TRACE(gc.str());
+    auto x = random_vector<float>(static_cast<size_t>(n * t.c * t.h * t.h), rng);
+    auto w = random_vector<float>(static_cast<size_t>(t.o * cg * t.k * t.k), rng);
+    std::vector<float> y(static_cast<size_t>(n * t.o * oh * ow));
+    CpuKernel kernel(grouped_conv2d(gc));
+    ThreadPool pool(2);
+    kernel.run({x.data(), w.data(), y.data()}, &pool);
+    const int64_t plane = t.h * t.h, wsize = cg * t.k * t.k, oplane = oh * ow;
+    for (int64_t g = 0; g < t.group; ++g) {
+      std::vector<float> xg, wg(w.begin() + g * og * wsize, w.begin() + (g + 1) * og * wsize), yg;
+      for (int64_t b = 0; b < n; ++b) {
+        const auto at = x.begin() + (b * t.c + g * cg) * plane;
+        xg.insert(xg.end(), at, at + cg * plane);
+        const auto yat = y.begin() + (b * t.o + g * og) * oplane;
+        yg.insert(yg.end(), yat, yat + og * oplane);
+      }
+      expect_close(yg, conv2d_reference<float, float>(xg, wg, one), double(wsize),
+                   "group " + std::to_string(g));
+    }
+  }
+  EXPECT_THROW(grouped_conv2d(GroupedConv{1, 6, 5, 5, 6, 4, 3, 3, 1, 1, 1, 1, 5, 5}), UserError);
 }
 
 // Elementwise, pooling and epilogue operators on a blocked shape with an awkward width.
