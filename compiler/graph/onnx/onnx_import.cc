@@ -7,7 +7,9 @@
 #include <map>
 
 #include "compiler/graph/infer.h"
+#include "compiler/graph/onnx/contrib_ops.h"
 #include "compiler/graph/onnx/fold_constants.h"
+#include "compiler/graph/onnx/import_resize.h"
 #include "compiler/graph/onnx/pad_into_conv.h"
 #include "compiler/graph/verify.h"
 #include "hardware/isa/errors.h"
@@ -52,6 +54,7 @@ const std::map<std::string, std::set<std::string>>& allowed_attrs() {
       {"Sqrt", {}},
       {"HardSigmoid", {"alpha", "beta"}},
       {"HardSwish", {}},
+      {"Gelu", {"approximate"}},
       {"Mul", {}},
       {"Sub", {}},
       {"Div", {}},
@@ -64,6 +67,9 @@ const std::map<std::string, std::set<std::string>>& allowed_attrs() {
       {"Unsqueeze", {"axes"}},
       {"Pad", {"mode"}},
       {"Split", {"axis", "split"}},
+      {"Resize",
+       {"mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a",
+        "exclude_outside", "extrapolation_value", "antialias", "axes", "keep_aspect_ratio_policy"}},
   };
   return a;
 }
@@ -407,6 +413,11 @@ class Importer {
   }
 
   void import_node(const Node& n) {
+    std::vector<Node> as_onnx;
+    if (contrib_as_onnx(n, &as_onnx)) {
+      for (const Node& o : as_onnx) import_node(o);
+      return;
+    }
     if (!n.domain.empty())
       fail(n, "operator domain '" + n.domain + "' is not supported (only the default ONNX "
                                                "domain)");
@@ -430,6 +441,11 @@ class Importer {
     if (n.op == "Identity" || n.op == "Dropout") return import_pass_through(n);
     if (n.op == "Squeeze" || n.op == "Unsqueeze") return import_squeeze(n);
     if (n.op == "Split") return import_split(n);
+    if (n.op == "Resize") {  // import_resize.h
+      if (n.inputs.empty() || n.inputs[0].empty()) fail(n, "has no inputs");
+      const ValueId x = value_of(n.inputs[0], &n);
+      return add_imported(n, OpKind::Resize, {x}, resize_attrs(m_, n, shape_of(x)), false);
+    }
     if (n.op == "Pad") {
       if (n.inputs.empty() || n.inputs[0].empty()) fail(n, "has no inputs");
       const ValueId x = value_of(n.inputs[0], &n);
@@ -559,6 +575,15 @@ class Importer {
       case OpKind::HardSwish:
         want_f32(ins[0], "the input");
         break;
+      case OpKind::Gelu: {
+        want_f32(ins[0], "the input");
+        const auto it = n.attrs.find("approximate");
+        const std::string a = it == n.attrs.end() ? "none" : it->second.s;
+        if (a != "none" && a != "tanh")
+          fail(n, "attribute approximate='" + a + "' is not 'none' or 'tanh'");
+        attrs["approximate"] = a;
+        break;
+      }
       case OpKind::HardSigmoid:
         want_f32(ins[0], "the input");
         for (const char* a : {"alpha", "beta"}) {
@@ -767,8 +792,8 @@ const std::vector<std::string>& supported_operators() {
       "AveragePool", "GlobalAveragePool", "Add", "Flatten",       "Reshape",
       "Gemm",    "MatMul",             "Concat",  "QuantizeLinear", "DequantizeLinear",
       "QLinearConv", "Identity", "Dropout", "Sigmoid", "Tanh", "Erf", "Sqrt", "HardSigmoid",
-      "HardSwish", "Mul", "Sub", "Div", "Pow", "Transpose", "Softmax", "ReduceMean",
-      "LayerNormalization", "Squeeze", "Unsqueeze", "Pad", "Split"};
+      "HardSwish", "Gelu", "Mul", "Sub", "Div", "Pow", "Transpose", "Softmax", "ReduceMean",
+      "LayerNormalization", "Squeeze", "Unsqueeze", "Pad", "Split", "Resize"};
   return ops;
 }
 
