@@ -53,6 +53,7 @@ Models (OUT_DIR/NAME.onnx):
                 to sizes (pytorch_half_pixel), linear by scales (align_corners), nearest to
                 sizes (half_pixel, round_prefer_ceil), 1x3x8x8, opset 13.
   bad_resize    a Resize in cubic mode.
+  dynamic_batch  a small CNN whose batch dimension is symbolic (run with --batch N), ?x3x8x8.
   bad_perm, bad_axis, bad_matmul  a Transpose whose perm repeats an axis, a Softmax on axis
                 3 of a rank-3 input, a MatMul whose batch dimensions do not broadcast.
 and OUT_DIR/NAME_input.npy, a float32 input for each runnable model (seed 7).
@@ -535,6 +536,24 @@ def bad_resize():
     return b.model("input", [1, 2, 4, 4], y, 13, "bad_resize")
 
 
+def dynamic_batch(seed=43):
+    """A small CNN whose batch dimension is symbolic ("batch"), as torch.onnx.export writes it
+    with dynamic_axes: conv, ReLU, global average pool, Flatten, Gemm, ?x3x8x8, opset 13 (run
+    with --batch N; its _input.npy holds a batch of 4)."""
+    b = Builder(seed)
+    y = b.node("Relu", [b.conv("input", 3, 16, 3, pad=1, bias=True)])
+    y = b.node("Flatten", [b.node("GlobalAveragePool", [y])])
+    w = (b.rng.standard_normal((10, 16)) * 0.3).astype(np.float32)
+    y = b.node("Gemm", [y, b.const("fc_w", w), b.const("fc_b", np.zeros(10, np.float32))],
+               transB=1)
+    m = b.model("input", [1, 3, 8, 8], y, 13, "dynamic_batch")
+    for v in (m.graph.input[0], m.graph.output[0]):
+        d0 = v.type.tensor_type.shape.dim[0]
+        d0.Clear()
+        d0.dim_param = "batch"
+    return m
+
+
 def bad_broadcast():
     """Mul of [1,4,6,6] by [3]: shapes that do not broadcast (the output type is declared, as
     shape inference cannot give one)."""
@@ -703,7 +722,7 @@ MODELS = {"resnet18": resnet18, "small_cnn": small_cnn, "tiny_resnet": tiny_resn
           "dropout_training": dropout_training, "eltwise_cnn": eltwise_cnn,
           "bad_broadcast": bad_broadcast, "tiny_encoder": tiny_encoder,
           "attention_heads": attention_heads, "gelu_net": gelu_net, "resize_net": resize_net,
-          "bad_resize": bad_resize,
+          "bad_resize": bad_resize, "dynamic_batch": dynamic_batch,
           "bad_perm": bad_perm, "bad_axis": bad_axis, "bad_matmul": bad_matmul,
           "torch_flatten": torch_flatten, "fold_div_zero": fold_div_zero, "pad_conv": pad_conv,
           "pad_reflect": lambda: pad_bad("pad_reflect", mode="reflect"),
@@ -717,7 +736,7 @@ INPUTS = {"resnet18": [1, 3, 224, 224], "small_cnn": [1, 3, 16, 16],
           "vgg_dropout": [1, 3, 16, 16], "dropout_training": [1, 4], "eltwise_cnn": [1, 3, 16, 16],
           "bad_broadcast": [1, 4, 6, 6], "tiny_encoder": [1, 32, 128],
           "attention_heads": [2, 16, 48], "gelu_net": [1, 8, 32], "resize_net": [1, 3, 8, 8],
-          "bad_resize": [1, 2, 4, 4],
+          "bad_resize": [1, 2, 4, 4], "dynamic_batch": [4, 3, 8, 8],
           "bad_perm": [1, 4, 6], "bad_axis": [1, 4, 6], "bad_matmul": [2, 3, 4],
           "torch_flatten": [1, 3, 8, 8], "fold_div_zero": [1, 3, 8, 8], "pad_conv": [1, 3, 8, 8],
           "pad_reflect": [1, 3, 6, 6], "pad_relu": [1, 3, 6, 6], "pad_value": [1, 3, 6, 6],

@@ -388,6 +388,26 @@ TEST_F(OnnxCli, ResizeRunsOnTheLlvmPathAndBesideTheAccelerator) {
                     "mode 'cubic' is not supported (nearest, linear)");
 }
 
+// A model whose batch dimension is symbolic (torch.onnx.export's dynamic_axes) runs with
+// --batch N on the LLVM path and on the accelerator; without --batch, or with one that
+// contradicts a fixed batch, a named error, exit 1, nothing written.
+TEST_F(OnnxCli, SymbolicBatchRunsWithBatchN) {
+  const std::string m = models() + "/dynamic_batch.onnx", x = models() + "/dynamic_batch_input.npy";
+  const Result r = weft("run " + m + " --input " + x + " --batch 4 --target llvm --check");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_LT(field(r.out, "max_error_relative_to_max"), 1e-4) << r.out;
+  const Result a = weft("run " + m + " --input " + x + " --batch 4 --config vta --engine " +
+                        "functional --calibrate " + x + " --check");
+  ASSERT_EQ(a.code, 0) << a.out;
+  EXPECT_GE(field(a.out, "cosine_similarity"), 0.99) << a.out;
+  expect_user_error(m, x, "graph input 'input' has shape [?, 3, 8, 8] with an unknown dimension; Weft "
+                    "compiles fixed shapes (a symbolic batch: run with --batch N");
+  const std::string t = models() + "/tiny_resnet.onnx", tx = models() + "/tiny_resnet_input.npy";
+  const Result f = weft("run " + t + " --input " + tx + " --batch 2 --target llvm");
+  EXPECT_EQ(f.code, 1) << f.out;
+  EXPECT_THAT(f.out, HasSubstr("graph input 'input' has a fixed batch of 1, not 2"));
+}
+
 // A perm that is not a permutation, an axis outside the input, batch dimensions that do not
 // broadcast: named errors, exit 1, nothing written. ONNX's shape inference finds them first and
 // names the node; Weft's own inference (a graph built in C++) is tested in interpret_test.cc.

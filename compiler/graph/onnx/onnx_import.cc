@@ -126,8 +126,9 @@ class Importer {
       if (d < 0)
         throw UserError(m_.path + ": graph input '" + name + "' has shape " +
                         shape_string(it->second.shape) +
-                        " with an unknown dimension; Weft compiles fixed shapes (fix the batch "
-                        "size in the model, e.g. with onnx.tools.update_model_dims)");
+                        " with an unknown dimension; Weft compiles fixed shapes (a symbolic "
+                        "batch: run with --batch N; else fix the size in the model, e.g. with "
+                        "onnx.tools.update_model_dims)");
     int64_t count = 0;
     if (!graph::count_elements(it->second.shape, &count))
       throw UserError(m_.path + ": graph input '" + name + "' has shape " +
