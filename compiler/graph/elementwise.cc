@@ -11,6 +11,9 @@ std::optional<ops::Unary> unary_of(const Node& n) {
     case OpKind::Erf: u.fn = ops::Unary::kErf; break;
     case OpKind::Sqrt: u.fn = ops::Unary::kSqrt; break;
     case OpKind::HardSwish: u.fn = ops::Unary::kHardSwish; break;
+    case OpKind::Gelu:
+      u.fn = n.get_string("approximate", "none") == "tanh" ? ops::Unary::kGeluTanh : ops::Unary::kGelu;
+      break;
     case OpKind::HardSigmoid:
       u.fn = ops::Unary::kHardSigmoid;
       // In float, as ONNX holds them, so every path multiplies by the same number.

@@ -10,7 +10,7 @@
 
 namespace weft::compiler::graph {
 
-/// The one-operand function of a Sigmoid, Tanh, Erf, Sqrt, HardSigmoid (its alpha and beta,
+/// The one-operand function of a Sigmoid, Tanh, Erf, Sqrt, Gelu, HardSigmoid (its alpha and beta,
 /// ONNX's defaults 0.2 and 0.5) or HardSwish node; nothing for another kind.
 std::optional<ops::Unary> unary_of(const Node& n);
 

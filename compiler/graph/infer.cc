@@ -5,6 +5,7 @@
 #include <limits>
 #include <sstream>
 
+#include "compiler/graph/resize.h"
 #include "hardware/isa/errors.h"
 
 namespace weft::compiler::graph {
@@ -171,6 +172,7 @@ std::vector<TensorType> infer_output_types(const Graph& g, const Node& n) {
     case OpKind::Sqrt:
     case OpKind::HardSigmoid:
     case OpKind::HardSwish:
+    case OpKind::Gelu:
       if (x.dtype != DType::F32)
         fail(n, std::string("the input is ") + dtype_name(x.dtype) + "; the operator takes f32");
       break;
@@ -218,6 +220,19 @@ std::vector<TensorType> infer_output_types(const Graph& g, const Node& n) {
         fail(n, "perm " + shape_str(perm) + " is not a permutation of the " +
                     std::to_string(x.rank()) + " axes of " + shape_str(x.shape));
       for (size_t d = 0; d < perm.size(); ++d) out.shape[d] = x.shape[static_cast<size_t>(perm[d])];
+      break;
+    }
+    case OpKind::Resize: {  // resize.h
+      want_f32(n, x);
+      const auto sizes = n.get_ints("sizes");
+      if (static_cast<int64_t>(sizes.size()) != x.rank() ||
+          static_cast<int64_t>(n.get_floats("scales").size()) != x.rank())
+        fail(n, "sizes " + shape_str(sizes) + " and scales do not give each of the " +
+                    std::to_string(x.rank()) + " axes of " + shape_str(x.shape));
+      for (int64_t d : sizes)
+        if (d < 1) fail(n, "sizes " + shape_str(sizes) + " has an empty axis");
+      (void)resize_axes(n, x.shape, sizes);  // names a mode it does not support
+      out.shape = sizes;
       break;
     }
     case OpKind::Slice: {
@@ -387,7 +402,11 @@ std::vector<TensorType> infer_output_types(const Graph& g, const Node& n) {
       if (x.shape[1] != w.shape[1])
         fail(n, "input " + shape_str(x.shape) + " and weight " + shape_str(w.shape) +
                     " differ in K");
-      out.shape = {x.shape[0], w.shape[0]};
+      const int64_t slices = n.facts.slices.value_or(1);
+      if (slices < 1 || x.shape[0] % slices || w.shape[0] % slices)
+        fail(n, "input " + shape_str(x.shape) + " and weight " + shape_str(w.shape) +
+                    " do not hold " + std::to_string(slices) + " slices of rows");
+      out.shape = {x.shape[0], w.shape[0] / slices};
       out.dtype = DType::I8;
       out.quant = out_quant(n);
       if (n.kind == OpKind::AccelDense && n.facts.layout_c)

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "compiler/graph/elementwise.h"
+#include "compiler/graph/resize.h"
 #include "compiler/graph/transformer_kernels.h"
 #include "compiler/ops/int8_rounding.h"
 #include "hardware/isa/errors.h"
@@ -160,7 +161,7 @@ void binary(Op<T>& op, ops::BinaryFn f) {
                       [f](T u, T v) { return ops::apply<T>(f, u, v); });
 }
 
-// Sigmoid, Tanh, Erf, Sqrt, HardSigmoid, HardSwish.
+// Sigmoid, Tanh, Erf, Sqrt, HardSigmoid, HardSwish, Gelu.
 template <typename T>
 void unary(Op<T>& op, const ops::Unary& u) {
   const HostValue<T>& x = op.in(0);
@@ -275,6 +276,12 @@ void matmul(Op<T>& op) {
 template <typename T>
 void transpose(Op<T>& op) {
   transpose_kernel<T>(op.in(0).f.data(), op.in(0).shape, op.n.get_ints("perm"), op.y.f.data());
+}
+
+template <typename T>
+void resize(Op<T>& op) {
+  const HostValue<T>& x = op.in(0);
+  resize_kernel<T>(x.f.data(), x.shape, resize_axes(op.n, x.shape, op.y.shape), op.y.f.data());
 }
 
 // Elements [start, end) of one axis: outer blocks of the input copied in order.
@@ -460,7 +467,8 @@ const HostValue<T>& Interpreter<T>::run_node(const Node& n) {
     case OpKind::Erf:
     case OpKind::Sqrt:
     case OpKind::HardSigmoid:
-    case OpKind::HardSwish: unary(op, *unary_of(n)); break;
+    case OpKind::HardSwish:
+    case OpKind::Gelu: unary(op, *unary_of(n)); break;
     case OpKind::Flatten:
     case OpKind::Reshape:
       y.f = op.in(0).f;
@@ -469,6 +477,7 @@ const HostValue<T>& Interpreter<T>::run_node(const Node& n) {
     case OpKind::Concat: concat(op); break;
     case OpKind::Transpose: transpose(op); break;
     case OpKind::Slice: slice(op); break;
+    case OpKind::Resize: resize(op); break;
     case OpKind::Softmax: softmax(op); break;
     case OpKind::ReduceMean: reduce_mean(op); break;
     case OpKind::LayerNormalization: layer_norm(op); break;

@@ -10,6 +10,7 @@
 #include "compiler/graph/elementwise.h"
 #include "compiler/graph/interpret.h"
 #include "compiler/graph/models/resnet.h"
+#include "compiler/graph/quantize_matmul.h"
 #include "compiler/graph/passes/fold_batch_norm.h"
 #include "compiler/graph/verify.h"
 #include "compiler/ops/int8_rounding.h"
@@ -50,7 +51,7 @@ int residual_input(const Graph& g, const Node& add) {
 // and layer norm inputs, means, transposes of attention heads): kept in fp32 on the CPU.
 bool float_only(OpKind k) {
   return k == OpKind::Transpose || k == OpKind::Slice || k == OpKind::Softmax || k == OpKind::ReduceMean ||
-         k == OpKind::LayerNormalization;
+         k == OpKind::LayerNormalization || k == OpKind::Resize;
 }
 
 }  // namespace
@@ -136,7 +137,11 @@ Graph quantize(const Graph& network, const QuantizeOptions& opt) {
       const Node& n = g.node(id);
       if (n.kind != OpKind::Conv && n.kind != OpKind::Gemm && n.kind != OpKind::MatMul) continue;
       const Value& w = g.value(n.inputs[1]);
-      if (!w.is_constant()) continue;
+      if (!w.is_constant()) {  // a product of two activations (quantize_matmul.h)
+        int& eo = group_exp[uf.find(n.outputs[0])];
+        if (n.kind == OpKind::MatMul) eo = std::max(eo, expo(n.inputs[0]) + expo(n.inputs[1]));
+        continue;
+      }
       const int64_t rows = n.kind == OpKind::Conv ? w.type.shape[0]
                            : (n.kind == OpKind::Gemm && n.get_int("transB", 0)) ? w.type.shape[0]
                                                                                 : w.type.shape[1];
@@ -173,20 +178,21 @@ Graph quantize(const Graph& network, const QuantizeOptions& opt) {
   // A float element-wise node the int8 path has no operator for (Sigmoid, Mul, ... and an Add
   // that broadcasts) stays in fp32, for the CPU's LLVM kernels: its int8 inputs are
   // dequantized, its constants kept, and chains of such nodes stay in fp32 between them.
+  auto float_in = [&](const Node& n, ValueId v) {
+    const Value& val = g.value(v);
+    auto f = fp32.find(v);
+    if (f == fp32.end() && val.is_constant()) {
+      f = fp32.emplace(v, q.add_constant(val.name, val.type, val.data)).first;
+    } else if (f == fp32.end()) {
+      auto it = map.find(v);
+      if (it == map.end()) unsupported(n, "an input is not a computed tensor");
+      f = fp32.emplace(v, q.add_op(OpKind::Dequantize, val.name + ".dq", {it->second})).first;
+    }
+    return f->second;
+  };
   auto kept_fp32 = [&](const Node& n) {
     std::vector<ValueId> ins;
-    for (ValueId v : n.inputs) {
-      const Value& val = g.value(v);
-      auto f = fp32.find(v);
-      if (f == fp32.end() && val.is_constant()) {
-        f = fp32.emplace(v, q.add_constant(val.name, val.type, val.data)).first;
-      } else if (f == fp32.end()) {
-        auto it = map.find(v);
-        if (it == map.end()) unsupported(n, "an input is not a computed tensor");
-        f = fp32.emplace(v, q.add_op(OpKind::Dequantize, val.name + ".dq", {it->second})).first;
-      }
-      ins.push_back(f->second);
-    }
+    for (ValueId v : n.inputs) ins.push_back(float_in(n, v));
     fp32[n.outputs[0]] = q.add_op(n.kind, g.value(n.outputs[0]).name, ins, n.attrs);
     computed_fp32.insert(n.outputs[0]);
   };
@@ -199,6 +205,21 @@ Graph quantize(const Graph& network, const QuantizeOptions& opt) {
       case OpKind::Gemm:
       case OpKind::MatMul: {
         const Value& w = g.value(n.inputs[1]);
+        if (n.kind == OpKind::MatMul && !w.is_constant() &&
+            is_batched_product(g.value(n.inputs[0]).type, w.type)) {
+          // Attention's products: a batched int8 dense, the second operand packed at run time.
+          ActivationProduct p;
+          p.name = name;
+          p.a_q = m(n, 0);
+          p.b_f32 = float_in(n, n.inputs[1]);
+          p.b_sole_use = g.consumers(n.inputs[1]).size() == 1;
+          p.b_exponent = expo(n.inputs[1]);
+          p.shift = expo(n.outputs[0]) - expo(n.inputs[0]) - p.b_exponent;
+          p.out_scale = std::ldexp(1.0, expo(n.outputs[0]));
+          p.out_shape = g.value(n.outputs[0]).type.shape;
+          out = quantize_activation_matmul(q, p);
+          break;
+        }
         if (n.kind != OpKind::Conv && (!w.is_constant() || w.type.rank() != 2)) {
           kept_fp32(n);  // a product of two activations (attention) runs on the CPU in fp32
           continue;
@@ -286,15 +307,9 @@ Graph quantize(const Graph& network, const QuantizeOptions& opt) {
         } else {
           const int64_t k = xshape.back();
           const std::vector<int64_t> yshape = g.value(n.outputs[0]).type.shape;
-          auto reshape = [&](ValueId v, const std::vector<int64_t>& to, const std::string& as) {
-            const std::vector<int32_t> d(to.begin(), to.end());
-            const ValueId sv = q.add_constant(as + ".shape", TensorType(DType::I32, {int64_t(to.size())}),
-                                              ConstData::from_i32(d));
-            return q.add_op(OpKind::Reshape, as, {v, sv}, {});
-          };
-          const ValueId x2 = reshape(m(n, 0), {-1, k}, name + ".rows");
+          const ValueId x2 = add_reshape(q, m(n, 0), {-1, k}, name + ".rows");
           const ValueId y2 = q.add_op(OpKind::QDense, name + ".2d", {x2, wv, bv}, a, f);
-          out = reshape(y2, yshape, name);
+          out = add_reshape(q, y2, yshape, name);
         }
         break;
       }

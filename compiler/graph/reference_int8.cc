@@ -60,7 +60,8 @@ IVec qconv(const Graph& g, const Node& n, const IVec& a, const IVec& w, const IV
   const TensorType& wt = g.value(n.inputs[1]).type;
   const TensorType& ot = g.value(n.outputs[0]).type;
   const bool conv = n.kind == OpKind::QConv || n.kind == OpKind::AccelConv;
-  const int64_t O = wt.shape[0];
+  const int64_t slices = n.facts.slices.value_or(1);  // a batched dense: pairs of matrices
+  const int64_t O = wt.shape[0] / slices;
   std::vector<int64_t> shifts = n.facts.shifts.value_or(std::vector<int64_t>{});
   if (shifts.empty()) shifts.assign(static_cast<size_t>(O), n.facts.shift.value_or(0));
   const bool relu = n.facts.relu.value_or(false);
@@ -78,8 +79,11 @@ IVec qconv(const Graph& g, const Node& n, const IVec& a, const IVec& w, const IV
                            n.get_int("group", 1));
     plane = s.oh * s.ow;
   } else {
-    dense_kernel<int64_t>(widen(a).data(), widen(w).data(), acc.data(), xt.shape[0], O,
-                          xt.shape[1]);
+    const auto wa = widen(a), ww = widen(w);
+    const int64_t M = xt.shape[0] / slices, K = xt.shape[1];
+    for (int64_t s = 0; s < slices; ++s)
+      dense_kernel<int64_t>(wa.data() + s * M * K, ww.data() + s * O * K, acc.data() + s * M * O,
+                            M, O, K);
   }
   IVec o(acc.size());
   for (size_t i = 0; i < acc.size(); ++i) {

@@ -30,6 +30,8 @@ std::string Unary::str() const {
     case kErf: return "erf";
     case kSqrt: return "sqrt";
     case kHardSwish: return "hard_swish";
+    case kGelu: return "gelu";
+    case kGeluTanh: return "gelu_tanh";
     case kHardSigmoid: {
       std::ostringstream s;
       s.precision(9);
@@ -63,6 +65,15 @@ Expr unary_ir(const Unary& u, Expr x) {
     case Unary::kSqrt: return ir::float_math(I::kSqrt, x);
     case Unary::kHardSigmoid: return hard_sigmoid(x, u.alpha, u.beta);
     case Unary::kHardSwish: return ir::mul(x, hard_sigmoid(x, kHardSwishAlpha, kHardSwishBeta));
+    case Unary::kGelu: {
+      const Expr e = ir::float_math(I::kErf, ir::mul(x, ir::fimm(kSqrtHalf)));
+      return ir::mul(ir::mul(x, ir::fimm(0.5)), ir::add(ir::fimm(1.0), e));
+    }
+    case Unary::kGeluTanh: {
+      const Expr poly = ir::add(ir::fimm(1.0), ir::mul(ir::mul(x, x), ir::fimm(kGeluTanhCubic)));
+      const Expr t = ir::float_math(I::kTanh, ir::mul(ir::mul(x, ir::fimm(kGeluTanhScale)), poly));
+      return ir::mul(ir::mul(x, ir::fimm(0.5)), ir::add(ir::fimm(1.0), t));
+    }
   }
   return x;
 }

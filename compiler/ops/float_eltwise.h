@@ -1,5 +1,5 @@
 // The float element-wise functions of the graph's ONNX operators (Sigmoid, Tanh, Erf, Sqrt,
-// HardSigmoid, HardSwish; Add, Sub, Mul, Div, Pow), written once twice: as scalar templates
+// HardSigmoid, HardSwish, Gelu; Add, Sub, Mul, Div, Pow), written once twice: as scalar templates
 // in T (the host interpreter's float and double loops, compiler/graph/interpret.h) and as
 // loop IR (the CPU operators of compiler/ops/cpu/elementwise.h), the same operations in the
 // same order. Transcendental functions are C's (std::exp, std::tanh, std::erf, std::pow,
@@ -9,9 +9,12 @@
 //   hard_sigmoid(x)    = min(max((x + beta / alpha) alpha, 0), 1)   (ONNX: alpha x + beta;
 //                        alpha 0.2, beta 0.5 by default; alpha 0: min(max(beta, 0), 1))
 //   hard_swish(x)      = x hard_sigmoid(x) with alpha 1/6, beta 1/2: x min(max((x + 3) / 6 ...
+//   gelu(x)            = x/2 (1 + erf(x / sqrt(2)));  tanh form (ONNX approximate="tanh"):
+//                        x/2 (1 + tanh(sqrt(2/pi) x (1 + 0.044715 x^2)))
 // An add before the multiply, never a multiply feeding an add: the JIT may fuse the latter into
 // one rounding (an FMA) and C++ may not, and the int8 path's CPU kernels and its reference must
-// agree bit for bit.
+// agree bit for bit. The one exception is the tanh GELU's polynomial (1 + 0.044715 x x): there
+// the JIT and the loops may differ in the last bit.
 #pragma once
 
 #include <algorithm>
@@ -24,7 +27,7 @@ namespace weft::compiler::ops {
 
 /// A one-operand float function with its parameters (alpha, beta: HardSigmoid's).
 struct Unary {
-  enum Fn { kSigmoid, kTanh, kErf, kSqrt, kHardSigmoid, kHardSwish } fn = kSigmoid;
+  enum Fn { kSigmoid, kTanh, kErf, kSqrt, kHardSigmoid, kHardSwish, kGelu, kGeluTanh } fn = kSigmoid;
   double alpha = 0, beta = 0;
   /// "sigmoid", "hard_sigmoid(0.2,0.5)": a name for kernel caches and listings.
   std::string str() const;
@@ -38,6 +41,11 @@ const char* binary_name(BinaryFn f);
 /// HardSwish's fixed HardSigmoid parameters (ONNX HardSwish-14).
 inline constexpr double kHardSwishAlpha = 1.0 / 6.0;
 inline constexpr double kHardSwishBeta = 0.5;
+
+/// GELU's constants: 1/sqrt(2) (the erf form), sqrt(2/pi) and 0.044715 (the tanh form).
+inline constexpr double kSqrtHalf = 0.70710678118654752440;
+inline constexpr double kGeluTanhScale = 0.79788456080286535588;
+inline constexpr double kGeluTanhCubic = 0.044715;
 
 /// u(x) in T.
 template <typename T>
@@ -54,6 +62,9 @@ T apply(const Unary& u, T x) {
     case Unary::kSqrt: return std::sqrt(x);
     case Unary::kHardSigmoid: return hard_sigmoid(x, u.alpha, u.beta);
     case Unary::kHardSwish: return x * hard_sigmoid(x, kHardSwishAlpha, kHardSwishBeta);
+    case Unary::kGelu: return x * T(0.5) * (T(1) + std::erf(x * T(kSqrtHalf)));
+    case Unary::kGeluTanh:
+      return x * T(0.5) * (T(1) + std::tanh(x * T(kGeluTanhScale) * (T(1) + x * x * T(kGeluTanhCubic))));
   }
   return x;
 }

@@ -23,6 +23,7 @@ struct ModelRunOptions {
   std::string model, input, target = "accel", calibrate, save, trace, config, platform = "sim";
   NetworkDeviceOptions dev;
   int threads = 1;
+  int64_t batch = 0;
   bool check = false, per_channel = false, no_records = false;
   std::string tune_db;
 };
@@ -61,6 +62,7 @@ void run_model(const ModelRunOptions& o) {
   r.save = o.save;
   r.trace = o.trace;
   r.threads = o.threads;
+  r.batch = o.batch;
   r.check = o.check;
   r.phase = [&phase](const std::string& p) { phase(p); };
   rt::OutputSet outputs;
@@ -98,6 +100,9 @@ void add_run_model(CLI::App& run) {
   run.add_option("model", o->model,
                  "an ONNX model to run (MODEL.onnx; opsets 11-17, see docs/onnx.md)");
   run.add_option("--input", o->input, "the model's input as .npy (float32, NCHW)");
+  run.add_option("--batch", o->batch,
+                 "for a model whose batch dimension is symbolic: the batch to compile for (the "
+                 "input's first dimension)");
   run.add_option("--target", o->target,
                  "accel: quantize to int8 and run on the accelerator engine; llvm: float32 on "
                  "the host CPU through the LLVM backend")

@@ -60,18 +60,19 @@ void pool(const Graph& g, const Node& n, const int8_t* x, int8_t* y) {
   }
 }
 
-void qconv(const Graph& g, const Node& n, const int8_t* x, const int8_t* res, int8_t* y) {
+void qconv(const Graph& g, const Node& n, const int8_t* x, const int8_t* w, const int8_t* res,
+           int8_t* y) {
   const TensorType& xt = g.value(n.inputs[0]).type;
   const auto& wv = g.value(n.inputs[1]);
   const TensorType& yt = g.value(n.outputs[0]).type;
   if (wv.type.layout.kind != compiler::graph::Layout::Plain)
     throw UserError("cpu kernel: node '" + n.name + "' has a packed weight");
   const bool conv = n.kind == OpKind::QConv;
-  const int8_t* w = wv.data->i8();
   const int32_t* b = n.inputs.size() > 2 && n.inputs[2] != compiler::graph::kNone
                          ? g.value(n.inputs[2]).data->i32()
                          : nullptr;
-  const int64_t O = wv.type.shape[0];
+  const int64_t slices = n.facts.slices.value_or(1);  // a batched dense (facts.def)
+  const int64_t O = wv.type.shape[0] / slices;
   std::vector<int64_t> sh = n.facts.shifts.value_or(std::vector<int64_t>{});
   if (sh.empty()) sh.assign(O, n.facts.shift.value_or(0));
   const bool relu = n.facts.relu.value_or(false);
@@ -80,13 +81,14 @@ void qconv(const Graph& g, const Node& n, const int8_t* x, const int8_t* res, in
                                 relu);
   };
   if (!conv) {
-    const int64_t M = xt.shape[0], K = xt.shape[1];
-    for (int64_t i = 0; i < M; ++i)
-      for (int64_t j = 0; j < O; ++j) {
-        int64_t acc = 0;
-        for (int64_t k = 0; k < K; ++k) acc += int32_t{x[i * K + k]} * w[j * K + k];
-        finish(acc, j, i * O + j);
-      }
+    const int64_t M = xt.shape[0] / slices, K = xt.shape[1];
+    for (int64_t s = 0; s < slices; ++s)
+      for (int64_t i = s * M; i < (s + 1) * M; ++i)
+        for (int64_t j = 0; j < O; ++j) {
+          int64_t acc = 0;
+          for (int64_t k = 0; k < K; ++k) acc += int32_t{x[i * K + k]} * w[(s * O + j) * K + k];
+          finish(acc, j, i * O + j);
+        }
     return;
   }
   const auto st = n.get_ints("strides", {1, 1}), pd = n.get_ints("pads", {0, 0, 0, 0}),
@@ -275,7 +277,7 @@ void run_cpu_node(const Graph& g, const Node& n, const std::vector<const uint8_t
       const int8_t* res = n.kind == OpKind::QConv && in.size() > 3 && in[3]
                               ? reinterpret_cast<const int8_t*>(in[3])
                               : nullptr;
-      qconv(g, n, x8, res, y8);
+      qconv(g, n, x8, reinterpret_cast<const int8_t*>(in[1]), res, y8);
       return;
     }
     default:

@@ -12,6 +12,19 @@ namespace {
 
 uint64_t align(uint64_t v, uint64_t a = 4096) { return (v + a - 1) / a * a; }
 
+// Between two slices of a batched dense in one stream: the next slice's loads wait until the
+// compute module has read every tile of this one, its compute until the store module has
+// written this one's results out, and its stores until compute has finished this one.
+void slice_barrier(StreamBuilder& sb) {
+  using isa::Module;
+  sb.dep_push(Module::kStore, Module::kCompute);
+  sb.dep_pop(Module::kStore, Module::kCompute);
+  sb.dep_push(Module::kCompute, Module::kLoad);
+  sb.dep_pop(Module::kCompute, Module::kLoad);
+  sb.dep_push(Module::kCompute, Module::kStore);
+  sb.dep_pop(Module::kCompute, Module::kStore);
+}
+
 }  // namespace
 
 DeviceMap::DeviceMap(const compiler::graph::Graph& g,
@@ -36,15 +49,20 @@ DeviceMap::DeviceMap(const compiler::graph::Graph& g,
     const compiler::graph::AccelKernel& k = kernels[i];
     PlacedKernel& p = placed_[i];
     TensorPlacement place;
-    for (const auto& o : k.operands)
-      place[o.buffer.get()] =
-          static_cast<int64_t>(addr(o.value) / static_cast<uint64_t>(o.elem_bytes));
     for (size_t c = 0; c < k.constants.size(); ++c)
       place[k.constants[c].buffer.get()] = static_cast<int64_t>(
           p.constant_addrs[c] / static_cast<uint64_t>(k.constants[c].elem_bytes));
+    // One stream for every slice (a batched dense), each on its slice of the operands.
     auto build = [&](uint64_t insn_at, uint64_t uop_at) {
       StreamBuilder sb(l);
-      append(sb, k.program, place);
+      for (int64_t s = 0; s < k.slices; ++s) {
+        if (s > 0) slice_barrier(sb);
+        for (const auto& o : k.operands)
+          place[o.buffer.get()] = static_cast<int64_t>(
+              (addr(o.value) + static_cast<uint64_t>(s * o.slice_bytes)) /
+              static_cast<uint64_t>(o.elem_bytes));
+        append(sb, k.program, place);
+      }
       sb.synchronize();
       return sb.build(insn_at, uop_at);
     };

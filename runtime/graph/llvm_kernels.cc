@@ -127,8 +127,9 @@ std::shared_ptr<LlvmNodeKernel> qconv_kernel(const Graph& g, const Node& n) {
   const auto& wv = g.value(n.inputs[1]);
   const TensorType& yt = g.value(n.outputs[0]).type;
   if (wv.type.layout.kind != compiler::graph::Layout::Plain || xt.dtype != DType::I8 ||
-      wv.type.dtype != DType::I8 || n.get_int("group", 1) != 1)  // grouped: the plain kernel
-    return nullptr;
+      wv.type.dtype != DType::I8 || n.get_int("group", 1) != 1 ||  // grouped: the plain kernel
+      n.facts.slices.value_or(1) != 1)
+    return nullptr;  // a batched dense (several slices) runs on the plain loops
   ops::QConv q;
   q.conv = n.kind == OpKind::QConv;
   q.bias = n.inputs.size() > 2 && n.inputs[2] != compiler::graph::kNone;

@@ -129,12 +129,24 @@ nlohmann::json node_trace(const std::string& process, const nlohmann::json& node
   return {{"traceEvents", ev}, {"displayTimeUnit", "ms"}};
 }
 
+namespace {
+
+compiler::onnx_import::LoadOptions load_options(const OnnxRunRequest& r) {
+  if (r.batch < 0 || r.batch > 4096)
+    throw UserError("--batch " + std::to_string(r.batch) + " is outside [1, 4096]");
+  compiler::onnx_import::LoadOptions o;
+  o.batch = r.batch;
+  return o;
+}
+
+}  // namespace
+
 nlohmann::ordered_json run_onnx_llvm(const OnnxRunRequest& r, OutputSet& outputs) {
   if (r.threads < 1 || r.threads > 1024)
     throw UserError("--threads " + std::to_string(r.threads) + " is outside [1, 1024]");
   if (r.input.empty()) throw UserError("weft run MODEL.onnx needs --input X.npy");
   r.phase("importing the model");
-  const auto imported = compiler::onnx_import::import_onnx(r.model);
+  const auto imported = compiler::onnx_import::import_onnx(r.model, load_options(r));
   const auto& g = imported.graph;
   if (g.inputs().size() != 1)
     throw UserError("'" + r.model + "' takes " + std::to_string(g.inputs().size()) +
@@ -240,7 +252,7 @@ nlohmann::ordered_json run_onnx_accel(const OnnxRunRequest& r, OutputSet& output
   nlohmann::ordered_json phases;
   auto t_phase = Clock::now();
   r.phase("importing the model");
-  const auto imported = compiler::onnx_import::import_onnx(r.model);
+  const auto imported = compiler::onnx_import::import_onnx(r.model, load_options(r));
   phases["import"] = since(t_phase);
   const auto& g = imported.graph;
   if (g.inputs().size() != 1)

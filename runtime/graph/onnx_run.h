@@ -22,6 +22,7 @@ namespace weft::rt::graph {
 struct OnnxRunRequest {
   std::string model, input, save, trace;
   int threads = 1;
+  int64_t batch = 0;   // > 0: a symbolic batch dimension set to this (onnx_model.h: LoadOptions)
   bool check = false;  // llvm: also run the float64 reference; accel: compare with fp32 (llvm)
   // --target accel
   std::string config = "gemm8x8", engine = "cycle", platform = "sim", calibrate;

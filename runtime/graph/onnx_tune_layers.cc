@@ -90,9 +90,10 @@ std::vector<OnnxTuneLayer> onnx_tune_layers(const std::string& model, const std:
       OnnxTuneLayer l;
       l.name = n.name;
       l.op = "conv2d";
-      l.conv.n = x[0];
+      const int64_t slices = n.facts.slices.value_or(1);  // a batched dense: one slice's shape
+      l.conv.n = x[0] / slices;
       l.conv.ic = x[1];
-      l.conv.oc = w[0];
+      l.conv.oc = w[0] / slices;
       if (n.kind == OpKind::AccelConv) {
         l.conv.h = x[2];
         l.conv.w = x[3];

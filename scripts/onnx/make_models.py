@@ -55,6 +55,15 @@ Models (OUT_DIR/NAME.onnx):
                 QuantizeLinear and DequantizeLinear, 1x16x8x8, opset 13.
   bad_group, bad_group_weight  a Conv whose group (3) does not divide its 4 input channels; a
                 grouped Conv (group 2) whose weight has 4 input channels instead of 2.
+  attention_heads  self-attention's two products of activations (Q.K^T and P.V) batched over
+                2 images x 3 heads, with Softmax between, 2x16x48, opset 17.
+  gelu_net      com.microsoft Gelu and FastGelu (with and without a bias) around linear layers,
+                1x8x32, opset 17 plus com.microsoft 1.
+  resize_net    convs with Resize between them: nearest by scales (asymmetric, floor), linear
+                to sizes (pytorch_half_pixel), linear by scales (align_corners), nearest to
+                sizes (half_pixel, round_prefer_ceil), 1x3x8x8, opset 13.
+  bad_resize    a Resize in cubic mode.
+  dynamic_batch  a small CNN whose batch dimension is symbolic (run with --batch N), ?x3x8x8.
   bad_perm, bad_axis, bad_matmul  a Transpose whose perm repeats an axis, a Softmax on axis
                 3 of a rank-3 input, a MatMul whose batch dimensions do not broadcast.
 and OUT_DIR/NAME_input.npy, a float32 input for each runnable model (seed 7).
@@ -510,6 +519,104 @@ def tiny_encoder(seed=17, seq=32, d=128, heads=4, ff=256):
     return b.model("input", [1, seq, d], out, 17, "tiny_encoder")
 
 
+def attention_heads(seed=31, batch=2, seq=16, d=48, heads=3):
+    """Self-attention without the projections around it, batch 2, 3 heads of width 16: Q and K
+    as MatMul by constant weights, Reshape and Transpose to heads (K with perm [0, 2, 3, 1]),
+    Q.K^T, Softmax, the product with V (the input itself, to heads), back to [batch, seq, d].
+    The two products of activations are batched over 6 (batch, head) slices."""
+    b = Builder(seed)
+    f32 = np.float32
+    hd = d // heads
+
+    def heads_of(x, perm):
+        shape = b.const("shape", np.array([batch, seq, heads, hd], np.int64))
+        return b.node("Transpose", [b.node("Reshape", [x, shape])], perm=perm)
+
+    def proj(x):
+        return b.node("MatMul", [x, b.const("w", (b.rng.standard_normal((d, d)) /
+                                                   np.sqrt(d)).astype(f32))])
+
+    q = heads_of(proj("input"), [0, 2, 1, 3])
+    k = heads_of(proj("input"), [0, 2, 3, 1])
+    v = heads_of("input", [0, 2, 1, 3])
+    p = b.node("Softmax", [b.node("MatMul", [q, k])], axis=-1)
+    a = b.node("Transpose", [b.node("MatMul", [p, v])], perm=[0, 2, 1, 3])
+    y = b.node("Reshape", [a, b.const("shape", np.array([batch, seq, d], np.int64))])
+    return b.model("input", [batch, seq, d], y, 17, "attention_heads")
+
+
+def gelu_net(seed=37):
+    """GELU as a model carries it before ONNX's Gelu-20: ONNX Runtime's com.microsoft Gelu (the
+    erf form) after a linear layer, FastGelu (the tanh form) with a bias input, and FastGelu
+    without one, 1x8x32, opset 17 plus com.microsoft 1."""
+    b = Builder(seed)
+    f32 = np.float32
+    h = b.node("MatMul", ["input", b.const("w", (b.rng.standard_normal((32, 48)) / 6).astype(f32))])
+    h = b.node("Gelu", [h], domain="com.microsoft")
+    h = b.node("MatMul", [h, b.const("w", (b.rng.standard_normal((48, 32)) / 7).astype(f32))])
+    h = b.node("FastGelu", [h, b.const("bias", (0.1 * b.rng.standard_normal(32)).astype(f32))],
+               domain="com.microsoft")
+    y = b.node("FastGelu", [h], domain="com.microsoft")
+    graph = helper.make_graph(
+        b.nodes, "gelu_net", [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 8, 32])],
+        [helper.make_tensor_value_info(y, TensorProto.FLOAT, [1, 8, 32])], b.inits)
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                helper.make_opsetid("com.microsoft", 1)],
+                          producer_name="weft scripts/onnx/make_models.py")
+    m.ir_version = 8
+    return m
+
+
+def resize_net(seed=41):
+    """A detection-style neck: a conv, a nearest 2x upsampling by scales as torch's
+    F.interpolate(mode="nearest") exports it (asymmetric, floor), a conv, a linear resize to
+    sizes with pytorch_half_pixel (bilinear, align_corners=False), a linear one with
+    align_corners, and a nearest one with half_pixel and round_prefer_ceil, 1x3x8x8, opset 13."""
+    b = Builder(seed)
+    f32 = np.float32
+    none = b.const("roi", np.zeros(0, f32))
+    y = b.node("Relu", [b.conv("input", 3, 16, 3, pad=1, bias=True)])
+    y = b.node("Resize", [y, none, b.const("scales", np.array([1, 1, 2, 2], f32))], mode="nearest",
+               coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+    y = b.node("Relu", [b.conv(y, 16, 16, 3, pad=1, bias=True)])                # 1x16x16x16
+    y = b.node("Resize", [y, none, b.const("scales", np.zeros(0, f32)),
+                          b.const("sizes", np.array([1, 16, 24, 20], np.int64))], mode="linear",
+               coordinate_transformation_mode="pytorch_half_pixel")
+    y = b.node("Resize", [y, none, b.const("scales", np.array([1, 1, 0.5, 0.6], f32))],
+               mode="linear", coordinate_transformation_mode="align_corners")  # 1x16x12x12
+    y = b.node("Resize", [y, none, b.const("scales", np.zeros(0, f32)),
+                          b.const("sizes", np.array([1, 16, 18, 7], np.int64))], mode="nearest",
+               coordinate_transformation_mode="half_pixel", nearest_mode="round_prefer_ceil")
+    y = b.conv(y, 16, 8, 1, bias=True)
+    return b.model("input", [1, 3, 8, 8], y, 13, "resize_net")
+
+
+def bad_resize():
+    """A Resize in cubic mode (outside nearest and linear)."""
+    b = Builder(1)
+    y = b.node("Resize", ["input", b.const("roi", np.zeros(0, np.float32)),
+                          b.const("scales", np.array([1, 1, 2, 2], np.float32))], mode="cubic")
+    return b.model("input", [1, 2, 4, 4], y, 13, "bad_resize")
+
+
+def dynamic_batch(seed=43):
+    """A small CNN whose batch dimension is symbolic ("batch"), as torch.onnx.export writes it
+    with dynamic_axes: conv, ReLU, global average pool, Flatten, Gemm, ?x3x8x8, opset 13 (run
+    with --batch N; its _input.npy holds a batch of 4)."""
+    b = Builder(seed)
+    y = b.node("Relu", [b.conv("input", 3, 16, 3, pad=1, bias=True)])
+    y = b.node("Flatten", [b.node("GlobalAveragePool", [y])])
+    w = (b.rng.standard_normal((10, 16)) * 0.3).astype(np.float32)
+    y = b.node("Gemm", [y, b.const("fc_w", w), b.const("fc_b", np.zeros(10, np.float32))],
+               transB=1)
+    m = b.model("input", [1, 3, 8, 8], y, 13, "dynamic_batch")
+    for v in (m.graph.input[0], m.graph.output[0]):
+        d0 = v.type.tensor_type.shape.dim[0]
+        d0.Clear()
+        d0.dim_param = "batch"
+    return m
+
+
 def bad_broadcast():
     """Mul of [1,4,6,6] by [3]: shapes that do not broadcast (the output type is declared, as
     shape inference cannot give one)."""
@@ -679,6 +786,8 @@ MODELS = {"resnet18": resnet18, "small_cnn": small_cnn, "tiny_resnet": tiny_resn
           "old_opset": old_opset, "uint8_input": uint8_input, "vgg_dropout": vgg_dropout,
           "dropout_training": dropout_training, "eltwise_cnn": eltwise_cnn,
           "bad_broadcast": bad_broadcast, "tiny_encoder": tiny_encoder,
+          "attention_heads": attention_heads, "gelu_net": gelu_net, "resize_net": resize_net,
+          "bad_resize": bad_resize, "dynamic_batch": dynamic_batch,
           "bad_perm": bad_perm, "bad_axis": bad_axis, "bad_matmul": bad_matmul,
           "torch_flatten": torch_flatten, "fold_div_zero": fold_div_zero, "pad_conv": pad_conv,
           "pad_reflect": lambda: pad_bad("pad_reflect", mode="reflect"),
@@ -693,6 +802,8 @@ INPUTS = {"resnet18": [1, 3, 224, 224], "small_cnn": [1, 3, 16, 16],
           "conv_weight_rank": [1, 3, 8, 8], "computed_weight": [1, 3, 6, 6], "short_raw_data": [1, 4], "zero_stride": [1, 2, 4, 4], "no_outputs": [1, 4],
           "vgg_dropout": [1, 3, 16, 16], "dropout_training": [1, 4], "eltwise_cnn": [1, 3, 16, 16],
           "bad_broadcast": [1, 4, 6, 6], "tiny_encoder": [1, 32, 128],
+          "attention_heads": [2, 16, 48], "gelu_net": [1, 8, 32], "resize_net": [1, 3, 8, 8],
+          "bad_resize": [1, 2, 4, 4], "dynamic_batch": [4, 3, 8, 8],
           "bad_perm": [1, 4, 6], "bad_axis": [1, 4, 6], "bad_matmul": [2, 3, 4],
           "torch_flatten": [1, 3, 8, 8], "fold_div_zero": [1, 3, 8, 8], "pad_conv": [1, 3, 8, 8],
           "pad_reflect": [1, 3, 6, 6], "pad_relu": [1, 3, 6, 6], "pad_value": [1, 3, 6, 6],

@@ -241,9 +241,10 @@ TEST(OnnxGraph, FloatElementwiseNodesStayInFp32OnTheCpuBitExact) {
 
 // tiny_encoder on the accelerator: the linear layers (MatMul of [1, seq, d] by a constant
 // weight) become int8 dense layers over the rows, the attention products of two activations
-// and the operators without an int8 form stay in fp32 on the CPU; the executor on either CPU
-// kernel set matches the int8 reference bit for bit.
-TEST(OnnxGraph, EncoderLinearLayersQuantizedAttentionInFp32BitExact) {
+// batched int8 dense layers over the 4 heads (quantize_matmul.h), the operators without an int8
+// form stay in fp32 on the CPU; the executor on either CPU kernel set matches the int8
+// reference bit for bit.
+TEST(OnnxGraph, EncoderLinearLayersAndAttentionProductsQuantizedBitExact) {
   const std::string path = model("tiny_encoder");
   if (path.empty()) GTEST_SKIP() << "tiny_encoder.onnx was not written";
   const auto imp = compiler::onnx_import::import_onnx(path);
@@ -252,14 +253,16 @@ TEST(OnnxGraph, EncoderLinearLayersQuantizedAttentionInFp32BitExact) {
   const isa::Layout& l = isa::layout_for("vta");
   const isa::Platform& pf = isa::find_platform("sim");
   const auto c = compile_calibrated(imp.graph, xf, l, pf);
-  int dense = 0, fp32_matmul = 0, fp32_other = 0;
+  int dense = 0, batched = 0, fp32_matmul = 0, fp32_other = 0;
   for (compiler::graph::NodeId id : c.graph.topo_order()) {
     const auto& n = c.graph.node(id);
-    if (n.kind == OpKind::AccelDense || n.kind == OpKind::QDense) ++dense;
-    if (n.kind == OpKind::MatMul) {
-      ++fp32_matmul;
-      EXPECT_EQ(c.graph.value(n.outputs[0]).type.dtype, DType::F32) << n.name;
+    if (n.kind == OpKind::AccelDense) ++dense;
+    if (n.kind == OpKind::AccelDense && n.facts.slices) {
+      ++batched;
+      EXPECT_EQ(*n.facts.slices, 4) << n.name;  // the heads
+      EXPECT_EQ(c.graph.producer(n.inputs[1])->kind, OpKind::Pack) << n.name;
     }
+    if (n.kind == OpKind::MatMul) ++fp32_matmul;
     if (n.kind == OpKind::Softmax || n.kind == OpKind::LayerNormalization ||
         n.kind == OpKind::Transpose || n.kind == OpKind::ReduceMean) {
       ++fp32_other;
@@ -267,8 +270,11 @@ TEST(OnnxGraph, EncoderLinearLayersQuantizedAttentionInFp32BitExact) {
       EXPECT_EQ(n.facts.device, compiler::graph::Device::kCpu) << n.name;
     }
   }
-  EXPECT_EQ(dense, 6);        // Q, K, V, the output projection, the MLP's two layers
-  EXPECT_EQ(fp32_matmul, 2);  // Q.K^T and the product with V
+  EXPECT_EQ(dense, 8);    // Q, K, V, the output projection, the MLP's two layers, Q.K^T, P.V
+  EXPECT_EQ(batched, 2);  // Q.K^T and the product with V
+  EXPECT_EQ(fp32_matmul, 0);
+  // Softmax, 2 LayerNormalizations, ReduceMean; Q's and the output's Transposes, K's and V's
+  // each folded with the product's own transposition into one
   EXPECT_EQ(fp32_other, 1 + 2 + 1 + 4);
   const auto want = compiler::graph::reference_int8(c.graph, {xf});
   for (bool llvm : {false, true}) {
@@ -277,6 +283,39 @@ TEST(OnnxGraph, EncoderLinearLayersQuantizedAttentionInFp32BitExact) {
     rt::graph::GraphExecutor exe(c, l, pf, eo);
     auto dev = rt::graph::open_graph_device("functional", exe, l, pf);
     EXPECT_EQ(exe.run(*dev, {xf}).outputs, want) << (llvm ? "llvm kernels" : "plain kernels");
+  }
+}
+
+// Attention's products batched over 2 images x 3 heads, on vta's batch-1 core and gemm8x8's
+// 8-row blocks (the partition's CPU estimate turned down so that these small products go to
+// the accelerator): each a batched weft.AccelDense over 6 slices in one launch, bit-exact
+// against the int8 reference on the functional and cycle engines.
+TEST(OnnxGraph, BatchedAttentionProductsOnTheAcceleratorBitExact) {
+  const std::string path = model("attention_heads");
+  if (path.empty()) GTEST_SKIP() << "attention_heads.onnx was not written";
+  const auto imp = compiler::onnx_import::import_onnx(path);
+  const auto x = random_input(imp.graph, 3);
+  const std::vector<float> xf(x.data.begin(), x.data.end());
+  const isa::Platform& pf = isa::find_platform("sim");
+  for (const char* config : {"vta", "gemm8x8"}) {
+    const isa::Layout& l = isa::layout_for(config);
+    compiler::graph::GraphCompileOptions o;
+    o.quantize.calibration = {{xf}};
+    o.cpu_gmacs = 1e-3;
+    const auto c = compiler::graph::compile_graph(imp.graph, l, pf, o);
+    int batched = 0;
+    for (compiler::graph::NodeId id : c.graph.topo_order()) {
+      const auto& n = c.graph.node(id);
+      if (n.kind == OpKind::AccelDense && n.facts.slices.value_or(1) == 6) ++batched;
+      EXPECT_NE(n.kind, OpKind::MatMul) << config << " " << n.name;
+    }
+    EXPECT_EQ(batched, 2) << config;
+    const auto want = compiler::graph::reference_int8(c.graph, {xf});
+    for (const char* engine : {"functional", "cycle"}) {
+      rt::graph::GraphExecutor exe(c, l, pf, {});
+      auto dev = rt::graph::open_graph_device(engine, exe, l, pf);
+      EXPECT_EQ(exe.run(*dev, {xf}).outputs, want) << config << " " << engine;
+    }
   }
 }
 

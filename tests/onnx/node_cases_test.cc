@@ -26,6 +26,7 @@ struct Case {
 
 const char* const k1d3d = "only 2D (NCHW) pooling is imported";
 const char* const kIntArith = "integer arithmetic (imported for float32)";
+const char* const kCubic = "Resize mode cubic (nearest and linear are imported)";
 const char* const kSoftmaxExpanded = "the expanded form (Exp, ReduceMax, ReduceSum)";
 const char* const kLayerNormExpanded =
     "the expanded form (Shape, ConstantOfShape, Reciprocal ... on computed shapes)";
@@ -225,6 +226,29 @@ const Case kCases[] = {
     {"test_reshape_reordered_all_dims", nullptr},
     {"test_reshape_reordered_last_dims", nullptr},
     {"test_reshape_zero_and_negative_dim", nullptr},
+    {"test_resize_downsample_scales_cubic", kCubic},
+    {"test_resize_downsample_scales_cubic_A_n0p5_exclude_outside", kCubic},
+    {"test_resize_downsample_scales_cubic_align_corners", kCubic},
+    {"test_resize_downsample_scales_linear", nullptr},
+    {"test_resize_downsample_scales_linear_align_corners", nullptr},
+    {"test_resize_downsample_scales_nearest", nullptr},
+    {"test_resize_downsample_sizes_cubic", kCubic},
+    {"test_resize_downsample_sizes_linear_pytorch_half_pixel", nullptr},
+    {"test_resize_downsample_sizes_nearest", nullptr},
+    {"test_resize_downsample_sizes_nearest_tf_half_pixel_for_nn", nullptr},
+    {"test_resize_tf_crop_and_resize", "coordinate_transformation_mode tf_crop_and_resize (a region of interest)"},
+    {"test_resize_upsample_scales_cubic", kCubic},
+    {"test_resize_upsample_scales_cubic_A_n0p5_exclude_outside", kCubic},
+    {"test_resize_upsample_scales_cubic_align_corners", kCubic},
+    {"test_resize_upsample_scales_cubic_asymmetric", kCubic},
+    {"test_resize_upsample_scales_linear", nullptr},
+    {"test_resize_upsample_scales_linear_align_corners", nullptr},
+    {"test_resize_upsample_scales_nearest", nullptr},
+    {"test_resize_upsample_sizes_cubic", kCubic},
+    {"test_resize_upsample_sizes_nearest", nullptr},
+    {"test_resize_upsample_sizes_nearest_ceil_half_pixel", nullptr},
+    {"test_resize_upsample_sizes_nearest_floor_align_corners", nullptr},
+    {"test_resize_upsample_sizes_nearest_round_prefer_ceil_asymmetric", nullptr},
     {"test_reshape_zero_dim", nullptr},
     {"test_sigmoid", nullptr},
     {"test_sigmoid_example", nullptr},

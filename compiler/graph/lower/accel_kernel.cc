@@ -75,9 +75,14 @@ AccelKernel AccelLowering::lower(const Graph& g, NodeId id, const PassObserver& 
                             });
   k.floor = ops::conv2d_floor(l, c.shape, c.epilogue, platform_.axi_data_bits / 8);
   k.macs = passes::node_macs(g, n);
-  k.operands = {{k.op.a->buffer, n.inputs[0], l.inp_elem_bytes},
-                {k.op.w->buffer, n.inputs[1], l.wgt_elem_bytes},
-                {k.op.d->buffer, n.outputs[0], l.out_elem_bytes}};
+  k.slices = n.facts.slices.value_or(1);
+  auto slice_bytes = [&](ValueId v) { return g.value(v).type.stored_bytes() / k.slices; };
+  k.operands = {{k.op.a->buffer, n.inputs[0], l.inp_elem_bytes, slice_bytes(n.inputs[0])},
+                {k.op.w->buffer, n.inputs[1], l.wgt_elem_bytes, slice_bytes(n.inputs[1])},
+                {k.op.d->buffer, n.outputs[0], l.out_elem_bytes, slice_bytes(n.outputs[0])}};
+  for (int64_t* f : {&k.floor.vectors, &k.floor.gemm_uops, &k.floor.gemm_uops_all_taps,
+                     &k.floor.memory_cycles, &k.floor.cycles, &k.floor.cycles_all_taps})
+    *f *= k.slices;
   if (c.epilogue.residual)
     k.operands.push_back({k.op.residual->buffer, c.residual, l.acc8_elem_bytes});
   return k;

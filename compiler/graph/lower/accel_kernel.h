@@ -33,6 +33,7 @@ struct KernelOperand {
   ir::Buffer buffer;
   ValueId value = kNone;
   int elem_bytes = 1;  // the unit of its memory type's DRAM addresses
+  int64_t slice_bytes = 0;  // a batched dense: bytes from one slice of the value to the next
 };
 
 /// An accelerator node lowered to a kernel.
@@ -43,7 +44,10 @@ struct AccelKernel {
   std::string schedule_source;            // where the knobs came from (KnobChoice::source)
   std::vector<std::string> rewrites;      // the program rewrites applied, in order
   ops::Conv2dFloor floor;                 // the ISA floor of the layer and epilogue
-  int64_t macs = 0;                       // useful MACs
+  int64_t macs = 0;                       // useful MACs (of every slice)
+  int64_t slices = 1;                     // a batched dense (facts.def): `program` runs once
+                                          // per slice, on each slice of the operands, in one
+                                          // launch (floor: of every slice)
   std::vector<KernelOperand> operands;    // input, weight, output, residual
   std::vector<KernelConstant> constants;  // bias, shifts, bias_gemm's weights and constants
 };

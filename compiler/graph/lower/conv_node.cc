@@ -8,9 +8,10 @@ ConvNode conv_node(const Graph& g, const Node& n, const isa::Layout& l) {
   const TensorType& x = g.value(n.inputs[0]).type;
   const TensorType& w = g.value(n.inputs[1]).type;
   ops::Conv2dShape& s = c.shape;
-  s.n = x.shape[0];
+  const int64_t slices = n.facts.slices.value_or(1);  // a batched dense: one slice's shape
+  s.n = x.shape[0] / slices;
   s.ic = x.shape[1];
-  s.oc = w.shape[0];
+  s.oc = w.shape[0] / slices;
   if (n.kind != OpKind::AccelDense) {
     s.h = x.shape[2];
     s.w = x.shape[3];

@@ -7,7 +7,9 @@
 #include <map>
 
 #include "compiler/graph/infer.h"
+#include "compiler/graph/onnx/contrib_ops.h"
 #include "compiler/graph/onnx/fold_constants.h"
+#include "compiler/graph/onnx/import_resize.h"
 #include "compiler/graph/onnx/pad_into_conv.h"
 #include "compiler/graph/onnx/slice_ranges.h"
 #include "compiler/graph/verify.h"
@@ -53,6 +55,7 @@ const std::map<std::string, std::set<std::string>>& allowed_attrs() {
       {"Sqrt", {}},
       {"HardSigmoid", {"alpha", "beta"}},
       {"HardSwish", {}},
+      {"Gelu", {"approximate"}},
       {"Mul", {}},
       {"Sub", {}},
       {"Div", {}},
@@ -67,6 +70,9 @@ const std::map<std::string, std::set<std::string>>& allowed_attrs() {
       {"Split", {"axis", "split"}},
       {"Slice", {}},
       {"Gather", {"axis"}},
+      {"Resize",
+       {"mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a",
+        "exclude_outside", "extrapolation_value", "antialias", "axes", "keep_aspect_ratio_policy"}},
   };
   return a;
 }
@@ -123,8 +129,9 @@ class Importer {
       if (d < 0)
         throw UserError(m_.path + ": graph input '" + name + "' has shape " +
                         shape_string(it->second.shape) +
-                        " with an unknown dimension; Weft compiles fixed shapes (fix the batch "
-                        "size in the model, e.g. with onnx.tools.update_model_dims)");
+                        " with an unknown dimension; Weft compiles fixed shapes (a symbolic "
+                        "batch: run with --batch N; else fix the size in the model, e.g. with "
+                        "onnx.tools.update_model_dims)");
     int64_t count = 0;
     if (!graph::count_elements(it->second.shape, &count))
       throw UserError(m_.path + ": graph input '" + name + "' has shape " +
@@ -465,6 +472,11 @@ class Importer {
   }
 
   void import_node(const Node& n) {
+    std::vector<Node> as_onnx;
+    if (contrib_as_onnx(n, &as_onnx)) {
+      for (const Node& o : as_onnx) import_node(o);
+      return;
+    }
     if (!n.domain.empty())
       fail(n, "operator domain '" + n.domain + "' is not supported (only the default ONNX "
                                                "domain)");
@@ -489,6 +501,11 @@ class Importer {
     if (n.op == "Squeeze" || n.op == "Unsqueeze") return import_squeeze(n);
     if (n.op == "Split") return import_split(n);
     if (n.op == "Slice" || n.op == "Gather") return import_slice_or_gather(n);
+    if (n.op == "Resize") {  // import_resize.h
+      if (n.inputs.empty() || n.inputs[0].empty()) fail(n, "has no inputs");
+      const ValueId x = value_of(n.inputs[0], &n);
+      return add_imported(n, OpKind::Resize, {x}, resize_attrs(m_, n, shape_of(x)), false);
+    }
     if (n.op == "Pad") {
       if (n.inputs.empty() || n.inputs[0].empty()) fail(n, "has no inputs");
       const ValueId x = value_of(n.inputs[0], &n);
@@ -617,6 +634,15 @@ class Importer {
       case OpKind::HardSwish:
         want_f32(ins[0], "the input");
         break;
+      case OpKind::Gelu: {
+        want_f32(ins[0], "the input");
+        const auto it = n.attrs.find("approximate");
+        const std::string a = it == n.attrs.end() ? "none" : it->second.s;
+        if (a != "none" && a != "tanh")
+          fail(n, "attribute approximate='" + a + "' is not 'none' or 'tanh'");
+        attrs["approximate"] = a;
+        break;
+      }
       case OpKind::HardSigmoid:
         want_f32(ins[0], "the input");
         for (const char* a : {"alpha", "beta"}) {
@@ -825,8 +851,8 @@ const std::vector<std::string>& supported_operators() {
       "AveragePool", "GlobalAveragePool", "Add", "Flatten",       "Reshape",
       "Gemm",    "MatMul",             "Concat",  "QuantizeLinear", "DequantizeLinear",
       "QLinearConv", "Identity", "Dropout", "Sigmoid", "Tanh", "Erf", "Sqrt", "HardSigmoid",
-      "HardSwish", "Mul", "Sub", "Div", "Pow", "Transpose", "Softmax", "ReduceMean",
-      "LayerNormalization", "Squeeze", "Unsqueeze", "Pad", "Split", "Slice", "Gather"};
+      "HardSwish", "Gelu", "Mul", "Sub", "Div", "Pow", "Transpose", "Softmax", "ReduceMean",
+      "LayerNormalization", "Squeeze", "Unsqueeze", "Pad", "Split", "Slice", "Gather", "Resize"};
   return ops;
 }
 

@@ -314,6 +314,24 @@ void order_nodes(onnx::GraphProto* g, const std::string& file) {
 
 }  // namespace
 
+// LoadOptions::batch: the symbolic first dimension of each graph input that is not an
+// initializer set to `batch`.
+static void set_batch(onnx::GraphProto* g, int64_t batch, const std::string& what) {
+  std::set<std::string> inits;
+  for (const auto& t : g->initializer()) inits.insert(t.name());
+  for (auto& in : *g->mutable_input()) {
+    if (inits.count(in.name()) || !in.type().has_tensor_type() ||
+        !in.type().tensor_type().has_shape() || in.type().tensor_type().shape().dim_size() == 0)
+      continue;
+    auto* d0 = in.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0);
+    if (d0->has_dim_value() && d0->dim_value() != batch)
+      throw UserError(what + ": graph input '" + in.name() + "' has a fixed batch of " +
+                      std::to_string(d0->dim_value()) + ", not " + std::to_string(batch) +
+                      " (--batch sets only a symbolic batch dimension)");
+    d0->set_dim_value(batch);
+  }
+}
+
 int64_t op_since_version(const std::string& op, int64_t opset) {
   const onnx::OpSchema* s =
       onnx::OpSchemaRegistry::Schema(op, static_cast<int>(opset), onnx::ONNX_DOMAIN);
@@ -368,6 +386,7 @@ Model parse_model(const std::vector<uint8_t>& bytes, const std::string& what,
     for (int64_t d : value.shape) t->add_dims(d);
     t->set_raw_data(value.bytes.data(), value.bytes.size());
   }
+  if (options.batch > 0) set_batch(g, options.batch, what);
   order_nodes(g, what);
   try {
     onnx::checker::check_model(proto);

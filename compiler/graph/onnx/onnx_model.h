@@ -92,6 +92,10 @@ struct LoadOptions {
   /// min_opset (no newer version in between), reading it as min_opset (ONNX's node tests of
   /// GlobalAveragePool and QLinearConv are at opsets 1 and 10).
   bool lift_old_opset = false;
+  /// > 0: the first dimension of every graph input whose first dimension is symbolic (a
+  /// dim_param or unset) becomes this before shape inference (`weft run MODEL.onnx --batch N`);
+  /// an input whose first dimension is fixed at another size is a UserError naming it.
+  int64_t batch = 0;
 };
 
 /// Reads, checks, shape-infers and converts the model in `path`. UserError naming the file

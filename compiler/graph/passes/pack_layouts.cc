@@ -50,9 +50,17 @@ int pack_layouts(Graph& g, const isa::Layout& l) {
     if (n.kind != OpKind::QConv && n.kind != OpKind::QDense) continue;
     if (n.facts.device != Device::kAccel) continue;
     const bool dense = n.kind == OpKind::QDense;
-    // The weight, repacked once.
+    // The weight, repacked once; an activation (a batched dense's second operand) by a Pack
+    // into the weight's blocks at run time.
     const Value& wv = g.value(n.inputs[1]);
-    if (!packed_weight.count(wv.id)) {
+    if (!packed_weight.count(wv.id) && !wv.is_constant()) {
+      NodeFacts f = cpu;
+      f.pack_n = BO;
+      f.pack_c = BI;
+      const ValueId wid = wv.id;
+      packed_weight[wid] = g.add_op(OpKind::Pack, wv.name + ".packed", {wid}, {}, f);
+      ++inserted;
+    } else if (!packed_weight.count(wv.id)) {
       std::vector<int64_t> oihw = wv.type.shape;
       if (dense) oihw = {oihw[0], oihw[1], 1, 1};
       TensorType wt(DType::I8, wv.type.shape);
@@ -87,8 +95,11 @@ int pack_layouts(Graph& g, const isa::Layout& l) {
     g.replace_uses(old_out, new_out);
     for (NodeId cid : g.consumers(new_out)) {
       Node& c = g.node(cid);
+      // (An accelerator node reading it as an activation weight reads it unpacked, then packed
+      // into the weight's blocks.)
       const bool accel_reader =
-          (c.kind == OpKind::QConv || c.kind == OpKind::QDense) && c.facts.device == Device::kAccel;
+          (c.kind == OpKind::QConv || c.kind == OpKind::QDense) &&
+          c.facts.device == Device::kAccel && c.inputs[1] != new_out;
       if (accel_reader || cid == nn) continue;
       auto it = unpacked.find(new_out);
       ValueId u;

@@ -69,8 +69,12 @@ int partition(Graph& g, const isa::Layout& l, const isa::Platform& pf, double cp
                                                             g.value(n.outputs[0]).type.shape[3] *
                                                             w.shape[2] * w.shape[3]
                                                       : 1;
-      const int64_t padded = up(x.shape[0], c.batch()) * up(x.shape[1], c.block_in()) *
-                             up(w.shape[0], c.block_out()) * spatial;
+      // A batched dense (facts.def: slices) pads each slice's rows; its operands' slices start
+      // on whole blocks only when M and N are multiples of the batch and output blocks.
+      const int64_t slices = n.facts.slices.value_or(1);
+      const int64_t rows = x.shape[0] / slices, outs = w.shape[0] / slices;
+      const int64_t padded = slices * up(rows, c.batch()) * up(x.shape[1], c.block_in()) *
+                             up(outs, c.block_out()) * spatial;
       const double mac_per_cycle = double(c.batch()) * c.block_in() * c.block_out();
       const double accel_us = padded / mac_per_cycle / pf.clock_mhz + 2.0;
       const double cpu_us = macs / (cpu_gmacs * 1e3);
@@ -80,6 +84,13 @@ int partition(Graph& g, const isa::Layout& l, const isa::Platform& pf, double cp
       if (n.get_int("group", 1) != 1) {  // split_groups makes the accelerator's dense slices
         ok = false;
         n.facts.cpu_reason = std::string("a grouped convolution that split_groups did not split");
+      }
+      if (slices > 1 && (rows % c.batch() || outs % c.block_out())) {
+        ok = false;
+        n.facts.cpu_reason = "a batched dense whose slices (" + std::to_string(rows) + " x " +
+                             std::to_string(outs) + ") are not whole " +
+                             std::to_string(c.batch()) + " x " + std::to_string(c.block_out()) +
+                             " blocks of the accelerator's layout";
       }
       // Per-channel shifts: one register SHR applies per-lane amounts 0..15 after a common
       // immediate shift, so the channels' shifts must lie within 15 of each other.

@@ -44,6 +44,45 @@ TYPED_TEST(Interpret, ConvWithBiasPadsAndStrides) {
             (std::vector<TypeParam>{11, 13, 17, 24, 0, 4, 10, 27}));
 }
 
+// Gelu's two forms against values computed independently (Python's math.erf, math.tanh).
+TYPED_TEST(Interpret, GeluBothForms) {
+  for (const char* approx : {"none", "tanh"}) {
+    Graph g;
+    const ValueId x = g.add_input("x", TensorType(DType::F32, {4}));
+    g.set_outputs({g.add_op(OpKind::Gelu, "gelu", {x}, {{"approximate", std::string(approx)}})});
+    const auto y = this->run(g, {-2, -0.5, 1, 3});
+    const std::vector<double> want =
+        std::string(approx) == "none"
+            ? std::vector<double>{-0.04550026389635842, -0.15426876936299344,
+                                  0.8413447460685429, 2.99595030590511}
+            : std::vector<double>{-0.04540230591222494, -0.15428599017485606,
+                                  0.8411919906082768, 2.996362607918227};
+    for (size_t i = 0; i < want.size(); ++i)
+      EXPECT_NEAR(double(y[i]), want[i], 1e-6) << approx << " " << i;
+  }
+}
+
+// Resize on a 1x1x2x2 input: nearest by 2 (asymmetric, floor) copies each pixel into a 2x2
+// block; linear to 1x1x3x3 with align_corners puts the corners in place and their means
+// between.
+TYPED_TEST(Interpret, ResizeNearestAndLinear) {
+  Graph g;
+  const ValueId x = g.add_input("x", TensorType(DType::F32, {1, 1, 2, 2}));
+  const ValueId n = g.add_op(
+      OpKind::Resize, "up", {x},
+      {{"mode", std::string("nearest")}, {"coordinate_transformation_mode", std::string("asymmetric")},
+       {"nearest_mode", std::string("floor")}, {"scales", std::vector<double>{1, 1, 2, 2}},
+       {"sizes", std::vector<int64_t>{1, 1, 4, 4}}});
+  const ValueId l = g.add_op(
+      OpKind::Resize, "lin", {x},
+      {{"mode", std::string("linear")}, {"coordinate_transformation_mode", std::string("align_corners")},
+       {"scales", std::vector<double>{1, 1, 1.5, 1.5}}, {"sizes", std::vector<int64_t>{1, 1, 3, 3}}});
+  g.set_outputs({n, l});
+  const auto out = interpret<TypeParam>(g, {{1, 2, 3, 4}});
+  EXPECT_EQ(out.at(0), (std::vector<TypeParam>{1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4}));
+  EXPECT_EQ(out.at(1), (std::vector<TypeParam>{1, 1.5, 2, 2, 2.5, 3, 3, 3.5, 4}));
+}
+
 TYPED_TEST(Interpret, GroupConv) {
   Graph g;
   const ValueId x = g.add_input("x", TensorType(DType::F32, {1, 2, 1, 2}));

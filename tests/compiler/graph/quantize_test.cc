@@ -28,9 +28,11 @@ TEST(Quantize, UnsupportedOperatorNamesTheNode) {
   }
 }
 
-// A MatMul by a computed tensor (attention's Q.K^T) has no int8 form: it stays in fp32 between
-// a Dequantize of its int8 input and the graph's output; the MatMul by a constant is a QDense.
-TEST(Quantize, MatMulOfTwoActivationsStaysInFp32) {
+// A MatMul of two activations with equal batch dimensions (attention's Q.K^T) is a batched
+// int8 QDense (quantize_matmul.h): its second operand transposed in fp32 and quantized, one
+// slice here; one whose batch dimensions broadcast stays in fp32 between a Dequantize of its
+// int8 input and the graph's output; the MatMul by a constant is a QDense.
+TEST(Quantize, MatMulOfTwoActivations) {
   Graph g("attention");
   ValueId x = g.add_input("x", TensorType(DType::F32, {1, 4}));
   TensorType wt(DType::F32, {4, 4});
@@ -38,18 +40,25 @@ TEST(Quantize, MatMulOfTwoActivationsStaysInFp32) {
   ValueId y = g.add_op(OpKind::MatMul, "mm", {x, w});
   ValueId z = g.add_op(OpKind::Concat, "cat", {y, x}, {{"axis", int64_t{1}}});
   ValueId b = g.add_input("b", TensorType(DType::F32, {8, 4}));
-  g.set_outputs({g.add_op(OpKind::MatMul, "mm2", {z, b})});
+  ValueId a = g.add_input("a", TensorType(DType::F32, {2, 3, 8}));
+  g.set_outputs({g.add_op(OpKind::MatMul, "mm2", {z, b}), g.add_op(OpKind::MatMul, "mm3", {a, b})});
   const Graph q = quantize(g);
-  int dense = 0, fp32_matmul = 0;
+  int dense = 0, batched = 0, fp32_matmul = 0;
   for (const Node& n : q.nodes()) {
     if (n.kind == OpKind::QDense) ++dense;
+    if (n.kind == OpKind::QDense && n.facts.slices) {
+      ++batched;
+      EXPECT_EQ(*n.facts.slices, 1);
+      EXPECT_EQ(q.value(n.inputs[1]).type.shape, (std::vector<int64_t>{4, 8}));  // b transposed
+    }
     if (n.kind == OpKind::MatMul) {
       ++fp32_matmul;
+      EXPECT_EQ(n.name, "mm3");  // [2,3,8] x [8,4]: the batch broadcasts
       EXPECT_EQ(q.value(n.outputs[0]).type.dtype, DType::F32);
-      EXPECT_EQ(q.producer(n.inputs[0])->kind, OpKind::Dequantize);
     }
   }
-  EXPECT_EQ(dense, 1);
+  EXPECT_EQ(dense, 2);
+  EXPECT_EQ(batched, 1);
   EXPECT_EQ(fp32_matmul, 1);
 }
 
