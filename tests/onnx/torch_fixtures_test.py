@@ -15,18 +15,18 @@ import tempfile
 import numpy as np
 
 # name: (LLVM bound on max |torch - weft| / max |torch|, int8 cosine floor, accelerator MAC
-# share floor). The target for the int8 cosine is 0.99; what each model reaches today
-# is docs/networks.md's table. The encoder's layers are so narrow (d = 32) that the partition
-# estimates each faster on the CPU than one accelerator launch (the report says so per node),
-# so its MAC share is not asserted here; tiny_encoder's is (onnx_cli_test.cc).
+# share floor). The int8 floors are the target (0.99); measured on vta: encoder 0.9913,
+# MobileNet V2 0.9954, ResNeXt 0.9989. The encoder's layers are so narrow (d = 32) that the
+# partition estimates each faster on the CPU than one accelerator launch (the report says so
+# per node), as are the narrow MobileNet's 1x1 layers (42.7% of its MACs on the accelerator,
+# every depthwise slice among them); tiny_encoder's share is asserted in onnx_cli_test.cc.
 EXPECT = {
-    "torch_encoder": (1e-4, 0.98, 0.0),
+    "torch_encoder": (1e-4, 0.99, 0.0),
+    "torch_mobilenet_v2": (1e-4, 0.99, 0.40),
+    "torch_resnext": (1e-4, 0.99, 0.99),
 }
 # Models not imported yet, with the error that must name why.
-REFUSED = {
-    "torch_mobilenet_v2": "group=",
-    "torch_resnext": "group=",
-}
+REFUSED = {}
 
 
 def run(weft, model, inp, target, out):
