@@ -44,8 +44,9 @@ TEST(CpuDispatch, MicroKernelsFitTheHostKindsRegisters) {
         EXPECT_LE(dense_registers(k.knobs, vl), regs) << kind << " " << k.name;
         EXPECT_EQ(k.knobs["cols"].get<int64_t>() % vl, 0) << kind << " " << k.name;
         EXPECT_NO_THROW(cpu::validate(dense_schedule_of(k.knobs)));
-        if (std::string(dtype) == "int8" && kind == "avx512-vnni")
+        if (std::string(dtype) == "int8" && kind == "avx512-vnni") {
           EXPECT_EQ(k.knobs["k_pack"], 4) << "VNNI hosts use byte quads";
+        }
       }
     }
     for (const CpuMicroKernel& k : micro_kernels(kind, "conv2d", "float32")) {
