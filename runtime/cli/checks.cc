@@ -53,12 +53,13 @@ void check_target_options(const CLI::App& cmd, const std::string& target) {
            "with --target accel (--target " + target + " runs on " + where + ")");
   }
   if (target == "accel") {
-    forbid(cmd, {"--threads", "--repeats", "--gpu-path", "--arch"},
+    forbid(cmd, {"--threads", "--repeats", "--gpu-path", "--arch", "--cpu-isa"},
            "with --target llvm or cuda (the accelerator runs the operator once, on --engine)");
   }
   if (target == "llvm") forbid(cmd, {"--gpu-path", "--arch"}, "with --target cuda");
   if (target == "cuda") {
-    forbid(cmd, {"--threads"}, "with --target llvm (the GPU's threads come from its schedule)");
+    forbid(cmd, {"--threads", "--cpu-isa"},
+           "with --target llvm (the GPU's threads come from its schedule)");
     forbid(cmd, {"--tune-db", "--no-records"},
            "with --target accel or llvm (the GPU backend has no tuning records)");
   }

@@ -10,7 +10,9 @@
 #include "runtime/io/files.h"
 #include "runtime/target/run_op.h"
 #ifdef WEFT_HAVE_CPU_BACKEND
+#include "compiler/codegen/llvm/codegen_llvm.h"
 #include "runtime/cpu/cpu_target.h"
+#include "runtime/tune/cpu_dispatch.h"
 #include "runtime/tune/cpu_schedules.h"
 #endif
 
@@ -27,8 +29,19 @@ rt::OpRequest request(const TargetOptions& o, const std::string& op) {
 }
 
 #ifdef WEFT_HAVE_CPU_BACKEND
-// The best tuned schedule for the request's operator on this host: from --tune-db when it has
-// one, else from the shipped default records; none: the default schedule.
+// The dispatch table's kernel for the request's shape on this host kind, if it has one.
+template <typename D>
+nlohmann::json dispatch_info(const D& d) {
+  nlohmann::json j = rt::tune::knobs_of(d.schedule);
+  j["source"] = d.source;
+  j["kernel"] = d.kernel;
+  j["bucket"] = d.bucket;
+  return j;
+}
+
+// The schedule for the request's operator on this host: an exact tuning record (--tune-db,
+// else the shipped records), else the kernel of the host kind's dispatch table for the shape's
+// bucket, else the default schedule.
 void use_tuned(const TargetOptions& o, const rt::OpRequest& r, rt::cpu::CpuTarget::Options& c) {
   if (o.no_tuned) {
     c.schedule_info = {{"source", "default schedule (--no-records)"}};
@@ -41,6 +54,11 @@ void use_tuned(const TargetOptions& o, const rt::OpRequest& r, rt::cpu::CpuTarge
       c.schedule_info["source"] = t->source;
       return;
     }
+    if (auto d = rt::tune::dispatch_dense(r.m, r.n, r.k, r.dtype, o.threads)) {
+      c.dense_schedule = d->schedule;
+      c.schedule_info = dispatch_info(*d);
+      return;
+    }
   } else if (r.op == "conv2d") {
     if (auto t = rt::tune::tuned_conv2d(r.conv, r.dtype, o.tune_db)) {
       c.conv_schedule = t->schedule;
@@ -48,8 +66,14 @@ void use_tuned(const TargetOptions& o, const rt::OpRequest& r, rt::cpu::CpuTarge
       c.schedule_info["source"] = t->source;
       return;
     }
+    if (auto d = rt::tune::dispatch_conv2d(r.conv, r.dtype, o.threads)) {
+      c.conv_schedule = d->schedule;
+      c.schedule_info = dispatch_info(*d);
+      return;
+    }
   }
-  c.schedule_info = {{"source", "default schedule (no tuning record for this shape and host)"}};
+  c.schedule_info = {
+      {"source", "default schedule (no tuning record or dispatch table for this shape and host)"}};
 }
 #endif
 
@@ -57,6 +81,7 @@ void use_tuned(const TargetOptions& o, const rt::OpRequest& r, rt::cpu::CpuTarge
 std::unique_ptr<rt::Target> target_for(const TargetOptions& o, const rt::OpRequest& r) {
   if (o.is_cuda()) return std::make_unique<rt::gpu::GpuTarget>(o.gpu_path, o.arch);
 #ifdef WEFT_HAVE_CPU_BACKEND
+  if (!o.cpu_isa.empty()) compiler::codegen::set_cpu_isa(o.cpu_isa);
   rt::cpu::CpuTarget::Options c;
   c.threads = o.threads;
   use_tuned(o, r, c);
@@ -98,6 +123,11 @@ void TargetOptions::add_to(CLI::App& cmd, bool run) {
                  "cuda: how dense/conv2d run: auto, simt (float32), tensor-core (float16, int8) "
                  "or dp4a (int8)")
       ->capture_default_str();
+  cmd.add_option("--cpu-isa", cpu_isa,
+                 "llvm: the vector ISA to compile for, native or avx2 (AVX-512 and VNNI off, as "
+                 "on an AVX2-only host; default: WEFT_CPU_ISA, else native). The schedule is an "
+                 "exact tuning record when there is one, else the kernel of this ISA's dispatch "
+                 "table for the shape (the result's \"schedule\" names it and its source)");
   if (!run) {
     cmd.add_option("--arch", arch,
                    "cuda --emit ptx: the GPU architecture, sm_75 .. sm_90 (default: the GPU's, "

@@ -27,6 +27,7 @@ struct TargetOptions {
   std::string arch;               // cuda --emit ptx: sm_XX (default: the GPU's, else sm_75)
   std::string tune_db;            // llvm: tuning records to take schedules from (--tune-db)
   bool no_tuned = false;          // llvm: the default schedules, ignoring records (--no-records)
+  std::string cpu_isa;            // llvm: native or avx2 (--cpu-isa; empty: WEFT_CPU_ISA)
   RunCanceller* canceller = nullptr;  // lets another thread stop the runs (Python's Ctrl-C)
 
   /// A copy with the tuning-record options of the operator's own options (--tune-db,

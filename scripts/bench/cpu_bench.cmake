@@ -29,3 +29,16 @@ if(WEFT_CPU_BACKEND)
   target_include_directories(bench_graph_cpu_kernels PRIVATE ${PROJECT_SOURCE_DIR})
   target_link_libraries(bench_graph_cpu_kernels PRIVATE weft_runtime_graph CLI11::CLI11)
 endif()
+
+# Shape-generic CPU schedules (issue #29): the dispatch-table tuning run and the random-shape
+# benchmark against oneDNN (scripts/bench/cpu_generic_bench.sh).
+if(WEFT_CPU_BACKEND)
+  add_executable(bench_cpu_dispatch_tune ${CMAKE_CURRENT_LIST_DIR}/cpu_dispatch_tune.cc)
+  target_link_libraries(bench_cpu_dispatch_tune PRIVATE weft_runtime_tune weft_runtime_cpu CLI11::CLI11)
+  add_executable(bench_cpu_generic ${CMAKE_CURRENT_LIST_DIR}/cpu_generic.cc)
+  target_link_libraries(bench_cpu_generic PRIVATE weft_runtime_tune weft_runtime_cpu CLI11::CLI11)
+  if(WEFT_HAVE_DNNL)
+    target_link_libraries(bench_cpu_generic PRIVATE DNNL::dnnl)
+    target_compile_definitions(bench_cpu_generic PRIVATE WEFT_HAVE_DNNL)
+  endif()
+endif()

@@ -119,4 +119,31 @@ TEST(CpuCli, TuneThenRunUsesTheBestRecord) {
   std::filesystem::remove(db);
 }
 
+// Any shape without a tuning record runs the kernel of the host kind's dispatch table, and the
+// result names the kernel, its bucket and the table; --cpu-isa avx2 caps the host kind.
+TEST(CpuCli, UntunedShapesUseTheDispatchTable) {
+  Result r = weft("run dense --target llvm --M 7 --N 33 --K 1000 --repeats 1");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("\"correct\": true"));
+  if (r.out.find("\"host_isa\": \"generic\"") != std::string::npos) return;  // no table
+  EXPECT_THAT(r.out, HasSubstr("\"source\": \"dispatch table cpu_dispatch_"));
+  EXPECT_THAT(r.out, HasSubstr("\"kernel\": \"f32."));
+  EXPECT_THAT(r.out, HasSubstr("\"bucket\": \"m 4..15"));
+  r = weft("run dense --target llvm --dtype int8 --M 33 --N 7 --K 5 --repeats 1 --threads 2 "
+           "--cpu-isa avx2");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("\"host_isa\": \"avx2\""));
+  EXPECT_THAT(r.out, HasSubstr("cpu_dispatch_avx2.json"));
+  EXPECT_THAT(r.out, HasSubstr("\"correct\": true"));
+  r = weft("run conv2d --target llvm --N 1 --IC 5 --H 9 --W 9 --OC 20 --K 3 --repeats 1");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("dispatch table cpu_dispatch_"));
+  r = weft("run dense --target llvm --M 4 --N 4 --K 4 --cpu-isa sse9");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.out, HasSubstr("--cpu-isa: unknown CPU ISA 'sse9' (native or avx2)"));
+  r = weft("run dense --M 4 --N 4 --K 4 --cpu-isa avx2");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.out, HasSubstr("--cpu-isa"));
+}
+
 }  // namespace

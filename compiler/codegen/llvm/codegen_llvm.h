@@ -74,7 +74,18 @@ struct HostIsa {
   /// Vector registers (32 with AVX-512, else 16).
   int registers() const { return avx512f ? 32 : 16; }
 };
+/// The host's vector extensions as the backend uses them: what LLVM detects, less what the
+/// ISA cap (cpu_isa) turns off.
 HostIsa host_isa();
+
+/// The vector-ISA cap (isa_cap.cc): "native" (everything the host has) or "avx2" (AVX-512 and
+/// VNNI off: the JIT's target features and host_isa() as on an AVX2-only host). Set by
+/// set_cpu_isa (`--cpu-isa`), else by the WEFT_CPU_ISA environment variable, else native;
+/// UserError naming the value when it is neither.
+std::string cpu_isa();
+void set_cpu_isa(const std::string& isa);
+/// `h` less the extensions the cap turns off.
+HostIsa capped(HostIsa h);
 
 /// The host as benchmark tables name it: the CPU's model name, family and model from
 /// /proc/cpuinfo, LLVM's host CPU name and the vector features detected, e.g. "AMD EPYC

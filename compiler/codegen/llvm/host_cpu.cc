@@ -50,7 +50,8 @@ std::string host_cpu_description() {
   // The model name alone may be as vague as "AMD EPYC" (a VM); family and model pin it down.
   if (!info.family.empty()) out += " (family " + info.family + ", model " + info.model + ")";
   return out + ", LLVM host CPU " + host_cpu_name() +
-         ", vector features: " + (features.empty() ? "none of AVX2/AVX-512" : features);
+         ", vector features: " + (features.empty() ? "none of AVX2/AVX-512" : features) +
+         (cpu_isa() == "native" ? "" : " (capped to " + cpu_isa() + ")");
 }
 
 }  // namespace weft::compiler::codegen

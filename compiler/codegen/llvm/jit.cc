@@ -43,6 +43,20 @@ T check(llvm::Expected<T> v, const std::string& what) {
 llvm::orc::JITTargetMachineBuilder host_builder() {
   init_llvm();
   auto jtmb = check(llvm::orc::JITTargetMachineBuilder::detectHost(), "host detection");
+  if (cpu_isa() == "avx2") {
+    // The host's features again, with AVX-512 (and the extensions that need it), VNNI and AMX
+    // off; the feature string then names them "-..." so x86_dot's checks see them off too.
+    llvm::StringMap<bool> f;
+    llvm::sys::getHostCPUFeatures(f);
+    llvm::SubtargetFeatures capped_features;
+    for (const auto& e : f) {
+      const llvm::StringRef n = e.getKey();
+      const bool off = n.startswith("avx512") || n.startswith("avxvnni") || n == "avxifma" ||
+                       n == "avxneconvert" || n.startswith("amx");
+      capped_features.AddFeature(n, e.getValue() && !off);
+    }
+    jtmb.getFeatures() = capped_features;
+  }
   jtmb.setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
   jtmb.getOptions().AllowFPOpFusion = llvm::FPOpFusion::Fast;
   return jtmb;
@@ -178,7 +192,7 @@ HostIsa host_isa() {
   h.avx512bw = has("avx512bw");
   h.avx512vnni = has("avx512vnni");
   h.avxvnni = has("avxvnni");
-  return h;
+  return capped(h);
 }
 
 }  // namespace weft::compiler::codegen
