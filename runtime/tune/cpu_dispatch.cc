@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "compiler/codegen/llvm/codegen_llvm.h"
 #include "compiler/ops/tiling.h"
 #include "hardware/isa/errors.h"
 #include "runtime/tune/cpu_schedules.h"
@@ -13,12 +14,11 @@ namespace weft::rt::tune {
 
 using nlohmann::json;
 namespace cpu = compiler::ops::cpu;
+namespace codegen = compiler::codegen;
 
 namespace {
 
 constexpr int64_t kAny = int64_t{1} << 40;  // "no upper bound" in a bucket's range
-// The largest local buffer the CPU code generator allocates (codegen_llvm.cc's limit).
-constexpr int64_t kMaxLocalBytes = 512 * 1024;
 
 // 32-bit lanes of a vector register on a host kind.
 int64_t lanes_of(const std::string& host_kind) {
@@ -152,10 +152,10 @@ cpu::DenseSchedule fit_dense(cpu::DenseSchedule s, int64_t m, int64_t n, int64_t
     if (s.lanes > 0 && s.cols % s.lanes != 0) s.lanes = vl;
   }
   // A W panel packed in the kernel is a local buffer of K steps x the tile's columns (32-bit
-  // each); the code generator keeps local buffers under kMaxLocalBytes. Longer reductions
+  // each); the code generator keeps local buffers under kMaxLocalBufferBytes. Longer reductions
   // take narrower panels, down to one vector, then the pack in a pass of its own.
   const int64_t steps = dtype == "int8" ? (k + s.k_pack - 1) / s.k_pack : k;
-  while (s.pack_w >= 2 && steps * s.cols * 4 > kMaxLocalBytes) {
+  while (s.pack_w >= 2 && steps * s.cols * 4 > codegen::kMaxLocalBufferBytes) {
     if (s.cols > vl && s.cols % (2 * vl) == 0) {
       s.cols /= 2;
       if (s.lanes > 0 && s.cols % s.lanes != 0) s.lanes = vl;

@@ -23,7 +23,6 @@ namespace {
 
 constexpr int64_t kMaxLanes = 64;
 constexpr int64_t kMaxUnroll = 1024;
-constexpr int64_t kMaxStackBytes = 512 * 1024;
 
 std::string describe(const ir::For& n) {
   return std::string(ir::for_kind_name(n.kind)) + " loop '" + n.var->name + "'";
@@ -439,11 +438,11 @@ void Gen::store(const ir::Store& n) {
 
 void Gen::allocate(const ir::Allocate& n) {
   const int64_t bytes = n.buffer->elements() * ir::dtype_bits(n.buffer->dtype) / 8;
-  if (bytes > kMaxStackBytes) {
+  if (bytes > kMaxLocalBufferBytes) {
     throw UserError("llvm codegen: function '" + fname_ + "': buffer '" + n.buffer->name +
                     "' in scope " + ir::scope_name(n.buffer->scope) + " needs " +
                     std::to_string(bytes) + " bytes, more than the " +
-                    std::to_string(kMaxStackBytes) + " a local buffer may take");
+                    std::to_string(kMaxLocalBufferBytes) + " a local buffer may take");
   }
   llvm::IRBuilder<> eb(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
   llvm::Type* ty =

@@ -59,6 +59,10 @@ std::unique_ptr<JitModule> jit_compile(const std::vector<LoweredFunc>& funcs,
 /// The optimized LLVM IR of `funcs` for the host CPU, without compiling it.
 std::string emit_llvm(const std::vector<LoweredFunc>& funcs);
 
+/// The largest local buffer (a schedule's cache or packed panel) the CPU code generator puts on
+/// the stack; a schedule needing more is refused. The CPU dispatch sizes its panels under it.
+constexpr int64_t kMaxLocalBufferBytes = 512 * 1024;
+
 /// The name of the host CPU as LLVM sees it (e.g. "znver3"; LLVM 16 calls Zen 5 "generic").
 std::string host_cpu_name();
 
