@@ -32,7 +32,7 @@ tests=(isa_tests weft_functional_sim_tests weft_cycle_sim_tests weft_driver_test
        weft_network_fault_tests weft_cli_unit_tests weft_fpga_tests weft_xrt_noop_tests
        cli_tests cli_run_tests cli_audit_tests cli_tune_tests cli_shape_generic_tests
        weft_graph_cli_tests weft_cpu_cli_tests weft_onnx_cli_tests weft_onnx_cli_audit_tests
-       cost_tests cli_energy_tests)
+       cost_tests cli_energy_tests weft_dse_tests cli_dse_tests)
 t0=$(date +%s)
 cmake --preset fuzz >/dev/null
 # Only the targets this build has (an optional library may be missing on this machine). The
