@@ -63,6 +63,7 @@ Models (OUT_DIR/NAME.onnx):
                 to sizes (pytorch_half_pixel), linear by scales (align_corners), nearest to
                 sizes (half_pixel, round_prefer_ceil), 1x3x8x8, opset 13.
   bad_resize    a Resize in cubic mode.
+  bad_gelu_input  gelu_net plus a FastGelu whose input is omitted (an empty name) before its bias.
   dynamic_batch  a small CNN whose batch dimension is symbolic (run with --batch N), ?x3x8x8.
   bad_perm, bad_axis, bad_matmul  a Transpose whose perm repeats an axis, a Softmax on axis
                 3 of a rank-3 input, a MatMul whose batch dimensions do not broadcast.
@@ -545,7 +546,7 @@ def attention_heads(seed=31, batch=2, seq=16, d=48, heads=3):
     return b.model("input", [batch, seq, d], y, 17, "attention_heads")
 
 
-def gelu_net(seed=37):
+def gelu_net(seed=37, empty_input=False):
     """GELU as a model carries it before ONNX's Gelu-20: ONNX Runtime's com.microsoft Gelu (the
     erf form) after a linear layer, FastGelu (the tanh form) with a bias input, and FastGelu
     without one, 1x8x32, opset 17 plus com.microsoft 1."""
@@ -557,8 +558,10 @@ def gelu_net(seed=37):
     h = b.node("FastGelu", [h, b.const("bias", (0.1 * b.rng.standard_normal(32)).astype(f32))],
                domain="com.microsoft")
     y = b.node("FastGelu", [h], domain="com.microsoft")
+    if empty_input:  # the input omitted (an empty name) before a given bias (found by fuzz_onnx)
+        y = b.node("FastGelu", ["", b.const("bias", np.zeros(32, f32))], domain="com.microsoft")
     graph = helper.make_graph(
-        b.nodes, "gelu_net", [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 8, 32])],
+        b.nodes, "bad_gelu_input" if empty_input else "gelu_net", [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 8, 32])],
         [helper.make_tensor_value_info(y, TensorProto.FLOAT, [1, 8, 32])], b.inits)
     m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
                                                 helper.make_opsetid("com.microsoft", 1)],
@@ -788,6 +791,7 @@ MODELS = {"resnet18": resnet18, "small_cnn": small_cnn, "tiny_resnet": tiny_resn
           "bad_broadcast": bad_broadcast, "tiny_encoder": tiny_encoder,
           "attention_heads": attention_heads, "gelu_net": gelu_net, "resize_net": resize_net,
           "bad_resize": bad_resize, "dynamic_batch": dynamic_batch,
+          "bad_gelu_input": lambda: gelu_net(empty_input=True),
           "bad_perm": bad_perm, "bad_axis": bad_axis, "bad_matmul": bad_matmul,
           "torch_flatten": torch_flatten, "fold_div_zero": fold_div_zero, "pad_conv": pad_conv,
           "pad_reflect": lambda: pad_bad("pad_reflect", mode="reflect"),
@@ -803,7 +807,7 @@ INPUTS = {"resnet18": [1, 3, 224, 224], "small_cnn": [1, 3, 16, 16],
           "vgg_dropout": [1, 3, 16, 16], "dropout_training": [1, 4], "eltwise_cnn": [1, 3, 16, 16],
           "bad_broadcast": [1, 4, 6, 6], "tiny_encoder": [1, 32, 128],
           "attention_heads": [2, 16, 48], "gelu_net": [1, 8, 32], "resize_net": [1, 3, 8, 8],
-          "bad_resize": [1, 2, 4, 4], "dynamic_batch": [4, 3, 8, 8],
+          "bad_resize": [1, 2, 4, 4], "dynamic_batch": [4, 3, 8, 8], "bad_gelu_input": [1, 8, 32],
           "bad_perm": [1, 4, 6], "bad_axis": [1, 4, 6], "bad_matmul": [2, 3, 4],
           "torch_flatten": [1, 3, 8, 8], "fold_div_zero": [1, 3, 8, 8], "pad_conv": [1, 3, 8, 8],
           "pad_reflect": [1, 3, 6, 6], "pad_relu": [1, 3, 6, 6], "pad_value": [1, 3, 6, 6],

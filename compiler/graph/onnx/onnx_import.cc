@@ -550,6 +550,11 @@ class Importer {
       ins.push_back(in.empty() ? graph::kNone : value_of(in, &n));
     }
     while (!ins.empty() && ins.back() == graph::kNone) ins.pop_back();
+    // An omitted input before a given one: only Clip's min may be left out that way.
+    for (size_t i = 0; i < ins.size(); ++i)
+      if (ins[i] == graph::kNone && !(kind == OpKind::Clip && i == 1))
+        fail(n, "input " + std::to_string(i) + " is missing (an empty name) but input " +
+                    std::to_string(ins.size() - 1) + " is given");
     const int outputs_used = [&] {
       int k = 0;
       for (size_t i = 0; i < n.outputs.size(); ++i)
