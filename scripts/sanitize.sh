@@ -54,16 +54,16 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # CliRun.ALongRunShowsItsWorkAndProgressAndStopsOnCtrlC, which waits at most a minute for the
 # engine phase of a 4096^3 dense whose compilation alone takes longer under ASan (its Ctrl-C
 # path runs sanitized in CliNetworkFault.AnInterruptedRunWritesNothing).
-# The MPI tests (tune.mpi_*) run without LeakSanitizer: OpenMPI's plugins are dlopen'ed and
-# closed at MPI_Finalize, and what they allocated for the process's life is then reported as
-# leaked from an unknown module, which no suppression can name; ASan and UBSan stay on.
+# The MPI tests (tune.mpi_*, dse.mpi_*) run without LeakSanitizer: OpenMPI's plugins are
+# dlopen'ed and closed at MPI_Finalize, and what they allocated for the process's life is then
+# reported as leaked from an unknown module, which no suppression can name; ASan and UBSan stay on.
 skip='_NOT_BUILT|^rtl\.|^xrt\.resnet18|systemc|^fpga\.(kernel|package)|^python\.'
 skip+='|^CliRun\.ALongRunShowsItsWorkAndProgressAndStopsOnCtrlC$'
 status=0
-ctest --test-dir build-fuzz -L 'unit|e2e' -E "$skip|^tune\.mpi_" \
+ctest --test-dir build-fuzz -L 'unit|e2e' -E "$skip|^(tune|dse)\.mpi_" \
       -j "$jobs" --output-on-failure --timeout 900 "$@" || status=$?
 ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" \
-  ctest --test-dir build-fuzz -L 'unit|e2e' -R '^tune\.mpi_' -E "$skip" \
+  ctest --test-dir build-fuzz -L 'unit|e2e' -R '^(tune|dse)\.mpi_' -E "$skip" \
       -j "$jobs" --output-on-failure --timeout 900 "$@" || status=$?
 t2=$(date +%s)
 echo "sanitize: build $((t1 - t0)) s, tests $((t2 - t1)) s, $([ $status -eq 0 ] && echo passed || echo FAILED)"

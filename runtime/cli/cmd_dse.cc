@@ -2,7 +2,9 @@
 // exploration"). Reads the sweep (a file and/or --param flags), checks everything it was
 // given before any point runs, measures the points on the thread pool (runtime/dse/dse_run.h)
 // with progress on stderr and every point in the results database as it finishes, then prints
-// the table and writes the summary JSON and the SVG picture together (all or nothing).
+// the table and writes the summary JSON and the SVG picture together (all or nothing). Under
+// `mpirun` (a build with MPI) rank 0 does all of that and the other ranks measure points too
+// (runtime/dse/dse_mpi.h).
 #include <chrono>
 #include <iostream>
 #include <memory>
@@ -11,12 +13,14 @@
 #include "hardware/isa/errors.h"
 #include "runtime/cli/commands.h"
 #include "runtime/dse/dse_report.h"
+#include "runtime/dse/dse_mpi.h"
 #include "runtime/dse/dse_run.h"
 #include "runtime/dse/dse_svg.h"
 #include "runtime/dse/resources.h"
 #include "runtime/dse/sweep.h"
 #include "runtime/io/files.h"
 #include "runtime/tune/database.h"
+#include "runtime/tune/mpi_runner.h"
 
 namespace weft::cli {
 
@@ -50,6 +54,8 @@ const char* kHelp =
     "Example:\n"
     "  weft dse resnet18 --base vta --param block_out=8,16,32 --param clock_mhz=200,300 \\\n"
     "      --jobs 2 --db dse.jsonl --json dse.json --svg dse.svg\n"
+    "Over MPI (a build with MPI): `mpirun -np N weft dse ...` measures on rank 0's --jobs\n"
+    "threads and on ranks 1..N-1 (one point at a time each); rank 0 alone writes.\n"
     "See docs/codesign.md, \"Design-space exploration\".";
 
 }  // namespace
@@ -111,13 +117,26 @@ void add_dse_command(CLI::App& app) {
     if (!o->json.empty() && o->json == o->svg)
       throw UserError("--json and --svg name the same file '" + o->json + "'");
 
+    rt::tune::MpiSession mpi("dse", "--jobs N");
+    if (mpi.active() && !mpi.coordinator()) {
+      dse::dse_mpi_worker(mpi, points, opts);
+      return;
+    }
     const auto t0 = std::chrono::steady_clock::now();
     if (!o->quiet)
       std::cerr << "weft dse: " << points.size() << " points of " << sweep.base << " on "
-                << opts.workload.key() << ", " << o->jobs << " at once" << std::endl;
-    const dse::DseRun run = dse::run_dse(points, opts, [&](const std::string& line) {
-      if (!o->quiet) std::cerr << "weft dse: " << line << std::endl;
-    });
+                << opts.workload.key() << ", " << o->jobs << " at once"
+                << (mpi.size() > 1 ? " on rank 0 and one on each of " + std::to_string(mpi.size() - 1) +
+                                         " more ranks"
+                                   : std::string())
+                << std::endl;
+    const dse::DseRun run = dse::run_dse(
+        points, opts,
+        [&](const std::string& line) {
+          if (!o->quiet) std::cerr << "weft dse: " << line << std::endl;
+        },
+        mpi.active() ? dse::mpi_group_runner(mpi, points, opts)
+                     : dse::thread_group_runner(points, opts));
     const auto summary =
         dse::dse_summary(run.records, opts.workload.key(), sweep.base, sweep.platform, run.measured);
     const double seconds =

@@ -242,7 +242,7 @@ void add_tune_command(CLI::App& app) {
     if (o->workers < 1) throw UserError("--workers must be at least 1");
     if (o->early_stop < 1) throw UserError("--early-stop must be at least 1");
     // MPI: every rank builds the same tasks; rank 0 searches and measures, the others measure.
-    tn::MpiSession mpi;
+    tn::MpiSession mpi("tune", "--workers N");
     if (mpi.active() && o->workers != 1)
       throw UserError("--workers: under mpirun every rank measures on one thread (rank 0 "
                       "beside its coordinating thread); start more ranks (mpirun -np N) "

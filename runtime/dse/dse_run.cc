@@ -138,8 +138,38 @@ ojson measure_point(const PointSpec& p, const DseOptions& o) {
   return record_of(p, o, table, measure(p, o, table));
 }
 
+std::vector<nlohmann::json> measure_group(const std::vector<PointSpec>& points,
+                                          const std::vector<size_t>& group,
+                                          const DseOptions& o) {
+  const cost::EnergyTable table = cost::energy_table_for(o.energy);
+  const PointSpec& first = points.at(group.at(0));
+  const Measured m = measure(first, o, table);
+  std::vector<nlohmann::json> records;
+  for (size_t i : group) {
+    // An invalid point is told its own reason (naming it), which costs no run.
+    nlohmann::json rec = record_of(points[i], o, table,
+                                   m.status == "invalid" && i != group.front()
+                                       ? measure(points[i], o, table)
+                                       : m);
+    if (m.status == "failed" && i != group.front())
+      rec["reason"] = m.reason + " (measured on point '" + first.name +
+                      "', the same hardware at another clock)";
+    records.push_back(std::move(rec));
+  }
+  return records;
+}
+
+GroupRunner thread_group_runner(const std::vector<PointSpec>& points, const DseOptions& o) {
+  return [&points, &o](const std::vector<std::vector<size_t>>& groups,
+                       const std::function<void(size_t, std::vector<nlohmann::json>)>& done) {
+    tune::parallel_for(groups.size(), o.jobs,
+                       [&](size_t g) { done(g, measure_group(points, groups[g], o)); });
+  };
+}
+
 DseRun run_dse(const std::vector<PointSpec>& points, const DseOptions& o,
-               const std::function<void(const std::string&)>& progress) {
+               const std::function<void(const std::string&)>& progress,
+               const GroupRunner& runner) {
   ResultsDb db(o.db);
   DseRun out;
   out.records.resize(points.size());
@@ -160,7 +190,7 @@ DseRun run_dse(const std::vector<PointSpec>& points, const DseOptions& o,
     progress(std::to_string(points.size() - todo.size()) + " of " +
              std::to_string(points.size()) + " points from the results database '" + o.db + "'");
   // Points that run alike (the same hardware and platform but for the clock) are measured
-  // once, in one task of the pool.
+  // once, as one group.
   std::vector<std::vector<size_t>> groups;
   std::map<std::string, size_t> group_of;
   for (size_t i : todo) {
@@ -168,23 +198,18 @@ DseRun run_dse(const std::vector<PointSpec>& points, const DseOptions& o,
     if (fresh) groups.emplace_back();
     groups[it->second].push_back(i);
   }
-  const cost::EnergyTable table = cost::energy_table_for(o.energy);
   std::mutex mu;
   size_t done = 0;
-  tune::parallel_for(groups.size(), o.jobs, [&](size_t g) {
-    const Measured m = measure(points[groups[g].front()], o, table);
-    for (size_t i : groups[g]) {
-      // An invalid point is told its own reason (naming it), which costs no run.
-      nlohmann::json rec = record_of(points[i], o, table,
-                                     m.status == "invalid" && i != groups[g].front()
-                                         ? measure(points[i], o, table)
-                                         : m);
-      if (m.status == "failed" && i != groups[g].front())
-        rec["reason"] = m.reason + " (measured on point '" + points[groups[g].front()].name +
-                        "', the same hardware at another clock)";
-      db.put(rec);
-      std::lock_guard<std::mutex> lock(mu);
-      out.records[i] = std::move(rec);
+  runner(groups, [&](size_t g, std::vector<nlohmann::json> records) {
+    if (records.size() != groups.at(g).size())
+      throw InternalError("dse: group " + std::to_string(g) + " came back with " +
+                          std::to_string(records.size()) + " records for " +
+                          std::to_string(groups[g].size()) + " points");
+    std::lock_guard<std::mutex> lock(mu);
+    for (size_t k = 0; k < records.size(); ++k) {
+      const size_t i = groups[g][k];
+      db.put(records[k]);
+      out.records[i] = std::move(records[k]);
       ++done;
       if (progress)
         progress("[" + std::to_string(done) + "/" + std::to_string(todo.size()) + "] " +

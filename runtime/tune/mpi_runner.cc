@@ -5,7 +5,7 @@
 //                          when asked (random and evolutionary measure every valid candidate
 //                          they compile) or keep the build for a kWork (the model's population);
 //   kWork -> kResult:      measure, reusing the build the worker kept (else compiling again);
-//   kClear: drop the kept builds (after each measured batch); kStop: leave the loop.
+//   kClear: drop the kept builds (after each measured batch); kStopTag: leave the loop.
 // Candidates are handed out in order as slots free up (PrefixDispatch: the same prefix is
 // compiled as one at a time would); a worker rank gets a second one queued while plenty are
 // left, so it never waits for the coordinator between two. Sends never block (Outbox). Nobody
@@ -30,6 +30,7 @@
 
 #include "hardware/isa/errors.h"
 #include "runtime/tune/candidate_worker.h"
+#include "runtime/tune/mpi_messages.h"
 #include "runtime/tune/prefix_dispatch.h"
 #include "runtime/tune/worker_thread.h"
 
@@ -37,7 +38,7 @@ namespace weft::rt::tune {
 
 namespace {
 
-constexpr int kPrepare = 1, kPrepared = 2, kWork = 3, kResult = 4, kClear = 5, kStop = 6;
+constexpr int kPrepare = 1, kPrepared = 2, kWork = 3, kResult = 4, kClear = 5;
 // How long the coordinator sleeps between looks for a worker rank's message: short after a
 // message (more may follow), doubling while none comes. A worker rank mostly has its next
 // candidate queued already, so the longest wait costs it little; the polling itself costs
@@ -54,48 +55,6 @@ bool launched_by_mpirun() {
   for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
     if (std::getenv(v)) return true;
   return false;
-}
-
-// Messages sent without blocking. A blocking MPI_Send does not return until the receiver
-// takes the message (OpenMPI's shared-memory transport hands the buffer back only then), so a
-// coordinator queueing the next candidate for a busy worker would wait for that worker's
-// current one. Each text stays here until its send completes; reap() is called while polling.
-class Outbox {
- public:
-  Outbox() = default;
-  Outbox(const Outbox&) = delete;
-  Outbox& operator=(const Outbox&) = delete;
-  ~Outbox() { flush(); }
-  void send(std::string text, int to, int tag) {
-    auto owned = std::make_unique<std::string>(std::move(text));  // fixed address
-    MPI_Request r;
-    MPI_Isend(owned->data(), static_cast<int>(owned->size()), MPI_CHAR, to, tag, MPI_COMM_WORLD,
-              &r);
-    pending_.emplace_back(r, std::move(owned));
-  }
-  void reap() {
-    for (auto it = pending_.begin(); it != pending_.end();) {
-      int done = 0;
-      MPI_Test(&it->first, &done, MPI_STATUS_IGNORE);
-      it = done ? pending_.erase(it) : std::next(it);
-    }
-  }
-  /// Waits until every message was taken (the receivers must still be listening).
-  void flush() {
-    for (auto& p : pending_) MPI_Wait(&p.first, MPI_STATUS_IGNORE);
-    pending_.clear();
-  }
-
- private:
-  std::list<std::pair<MPI_Request, std::unique_ptr<std::string>>> pending_;
-};
-
-std::string recv_text(const MPI_Status& st) {
-  int n = 0;
-  MPI_Get_count(&st, MPI_CHAR, &n);
-  std::string s(static_cast<size_t>(n), '\0');
-  MPI_Recv(s.data(), n, MPI_CHAR, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  return s;
 }
 
 // CPU time of the calling thread (the coordinator: it alone calls the runner).
@@ -306,7 +265,7 @@ class MpiRunner : public Runner {
 
 }  // namespace
 
-MpiSession::MpiSession() {
+MpiSession::MpiSession(const std::string&, const std::string&) {
   if (!launched_by_mpirun()) return;
   int provided = 0;
   // Only the main thread calls MPI (rank 0's measuring thread never does).
@@ -328,18 +287,12 @@ void mpi_worker_loop(MpiSession&, const std::vector<Task>& tasks) {
   CandidateWorker worker(tasks);
   Outbox outbox;  // replies go out without waiting for the coordinator to take them
   for (;;) {
-    // Wait for the coordinator, sleeping longer the longer it stays quiet (a batch's serial
-    // part: sampling, ranking, the model's retrain), never spinning.
-    MPI_Status st;
-    for (int flag = 0, us = 20;; us = std::min(us * 2, 1000)) {
-      outbox.reap();
-      MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
-      if (flag) break;
-      std::this_thread::sleep_for(std::chrono::microseconds(us));
-    }
+    // The coordinator may stay quiet a while (a batch's serial part: sampling, ranking, the
+    // model's retrain).
+    const MPI_Status st = wait_for_coordinator(outbox);
     const std::string text = recv_text(st);
     switch (st.MPI_TAG) {
-      case kStop:
+      case kStopTag:
         return;  // the coordinator took every reply before saying stop: the outbox empties
       case kClear:
         worker.clear();
@@ -365,7 +318,7 @@ void mpi_stop_workers(MpiSession& s) { s.stop_workers(); }
 void MpiSession::stop_workers() {
   if (!initialized_ || rank_ != 0 || stopped_) return;
   stopped_ = true;
-  for (int w = 1; w < size_; ++w) MPI_Send(nullptr, 0, MPI_CHAR, w, kStop, MPI_COMM_WORLD);
+  for (int w = 1; w < size_; ++w) MPI_Send(nullptr, 0, MPI_CHAR, w, kStopTag, MPI_COMM_WORLD);
 }
 
 }  // namespace weft::rt::tune

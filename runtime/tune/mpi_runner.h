@@ -10,6 +10,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "runtime/tune/search.h"
@@ -19,7 +20,9 @@ namespace weft::rt::tune {
 /// MPI_Init/MPI_Finalize when the process was started by mpirun; inactive otherwise.
 class MpiSession {
  public:
-  MpiSession();
+  /// `command` and `threads_option` name the verb and its thread-pool option in the error of a
+  /// multi-rank launch of a build without MPI.
+  MpiSession(const std::string& command, const std::string& threads_option);
   ~MpiSession();
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;

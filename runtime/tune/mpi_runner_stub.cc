@@ -7,14 +7,14 @@
 
 namespace weft::rt::tune {
 
-MpiSession::MpiSession() {
+MpiSession::MpiSession(const std::string& command, const std::string& threads_option) {
   for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"}) {
     const char* e = std::getenv(v);
     if (e && std::atoi(e) > 1)
-      throw UserError("tune: started by mpirun with " + std::string(e) +
+      throw UserError(command + ": started by mpirun with " + std::string(e) +
                       " ranks, but this weft was built without MPI (install libopenmpi-dev and "
-                      "reconfigure), so every rank would tune alone; run it without mpirun "
-                      "(--workers N uses threads)");
+                      "reconfigure), so every rank would do the whole work alone; run it "
+                      "without mpirun (" + threads_option + " uses threads)");
   }
 }
 MpiSession::~MpiSession() = default;
