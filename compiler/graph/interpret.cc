@@ -275,20 +275,28 @@ void matmul(Op<T>& op) {
 
 template <typename T>
 void transpose(Op<T>& op) {
-  transpose_kernel<T>(op.in(0).f.data(), op.in(0).shape, op.n.get_ints("perm"), op.y.f.data());
+  const HostValue<T>& x = op.in(0);
+  const std::vector<int64_t> perm = op.n.get_ints("perm");
+  if (op.over && op.over->transpose(x.f.data(), x.shape, perm, op.y.f.data())) return;
+  transpose_kernel<T>(x.f.data(), x.shape, perm, op.y.f.data());
 }
 
 template <typename T>
 void resize(Op<T>& op) {
   const HostValue<T>& x = op.in(0);
-  resize_kernel<T>(x.f.data(), x.shape, resize_axes(op.n, x.shape, op.y.shape), op.y.f.data());
+  const std::vector<ResizeAxis> axes = resize_axes(op.n, x.shape, op.y.shape);
+  if (op.over && op.over->resize(x.f.data(), x.shape, axes, op.y.f.data())) return;
+  resize_kernel<T>(x.f.data(), x.shape, axes, op.y.f.data());
 }
 
 // Elements [start, end) of one axis: outer blocks of the input copied in order.
 template <typename T>
 void slice(Op<T>& op) {
-  slice_kernel<T>(op.in(0).f.data(), op.in(0).shape, static_cast<size_t>(op.n.get_int("axis", 0)),
-                  op.n.get_int("start", 0), op.n.get_int("end", 0), op.y.f.data());
+  const HostValue<T>& x = op.in(0);
+  const size_t axis = static_cast<size_t>(op.n.get_int("axis", 0));
+  const int64_t b = op.n.get_int("start", 0), e = op.n.get_int("end", 0);
+  if (op.over && op.over->slice(x.f.data(), x.shape, axis, b, e, op.y.f.data())) return;
+  slice_kernel<T>(x.f.data(), x.shape, axis, b, e, op.y.f.data());
 }
 
 template <typename T>
@@ -304,6 +312,7 @@ void reduce_mean(Op<T>& op) {
   const HostValue<T>& x = op.in(0);
   std::vector<bool> reduced(x.shape.size(), false);
   for (int64_t a : op.n.get_ints("axes")) reduced[static_cast<size_t>(a)] = true;
+  if (op.over && op.over->reduce_mean(x.f.data(), x.shape, reduced, op.y.f.data())) return;
   reduce_mean_kernel<T>(x.f.data(), x.shape, reduced, op.y.f.data(), op.y.elements());
 }
 

@@ -22,6 +22,7 @@
 
 #include "compiler/graph/graph.h"
 #include "compiler/graph/interpret_kernels.h"
+#include "compiler/graph/resize.h"
 #include "compiler/ops/float_eltwise.h"
 
 namespace weft::compiler::graph {
@@ -76,6 +77,26 @@ class KernelOverrides {
   /// Softmax of `x` (shape `xs`) along `axis` (opset 13). Default: declined.
   virtual bool softmax(const T* /*x*/, const std::vector<int64_t>& /*xs*/, int64_t /*axis*/,
                        T* /*y*/) {
+    return false;
+  }
+  /// Transpose of `x` (shape `xs`) by `perm`. Default: declined.
+  virtual bool transpose(const T* /*x*/, const std::vector<int64_t>& /*xs*/,
+                         const std::vector<int64_t>& /*perm*/, T* /*y*/) {
+    return false;
+  }
+  /// Elements [begin, end) of dimension `axis` of `x` (shape `xs`). Default: declined.
+  virtual bool slice(const T* /*x*/, const std::vector<int64_t>& /*xs*/, size_t /*axis*/,
+                     int64_t /*begin*/, int64_t /*end*/, T* /*y*/) {
+    return false;
+  }
+  /// Mean of `x` (shape `xs`) over the dimensions flagged in `reduced`. Default: declined.
+  virtual bool reduce_mean(const T* /*x*/, const std::vector<int64_t>& /*xs*/,
+                           const std::vector<bool>& /*reduced*/, T* /*y*/) {
+    return false;
+  }
+  /// Resize of `x` (shape `xs`) by `axes` (resize.h). Default: declined.
+  virtual bool resize(const T* /*x*/, const std::vector<int64_t>& /*xs*/,
+                      const std::vector<ResizeAxis>& /*axes*/, T* /*y*/) {
     return false;
   }
   /// LayerNormalization of `x` (shape `xs`) from `axis` on; scale/bias of scale_n/bias_n

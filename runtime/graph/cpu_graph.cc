@@ -208,6 +208,26 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
     return took(llvm_softmax_f32(x, y, s.outer, s.n, s.inner));
   }
 
+  bool transpose(const float* x, const std::vector<int64_t>& xs, const std::vector<int64_t>& perm,
+                 float* y) override {
+    return took(llvm_transpose_f32(x, xs, perm, y));
+  }
+
+  bool slice(const float* x, const std::vector<int64_t>& xs, size_t axis, int64_t begin,
+             int64_t end, float* y) override {
+    return took(llvm_slice_f32(x, xs, axis, begin, end, y));
+  }
+
+  bool reduce_mean(const float* x, const std::vector<int64_t>& xs,
+                   const std::vector<bool>& reduced, float* y) override {
+    return took(llvm_reduce_mean_f32(x, xs, reduced, y));
+  }
+
+  bool resize(const float* x, const std::vector<int64_t>& xs,
+              const std::vector<compiler::graph::ResizeAxis>& axes, float* y) override {
+    return took(llvm_resize_f32(x, xs, axes, y));
+  }
+
   bool layer_norm(const float* x, const std::vector<int64_t>& xs, int64_t axis, double eps,
                   const float* scale, int64_t scale_n, const float* bias, int64_t bias_n,
                   float* y) override {

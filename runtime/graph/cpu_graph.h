@@ -1,8 +1,9 @@
 // Running a graph of ONNX operators (as imported, before Weft's quantizer and passes) on the
 // host, both paths through compiler/graph's host interpreter (interpret.h): on the LLVM CPU
 // backend in float32 (Interpreter<float> with JIT-compiled kernels of runtime/cpu for Conv, Gemm
-// and MatMul and llvm_kernels.h's graph kernels for the element-wise operators, pools and batch
-// norm), and as the float64 reference (Interpreter<double> with its plain loops). Quantized
+// and MatMul and llvm_kernels.h's graph kernels for the element-wise operators, pools, batch
+// norm, Softmax, LayerNormalization, Transpose, Slice, ReduceMean and Resize), and as the
+// float64 reference (Interpreter<double> with its plain loops). Quantized
 // ONNX operators (QuantizeLinear, DequantizeLinear, QLinearConv) run with ONNX's arithmetic
 // (round half to even, saturation) on int8 values. Weft's own operator kinds (after
 // quantization and fusion) are the accelerator executor's, not these.

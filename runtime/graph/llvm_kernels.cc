@@ -12,6 +12,8 @@
 #include <mutex>
 
 #include "compiler/graph/elementwise.h"
+#include "compiler/graph/transformer_kernels.h"
+#include "compiler/ops/cpu/data_movement.h"
 #include "compiler/ops/cpu/elementwise.h"
 #include "compiler/ops/cpu/normalization.h"
 #include "compiler/ops/cpu/packed.h"
@@ -490,6 +492,75 @@ bool llvm_layer_norm_f32(const float* x, const float* scale, const float* bias, 
   if (bias_n) args.push_back(const_cast<float*>(bias));
   args.push_back(y);
   run_cached(key, [&] { return ops::layer_norm_f32(rows, len, eps, scale_n, bias_n); }, args);
+  return true;
+}
+
+bool llvm_transpose_f32(const float* x, const std::vector<int64_t>& xs,
+                        const std::vector<int64_t>& perm, float* y) {
+  if (xs.empty()) return false;  // a scalar: the loop's copy
+  int64_t count = 1;
+  for (int64_t d : xs) count *= d;
+  if (count <= 0) return true;
+  run_cached("transpose f32 [" + ints_str(xs) + "] perm [" + ints_str(perm) + "]",
+             [&] { return ops::transpose_f32(xs, perm); }, {const_cast<float*>(x), y});
+  return true;
+}
+
+bool llvm_slice_f32(const float* x, const std::vector<int64_t>& xs, size_t axis, int64_t begin,
+                    int64_t end, float* y) {
+  const auto s = compiler::graph::split_at(xs, static_cast<int64_t>(axis));
+  if (s.outer * (end - begin) * s.inner <= 0) return true;
+  const std::string key = "slice f32 " + std::to_string(s.outer) + "x" + std::to_string(s.n) +
+                          "x" + std::to_string(s.inner) + " [" + std::to_string(begin) + "," +
+                          std::to_string(end) + ")";
+  run_cached(key, [&] { return ops::slice_f32(s.outer, s.n, s.inner, begin, end); },
+             {const_cast<float*>(x), y});
+  return true;
+}
+
+bool llvm_reduce_mean_f32(const float* x, const std::vector<int64_t>& xs,
+                          const std::vector<bool>& reduced, float* y) {
+  // The reduced dimensions as one run [first, last]: [outer, n, inner] around it.
+  size_t first = xs.size(), last = 0;
+  for (size_t d = 0; d < xs.size(); ++d)
+    if (reduced[d]) first = std::min(first, d), last = d;
+  if (first == xs.size()) return false;
+  for (size_t d = first; d <= last; ++d)
+    if (!reduced[d]) return false;
+  int64_t outer = 1, n = 1, inner = 1;
+  for (size_t d = 0; d < xs.size(); ++d) (d < first ? outer : d <= last ? n : inner) *= xs[d];
+  if (outer * n * inner <= 0) return false;  // the loop's own handling of empty tensors
+  const std::string key = "reduce_mean f32 " + std::to_string(outer) + "x" + std::to_string(n) +
+                          "x" + std::to_string(inner);
+  run_cached(key, [&] { return ops::reduce_mean_f32(outer, n, inner); },
+             {const_cast<float*>(x), y});
+  return true;
+}
+
+bool llvm_resize_f32(const float* x, const std::vector<int64_t>& xs,
+                     const std::vector<compiler::graph::ResizeAxis>& axes, float* y) {
+  int64_t count = 1;
+  for (int64_t d : xs) count *= d;
+  if (count <= 0) return false;
+  std::vector<int64_t> shape = xs;
+  std::vector<float> cur(x, x + count), next;
+  for (size_t a = axes.size(); a-- > 0;) {
+    const compiler::graph::ResizeAxis& ax = axes[a];
+    if (ax.identity) continue;
+    const auto s = compiler::graph::split_at(shape, static_cast<int64_t>(a));
+    const int64_t lo = static_cast<int64_t>(ax.w.size());
+    std::vector<int32_t> lo_idx(ax.lo.begin(), ax.lo.end()), hi_idx(ax.hi.begin(), ax.hi.end());
+    std::vector<float> w(ax.w.begin(), ax.w.end());  // as the loop: the weight in float
+    next.assign(static_cast<size_t>(s.outer * lo * s.inner), 0.0f);
+    const std::string key = "resize_axis f32 " + std::to_string(s.outer) + "x" +
+                            std::to_string(s.n) + "x" + std::to_string(s.inner) + " -> " +
+                            std::to_string(lo);
+    run_cached(key, [&] { return ops::resize_axis_f32(s.outer, s.n, lo, s.inner); },
+               {cur.data(), lo_idx.data(), hi_idx.data(), w.data(), next.data()});
+    cur.swap(next);
+    shape[a] = lo;
+  }
+  std::copy(cur.begin(), cur.end(), y);
   return true;
 }
 

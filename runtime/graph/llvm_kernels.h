@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "compiler/graph/graph.h"
+#include "compiler/graph/resize.h"
 #include "compiler/ops/float_eltwise.h"
 #include "runtime/graph/packed_io.h"
 
@@ -92,5 +93,17 @@ bool llvm_softmax_f32(const float* x, float* y, int64_t outer, int64_t n, int64_
 /// 0: none), each read at i % n.
 bool llvm_layer_norm_f32(const float* x, const float* scale, const float* bias, float* y,
                          int64_t rows, int64_t len, double eps, int64_t scale_n, int64_t bias_n);
+/// Transpose of x (shape xs, rank 1 or more) by perm (compiler/ops/cpu/data_movement.h).
+bool llvm_transpose_f32(const float* x, const std::vector<int64_t>& xs,
+                        const std::vector<int64_t>& perm, float* y);
+/// Elements [begin, end) of dimension `axis` of x (shape xs).
+bool llvm_slice_f32(const float* x, const std::vector<int64_t>& xs, size_t axis, int64_t begin,
+                    int64_t end, float* y);
+/// Mean over the dimensions flagged in `reduced`; false (declined) unless they are adjacent.
+bool llvm_reduce_mean_f32(const float* x, const std::vector<int64_t>& xs,
+                          const std::vector<bool>& reduced, float* y);
+/// Resize by `axes` (compiler/graph/resize.h), one kernel per resized axis, the last first.
+bool llvm_resize_f32(const float* x, const std::vector<int64_t>& xs,
+                     const std::vector<compiler::graph::ResizeAxis>& axes, float* y);
 
 }  // namespace weft::rt::graph

@@ -58,5 +58,20 @@ bool llvm_layer_norm_f32(const float*, const float*, const float*, float*, int64
                          double, int64_t, int64_t) {
   return false;
 }
+bool llvm_transpose_f32(const float*, const std::vector<int64_t>&, const std::vector<int64_t>&,
+                        float*) {
+  return false;
+}
+bool llvm_slice_f32(const float*, const std::vector<int64_t>&, size_t, int64_t, int64_t, float*) {
+  return false;
+}
+bool llvm_reduce_mean_f32(const float*, const std::vector<int64_t>&, const std::vector<bool>&,
+                          float*) {
+  return false;
+}
+bool llvm_resize_f32(const float*, const std::vector<int64_t>&,
+                     const std::vector<compiler::graph::ResizeAxis>&, float*) {
+  return false;
+}
 
 }  // namespace weft::rt::graph

@@ -14,6 +14,7 @@
 #include "compiler/graph/models/resnet.h"
 #include "compiler/graph/pipeline.h"
 #include "compiler/graph/reference_int8.h"
+#include "compiler/graph/resize.h"
 #include "compiler/graph/transformer_kernels.h"
 #include "runtime/graph/cpu_kernels.h"
 #include "runtime/graph/executor.h"
@@ -324,6 +325,71 @@ TEST(LlvmKernels, SoftmaxAndLayerNormMatchTheHostLoops) {
   compiler::graph::layer_norm_kernel<double>(zd.data(), {6, 4, 9}, 1, 1e-5, scd.data(), 9,
                                              bid.data(), 36, ln.data());
   for (size_t i = 0; i < out.size(); ++i) EXPECT_NEAR(out[i], ln[i], 1e-5 * (1 + std::fabs(ln[i]))) << i;
+}
+
+// Transpose, Slice and ReduceMean move or sum the same floats in the same order as the host
+// interpreter's float loops: equal bit for bit. Resize's linear blend may fuse its multiply and
+// add (the JIT allows contraction): equal to rounding.
+TEST(LlvmKernels, DataMovementAndReduceMeanMatchTheHostLoopsBitForBit) {
+  if (!have_llvm_kernels()) GTEST_SKIP() << "built without the LLVM CPU backend";
+  std::mt19937 rng(11);
+  std::normal_distribution<float> d(0.f, 3.f);
+  auto filled = [&](size_t n) {
+    std::vector<float> v(n);
+    for (auto& e : v) e = d(rng);
+    return v;
+  };
+  auto same = [](const std::vector<float>& a, const std::vector<float>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * 4) == 0;
+  };
+  const std::vector<int64_t> xs = {2, 3, 5, 7};
+  const std::vector<float> x = filled(2 * 3 * 5 * 7);
+  for (const std::vector<int64_t>& perm :
+       {std::vector<int64_t>{0, 2, 1, 3}, {3, 2, 1, 0}, {0, 1, 3, 2}, {1, 0, 2, 3}}) {
+    std::vector<float> y(x.size()), want(x.size());
+    ASSERT_TRUE(llvm_transpose_f32(x.data(), xs, perm, y.data()));
+    compiler::graph::transpose_kernel<float>(x.data(), xs, perm, want.data());
+    EXPECT_TRUE(same(y, want)) << perm[0] << perm[1] << perm[2] << perm[3];
+  }
+  for (size_t axis = 0; axis < xs.size(); ++axis) {
+    const int64_t b = 1, e = xs[axis];
+    std::vector<float> y(x.size() / xs[axis] * (e - b)), want(y.size());
+    ASSERT_TRUE(llvm_slice_f32(x.data(), xs, axis, b, e, y.data()));
+    compiler::graph::slice_kernel<float>(x.data(), xs, axis, b, e, want.data());
+    EXPECT_TRUE(same(y, want)) << "axis " << axis;
+  }
+  for (const std::vector<bool>& reduced : {std::vector<bool>{false, false, false, true},
+                                           {false, false, true, true},
+                                           {false, true, true, false},
+                                           {true, false, false, false}}) {
+    int64_t kept = 1;
+    for (size_t k = 0; k < xs.size(); ++k) kept *= reduced[k] ? 1 : xs[k];
+    std::vector<float> y(static_cast<size_t>(kept)), want(y.size());
+    ASSERT_TRUE(llvm_reduce_mean_f32(x.data(), xs, reduced, y.data()));
+    compiler::graph::reduce_mean_kernel<float>(x.data(), xs, reduced, want.data(), kept);
+    EXPECT_TRUE(same(y, want));
+  }
+  // Dimensions that are not adjacent are left to the loop.
+  std::vector<float> y4(2 * 5);
+  EXPECT_FALSE(llvm_reduce_mean_f32(x.data(), xs, {false, true, false, true}, y4.data()));
+
+  // Linear along H and W (2x up, 3 -> 2 down), nearest-like weights (0) on one axis.
+  compiler::graph::ResizeAxis keep, up, down;
+  keep.identity = true;
+  for (int64_t i = 0; i < 10; ++i) {
+    up.lo.push_back(std::max<int64_t>(0, (i - 1) / 2));
+    up.hi.push_back(std::min<int64_t>(4, (i + 1) / 2));
+    up.w.push_back(0.25 * double(i % 4));
+  }
+  down.lo = {0, 3};
+  down.hi = {0, 6};
+  down.w = {0.0, 0.375};
+  const std::vector<compiler::graph::ResizeAxis> axes = {keep, keep, up, down};
+  std::vector<float> y(2 * 3 * 10 * 2), want(y.size());
+  ASSERT_TRUE(llvm_resize_f32(x.data(), xs, axes, y.data()));
+  compiler::graph::resize_kernel<float>(x.data(), xs, axes, want.data());
+  for (size_t i = 0; i < y.size(); ++i)
+    EXPECT_NEAR(y[i], want[i], 1e-6f * (1 + std::fabs(want[i]))) << i;
 }
 
 TEST(LlvmKernels, FloatElementwiseFunctionsMatchTheScalarDefinitions) {
