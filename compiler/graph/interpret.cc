@@ -288,7 +288,8 @@ void resize(Op<T>& op) {
 template <typename T>
 void slice(Op<T>& op) {
   slice_kernel<T>(op.in(0).f.data(), op.in(0).shape, static_cast<size_t>(op.n.get_int("axis", 0)),
-                  op.n.get_int("start", 0), op.n.get_int("end", 0), op.y.f.data());
+                  op.n.get_int("start", 0), op.n.get_int("end", 0), op.y.f.data(),
+                  op.n.get_int("step", 1));
 }
 
 template <typename T>
