@@ -124,7 +124,7 @@ TEST_F(TorchvisionPatterns, BadScatterIndexIsANamedError) {
   const auto r = weft("run " + model("bad_window_mask") + " --input " + input("bad_window_mask") +
                       " --target llvm --save " + path("out"));
   EXPECT_EQ(r.code, 1);
-  EXPECT_THAT(r.err, HasSubstr("node 'scatternd_20' (ScatterND): index 8 is outside axis 0 of [8]"));
+  EXPECT_THAT(r.err, HasSubstr("node 'scatternd_22' (ScatterND): index 8 is outside axis 0 of [8]"));
   EXPECT_FALSE(fs::exists(path("out")));
 }
 
