@@ -238,11 +238,13 @@ std::vector<TensorType> infer_output_types(const Graph& g, const Node& n) {
     case OpKind::Slice: {
       if (x.dtype != DType::I8) want_f32(n, x);  // int8: split_groups' channel slices
       const int64_t axis = n.get_int("axis", -1), b = n.get_int("start", -1), e = n.get_int("end", -1);
+      const int64_t step = n.get_int("step", 1);
       want_axis(n, axis, x.rank());
       if (b < 0 || e <= b || e > x.shape[static_cast<size_t>(axis)])
         fail(n, "elements [" + std::to_string(b) + ", " + std::to_string(e) + ") are not inside axis " +
                     std::to_string(axis) + " of " + shape_str(x.shape));
-      out.shape[static_cast<size_t>(axis)] = e - b;
+      if (step < 1) fail(n, "step " + std::to_string(step) + " is below 1");
+      out.shape[static_cast<size_t>(axis)] = (e - b + step - 1) / step;
       break;
     }
     case OpKind::Softmax:

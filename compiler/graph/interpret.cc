@@ -295,8 +295,9 @@ void slice(Op<T>& op) {
   const HostValue<T>& x = op.in(0);
   const size_t axis = static_cast<size_t>(op.n.get_int("axis", 0));
   const int64_t b = op.n.get_int("start", 0), e = op.n.get_int("end", 0);
-  if (op.over && op.over->slice(x.f.data(), x.shape, axis, b, e, op.y.f.data())) return;
-  slice_kernel<T>(x.f.data(), x.shape, axis, b, e, op.y.f.data());
+  const int64_t step = op.n.get_int("step", 1);
+  if (op.over && op.over->slice(x.f.data(), x.shape, axis, b, e, step, op.y.f.data())) return;
+  slice_kernel<T>(x.f.data(), x.shape, axis, b, e, op.y.f.data(), step);
 }
 
 template <typename T>

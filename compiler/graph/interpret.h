@@ -84,9 +84,10 @@ class KernelOverrides {
                          const std::vector<int64_t>& /*perm*/, T* /*y*/) {
     return false;
   }
-  /// Elements [begin, end) of dimension `axis` of `x` (shape `xs`). Default: declined.
+  /// Elements begin, begin + step, ... (< end) of dimension `axis` of `x` (shape `xs`; step
+  /// positive). Default: declined.
   virtual bool slice(const T* /*x*/, const std::vector<int64_t>& /*xs*/, size_t /*axis*/,
-                     int64_t /*begin*/, int64_t /*end*/, T* /*y*/) {
+                     int64_t /*begin*/, int64_t /*end*/, int64_t /*step*/, T* /*y*/) {
     return false;
   }
   /// Mean of `x` (shape `xs`) over the dimensions flagged in `reduced`. Default: declined.

@@ -207,17 +207,24 @@ void concat_kernel(const std::vector<const T*>& parts, const std::vector<int64_t
   }
 }
 
-/// Elements [b, e) of axis `axis` of x (shape `shape`): each outer block's run copied in order
-/// (ONNX Split's parts; the int8 channel slices of split_groups).
+/// Elements b, b + step, ... below e of axis `axis` of x (shape `shape`): each outer block's
+/// runs copied in order (ONNX Split's parts; the int8 channel slices of split_groups; torch's
+/// x[..., 0::2, :] with step 2).
 template <typename T>
 void slice_kernel(const T* x, const std::vector<int64_t>& shape, size_t axis, int64_t b,
-                  int64_t e, T* y) {
+                  int64_t e, T* y, int64_t step = 1) {
   int64_t outer = 1, inner = 1;
   for (size_t d = 0; d < axis; ++d) outer *= shape[d];
   for (size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
   const int64_t dim = shape[axis];
-  for (int64_t o = 0; o < outer; ++o)
-    y = std::copy(x + (o * dim + b) * inner, x + (o * dim + e) * inner, y);
+  for (int64_t o = 0; o < outer; ++o) {
+    if (step == 1) {
+      y = std::copy(x + (o * dim + b) * inner, x + (o * dim + e) * inner, y);
+      continue;
+    }
+    for (int64_t i = b; i < e; i += step)
+      y = std::copy(x + (o * dim + i) * inner, x + (o * dim + i + 1) * inner, y);
+  }
 }
 
 /// C[M, N] = A[M, K] W[N, K]^T, each element summed over k in order from 0.

@@ -18,6 +18,10 @@
 
 namespace weft::compiler::graph {
 
+namespace {
+constexpr int kMaxShift = 31;  // the epilogue's and the CPU kernels' largest right shift
+}  // namespace
+
 int pow2_exponent(double max_abs) {
   if (!(max_abs > 0)) return -20;
   return static_cast<int>(std::ceil(std::log2(max_abs / 127.0)));
@@ -48,10 +52,12 @@ int residual_input(const Graph& g, const Node& add) {
 }
 
 // Operators the int8 path has no kernel for and whose int8 form would cost accuracy (softmax
-// and layer norm inputs, means, transposes of attention heads): kept in fp32 on the CPU.
+// and layer norm inputs, means, transposes of attention heads), and a BatchNormalization that
+// fold_batch_norm left (it does not follow a convolution: DenseNet's pre-activation BN -> ReLU
+// -> Conv): kept in fp32 on the CPU.
 bool float_only(OpKind k) {
   return k == OpKind::Transpose || k == OpKind::Slice || k == OpKind::Softmax || k == OpKind::ReduceMean ||
-         k == OpKind::LayerNormalization || k == OpKind::Resize;
+         k == OpKind::LayerNormalization || k == OpKind::Resize || k == OpKind::BatchNormalization;
 }
 
 }  // namespace
@@ -102,9 +108,25 @@ Graph quantize(const Graph& network, const QuantizeOptions& opt) {
         break;
     }
   }
+  // A constant Concat input (ViT's class token) is stored in int8 at the Concat's shared scale,
+  // so its own values count towards that scale; other constants (weights, shapes) do not.
+  std::set<ValueId> concat_consts;
+  for (NodeId id : order) {
+    const Node& n = g.node(id);
+    if (n.kind != OpKind::Concat) continue;
+    for (ValueId in : n.inputs) {
+      const Value& c = g.value(in);
+      if (!c.is_constant()) continue;
+      if (c.type.dtype != DType::F32) unsupported(n, "a constant input '" + c.name + "' is not f32");
+      concat_consts.insert(in);
+      for (int64_t i = 0, e = c.type.elements(); i < e; ++i)
+        maxabs[in] = std::max(maxabs[in], static_cast<double>(std::fabs(c.data->f32()[i])));
+    }
+  }
   std::map<int, double> group_max;
   for (size_t v = 0; v < g.num_values(); ++v) {
-    if (g.value(static_cast<ValueId>(v)).is_constant()) continue;
+    if (g.value(static_cast<ValueId>(v)).is_constant() && !concat_consts.count(static_cast<ValueId>(v)))
+      continue;
     double& m = group_max[uf.find(static_cast<int>(v))];
     m = std::max(m, maxabs[v]);
   }
@@ -170,6 +192,15 @@ Graph quantize(const Graph& network, const QuantizeOptions& opt) {
     const ValueId v = n.inputs.at(i);
     auto it = map.find(v);
     if (it != map.end()) return it->second;
+    if (concat_consts.count(v)) {  // in int8 at its group's scale
+      const Value& c = g.value(v);
+      std::vector<int8_t> cq(static_cast<size_t>(c.type.elements()));
+      for (size_t k = 0; k < cq.size(); ++k)
+        cq[k] = ops::quantize(c.data->f32()[k], expo(v));
+      TensorType ct(DType::I8, c.type.shape);
+      ct.quant = QuantParams::pow2(expo(v));
+      return map[v] = q.add_constant(c.name, ct, ConstData::from_i8(cq));
+    }
     auto f = fp32.find(v);
     if (f == fp32.end()) unsupported(n, "input " + std::to_string(i) + " is not a computed tensor");
     return map[v] = q.add_op(OpKind::Quantize, g.value(v).name + ".q", {f->second},
@@ -258,17 +289,7 @@ Graph quantize(const Graph& network, const QuantizeOptions& opt) {
         const double all = *std::max_element(row_max.begin(), row_max.end());
         std::vector<int> ew;
         for (int64_t r = 0; r < rows; ++r) ew.push_back(pow2_exponent(opt.per_channel ? row_max[r] : all));
-        std::vector<int8_t> wq(wf.size());
-        for (int64_t r = 0; r < rows; ++r)
-          for (int64_t i = 0; i < per; ++i) wq[r * per + i] = static_cast<int8_t>(
-                ops::round_clip(std::ldexp(wf[r * per + i], -ew[r]), -127.0, 127.0));
-        TensorType wt(DType::I8, wshape);
-        wt.quant = opt.per_channel ? QuantParams::pow2_per_channel(ew, 0) : QuantParams::pow2(ew[0]);
-        ValueId wv = q.add_constant(w.name, wt, ConstData::from_i8(wq));
-        const int ex = expo(n.inputs[0]), eo = expo(n.outputs[0]);
-        std::vector<int64_t> shifts;
-        for (int64_t r = 0; r < rows; ++r) shifts.push_back(eo - ex - ew[r]);
-        // Bias at 2^(ex+ew), with the shift's rounding term.
+        // The bias, if any (at 2^(ex+ew) below, with the shift's rounding term).
         const float* bf = nullptr;
         int64_t bn = 0;
         if (n.inputs.size() > 2 && n.inputs[2] != kNone) {
@@ -278,6 +299,28 @@ Graph quantize(const Graph& network, const QuantizeOptions& opt) {
           bn = b.type.elements();
           if (bn != rows && bn != 1) unsupported(n, "the bias is not per output channel");
         }
+        const int ex = expo(n.inputs[0]), eo = expo(n.outputs[0]);
+        // A requantization shift past the epilogue's 31 (an output scale 2^32 or more above the
+        // product's: GoogLeNet's random initialization) is folded into the weight's exponent,
+        // down to a shift that leaves the int32 accumulator room for the bias: the coarser
+        // weights move the accumulator by far less than an output LSB (K x 2^(6 - shift) LSBs
+        // at most).
+        for (int64_t r = 0; r < rows; ++r) {
+          if (eo - ex - ew[r] <= kMaxShift) continue;
+          const double b_lsb = bf ? std::fabs(std::ldexp(bf[bn == 1 ? 0 : r], -eo)) : 0.0;
+          const int cap = std::min(kMaxShift, 29 - static_cast<int>(std::ceil(std::log2(1.0 + b_lsb))));
+          ew[r] = std::max(ew[r], eo - ex - std::max(cap, 0));
+        }
+        if (!opt.per_channel) std::fill(ew.begin(), ew.end(), *std::max_element(ew.begin(), ew.end()));
+        std::vector<int8_t> wq(wf.size());
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t i = 0; i < per; ++i) wq[r * per + i] = static_cast<int8_t>(
+                ops::round_clip(std::ldexp(wf[r * per + i], -ew[r]), -127.0, 127.0));
+        TensorType wt(DType::I8, wshape);
+        wt.quant = opt.per_channel ? QuantParams::pow2_per_channel(ew, 0) : QuantParams::pow2(ew[0]);
+        ValueId wv = q.add_constant(w.name, wt, ConstData::from_i8(wq));
+        std::vector<int64_t> shifts;
+        for (int64_t r = 0; r < rows; ++r) shifts.push_back(eo - ex - ew[r]);
         std::vector<int32_t> bq(rows);
         for (int64_t r = 0; r < rows; ++r) {
           const double b = bf ? bf[bn == 1 ? 0 : r] : 0.0;

@@ -13,7 +13,9 @@
 //   input             -> weft.Quantize (round half to even, saturate to [-128, 127])
 //   Conv [+bias]      -> weft.QConv(x, w_i8, bias_i32) {shift = e_out - e_x - e_w, relu=0}
 //   Gemm/MatMul (B constant) -> weft.QDense(x, w_i8 [N,K], bias_i32)
-//   Relu, MaxPool, Flatten, Reshape, Concat -> the same kinds on int8
+//   Relu, MaxPool, Flatten, Reshape, Concat -> the same kinds on int8 (a constant Concat
+//                                              input, ViT's class token, an int8 constant at
+//                                              the Concat's scale, which its values join)
 //   Add, AveragePool, GlobalAveragePool     -> int8 with "out_scale" (requantized, rounding
 //                                              half up)
 //   Sigmoid, Tanh, Erf, Sqrt, HardSigmoid, HardSwish, Sub, Mul, Div, Pow, and an Add that
@@ -21,7 +23,11 @@
 //                     -> the same node in fp32 (the CPU's LLVM kernels), its int8 inputs through
 //                        weft.Dequantize, its output through weft.Quantize at its calibrated
 //                        scale where an int8 node reads it (chains of them stay in fp32)
+//   BatchNormalization that fold_batch_norm left (DenseNet's pre-activation), Transpose,
+//   Slice, Softmax, ReduceMean, LayerNormalization, Resize -> fp32 the same way
 //   outputs           -> weft.Dequantize (f32), or the fp32 value itself
+// A shift past 31 (an output scale 2^32 above the product's) raises the weight exponent until
+// the shift fits the epilogue (docs/graph.md, "quantize").
 // Weights are symmetric int8 in [-127, 127] (per tensor, or per output channel with
 // per_channel); biases int32 at the scale 2^(e_x + e_w), plus the rounding term 2^(shift-1)
 // of the epilogue's shift (so the accelerator's floor shift rounds half up).

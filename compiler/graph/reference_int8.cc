@@ -267,7 +267,8 @@ std::vector<std::vector<float>> reference_int8(const Graph& g,
       case OpKind::Slice: {  // int8 channel slices (split_groups)
         IVec o(static_cast<size_t>(ot.elements()));
         slice_kernel<int32_t>(ints(x).data(), xt.shape, static_cast<size_t>(n.get_int("axis", 0)),
-                              n.get_int("start", 0), n.get_int("end", 0), o.data());
+                              n.get_int("start", 0), n.get_int("end", 0), o.data(),
+                              n.get_int("step", 1));
         iv[y] = o;
         break;
       }

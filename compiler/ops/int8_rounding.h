@@ -110,13 +110,16 @@ constexpr int8_t requantize_average(int64_t sum, int64_t count, int d) {
 /// The accelerator's epilogue of one QConv/QDense output element (quantize.h), as the
 /// accelerator computes it in its int32 accumulator:
 ///   v = wrap32(wrap32(acc) + bias)   the GEMM's sum and the ADD of the bias wrap at 32 bits
-///   v = v >> shift                   arithmetic shift, a floor; shift in [0, 31]
+///   v = v >> shift                   arithmetic shift, a floor; the accelerator takes shift in
+///                                    [0, 31]; a larger one (a CPU kernel's, from a file's
+///                                    scales) floors as 31 does: an int32 over 2^31 or more is
+///                                    its sign, 0 or -1 (a shift past 31 would be undefined)
 ///   v = wrap32(v + residual)         the skip connection's int8 (0 without one)
 ///   clip(v, relu ? 0 : -128, 127)
 constexpr int8_t accel_epilogue(int64_t acc, int32_t bias, int shift, int32_t residual,
                                 bool relu) {
   int32_t v = wrap32(int64_t{wrap32(acc)} + bias);
-  v = v >> shift;
+  v = v >> (shift < 31 ? shift : 31);
   v = wrap32(int64_t{v} + residual);
   return static_cast<int8_t>(clip(v, relu ? 0 : kInt8Min, kInt8Max));
 }

@@ -214,8 +214,8 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
   }
 
   bool slice(const float* x, const std::vector<int64_t>& xs, size_t axis, int64_t begin,
-             int64_t end, float* y) override {
-    return took(llvm_slice_f32(x, xs, axis, begin, end, y));
+             int64_t end, int64_t step, float* y) override {
+    return took(llvm_slice_f32(x, xs, axis, begin, end, step, y));
   }
 
   bool reduce_mean(const float* x, const std::vector<int64_t>& xs,

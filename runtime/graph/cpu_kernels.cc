@@ -270,7 +270,8 @@ void run_cpu_node(const Graph& g, const Node& n, const std::vector<const uint8_t
     }
     case OpKind::Slice:  // int8 channel slices (split_groups)
       compiler::graph::slice_kernel<int8_t>(x8, xt.shape, static_cast<size_t>(n.get_int("axis", 0)),
-                                            n.get_int("start", 0), n.get_int("end", 0), y8);
+                                            n.get_int("start", 0), n.get_int("end", 0), y8,
+                                            n.get_int("step", 1));
       return;
     case OpKind::QConv:
     case OpKind::QDense: {

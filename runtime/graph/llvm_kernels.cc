@@ -507,13 +507,15 @@ bool llvm_transpose_f32(const float* x, const std::vector<int64_t>& xs,
 }
 
 bool llvm_slice_f32(const float* x, const std::vector<int64_t>& xs, size_t axis, int64_t begin,
-                    int64_t end, float* y) {
+                    int64_t end, int64_t step, float* y) {
+  if (step < 1) return false;
   const auto s = compiler::graph::split_at(xs, static_cast<int64_t>(axis));
-  if (s.outer * (end - begin) * s.inner <= 0) return true;
+  const int64_t count = end > begin ? (end - begin + step - 1) / step : 0;
+  if (s.outer * count * s.inner <= 0) return true;
   const std::string key = "slice f32 " + std::to_string(s.outer) + "x" + std::to_string(s.n) +
-                          "x" + std::to_string(s.inner) + " [" + std::to_string(begin) + "," +
-                          std::to_string(end) + ")";
-  run_cached(key, [&] { return ops::slice_f32(s.outer, s.n, s.inner, begin, end); },
+                          "x" + std::to_string(s.inner) + " [" + std::to_string(begin) + ":" +
+                          std::to_string(end) + ":" + std::to_string(step) + "]";
+  run_cached(key, [&] { return ops::slice_f32(s.outer, s.n, s.inner, begin, count, step); },
              {const_cast<float*>(x), y});
   return true;
 }

@@ -96,9 +96,9 @@ bool llvm_layer_norm_f32(const float* x, const float* scale, const float* bias, 
 /// Transpose of x (shape xs, rank 1 or more) by perm (compiler/ops/cpu/data_movement.h).
 bool llvm_transpose_f32(const float* x, const std::vector<int64_t>& xs,
                         const std::vector<int64_t>& perm, float* y);
-/// Elements [begin, end) of dimension `axis` of x (shape xs).
+/// Elements begin, begin + step, ... (< end; step positive) of dimension `axis` of x (shape xs).
 bool llvm_slice_f32(const float* x, const std::vector<int64_t>& xs, size_t axis, int64_t begin,
-                    int64_t end, float* y);
+                    int64_t end, int64_t step, float* y);
 /// Mean over the dimensions flagged in `reduced`; false (declined) unless they are adjacent.
 bool llvm_reduce_mean_f32(const float* x, const std::vector<int64_t>& xs,
                           const std::vector<bool>& reduced, float* y);

@@ -62,7 +62,8 @@ bool llvm_transpose_f32(const float*, const std::vector<int64_t>&, const std::ve
                         float*) {
   return false;
 }
-bool llvm_slice_f32(const float*, const std::vector<int64_t>&, size_t, int64_t, int64_t, float*) {
+bool llvm_slice_f32(const float*, const std::vector<int64_t>&, size_t, int64_t, int64_t, int64_t,
+                    float*) {
   return false;
 }
 bool llvm_reduce_mean_f32(const float*, const std::vector<int64_t>&, const std::vector<bool>&,

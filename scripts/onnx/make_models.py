@@ -782,6 +782,105 @@ def bad_split():
     return m
 
 
+def class_token(seed=47):
+    """ViT's stem: a patch-embedding conv, its patches as tokens (Reshape, Transpose), a constant
+    class token concatenated in front (its values, 4x the tokens', set the Concat's int8 scale)
+    and a linear layer over the tokens."""
+    b = Builder(seed)
+    y = b.conv("input", 3, 64, 4, 4, 0, bias=True)                              # 64x8x8
+    y = b.node("Reshape", [y, b.const("shape", np.array([1, 64, 64], np.int64))])
+    y = b.node("Transpose", [y], perm=[0, 2, 1])                                # 1x64x64
+    cls = (4.0 * b.rng.standard_normal((1, 1, 64))).astype(np.float32)
+    y = b.node("Concat", [b.const("cls", cls), y], axis=1)                      # 1x65x64
+    w = (b.rng.standard_normal((64, 128)) * 0.2).astype(np.float32)
+    y = b.node("MatMul", [y, b.const("fc_w", w)])                               # 1x65x128
+    return b.model("input", [1, 3, 32, 32], y, 13, "class_token")
+
+
+def deep_shift(seed=53):
+    """GoogLeNet's pattern under torchvision's random initialization: the branches of one Concat
+    differ in scale by far more than 2^31, so the small branch's requantization shift (42 in
+    GoogLeNet) is past the epilogue's 31."""
+    b = Builder(seed)
+    x = b.node("Relu", [b.conv("input", 8, 16, 3, 1, 1, bias=True)])
+    big = b.conv(x, 16, 16, 1, bias=True)
+    w = (b.rng.standard_normal((16, 16, 1, 1)) * 1e-12).astype(np.float32)
+    small = b.node("Conv", [x, b.const("w_small", w), b.const("b_small", np.full(16, 1e-3, np.float32))],
+                   "conv", kernel_shape=[1, 1])
+    y = b.node("Concat", [big, small], axis=1)
+    y = b.node("Flatten", [b.node("GlobalAveragePool", [y])], axis=1)
+    w = (b.rng.standard_normal((10, 32)) * 0.3).astype(np.float32)
+    y = b.node("Gemm", [y, b.const("fc_w", w), b.const("fc_b", np.zeros(10, np.float32))], transB=1)
+    return b.model("input", [1, 8, 16, 16], y, 13, "deep_shift")
+
+
+def preact_bn(seed=59):
+    """DenseNet's dense layer: the block's Concat, then BatchNormalization -> ReLU -> Conv (the
+    BatchNormalization follows a Concat, not a convolution, so it cannot fold into one)."""
+    b = Builder(seed)
+    x, c = b.node("Relu", [b.bn(b.conv("input", 3, 16, 3, 1, 1), 16)]), 16
+    for _ in range(2):
+        y = b.conv(b.node("Relu", [b.bn(x, c)]), c, 8, 3, 1, 1)
+        x, c = b.node("Concat", [x, y], axis=1), c + 8
+    y = b.node("Relu", [b.bn(x, 32)])
+    y = b.node("Flatten", [b.node("GlobalAveragePool", [y])], axis=1)
+    w = (b.rng.standard_normal((10, 32)) * 0.3).astype(np.float32)
+    y = b.node("Gemm", [y, b.const("fc_w", w), b.const("fc_b", np.zeros(10, np.float32))], transB=1)
+    return b.model("input", [1, 3, 16, 16], y, 13, "preact_bn")
+
+
+def window_mask(seed=61, bad_index=False):
+    """Swin's shifted-window attention as torch.onnx.export writes it: the padding computed with
+    Mod from the activation's Shape (a Pad of zeros here), PatchMerging's x[:, 0::2] (a Slice
+    with step 2), the attention mask built from constants only (ScatterND into zeros, Sub of
+    two views, Equal, Not, Where) and a Dropout exported in training mode with ratio 0 and an
+    unread mask output."""
+    b = Builder(seed)
+    i64 = np.int64
+
+    def constant(base, array):
+        out = b.name(base)
+        b.nodes.append(helper.make_node("Constant", [], [out], name=out,
+                                        value=numpy_helper.from_array(np.asarray(array))))
+        return out
+
+    x = b.node("Add", ["input", b.const("bias", np.float32(0.5))])              # 1x1x8x4
+    # pad = (4 - L % 4) % 4 on the token axis: 0 here, computed from the Shape
+    n_tok = b.node("Gather", [b.node("Shape", [x]), constant("i2", i64(2))], axis=0)
+    four = constant("four", i64(4))
+    pad = b.node("Mod", [b.node("Sub", [four, b.node("Mod", [n_tok, four])]), four])
+    pads = b.node("Concat", [constant("z2", np.zeros(2, i64)),
+                             b.node("Unsqueeze", [pad, constant("ax", np.array([0], i64))]),
+                             constant("z5", np.zeros(5, i64))], axis=0)
+    x = b.node("Reshape", [b.node("Pad", [x, pads]), constant("s3", np.array([1, 8, 4], i64))])
+    # the mask: zeros [8], windows numbered by ScatterND, pairs that differ get -100
+    idx = np.array([[8]] if bad_index else [[4], [5], [6], [7]], i64)
+    upd = np.ones(1 if bad_index else 4, np.float32)
+    ids = b.node("ScatterND", [b.node("ConstantOfShape", [constant("n8", np.array([8], i64))]),
+                               constant("idx", idx), constant("upd", upd)])
+    diff = b.node("Sub", [b.node("Unsqueeze", [ids, constant("a0", np.array([0], i64))]),
+                          b.node("Unsqueeze", [ids, constant("a1", np.array([1], i64))])])
+    same = b.node("Equal", [diff, constant("zero", np.float32(0))])
+    mask = b.node("Where", [b.node("Not", [same]), constant("m100", np.float32(-100)),
+                            constant("z", np.float32(0))])                      # 8x8
+    scores = b.node("MatMul", [x, b.node("Transpose", [x], perm=[0, 2, 1])])    # 1x8x8
+    p = b.node("Softmax", [b.node("Add", [scores, mask])], axis=-1)
+    drop, unused = b.name("dropout"), b.name("dropout_mask")
+    b.nodes.append(helper.make_node("Dropout", [p, constant("ratio", np.float32(0)),
+                                                constant("train", np.bool_(True))],
+                                    [drop, unused], name=drop))
+    y = b.node("MatMul", [drop, x])                                              # 1x8x4
+    even = b.node("Slice", [y, constant("s0", np.array([0], i64)), constant("e0", np.array([8], i64)),
+                            constant("ax1", np.array([1], i64)), constant("st2", np.array([2], i64))])
+    odd = b.node("Slice", [y, constant("s1", np.array([1], i64)), constant("e1", np.array([8], i64)),
+                           constant("ax1b", np.array([1], i64)), constant("st2b", np.array([2], i64))])
+    y = b.node("Concat", [even, odd], axis=-1)                                  # 1x4x8
+    name = "bad_window_mask" if bad_index else "window_mask"
+    m = b.model("input", [1, 1, 8, 4], y, 13, name)
+    m.graph.output[0].CopyFrom(helper.make_tensor_value_info(y, TensorProto.FLOAT, [1, 4, 8]))
+    return m
+
+
 MODELS = {"resnet18": resnet18, "small_cnn": small_cnn, "tiny_resnet": tiny_resnet,
           "qdq_cnn": qdq_cnn, "qdq_zero_point": qdq_zero_point, "qdq_per_channel": qdq_per_channel,
           "unsupported": unsupported, "bad_attr": bad_attr, "cycle": cycle,
@@ -799,7 +898,9 @@ MODELS = {"resnet18": resnet18, "small_cnn": small_cnn, "tiny_resnet": tiny_resn
           "pad_value": lambda: pad_bad("pad_value", value=1.0), "split_net": split_net,
           "bad_split": bad_split, "depthwise_block": depthwise_block, "grouped_net": grouped_net,
           "bad_group": lambda: bad_group("bad_group", 3, 2), "qlinear_grouped": qlinear_grouped,
-          "bad_group_weight": lambda: bad_group("bad_group_weight", 2, 4)}
+          "bad_group_weight": lambda: bad_group("bad_group_weight", 2, 4),
+          "class_token": class_token, "deep_shift": deep_shift, "preact_bn": preact_bn,
+          "window_mask": window_mask, "bad_window_mask": lambda: window_mask(bad_index=True)}
 INPUTS = {"resnet18": [1, 3, 224, 224], "small_cnn": [1, 3, 16, 16],
           "tiny_resnet": [1, 3, 16, 16], "qdq_cnn": [1, 3, 8, 8], "qdq_per_channel": [1, 16, 16, 16],
           "unsupported": [1, 3, 4, 4], "bad_attr": [1, 4, 6, 6],
@@ -813,7 +914,9 @@ INPUTS = {"resnet18": [1, 3, 224, 224], "small_cnn": [1, 3, 16, 16],
           "pad_reflect": [1, 3, 6, 6], "pad_relu": [1, 3, 6, 6], "pad_value": [1, 3, 6, 6],
           "split_net": [1, 3, 8, 8], "bad_split": [1, 4], "depthwise_block": [1, 16, 16, 16],
           "grouped_net": [1, 16, 12, 12], "bad_group": [1, 4, 6, 6], "bad_group_weight": [1, 4, 6, 6],
-          "qlinear_grouped": [1, 16, 8, 8]}
+          "qlinear_grouped": [1, 16, 8, 8], "class_token": [1, 3, 32, 32],
+          "deep_shift": [1, 8, 16, 16], "preact_bn": [1, 3, 16, 16], "window_mask": [1, 1, 8, 4],
+          "bad_window_mask": [1, 1, 8, 4]}
 
 
 def main(argv):

@@ -8,30 +8,17 @@
 #include <cstring>
 #include <set>
 
+#include "compiler/graph/onnx/fold_evaluator.h"
+#include "compiler/graph/onnx/fold_mask_ops.h"
 #include "hardware/isa/errors.h"
 
 namespace weft::compiler::onnx_import {
 
 namespace {
 
-constexpr int64_t kMaxElements = int64_t(1) << 24;
-
-// Integer arithmetic wraps around in two's complement, as ONNX runtimes (and NumPy) compute
-// it; signed overflow would be undefined behaviour here.
-int64_t wrap_add(int64_t x, int64_t y) {
-  return static_cast<int64_t>(static_cast<uint64_t>(x) + static_cast<uint64_t>(y));
-}
-int64_t wrap_sub(int64_t x, int64_t y) {
-  return static_cast<int64_t>(static_cast<uint64_t>(x) - static_cast<uint64_t>(y));
-}
-int64_t wrap_mul(int64_t x, int64_t y) {
-  return static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
-}
-
-class Evaluator {
+class Evaluator : public FoldEvaluator {
  public:
-  Evaluator(const Model& m, const Node& n, const std::vector<const TensorData*>& in)
-      : m_(m), n_(n), in_(in) {}
+  using FoldEvaluator::FoldEvaluator;
 
   TensorData run() {
     const std::string& op = n_.op;
@@ -48,135 +35,15 @@ class Evaluator {
     if (op == "Slice") return slice();
     if (op == "Reshape") return reshape();
     if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") return arithmetic();
+    if (auto r = evaluate_mask_op(*this)) return *std::move(r);
     fail("operator " + op + " is not folded at import");
   }
 
  private:
-  [[noreturn]] void fail(const std::string& what) const {
-    throw UserError(m_.path + ": " + n_.where() + ": " + what);
-  }
-
-  const TensorData& input(size_t i) const {
-    if (i >= in_.size() || !in_[i]) fail("input " + std::to_string(i) + " is missing");
-    return *in_[i];
-  }
-  bool has(size_t i) const { return i < in_.size() && in_[i]; }
-
-  int64_t int_attr(const std::string& name, int64_t dflt) const {
-    auto it = n_.attrs.find(name);
-    if (it == n_.attrs.end()) return dflt;
-    if (it->second.kind != Attribute::Kind::kInt)
-      fail("attribute '" + name + "' must be an integer");
-    return it->second.i;
-  }
-
-  // A 1-D (or scalar) int64 input as a list.
-  std::vector<int64_t> int_list(size_t i, const std::string& what) const {
-    const TensorData& t = input(i);
-    if (t.type != ElemType::kInt64 && t.type != ElemType::kInt32)
-      fail(what + " must be int64, not " + elem_type_name(t.type));
-    if (t.shape.size() > 1) fail(what + " of shape " + shape_string(t.shape) + " is not 1-D");
-    return t.to_int64();
-  }
-
-  // `axis` made non-negative against `rank`, or a named error.
-  int64_t norm_axis(int64_t axis, int64_t rank) const {
-    const int64_t a = axis < 0 ? axis + rank : axis;
-    if (a < 0 || a >= rank)
-      fail("axis " + std::to_string(axis) + " is outside -" + std::to_string(rank) + ".." +
-           std::to_string(rank - 1));
-    return a;
-  }
-
-  TensorData blank(ElemType type, std::vector<int64_t> shape) const {
-    TensorData t;
-    t.type = type;
-    t.shape = std::move(shape);
-    int64_t n = 1;
-    for (int64_t d : t.shape) {
-      if (d < 0) fail("the result's shape " + shape_string(t.shape) + " has a negative dimension");
-      if (d && n > kMaxElements / d)
-        fail("the result's shape " + shape_string(t.shape) + " has more than 2^24 elements");
-      n *= d;
-    }
-    t.bytes.assign(static_cast<size_t>(n * elem_bytes(type)), 0);
-    return t;
-  }
-
-  static void copy_elem(const TensorData& src, int64_t si, TensorData* dst, int64_t di) {
-    const int b = elem_bytes(src.type);
-    std::memcpy(dst->bytes.data() + di * b, src.bytes.data() + si * b, static_cast<size_t>(b));
-  }
-
-  // Stores `iv` (integer types) or `dv` (float32) at element i.
-  static void put(TensorData* t, int64_t i, int64_t iv, double dv) {
-    uint8_t* p = t->bytes.data() + i * elem_bytes(t->type);
-    switch (t->type) {
-      case ElemType::kFloat32: {
-        const float f = static_cast<float>(dv);
-        std::memcpy(p, &f, 4);
-        break;
-      }
-      case ElemType::kInt64:
-        std::memcpy(p, &iv, 8);
-        break;
-      case ElemType::kInt32: {
-        const int32_t v = static_cast<int32_t>(iv);
-        std::memcpy(p, &v, 4);
-        break;
-      }
-      case ElemType::kInt8:
-        *p = static_cast<uint8_t>(static_cast<int8_t>(iv));
-        break;
-      case ElemType::kUint8:
-        *p = static_cast<uint8_t>(iv);
-        break;
-      case ElemType::kBool:
-        *p = iv != 0;
-        break;
-    }
-  }
-
   TensorData ints(const std::vector<int64_t>& v) const {
     TensorData t = blank(ElemType::kInt64, {static_cast<int64_t>(v.size())});
     for (size_t i = 0; i < v.size(); ++i) put(&t, static_cast<int64_t>(i), v[i], 0);
     return t;
-  }
-
-  // NumPy broadcasting of the inputs' shapes.
-  std::vector<int64_t> broadcast_shape(const std::vector<std::vector<int64_t>>& shapes) const {
-    size_t rank = 0;
-    for (const auto& s : shapes) rank = std::max(rank, s.size());
-    std::vector<int64_t> out(rank, 1);
-    for (const auto& s : shapes) {
-      for (size_t k = 0; k < s.size(); ++k) {
-        int64_t& o = out[rank - s.size() + k];
-        if (s[k] == o || s[k] == 1) continue;
-        if (o != 1) {
-          std::string all;
-          for (const auto& t : shapes) all += (all.empty() ? "" : " and ") + shape_string(t);
-          fail("shapes " + all + " do not broadcast");
-        }
-        o = s[k];
-      }
-    }
-    return out;
-  }
-
-  // The element of a tensor of shape `in` that broadcasts to element `flat` of shape `out`.
-  static int64_t source_index(const std::vector<int64_t>& out, const std::vector<int64_t>& in,
-                              int64_t flat) {
-    int64_t src = 0, stride = 1;
-    for (size_t k = out.size(); k-- > 0;) {
-      const int64_t c = flat % out[k];
-      flat /= out[k];
-      const size_t lead = out.size() - in.size();
-      if (k < lead) continue;
-      const int64_t d = in[k - lead];
-      if (d != 1) src += c * stride;
-      stride *= d;
-    }
-    return src;
   }
 
   // `data` broadcast against the shapes of `all` (Expand: the second is a shape input).
@@ -223,14 +90,6 @@ class Evaluator {
         for (int64_t k = 0; k < inner; ++k) copy_elem(d, (a * dim + at) * inner + k, &out, o++);
       }
     return out;
-  }
-
-  // Integer input `i` of any shape, flattened.
-  std::vector<int64_t> int_list_any(size_t i) const {
-    const TensorData& t = input(i);
-    if (t.type != ElemType::kInt64 && t.type != ElemType::kInt32)
-      fail("input " + std::to_string(i) + " must be int64 or int32, not " + elem_type_name(t.type));
-    return t.to_int64();
   }
 
   TensorData squeeze() {
@@ -319,7 +178,7 @@ class Evaluator {
                  delta = input(2).to_double()[0];
     if (delta == 0) fail("delta is 0");
     const double steps = std::ceil((limit - start) / delta);
-    if (!(steps <= double(kMaxElements))) fail("the range has more than 2^24 elements");
+    if (!(steps <= double(kMaxFoldedElements))) fail("the range has more than 2^24 elements");
     TensorData out = blank(t, {std::max<int64_t>(0, static_cast<int64_t>(steps))});
     const int64_t istart = input(0).to_int64()[0], idelta = input(2).to_int64()[0];
     for (int64_t i = 0, n = out.elements(); i < n; ++i)
@@ -476,12 +335,21 @@ class Evaluator {
   TensorData arithmetic() {
     const TensorData &a = input(0), &b = input(1);
     const bool integer = a.type == ElemType::kInt64 || a.type == ElemType::kInt32;
-    if (!integer || b.type != a.type)
-      fail(std::string("is folded for int64 or int32 inputs of one type, not ") +
+    if (!(integer || a.type == ElemType::kFloat32) || b.type != a.type)
+      fail(std::string("is folded for int64, int32 or float32 inputs of one type, not ") +
            elem_type_name(a.type) + " and " + elem_type_name(b.type));
     TensorData out = blank(a.type, broadcast_shape({a.shape, b.shape}));
-    const auto ia = a.to_int64(), ib = b.to_int64();
     const char op = n_.op[0];
+    if (!integer) {  // in double, rounded once to float32: float32's own result
+      const auto da = a.to_double(), db = b.to_double();
+      for (int64_t i = 0, n = out.elements(); i < n; ++i) {
+        const double x = da[source_index(out.shape, a.shape, i)],
+                     y = db[source_index(out.shape, b.shape, i)];
+        put(&out, i, 0, op == 'A' ? x + y : op == 'S' ? x - y : op == 'M' ? x * y : x / y);
+      }
+      return out;
+    }
+    const auto ia = a.to_int64(), ib = b.to_int64();
     for (int64_t i = 0, n = out.elements(); i < n; ++i) {
       const int64_t x = ia[source_index(out.shape, a.shape, i)],
                     y = ib[source_index(out.shape, b.shape, i)];
@@ -506,9 +374,6 @@ class Evaluator {
     return out;
   }
 
-  const Model& m_;
-  const Node& n_;
-  const std::vector<const TensorData*>& in_;
 };
 
 }  // namespace
@@ -518,7 +383,12 @@ const std::vector<std::string>& foldable_operators() {
       "Shape",   "Gather", "Unsqueeze", "Squeeze", "Concat", "ConstantOfShape",
       "Expand",  "Range",  "Cast",      "Equal",   "Where",  "Slice",
       "Reshape", "Add",    "Sub",       "Mul",     "Div"};
-  return ops;
+  static const std::vector<std::string> all = [] {
+    std::vector<std::string> v = ops;
+    for (const auto& o : mask_fold_operators()) v.push_back(o);
+    return v;
+  }();
+  return all;
 }
 
 TensorData evaluate_constant_node(const Model& model, const Node& n,
@@ -526,50 +396,59 @@ TensorData evaluate_constant_node(const Model& model, const Node& n,
   return Evaluator(model, n, inputs).run();
 }
 
-void fold_constants(Model* model) {
+bool fold_node(Model* model, const Node& n, const StaticShapeOf& shape_of, bool float_arithmetic) {
   Model& m = *model;
   const auto& ops = foldable_operators();
-  std::vector<Node> kept;
-  for (Node& n : m.nodes) {
-    const bool foldable = n.domain.empty() && n.outputs.size() == 1 &&
-                          std::find(ops.begin(), ops.end(), n.op) != ops.end();
-    std::vector<const TensorData*> ins;
-    TensorData shape_only;  // Shape of a computed value whose shape is static
-    bool all_constant = foldable && !n.inputs.empty();
-    for (size_t i = 0; all_constant && i < n.inputs.size(); ++i) {
-      if (n.inputs[i].empty()) {
-        ins.push_back(nullptr);
-        continue;
-      }
-      auto c = m.initializers.find(n.inputs[i]);
-      if (c != m.initializers.end()) {
-        ins.push_back(&c->second);
-        continue;
-      }
-      auto t = m.types.find(n.inputs[i]);
-      all_constant = n.op == "Shape" && t != m.types.end() && t->second.has_shape &&
-                     std::none_of(t->second.shape.begin(), t->second.shape.end(),
-                                  [](int64_t d) { return d < 0; });
-      if (all_constant) {
-        shape_only.shape = t->second.shape;
-        ins.push_back(&shape_only);
-      }
-    }
-    // Arithmetic on float activations' constants is the importer's (it keeps float nodes).
-    if (all_constant && (n.op == "Add" || n.op == "Sub" || n.op == "Mul" || n.op == "Div"))
-      all_constant = ins.size() == 2 && ins[0] && ins[1] && ins[0]->type != ElemType::kFloat32;
-    if (!all_constant) {
-      kept.push_back(std::move(n));
+  if (!n.domain.empty() || n.outputs.size() != 1 || n.inputs.empty() ||
+      std::find(ops.begin(), ops.end(), n.op) == ops.end())
+    return false;
+  std::vector<const TensorData*> ins;
+  TensorData shape_only;  // Shape of a computed value whose shape is static
+  for (const std::string& in : n.inputs) {
+    if (in.empty()) {
+      ins.push_back(nullptr);
       continue;
     }
-    TensorData v = evaluate_constant_node(m, n, ins);
-    ValueType vt;
-    vt.type = v.type;
-    vt.shape = v.shape;
-    vt.has_shape = true;
-    m.types[n.outputs[0]] = vt;
-    m.initializers[n.outputs[0]] = std::move(v);
+    auto c = m.initializers.find(in);
+    if (c != m.initializers.end()) {
+      // Float operators on a large weight are the importer's (a folded result holds at most
+      // 2^24 elements).
+      if (c->second.type == ElemType::kFloat32 && c->second.elements() > kMaxFoldedElements)
+        return false;
+      ins.push_back(&c->second);
+      continue;
+    }
+    if (n.op != "Shape" || !shape_of(in, &shape_only.shape)) return false;
+    ins.push_back(&shape_only);
   }
+  // Arithmetic on float constants is the importer's (it keeps float nodes) unless asked for.
+  if (n.op == "Add" || n.op == "Sub" || n.op == "Mul" || n.op == "Div") {
+    if (ins.size() != 2 || !ins[0] || !ins[1]) return false;
+    if (ins[0]->type == ElemType::kFloat32 && !float_arithmetic) return false;
+  }
+  TensorData v = evaluate_constant_node(m, n, ins);
+  ValueType vt;
+  vt.type = v.type;
+  vt.shape = v.shape;
+  vt.has_shape = true;
+  m.types[n.outputs[0]] = vt;
+  m.initializers[n.outputs[0]] = std::move(v);
+  return true;
+}
+
+void fold_constants(Model* model) {
+  Model& m = *model;
+  const StaticShapeOf from_inference = [&m](const std::string& name, std::vector<int64_t>* shape) {
+    auto t = m.types.find(name);
+    if (t == m.types.end() || !t->second.has_shape ||
+        std::any_of(t->second.shape.begin(), t->second.shape.end(), [](int64_t d) { return d < 0; }))
+      return false;
+    *shape = t->second.shape;
+    return true;
+  };
+  std::vector<Node> kept;
+  for (Node& n : m.nodes)
+    if (!fold_node(&m, n, from_inference, false)) kept.push_back(std::move(n));
   m.nodes = std::move(kept);
 }
 

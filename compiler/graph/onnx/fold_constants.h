@@ -7,6 +7,7 @@
 // operator it does not import.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,8 +25,20 @@ const std::vector<std::string>& foldable_operators();
 TensorData evaluate_constant_node(const Model& model, const Node& n,
                                   const std::vector<const TensorData*>& inputs);
 
-/// Folds every foldable node of `model` in order: its output becomes an initializer (with its
-/// type in model.types) and the node is removed.
+/// The static shape of a computed value `name` into *shape, or false where it is not known.
+using StaticShapeOf = std::function<bool(const std::string& name, std::vector<int64_t>* shape)>;
+
+/// Folds node `n` of `model` when it is foldable and its inputs are constants (for Shape: its
+/// input's shape is static by `shape_of`): its output becomes an initializer with its type in
+/// model.types, and the result is true. Float32 Add/Sub/Mul/Div fold only when
+/// `float_arithmetic` (the importer asks for it where a constant-only result feeds a folded
+/// node, as Swin's attention mask does; before import they stay float nodes).
+bool fold_node(Model* model, const Node& n, const StaticShapeOf& shape_of, bool float_arithmetic);
+
+/// Folds every foldable node of `model` in order (fold_node, shapes from ONNX's inference): its
+/// output becomes an initializer (with its type in model.types) and the node is removed. The
+/// importer folds again, node by node, what becomes constant only once the shapes of computed
+/// values are Weft's own (after a Pad whose pads were themselves computed from constants).
 void fold_constants(Model* model);
 
 }  // namespace weft::compiler::onnx_import

@@ -79,7 +79,7 @@ const std::map<std::string, std::set<std::string>>& allowed_attrs() {
 
 class Importer {
  public:
-  explicit Importer(const Model& m) : m_(m) { out_.graph.set_name(graph_name(m.path)); }
+  explicit Importer(Model& m) : m_(m) { out_.graph.set_name(graph_name(m.path)); }
 
   Imported run() {
     out_.opset = m_.opset;
@@ -296,10 +296,21 @@ class Importer {
   void import_pass_through(const Node& n) {
     if (n.inputs.empty() || n.inputs[0].empty()) fail(n, "has no inputs");
     if (n.op == "Dropout") {
-      if (n.outputs.size() > 1 && !n.outputs[1].empty())
+      // A mask that nothing reads (torch writes one on Swin's attention dropout) is dropped.
+      const auto reads_mask = [&](const Node& o) {
+        return std::find(o.inputs.begin(), o.inputs.end(), n.outputs[1]) != o.inputs.end();
+      };
+      if (n.outputs.size() > 1 && !n.outputs[1].empty() &&
+          (std::find(m_.outputs.begin(), m_.outputs.end(), n.outputs[1]) != m_.outputs.end() ||
+           std::any_of(m_.nodes.begin(), m_.nodes.end(), reads_mask)))
         fail(n, "the mask output is not supported (Weft imports Dropout for inference, where "
                 "it passes its input through)");
-      if (n.inputs.size() > 2 && !n.inputs[2].empty()) {
+      // Training mode with a ratio of 0 (Swin's attention dropout, exported with training=True
+      // and p=0) drops nothing and scales by 1: the identity too.
+      const bool no_drop = n.inputs.size() > 1 && !n.inputs[1].empty() &&
+                           is_constant(n.inputs[1]) &&
+                           constant(n, 1, "ratio").to_double() == std::vector<double>{0.0};
+      if (n.inputs.size() > 2 && !n.inputs[2].empty() && !no_drop) {
         for (int64_t on : constant(n, 2, "training_mode").to_int64())
           if (on) fail(n, "training_mode=true is not supported (inference only)");
       }
@@ -454,6 +465,7 @@ class Importer {
       a["axis"] = cuts[i].axis;
       a["start"] = cuts[i].start;
       a["end"] = cuts[i].end;
+      if (cuts[i].step != 1) a["step"] = cuts[i].step;
       if (i + 1 == cuts.size() && !drop) return add_imported(n, OpKind::Slice, {v}, a, false);
       try {
         v = out_.graph.add_op(OpKind::Slice, n.name + ".axis" + std::to_string(cuts[i].axis), {v}, a);
@@ -472,6 +484,18 @@ class Importer {
   }
 
   void import_node(const Node& n) {
+    // A node whose inputs became constant only now (a Shape of a value whose shape ONNX's
+    // inference left unknown, and what depends on it): folded, as fold_constants would have.
+    const bool graph_output =
+        std::find(m_.outputs.begin(), m_.outputs.end(), n.outputs.empty() ? "" : n.outputs[0]) !=
+        m_.outputs.end();
+    if (fold_node(&m_, n, [&](const std::string& name, std::vector<int64_t>* shape) {
+          auto it = values_.find(name);
+          if (it == values_.end()) return false;
+          *shape = out_.graph.value(it->second).type.shape;
+          return true;
+        }, !graph_output))
+      return;
     std::vector<Node> as_onnx;
     if (contrib_as_onnx(n, &as_onnx)) {
       for (const Node& o : as_onnx) import_node(o);
@@ -842,7 +866,7 @@ class Importer {
     std::string where;          // the Pad node, for messages
   };
 
-  const Model& m_;
+  Model& m_;  // fold_node adds the initializers it folds
   Imported out_;
   std::map<std::string, ValueId> values_;
   std::map<std::string, PendingPad> pads_;

@@ -39,9 +39,10 @@ std::string slice_ranges(const std::vector<int64_t>& shape, const std::vector<in
                          std::to_string(rank) + " axes of " + list(shape);
     if (seen[static_cast<size_t>(axis)]) return "axis " + std::to_string(axes[i]) + " is repeated";
     seen[static_cast<size_t>(axis)] = true;
-    if (!steps.empty() && steps[i] != 1)
-      return "step " + std::to_string(steps[i]) + " on axis " + std::to_string(axis) +
-             " is not supported on a computed tensor (only 1)";
+    const int64_t step = steps.empty() ? 1 : steps[i];
+    if (step < 1)  // torch writes positive steps (x[..., 0::2, :]); flips are not supported
+      return "step " + std::to_string(step) + " on axis " + std::to_string(axis) +
+             " is not supported on a computed tensor (only 1 or more)";
     const int64_t dim = shape[static_cast<size_t>(axis)];
     // ONNX: a negative bound counts from the end; both are clamped to [0, dim].
     auto clamp = [dim](int64_t b) { return std::clamp(b < 0 ? b + dim : b, int64_t(0), dim); };
@@ -50,7 +51,7 @@ std::string slice_ranges(const std::vector<int64_t>& shape, const std::vector<in
       return "elements [" + std::to_string(starts[i]) + ", " + std::to_string(ends[i]) +
              ") of axis " + std::to_string(axis) + " of " + list(shape) +
              " are empty (Weft has no empty tensors)";
-    if (b > 0 || e < dim) out->push_back({axis, b, e});
+    if (b > 0 || e < dim || step > 1) out->push_back({axis, b, e, step});
   }
   std::sort(out->begin(), out->end(),
             [](const AxisRange& x, const AxisRange& y) { return x.axis < y.axis; });

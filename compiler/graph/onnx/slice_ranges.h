@@ -11,12 +11,12 @@
 namespace weft::compiler::onnx_import {
 
 struct AxisRange {
-  int64_t axis = 0, start = 0, end = 0;
+  int64_t axis = 0, start = 0, end = 0, step = 1;
 };
 
 /// The axes a Slice (opset 10+: starts, ends[, axes[, steps]]) of a tensor of `shape` cuts,
 /// with its starts and ends clamped as ONNX clamps them; axes it leaves whole are not listed.
-/// Returns "" or what is wrong (steps other than 1, an empty range, a repeated or outside axis,
+/// Returns "" or what is wrong (a step below 1, an empty range, a repeated or outside axis,
 /// lengths that differ).
 std::string slice_ranges(const std::vector<int64_t>& shape, const std::vector<int64_t>& starts,
                          const std::vector<int64_t>& ends, const std::vector<int64_t>& axes,

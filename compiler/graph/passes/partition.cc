@@ -131,6 +131,9 @@ int partition(Graph& g, const isa::Layout& l, const isa::Platform& pf, double cp
         n.facts.cpu_reason = std::string("fp32: a ") + op_name(n.kind) +
                              " of two activations, or with a transposed or scaled operand (the "
                              "accelerator's dense layers take a constant weight)";
+      } else if (n.kind == OpKind::BatchNormalization) {
+        n.facts.cpu_reason = "fp32: a BatchNormalization that does not follow a convolution "
+                             "(not folded into its weights; DenseNet's pre-activation)";
       } else {
         n.facts.cpu_reason = std::string("fp32: the int8 quantizer has no ") + op_name(n.kind) +
                              " (it runs on the CPU in float)";

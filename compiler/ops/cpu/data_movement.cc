@@ -32,11 +32,14 @@ LoweredOp transpose_f32(const std::vector<int64_t>& xs, const std::vector<int64_
   return lower_op(kGraphKernelName, sc, {xt}, {yt});
 }
 
-LoweredOp slice_f32(int64_t outer, int64_t dim, int64_t inner, int64_t begin, int64_t end) {
+LoweredOp slice_f32(int64_t outer, int64_t dim, int64_t inner, int64_t begin, int64_t count,
+                    int64_t step) {
   te::Tensor xt = te::placeholder({outer, dim, inner}, IDT::kFloat32, "X");
   te::Tensor yt = te::compute(
-      {outer, end - begin, inner}, IDT::kFloat32,
-      [&](const std::vector<Expr>& i) { return xt({i[0], ir::add(i[1], i64(begin)), i[2]}); },
+      {outer, count, inner}, IDT::kFloat32,
+      [&](const std::vector<Expr>& i) {
+        return xt({i[0], ir::add(ir::mul(i[1], i64(step)), i64(begin)), i[2]});
+      },
       "Y");
   te::Schedule sc({yt});
   vectorize_inner(sc[yt]);

@@ -16,8 +16,9 @@ namespace weft::compiler::ops::cpu {
 /// y = x (shape `xs`) transposed by `perm` (output dimension d is input dimension perm[d]).
 LoweredOp transpose_f32(const std::vector<int64_t>& xs, const std::vector<int64_t>& perm);
 
-/// y [outer, end - begin, inner] = x [outer, dim, inner] at [o, begin + j, k].
-LoweredOp slice_f32(int64_t outer, int64_t dim, int64_t inner, int64_t begin, int64_t end);
+/// y [outer, count, inner] = x [outer, dim, inner] at [o, begin + j * step, k].
+LoweredOp slice_f32(int64_t outer, int64_t dim, int64_t inner, int64_t begin, int64_t count,
+                    int64_t step);
 
 /// y [outer, inner] = mean of x [outer, n, inner] along n (summed in index order, then divided).
 LoweredOp reduce_mean_f32(int64_t outer, int64_t n, int64_t inner);

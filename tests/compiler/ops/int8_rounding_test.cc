@@ -173,6 +173,10 @@ TEST(Int8Rounding, AccelEpilogueShiftsAFloor) {
   EXPECT_EQ(accel_epilogue(-5, 0, 0, 0, true), 0);
   EXPECT_EQ(accel_epilogue(5, 0, 0, 0, true), 5);
   EXPECT_EQ(accel_epilogue(255, 0, 1, 0, true), 127);
+  // A shift past 31 (a CPU kernel's, from a file's scales) floors as 31 does: the sign.
+  EXPECT_EQ(accel_epilogue(int64_t{1} << 30, 0, 42, 0, false), 0);
+  EXPECT_EQ(accel_epilogue(-5, 0, 42, 0, false), -1);
+  EXPECT_EQ(accel_epilogue(-5, 0, 42, 3, false), 2);
   EXPECT_EQ(accel_epilogue(40 << 4, 0, 4, 0, false), 40);
 }
 

@@ -351,13 +351,14 @@ TEST(LlvmKernels, DataMovementAndReduceMeanMatchTheHostLoopsBitForBit) {
     compiler::graph::transpose_kernel<float>(x.data(), xs, perm, want.data());
     EXPECT_TRUE(same(y, want)) << perm[0] << perm[1] << perm[2] << perm[3];
   }
-  for (size_t axis = 0; axis < xs.size(); ++axis) {
-    const int64_t b = 1, e = xs[axis];
-    std::vector<float> y(x.size() / xs[axis] * (e - b)), want(y.size());
-    ASSERT_TRUE(llvm_slice_f32(x.data(), xs, axis, b, e, y.data()));
-    compiler::graph::slice_kernel<float>(x.data(), xs, axis, b, e, want.data());
-    EXPECT_TRUE(same(y, want)) << "axis " << axis;
-  }
+  for (size_t axis = 0; axis < xs.size(); ++axis)
+    for (int64_t step : {1, 2}) {
+      const int64_t b = 1, e = xs[axis], count = (e - b + step - 1) / step;
+      std::vector<float> y(x.size() / xs[axis] * count), want(y.size());
+      ASSERT_TRUE(llvm_slice_f32(x.data(), xs, axis, b, e, step, y.data()));
+      compiler::graph::slice_kernel<float>(x.data(), xs, axis, b, e, want.data(), step);
+      EXPECT_TRUE(same(y, want)) << "axis " << axis << " step " << step;
+    }
   for (const std::vector<bool>& reduced : {std::vector<bool>{false, false, false, true},
                                            {false, false, true, true},
                                            {false, true, true, false},
