@@ -1,0 +1,64 @@
+// Least-squares weight exponents and normal calibration samples; see pow2_scales.h.
+#include "compiler/graph/pow2_scales.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "compiler/graph/quantize.h"
+#include "compiler/ops/int8_rounding.h"
+
+namespace weft::compiler::graph {
+
+namespace {
+
+// Squared error of the weights on the int8 grid 2^e (rounding as quantize.cc rounds weights).
+double grid_error(const float* w, int64_t n, int64_t stride, int e) {
+  double err = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double x = w[i * stride];
+    const double q = ops::round_clip(std::ldexp(x, -e), -127.0, 127.0);
+    err += (x - std::ldexp(q, e)) * (x - std::ldexp(q, e));
+  }
+  return err;
+}
+
+}  // namespace
+
+int weight_exponent(const float* w, int64_t n, int64_t stride) {
+  double m = 0;
+  for (int64_t i = 0; i < n; ++i) m = std::max(m, static_cast<double>(std::fabs(w[i * stride])));
+  const int top = pow2_exponent(m);
+  if (!(m > 0)) return top;
+  // The error falls while clipping removes less than the finer grid saves, then rises: stop
+  // at the first rise.
+  int best = top;
+  double best_err = grid_error(w, n, stride, top);
+  for (int e = top - 1; e >= top - 8; --e) {
+    const double err = grid_error(w, n, stride, e);
+    if (!(err < best_err)) break;
+    best = e;
+    best_err = err;
+  }
+  return best;
+}
+
+std::vector<float> normal_calibration_sample(const TensorType& t, uint32_t seed) {
+  // xorshift32 and Box-Muller: the same values with every compiler and standard library.
+  uint32_t s = seed ? seed : 1;
+  auto uniform01 = [&s] {  // (0, 1]
+    s ^= s << 13;
+    s ^= s >> 17;
+    s ^= s << 5;
+    return (static_cast<double>(s >> 8) + 1.0) / static_cast<double>(1u << 24);
+  };
+  std::vector<float> v(static_cast<size_t>(t.elements()));
+  const double two_pi = 6.283185307179586;
+  for (size_t i = 0; i < v.size(); i += 2) {
+    const double r = std::sqrt(-2.0 * std::log(uniform01())), a = two_pi * uniform01();
+    v[i] = static_cast<float>(r * std::cos(a));
+    if (i + 1 < v.size()) v[i + 1] = static_cast<float>(r * std::sin(a));
+  }
+  return v;
+}
+
+}  // namespace weft::compiler::graph
