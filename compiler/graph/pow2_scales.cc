@@ -42,6 +42,60 @@ int weight_exponent(const float* w, int64_t n, int64_t stride) {
   return best;
 }
 
+void MagnitudeHistogram::add(const float* x, size_t n) {
+  if (count_.empty()) count_.assign(kOctaves * kSub, 0), sum_ = count_, sumsq_ = count_;
+  for (size_t i = 0; i < n; ++i) {
+    const double a = std::fabs(static_cast<double>(x[i]));
+    if (!(a > 0)) continue;  // zeros cost nothing at any scale
+    int ex;
+    const double m = std::frexp(a, &ex);  // a = m * 2^ex, m in [0.5, 1)
+    const int oct = std::min(std::max(ex + kOctaves / 2, 0), kOctaves - 1);
+    const int b = oct * kSub + std::min(static_cast<int>((m * 2 - 1) * kSub), kSub - 1);
+    count_[b] += 1;
+    sum_[b] += a;
+    sumsq_[b] += a * a;
+  }
+  total_ += static_cast<int64_t>(n);
+}
+
+void MagnitudeHistogram::merge(const MagnitudeHistogram& o) {
+  if (o.count_.empty()) return;
+  if (count_.empty()) count_.assign(kOctaves * kSub, 0), sum_ = count_, sumsq_ = count_;
+  for (size_t b = 0; b < count_.size(); ++b) {
+    count_[b] += o.count_[b];
+    sum_[b] += o.sum_[b];
+    sumsq_[b] += o.sumsq_[b];
+  }
+  total_ += o.total_;
+}
+
+double MagnitudeHistogram::error(int e) const {
+  const double lsb = std::ldexp(1.0, e), top = 127 * lsb;
+  double err = 0;
+  for (size_t b = 0; b < count_.size(); ++b) {
+    if (count_[b] == 0) continue;
+    const double mean = sum_[b] / count_[b];
+    if (mean < lsb / 2) {
+      err += sumsq_[b];  // rounds to zero
+    } else if (mean > top) {
+      err += sumsq_[b] - 2 * top * sum_[b] + count_[b] * top * top;  // clipped to the top
+    } else {
+      err += count_[b] * lsb * lsb / 12;  // rounding
+    }
+  }
+  return err;
+}
+
+int MagnitudeHistogram::best_exponent(int max_exponent, int below) const {
+  int best = max_exponent;
+  double best_err = error(max_exponent);
+  for (int e = max_exponent - 1; e >= max_exponent - below; --e) {
+    const double err = error(e);
+    if (err < best_err) best = e, best_err = err;
+  }
+  return best;
+}
+
 std::vector<float> normal_calibration_sample(const TensorType& t, uint32_t seed) {
   // xorshift32 and Box-Muller: the same values with every compiler and standard library.
   uint32_t s = seed ? seed : 1;

@@ -7,6 +7,10 @@
 // bounds of +-2 where the others have a standard deviation of 0.02) would otherwise put most of
 // its weights in the lowest one or two int8 steps; clipping the outlier costs far less.
 //
+// Activations: the exponent that covers the largest magnitude seen, or one or two below it
+// where that is closer (least squared error, from a histogram of the magnitudes) and enough
+// values were seen for the tail to be measured (quantize.cc says which values).
+//
 // Calibration without samples: standard normal values. Networks take normalized inputs (image
 // channels standardized to unit variance, transformer embeddings layer-normalized); a sample
 // that is narrower than the input (uniform in [-1, 1), variance 1/3) gives scales that clip
@@ -24,6 +28,24 @@ namespace weft::compiler::graph {
 /// `n` weights w[0], w[stride], ..., w[(n-1)*stride]; pow2_exponent(max |w|) (quantize.h) at
 /// most, 8 below it at least.
 int weight_exponent(const float* w, int64_t n, int64_t stride = 1);
+
+/// The magnitudes a calibration saw of one value (or a group of values sharing a scale), in
+/// bins of an eighth of an octave: enough to price any power-of-two grid without the data.
+class MagnitudeHistogram {
+ public:
+  void add(const float* x, size_t n);
+  void merge(const MagnitudeHistogram& o);
+  int64_t count() const { return total_; }
+  /// The exponent of least estimated squared error (rounding below the grid's range, clipping
+  /// above it) among pow2_exponent(max) and the `below` exponents under it.
+  int best_exponent(int max_exponent, int below = 2) const;
+
+ private:
+  static constexpr int kOctaves = 128, kSub = 8;  // 2^-64 .. 2^64
+  double error(int e) const;
+  std::vector<double> count_, sum_, sumsq_;
+  int64_t total_ = 0;
+};
 
 /// A deterministic standard-normal sample of `t`'s shape (the quantizer's default
 /// calibration input).

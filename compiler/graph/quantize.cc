@@ -71,11 +71,13 @@ Graph quantize(const Graph& network, const QuantizeOptions& opt) {
       samples.push_back(one);
     }
   std::vector<double> maxabs(g.num_values(), 0.0);
+  std::vector<MagnitudeHistogram> seen(g.num_values());
   for (const auto& sample : samples)
     interpret<float>(g, sample, [&](ValueId v, const std::vector<float>& data) {
       double m = maxabs[v];
       for (float x : data) m = std::max(m, static_cast<double>(std::fabs(x)));
       maxabs[v] = m;
+      seen[v].add(data.data(), data.size());
     });
   // --- scale groups ---
   UnionFind uf(g.num_values());
@@ -110,6 +112,23 @@ Graph quantize(const Graph& network, const QuantizeOptions& opt) {
   }
   std::map<int, int> group_exp;
   for (auto& [grp, m] : group_max) group_exp[grp] = pow2_exponent(m);
+  // Below the largest magnitude where the grid is closer (pow2_scales.h), for groups of many
+  // values; not where a few large values carry the result: softmax's probabilities (the
+  // largest weigh most in the product with V) and the graph's outputs (below).
+  {
+    std::map<int, MagnitudeHistogram> hist;
+    std::set<int> by_max;
+    for (size_t v = 0; v < g.num_values(); ++v) {
+      if (g.value(static_cast<ValueId>(v)).is_constant()) continue;
+      const int grp = uf.find(static_cast<int>(v));
+      hist[grp].merge(seen[v]);
+      const Node* p = g.producer(static_cast<ValueId>(v));
+      if (p && p->kind == OpKind::Softmax) by_max.insert(grp);
+    }
+    for (ValueId o : g.outputs()) by_max.insert(uf.find(o));
+    for (auto& [grp, e] : group_exp)
+      if (!by_max.count(grp) && hist[grp].count() >= 4096) e = hist[grp].best_exponent(e);
+  }
   // A graph output (the logits) gets one more bit of range: clipping there is what the user
   // sees, nothing after it averages it out, and its largest magnitude is calibrated on few
   // values (a handful of logits per sample); one step of a coarser grid costs little there.
