@@ -41,7 +41,7 @@ class MagnitudeHistogram {
   int best_exponent(int max_exponent, int below = 2) const;
 
  private:
-  static constexpr int kOctaves = 128, kSub = 8;  // 2^-64 .. 2^64
+  static constexpr uint32_t kBins = 2048;  // float exponent (8 bits) x 3 mantissa bits
   double error(int e) const;
   std::vector<double> count_, sum_, sumsq_;
   int64_t total_ = 0;
