@@ -28,7 +28,7 @@ double grid_error(const float* w, int64_t n, int64_t stride, int e) {
 
 }  // namespace
 
-int weight_exponent(const float* w, int64_t n, int64_t stride) {
+int weight_exponent(const float* w, int64_t n, int64_t stride, int below) {
   double m = 0;
   for (int64_t i = 0; i < n; ++i) m = std::max(m, static_cast<double>(std::fabs(w[i * stride])));
   const int top = pow2_exponent(m);
@@ -37,7 +37,7 @@ int weight_exponent(const float* w, int64_t n, int64_t stride) {
   // at the first rise.
   int best = top;
   double best_err = grid_error(w, n, stride, top);
-  for (int e = top - 1; e >= top - 8; --e) {
+  for (int e = top - 1; e >= top - below; --e) {
     const double err = grid_error(w, n, stride, e);
     if (!(err < best_err)) break;
     best = e;

@@ -26,8 +26,8 @@ namespace weft::compiler::graph {
 
 /// The exponent e minimizing sum_i (w_i - 2^e * clip(round(w_i / 2^e), -127, 127))^2 over the
 /// `n` weights w[0], w[stride], ..., w[(n-1)*stride]; pow2_exponent(max |w|) (quantize.h) at
-/// most, 8 below it at least.
-int weight_exponent(const float* w, int64_t n, int64_t stride = 1);
+/// most, `below` under it at least (0: the one that covers the largest magnitude).
+int weight_exponent(const float* w, int64_t n, int64_t stride = 1, int below = 8);
 
 /// The magnitudes a calibration saw of one value (or a group of values sharing a scale), in
 /// bins of an eighth of an octave: enough to price any power-of-two grid without the data.

@@ -153,10 +153,13 @@ Graph quantize(const Graph& network, const QuantizeOptions& opt) {
     const int64_t rows = columns ? w.type.shape[1] : w.type.shape[0];
     const int64_t count = w.type.elements(), per = count / rows;
     const float* d = w.data->f32();
+    // A QDQ model's weights are on its own grid already: cover them, clip nothing.
+    const int below = opt.fixed_exponents.empty() ? 8 : 0;
     std::vector<int> e(static_cast<size_t>(rows));
-    if (!opt.per_channel) std::fill(e.begin(), e.end(), weight_exponent(d, count));
+    if (!opt.per_channel) std::fill(e.begin(), e.end(), weight_exponent(d, count, 1, below));
     for (int64_t r = 0; opt.per_channel && r < rows; ++r)
-      e[r] = columns ? weight_exponent(d + r, per, rows) : weight_exponent(d + r * per, per);
+      e[r] = columns ? weight_exponent(d + r, per, rows, below)
+                     : weight_exponent(d + r * per, per, 1, below);
     return weight_exp_memo[n.id] = e;
   };
 
