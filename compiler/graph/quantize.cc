@@ -12,6 +12,7 @@
 #include "compiler/graph/models/resnet.h"
 #include "compiler/graph/quantize_matmul.h"
 #include "compiler/graph/passes/fold_batch_norm.h"
+#include "compiler/graph/pow2_scales.h"
 #include "compiler/graph/verify.h"
 #include "compiler/ops/int8_rounding.h"
 #include "hardware/isa/errors.h"
@@ -72,15 +73,17 @@ Graph quantize(const Graph& network, const QuantizeOptions& opt) {
     for (int s = 0; s < std::max(1, opt.synthetic_samples); ++s) {
       std::vector<std::vector<float>> one;
       for (ValueId in : g.inputs())
-        one.push_back(models::synthetic_input(g.value(in).type, opt.seed + 101 * s));
+        one.push_back(normal_calibration_sample(g.value(in).type, opt.seed + 101 * s));
       samples.push_back(one);
     }
   std::vector<double> maxabs(g.num_values(), 0.0);
+  std::vector<MagnitudeHistogram> seen(g.num_values());
   for (const auto& sample : samples)
     interpret<float>(g, sample, [&](ValueId v, const std::vector<float>& data) {
       double m = maxabs[v];
       for (float x : data) m = std::max(m, static_cast<double>(std::fabs(x)));
       maxabs[v] = m;
+      seen[v].add(data.data(), data.size());
     });
   // --- scale groups ---
   UnionFind uf(g.num_values());
@@ -93,7 +96,6 @@ Graph quantize(const Graph& network, const QuantizeOptions& opt) {
       case OpKind::MaxPool:
       case OpKind::Flatten:
       case OpKind::Reshape:
-      case OpKind::GlobalAveragePool:
         uf.unite(n.outputs[0], n.inputs[0]);
         break;
       case OpKind::Concat:
@@ -132,6 +134,28 @@ Graph quantize(const Graph& network, const QuantizeOptions& opt) {
   }
   std::map<int, int> group_exp;
   for (auto& [grp, m] : group_max) group_exp[grp] = pow2_exponent(m);
+  // Below the largest magnitude where the grid is closer (pow2_scales.h), for groups of many
+  // values; not where a few large values carry the result: softmax's probabilities (the
+  // largest weigh most in the product with V) and the graph's outputs (below).
+  {
+    std::map<int, MagnitudeHistogram> hist;
+    std::set<int> by_max;
+    for (size_t v = 0; v < g.num_values(); ++v) {
+      if (g.value(static_cast<ValueId>(v)).is_constant()) continue;
+      const int grp = uf.find(static_cast<int>(v));
+      hist[grp].merge(seen[v]);
+      const Node* p = g.producer(static_cast<ValueId>(v));
+      if (p && p->kind == OpKind::Softmax) by_max.insert(grp);
+    }
+    for (ValueId o : g.outputs()) by_max.insert(uf.find(o));
+    for (auto& [grp, e] : group_exp)
+      if (!by_max.count(grp) && hist[grp].count() >= 4096) e = hist[grp].best_exponent(e);
+  }
+  // A graph output (the logits) gets one more bit of range: clipping there is what the user
+  // sees, nothing after it averages it out, and its largest magnitude is calibrated on few
+  // values (a handful of logits per sample); one step of a coarser grid costs little there.
+  for (ValueId o : g.outputs())
+    if (!g.value(o).is_constant() && group_max.count(uf.find(o))) ++group_exp[uf.find(o)];
   for (size_t v = 0; v < g.num_values(); ++v) {
     auto it = opt.fixed_exponents.find(g.value(static_cast<ValueId>(v)).name);
     if (it != opt.fixed_exponents.end()) group_exp[uf.find(static_cast<int>(v))] = it->second;
@@ -139,17 +163,26 @@ Graph quantize(const Graph& network, const QuantizeOptions& opt) {
   auto expo = [&](ValueId v) { return group_exp.at(uf.find(v)); };
 
   // --- weights ---
-  auto weight_exps = [&](const Value& w, int64_t rows) {
-    const int64_t per = w.type.elements() / rows;
-    std::vector<int> e;
-    double all = 0;
-    std::vector<double> row_max(rows, 0.0);
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t i = 0; i < per; ++i)
-        row_max[r] = std::max(row_max[r], static_cast<double>(std::fabs(w.data->f32()[r * per + i])));
-    for (double m : row_max) all = std::max(all, m);
-    for (int64_t r = 0; r < rows; ++r) e.push_back(pow2_exponent(opt.per_channel ? row_max[r] : all));
-    return e;
+  // Exponents per output channel of a layer's constant weight (all equal per tensor), least
+  // squared error (pow2_scales.h), computed once per layer. A Gemm/MatMul weight is [K, N]
+  // (an output channel's weights a column) unless transB.
+  std::map<NodeId, std::vector<int>> weight_exp_memo;
+  auto weight_exps = [&](const Node& n) -> const std::vector<int>& {
+    auto it = weight_exp_memo.find(n.id);
+    if (it != weight_exp_memo.end()) return it->second;
+    const Value& w = g.value(n.inputs[1]);
+    const bool columns = n.kind != OpKind::Conv && !(n.kind == OpKind::Gemm && n.get_int("transB", 0));
+    const int64_t rows = columns ? w.type.shape[1] : w.type.shape[0];
+    const int64_t count = w.type.elements(), per = count / rows;
+    const float* d = w.data->f32();
+    // A QDQ model's weights are on its own grid already: cover them, clip nothing.
+    const int below = opt.fixed_exponents.empty() ? 8 : 0;
+    std::vector<int> e(static_cast<size_t>(rows));
+    if (!opt.per_channel) std::fill(e.begin(), e.end(), weight_exponent(d, count, 1, below));
+    for (int64_t r = 0; opt.per_channel && r < rows; ++r)
+      e[r] = columns ? weight_exponent(d + r, per, rows, below)
+                     : weight_exponent(d + r * per, per, 1, below);
+    return weight_exp_memo[n.id] = e;
   };
 
   // Raise output exponents where a layer's shift would be negative (rare; a left shift is not
@@ -164,10 +197,8 @@ Graph quantize(const Graph& network, const QuantizeOptions& opt) {
         if (n.kind == OpKind::MatMul) eo = std::max(eo, expo(n.inputs[0]) + expo(n.inputs[1]));
         continue;
       }
-      const int64_t rows = n.kind == OpKind::Conv ? w.type.shape[0]
-                           : (n.kind == OpKind::Gemm && n.get_int("transB", 0)) ? w.type.shape[0]
-                                                                                : w.type.shape[1];
-      const auto ew = weight_exps(w, rows);
+      if (n.kind != OpKind::Conv && w.type.rank() != 2) continue;  // kept in fp32
+      const std::vector<int>& ew = weight_exps(n);
       const int lo = expo(n.inputs[0]) + *std::max_element(ew.begin(), ew.end());
       int& eo = group_exp[uf.find(n.outputs[0])];
       eo = std::max(eo, lo);
@@ -221,10 +252,14 @@ Graph quantize(const Graph& network, const QuantizeOptions& opt) {
     }
     return f->second;
   };
-  auto kept_fp32 = [&](const Node& n) {
+  // `why`: the reason the partition reports for it (its default: the quantizer has no int8
+  // form of the operator).
+  auto kept_fp32 = [&](const Node& n, const char* why = nullptr) {
     std::vector<ValueId> ins;
     for (ValueId v : n.inputs) ins.push_back(float_in(n, v));
-    fp32[n.outputs[0]] = q.add_op(n.kind, g.value(n.outputs[0]).name, ins, n.attrs);
+    NodeFacts f;
+    if (why) f.cpu_reason = std::string("fp32: ") + why;
+    fp32[n.outputs[0]] = q.add_op(n.kind, g.value(n.outputs[0]).name, ins, n.attrs, f);
     computed_fp32.insert(n.outputs[0]);
   };
   for (NodeId id : order) {
@@ -282,13 +317,9 @@ Graph quantize(const Graph& network, const QuantizeOptions& opt) {
           wshape = {N, K};
         }
         const int64_t rows = wshape[0], per = static_cast<int64_t>(wf.size()) / rows;
-        // weight_exps on the (possibly transposed) data
-        std::vector<double> row_max(rows, 0.0);
-        for (int64_t r = 0; r < rows; ++r)
-          for (int64_t i = 0; i < per; ++i) row_max[r] = std::max(row_max[r], static_cast<double>(std::fabs(wf[r * per + i])));
-        const double all = *std::max_element(row_max.begin(), row_max.end());
-        std::vector<int> ew;
-        for (int64_t r = 0; r < rows; ++r) ew.push_back(pow2_exponent(opt.per_channel ? row_max[r] : all));
+        // Least squared error per channel or per tensor (weight_exps), raised below where the
+        // shift would pass the epilogue's range.
+        std::vector<int> ew = weight_exps(n);
         // The bias, if any (at 2^(ex+ew) below, with the shift's rounding term).
         const float* bf = nullptr;
         int64_t bn = 0;
@@ -412,6 +443,13 @@ Graph quantize(const Graph& network, const QuantizeOptions& opt) {
       case OpKind::Add:
       case OpKind::AveragePool:
       case OpKind::GlobalAveragePool: {
+        if (n.kind != OpKind::Add && computed_fp32.count(n.inputs[0])) {
+          // An average of an fp32 value (EfficientNet's squeeze of a SiLU output): exact in
+          // fp32, then quantized once at its own scale, where the int8 pool would average
+          // values rounded to its input's coarser grid.
+          kept_fp32(n, "a mean of a value computed in fp32, quantized once at its own scale");
+          continue;
+        }
         Attrs a = n.attrs;
         a["out_scale"] = scale_attr(n.outputs[0]);
         if (n.kind == OpKind::Add &&

@@ -5,9 +5,9 @@
 //
 // What it does, in order: folds batch norms (passes/fold_batch_norm), runs the fp32 graph
 // (interpret<float>, interpret.h) on the calibration inputs recording each value's largest
-// magnitude, gives values that must share a scale one scale (a ReLU's, max pool's, flatten's
-// and global average pool's input and output; an Add's output and the input that will become
-// the fused residual; a Concat's inputs and output), takes for each group the exponent
+// magnitude, gives values that must share a scale one scale (a ReLU's, max pool's and
+// flatten's input and output; an Add's output and the input that will become the fused
+// residual; a Concat's inputs and output), takes for each group the exponent
 // e = ceil(log2(max/127)), and rewrites the graph (every rounding below is
 // compiler/ops/int8_rounding.h's):
 //   input             -> weft.Quantize (round half to even, saturate to [-128, 127])
@@ -17,7 +17,7 @@
 //                                              input, ViT's class token, an int8 constant at
 //                                              the Concat's scale, which its values join)
 //   Add, AveragePool, GlobalAveragePool     -> int8 with "out_scale" (requantized, rounding
-//                                              half up)
+//                                              half up); a pool of an fp32 value stays fp32
 //   Sigmoid, Tanh, Erf, Sqrt, HardSigmoid, HardSwish, Sub, Mul, Div, Pow, and an Add that
 //   broadcasts (float element-wise operators without an int8 form)
 //                     -> the same node in fp32 (the CPU's LLVM kernels), its int8 inputs through
@@ -29,7 +29,7 @@
 // A shift past 31 (an output scale 2^32 above the product's) raises the weight exponent until
 // the shift fits the epilogue (docs/graph.md, "quantize").
 // Weights are symmetric int8 in [-127, 127] (per tensor, or per output channel with
-// per_channel); biases int32 at the scale 2^(e_x + e_w), plus the rounding term 2^(shift-1)
+// per_channel) at the exponent of least squared error (pow2_scales.h); biases int32 at the scale 2^(e_x + e_w), plus the rounding term 2^(shift-1)
 // of the epilogue's shift (so the accelerator's floor shift rounds half up).
 // QConv/QDense semantics: acc = sum(x*w) + bias (int32, wrapping); v = acc >> shift
 // (arithmetic; facts `shift`, or per channel `shifts` with per_channel; graph.h); [v += residual];
@@ -50,7 +50,8 @@ namespace weft::compiler::graph {
 struct QuantizeOptions {
   bool per_channel = false;  // weights per output channel (else per tensor)
   /// Calibration samples; each sample holds one plain fp32 tensor per graph input (in
-  /// g.inputs() order). Empty: `synthetic_samples` deterministic uniform [-1, 1) samples.
+  /// g.inputs() order). Empty: `synthetic_samples` deterministic standard-normal samples
+  /// (pow2_scales.h says why).
   std::vector<std::vector<std::vector<float>>> calibration;
   int synthetic_samples = 1;
   uint32_t seed = 7;

@@ -155,10 +155,24 @@ IVec pool(const Node& n, const TensorType& xt, const TensorType& ot, const IVec&
   return o;
 }
 
+// Tells `observe` the value `y` just computed, as real numbers (reference_int8.h).
+void show(const Int8ValueObserver& observe, const Graph& g, ValueId y,
+          const std::map<ValueId, std::vector<float>>& fv, const std::map<ValueId, IVec>& iv) {
+  auto f = fv.find(y);
+  if (f != fv.end()) return observe(y, f->second);
+  const TensorType& t = g.value(y).type;
+  auto i = iv.find(y);
+  if (i == iv.end() || !t.quant.present() || !t.quant.is_pow2() || t.quant.per_channel()) return;
+  std::vector<float> o(i->second.size());
+  for (size_t k = 0; k < o.size(); ++k) o[k] = ops::dequantize(i->second[k], t.quant.exponent());
+  observe(y, o);
+}
+
 }  // namespace
 
 std::vector<std::vector<float>> reference_int8(const Graph& g,
-                                               const std::vector<std::vector<float>>& inputs) {
+                                               const std::vector<std::vector<float>>& inputs,
+                                               const Int8ValueObserver& observe) {
   std::map<ValueId, IVec> iv;
   std::map<ValueId, std::vector<float>> fv;
   auto ins = g.inputs();
@@ -208,6 +222,7 @@ std::vector<std::vector<float>> reference_int8(const Graph& g,
       for (ValueId v : n.inputs) ins.push_back(v == kNone ? nullptr : floats(v).data());
       run_float_node(g, n, ins, o.data());
       fv[y] = std::move(o);
+      if (observe) observe(y, fv[y]);
       continue;
     }
     switch (n.kind) {
@@ -318,6 +333,7 @@ std::vector<std::vector<float>> reference_int8(const Graph& g,
       default:
         fail(n, "is not an int8 operator");
     }
+    if (observe) show(observe, g, y, fv, iv);
   }
   std::vector<std::vector<float>> res;
   for (ValueId o : g.outputs()) {

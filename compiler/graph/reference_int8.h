@@ -15,15 +15,21 @@
 // interpreter (interpret.h) has.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "compiler/graph/graph.h"
 
 namespace weft::compiler::graph {
 
+/// Sees each value a node computes, as real numbers: an int8 value with a per-tensor
+/// power-of-two scale dequantized (q * 2^e), an f32 value as it is (others are not shown).
+using Int8ValueObserver = std::function<void(ValueId, const std::vector<float>&)>;
+
 /// Runs an int8 graph on fp32 inputs (one per graph input, plain); returns each graph output
 /// as float (int8 outputs converted as plain integers, f32 outputs as they are).
 std::vector<std::vector<float>> reference_int8(const Graph& g,
-                                               const std::vector<std::vector<float>>& inputs);
+                                               const std::vector<std::vector<float>>& inputs,
+                                               const Int8ValueObserver& observe = {});
 
 }  // namespace weft::compiler::graph

@@ -12,6 +12,7 @@
 #include "runtime/cli/progress.h"
 #include "runtime/io/files.h"
 #if defined(WEFT_HAVE_ONNX_RUN)
+#include "compiler/graph/quant_error.h"
 #include "runtime/graph/onnx_run.h"
 #endif
 
@@ -24,7 +25,7 @@ struct ModelRunOptions {
   NetworkDeviceOptions dev;
   int threads = 1;
   int64_t batch = 0;
-  bool check = false, per_channel = false, no_records = false;
+  bool check = false, per_channel = false, no_records = false, compare_fp32 = false;
   std::string tune_db;
 };
 
@@ -39,6 +40,7 @@ void check_model_run(const ModelRunOptions& o, const CLI::App& run) {
     if (!o.calibrate.empty())
       throw UserError("--calibrate goes with --target accel (the llvm target runs in float32)");
     forbid(run, {"--engine", "--config", "--platform", "--per-channel", "--tune-db", "--no-records",
+                 "--compare-fp32",
                  "--inject-fault", "--timeout", "--xclbin", "--device", "--xrt-emulate",
                  "--xrt-bank", "--energy"},
            "with --target accel (--target llvm runs the float32 network on the host CPU)");
@@ -75,6 +77,7 @@ void run_model(const ModelRunOptions& o) {
     r.platform = o.platform;
     r.calibrate = o.calibrate;
     r.per_channel = o.per_channel;
+    r.compare_fp32 = o.compare_fp32;
     r.tune_db = o.tune_db;
     r.no_records = o.no_records;
     driver::FaultPlan faults;
@@ -86,6 +89,9 @@ void run_model(const ModelRunOptions& o) {
   phase.done();
   outputs.commit();
   std::cout << j.dump(2) << "\n";
+  // The table for a reader; stdout stays one JSON document.
+  if (j.contains("fp32_compare"))
+    std::cerr << compiler::graph::quant_error_table(j["fp32_compare"]);
 #else
   (void)o;
   throw UserError("this weft was built without ONNX import (install libonnx-dev and "
@@ -131,6 +137,13 @@ void add_run_model(CLI::App& run) {
                "--target llvm: also run the float64 reference interpreter and report the "
                "largest relative difference; --target accel: compare with the fp32 network on "
                "the LLVM path (cosine similarity, top-1 agreement)");
+  run.add_flag("--compare-fp32", o->compare_fp32,
+               "with --target accel: find where int8 loses accuracy. Runs the int8 graph (on the "
+               "int8 reference, bit for bit the engines' result) and the fp32 network on the "
+               "input and compares every value they share, in order: cosine and relative error "
+               "of the int8 value against the fp32 one, the cosine each node lost (drop), and "
+               "what its scale alone costs (share clipped, grid cosine). A table on stderr, "
+               "\"fp32_compare\" in the JSON report; see docs/networks.md");
   run.callback([&run, o] {
     if (!run.get_subcommands().empty()) return;  // an operator subcommand ran
     if (o->model.empty())

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "compiler/codegen/llvm/codegen_llvm.h"
+#include "compiler/graph/quant_error.h"
 #include "hardware/cost/energy_table.h"
 #include "hardware/isa/errors.h"
 #include "runtime/graph/cpu_graph.h"
@@ -278,8 +279,13 @@ nlohmann::ordered_json run_onnx_accel(const OnnxRunRequest& r, OutputSet& output
   }
   const auto t0 = Clock::now();
   r.phase("compiling the network (graph passes)");
-  const compiler::graph::CompiledGraph compiled =
-      compiler::graph::compile_graph(qdq ? qdq->graph : g, layout, platform, opts);
+  // --compare-fp32 compares quantize's own output (value names as in the fp32 graph).
+  std::optional<compiler::graph::Graph> quantized;
+  const compiler::graph::CompiledGraph compiled = compiler::graph::compile_graph(
+      qdq ? qdq->graph : g, layout, platform, opts,
+      [&](const std::string& pass, const compiler::graph::Graph& after) {
+        if (r.compare_fp32 && pass == "quantize") quantized = after;
+      });
   phases["graph_passes"] = since(t0);
   for (const auto& [pass, sec] : compiled.pass_seconds) phases["pass_" + pass] = sec;
   t_phase = Clock::now();
@@ -344,6 +350,16 @@ nlohmann::ordered_json run_onnx_accel(const OnnxRunRequest& r, OutputSet& output
                          std::max_element(y.data.begin(), y.data.end()) - y.data.begin();
     j["fp32_check"] = c;
     phases["check"] = since(t_phase);
+  }
+  if (r.compare_fp32) {
+    t_phase = Clock::now();
+    r.phase("comparing every value with the fp32 network's (int8 and float interpreters)");
+    if (!quantized)
+      throw UserError("--compare-fp32: '" + r.model + "' is an int8 graph already (no fp32 "
+                      "network to compare with)");
+    j["fp32_compare"] = compiler::graph::quant_error_json(
+        compiler::graph::compare_to_fp32(compiled.folded_f32, *quantized, {xf}));
+    phases["compare_fp32"] = since(t_phase);
   }
   j["phase_seconds"] = phases;
   add_energy(res.report, cost::energy_table_for(r.energy), layout, platform);

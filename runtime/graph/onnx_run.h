@@ -27,6 +27,9 @@ struct OnnxRunRequest {
   // --target accel
   std::string config = "gemm8x8", engine = "cycle", platform = "sim", calibrate;
   bool per_channel = false;
+  // --target accel: also compare every value of the int8 graph with the fp32 graph's on the
+  // input (compiler/graph/quant_error.h), as the report's "fp32_compare"
+  bool compare_fp32 = false;
   // conv schedules: the tuning records first (--tune-db, then the shipped ones) unless no_records
   std::string tune_db;
   bool no_records = false;

@@ -364,6 +364,25 @@ TEST_F(OnnxCli, TinyEncoderRunsOnTheAccelerator) {
   EXPECT_THAT(r.out, Not(HasSubstr("a MatMul of two activations")));
 }
 
+// --compare-fp32: every value of the int8 graph next to the fp32 network's, as JSON on stdout
+// ("fp32_compare") and a table on stderr, in order, with where each ran (int8 or fp32) and the
+// cosine each node lost; it goes with --target accel only.
+TEST_F(OnnxCli, CompareFp32ShowsEveryValue) {
+  const std::string m = models() + "/tiny_encoder.onnx", x = models() + "/tiny_encoder_input.npy";
+  const Result r = weft("run " + m + " --input " + x + " --config vta --engine functional " +
+                        "--compare-fp32");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const std::string flat = without_spaces(r.out);
+  EXPECT_THAT(flat, HasSubstr("\"fp32_compare\":{\"values\":[{\"value\":"));
+  EXPECT_THAT(flat, HasSubstr("\"largest_drops\":["));
+  EXPECT_THAT(flat, HasSubstr("\"op\":\"Softmax\",\"ran_as\":\"Softmax\",\"int8\":false"));
+  EXPECT_THAT(flat, HasSubstr("\"ran_as\":\"weft.QDense\",\"int8\":true,\"scale_exponent\":"));
+  EXPECT_THAT(r.out, HasSubstr("grid cos"));     // the table's header
+  EXPECT_THAT(r.out, HasSubstr("largest drops: "));
+  EXPECT_GE(field(r.out, "cosine"), 0.99) << r.out;  // the first value: the input, quantized
+  expect_user_error(m, x, "--compare-fp32", "llvm --compare-fp32");
+}
+
 // GELU in ONNX Runtime's com.microsoft domain (Gelu, FastGelu with and without a bias) on the
 // fp32 LLVM path: JIT kernels, within 1e-4 of the float64 interpreter; beside the accelerator
 // in fp32 with the linear layers in int8.

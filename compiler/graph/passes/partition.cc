@@ -126,7 +126,8 @@ int partition(Graph& g, const isa::Layout& l, const isa::Platform& pf, double cp
                                          "dimensions past its limits)");
       }
     } else if (n.kind != OpKind::Dequantize && !n.outputs.empty() &&
-               g.value(n.outputs[0]).type.dtype == DType::F32) {
+               g.value(n.outputs[0]).type.dtype == DType::F32 && !n.facts.cpu_reason) {
+      // (A reason the quantizer gave is kept.)
       if (n.kind == OpKind::MatMul || n.kind == OpKind::Gemm) {
         n.facts.cpu_reason = std::string("fp32: a ") + op_name(n.kind) +
                              " of two activations, or with a transposed or scaled operand (the "

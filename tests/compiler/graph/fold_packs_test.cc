@@ -36,8 +36,8 @@ TEST(FoldPacks, ImColAndPoolWritePackedAndQuantizeFolds) {
   const std::string t = to_text(g);
   EXPECT_NE(
       t.find("%conv1.im2col = weft.Im2Col(%data) {consts=[1,64], device=\"cpu\", kernel=7, "
-             "layout_c=16, layout_n=1, out_h=16, out_scale=0.015625, out_w=16, pads=[3,3,3,3], "
-             "stride=2, y0=0} : i8[1,149,16,16] NCHW1n16c q=2^-6"),
+             "layout_c=16, layout_n=1, out_h=16, out_scale=0.03125, out_w=16, pads=[3,3,3,3], "
+             "stride=2, y0=0} : i8[1,149,16,16] NCHW1n16c q=2^-5"),
       std::string::npos)
       << t;
   EXPECT_NE(
