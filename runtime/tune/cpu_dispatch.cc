@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <utility>
 
 #include "compiler/codegen/llvm/codegen_llvm.h"
 #include "compiler/ops/tiling.h"
@@ -144,6 +145,8 @@ cpu::DenseSchedule fit_dense(cpu::DenseSchedule s, int64_t m, int64_t n, int64_t
                              const std::string& dtype, const std::string& host_kind,
                              int threads) {
   const int64_t vl = lanes_of(host_kind);
+  // dense computes a matrix-vector product (N = 1) as its transpose [1, M]: fit to that.
+  if (n == 1 && m > 1) std::swap(m, n);
   // A tile no taller than the shape, no wider than its columns rounded up to whole vectors.
   s.rows = std::min(s.rows, m);
   const int64_t cols = std::min(s.cols, compiler::ops::round_up(n, vl));

@@ -135,6 +135,22 @@ TEST(CpuDispatch, LongReductionsNarrowTheFusedPanel) {
   EXPECT_EQ(fit_dense(s, 512, 512, 4096, "int8", "avx512-vnni", 1).cols, 64);
 }
 
+TEST(CpuDispatch, MatrixVectorProductsFitTheirTransposedShape) {
+  // dense computes C[M, 1] as C^T[1, M]: the tile is one row of whole vectors along M (every
+  // lane used), not a column of rows with one lane each.
+  for (const std::string kind : {"avx512-vnni", "avx2"}) {
+    const int64_t vl = kind == "avx2" ? 8 : 16;
+    const cpu::DenseSchedule s =
+        dense_schedule_of(micro_kernels(kind, "dense", "float32")[0].knobs);
+    const cpu::DenseSchedule g = fit_dense(s, 2660, 1, 1049, "float32", kind, 1);
+    EXPECT_EQ(g.rows, 1);
+    EXPECT_EQ(g.cols, s.cols);
+    EXPECT_EQ(fit_dense(s, 20, 1, 64, "float32", kind, 1).cols, std::min(s.cols, 2 * vl))
+        << "20 rows: whole vectors along M";
+    EXPECT_EQ(fit_dense(s, 1, 1, 64, "float32", kind, 1).cols, vl) << "1x1 is no GEMV";
+  }
+}
+
 TEST(CpuDispatch, ShippedTablesCoverEveryBucket) {
   for (const std::string kind : {"avx512-vnni", "avx2"}) {
     const CpuDispatchTable t = CpuDispatchTable::load(dispatch_table_path(kind));

@@ -97,12 +97,17 @@ void validate(const DenseSchedule& s) {
     bad("parallel_axis " + std::to_string(s.parallel_axis) + " (0: column panels, 1: rows)");
 }
 
-LoweredOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedule& sch) {
+LoweredOp dense(int64_t m_in, int64_t n_in, int64_t k, DType dtype, const DenseSchedule& sch) {
   check_dtype(dtype, "dense", {DType::kFloat32, DType::kInt8});
-  check_positive("dense", "M", m);
-  check_positive("dense", "N", n);
+  check_positive("dense", "M", m_in);
+  check_positive("dense", "N", n_in);
   check_positive("dense", "K", k);
   validate(sch);
+  // A matrix-vector product (N = 1) is computed as its transpose, C^T[1, M] = W . A^T: the
+  // same memory, with A as the packed panels the tile's vectors read and W's one row
+  // broadcast, so every lane of the tile is used (the schedule's tile is for [1, M]).
+  const bool gemv = n_in == 1 && m_in > 1;
+  const int64_t m = gemv ? 1 : m_in, n = gemv ? m_in : n_in;
   const DType acc = accumulator_of(dtype);
   const int64_t mr = sch.rows, nr = sch.cols;
   // Rows are padded to whole tiles (and to whole row blocks when blocked).
@@ -112,8 +117,10 @@ LoweredOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedul
   const bool quads = dtype == DType::kInt8 && sch.k_pack == 4;
   const int64_t kq = dtype == DType::kInt8 ? (k + sch.k_pack - 1) / sch.k_pack : k;  // steps
 
-  te::Tensor a = te::placeholder({m, k}, dtype, "A");
-  te::Tensor w = te::placeholder({n, k}, dtype, "W");
+  const te::Tensor a_in = te::placeholder({m_in, k}, dtype, "A");
+  const te::Tensor w_in = te::placeholder({n_in, k}, dtype, "W");
+  const te::Tensor& a = gemv ? w_in : a_in;  // the rows of the product
+  const te::Tensor& w = gemv ? a_in : w_in;  // its columns, packed in panels
   // W[j, q], zero past N (and past K).
   auto w_at = [&](const Expr& j, const Expr& q, bool k_guard) {
     return guarded(
@@ -192,8 +199,11 @@ LoweredOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedul
   // epilogue, so each pass over C reads only its block of A and of W's panels.
   const int64_t kb = sch.k_block > 0 && sch.k_block < kq ? sch.k_block : kq;
   const int64_t nblocks = (kq + kb - 1) / kb;
-  const bool chained = nblocks > 1 || quads;
-  const std::string c_name = exact ? "C" : "C.padded";
+  // Edges: the tile sums cover the padded domain [mp, np]; the last pass stores only C's
+  // [m, n] part of each tile (its split loops guarded, a masked vector store), so no pass
+  // over a padded C has to crop it.
+  const bool chained = nblocks > 1 || quads || !exact;
+  const std::string c_name = gemv ? "C.t" : "C";
   auto block_sum = [&](int64_t b) {
     const int64_t k0 = b * kb;
     const te::IterVar kk = te::reduce_axis(std::min(kb, kq - k0), "k");
@@ -234,7 +244,7 @@ LoweredOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedul
     const bool last = b + 1 == nblocks;
     te::Tensor prev = b > 0 ? passes.back().second : te::Tensor();
     te::Tensor part = te::compute(
-        {mp, np}, acc,
+        last ? std::vector<int64_t>{m, n} : std::vector<int64_t>{mp, np}, acc,
         [&](const std::vector<Expr>& i) {
           Expr v = sum(i);
           if (prev.get() != nullptr) v = ir::add(prev(i), v);
@@ -245,7 +255,12 @@ LoweredOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedul
     passes.push_back({sum, part});
   }
   te::Tensor cf = passes.back().second;
-  te::Tensor c = exact ? cf : crop(cf, {m, n}, "C");
+  // GEMV: C[M, 1] from C^T[1, M], a copy of M elements (the product read M x K).
+  const te::Tensor c =
+      gemv ? te::compute(
+                 {m_in, 1}, acc,
+                 [&](const std::vector<Expr>& i) { return cf({ir::imm(0), i[0]}); }, "C")
+           : cf;
 
   // pack_w 2, 3: each column panel of W is packed just before the row tiles that read it, into
   // a panel-sized local buffer that stays in cache (no pass over a packed copy of all of W).
@@ -293,8 +308,7 @@ LoweredOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedul
     sk.reorder({o, sk.reduce_axes()[0], i});
     sk.set_kind(i, ForKind::kVectorized);
   }
-  if (!exact) schedule_blocked(s[c], 16);
-  std::vector<te::Tensor> inputs{a, w};
+  std::vector<te::Tensor> inputs{a_in, w_in};
   return lower_op(std::string("dense_") + ir::dtype_name(dtype), s, inputs, {c},
                   2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k));
 }
