@@ -69,4 +69,11 @@ std::optional<CpuDispatched<compiler::ops::cpu::ConvSchedule>> dispatch_conv2d(
     const compiler::ops::Conv2dNchw& s, const std::string& dtype, int threads,
     const std::string& host_kind = "", const std::string& table_path = "");
 
+/// The schedule an operator of a graph takes on this host (no --tune-db): the shipped tuning
+/// record for the exact shape, else the dispatch table's kernel fitted to it, else the default.
+compiler::ops::cpu::DenseSchedule dense_schedule_for(int64_t m, int64_t n, int64_t k,
+                                                     const std::string& dtype, int threads);
+compiler::ops::cpu::ConvSchedule conv2d_schedule_for(const compiler::ops::Conv2dNchw& s,
+                                                     const std::string& dtype, int threads);
+
 }  // namespace weft::rt::tune

@@ -5,6 +5,7 @@
 #include <functional>
 #include <tuple>
 
+#include "compiler/ops/cpu/gemv.h"
 #include "compiler/ops/cpu/schedules.h"
 #include "compiler/ops/index_ir.h"
 #include "compiler/ops/op_args.h"
@@ -97,17 +98,15 @@ void validate(const DenseSchedule& s) {
     bad("parallel_axis " + std::to_string(s.parallel_axis) + " (0: column panels, 1: rows)");
 }
 
-LoweredOp dense(int64_t m_in, int64_t n_in, int64_t k, DType dtype, const DenseSchedule& sch) {
+LoweredOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedule& sch) {
   check_dtype(dtype, "dense", {DType::kFloat32, DType::kInt8});
-  check_positive("dense", "M", m_in);
-  check_positive("dense", "N", n_in);
+  check_positive("dense", "M", m);
+  check_positive("dense", "N", n);
   check_positive("dense", "K", k);
   validate(sch);
-  // A matrix-vector product (N = 1) is computed as its transpose, C^T[1, M] = W . A^T: the
-  // same memory, with A as the packed panels the tile's vectors read and W's one row
-  // broadcast, so every lane of the tile is used (the schedule's tile is for [1, M]).
-  const bool gemv = n_in == 1 && m_in > 1;
-  const int64_t m = gemv ? 1 : m_in, n = gemv ? m_in : n_in;
+  // A matrix-vector product runs along K (gemv.h): a register tile would use one lane of its
+  // vectors.
+  if (gemv_applies(m, n, k, sch)) return gemv(m, k, dtype, sch.rows, sch.cols);
   const DType acc = accumulator_of(dtype);
   const int64_t mr = sch.rows, nr = sch.cols;
   // Rows are padded to whole tiles (and to whole row blocks when blocked).
@@ -117,10 +116,8 @@ LoweredOp dense(int64_t m_in, int64_t n_in, int64_t k, DType dtype, const DenseS
   const bool quads = dtype == DType::kInt8 && sch.k_pack == 4;
   const int64_t kq = dtype == DType::kInt8 ? (k + sch.k_pack - 1) / sch.k_pack : k;  // steps
 
-  const te::Tensor a_in = te::placeholder({m_in, k}, dtype, "A");
-  const te::Tensor w_in = te::placeholder({n_in, k}, dtype, "W");
-  const te::Tensor& a = gemv ? w_in : a_in;  // the rows of the product
-  const te::Tensor& w = gemv ? a_in : w_in;  // its columns, packed in panels
+  const te::Tensor a = te::placeholder({m, k}, dtype, "A");
+  const te::Tensor w = te::placeholder({n, k}, dtype, "W");
   // W[j, q], zero past N (and past K).
   auto w_at = [&](const Expr& j, const Expr& q, bool k_guard) {
     return guarded(
@@ -203,7 +200,7 @@ LoweredOp dense(int64_t m_in, int64_t n_in, int64_t k, DType dtype, const DenseS
   // [m, n] part of each tile (its split loops guarded, a masked vector store), so no pass
   // over a padded C has to crop it.
   const bool chained = nblocks > 1 || quads || !exact;
-  const std::string c_name = gemv ? "C.t" : "C";
+  const std::string c_name = "C";
   auto block_sum = [&](int64_t b) {
     const int64_t k0 = b * kb;
     const te::IterVar kk = te::reduce_axis(std::min(kb, kq - k0), "k");
@@ -254,13 +251,7 @@ LoweredOp dense(int64_t m_in, int64_t n_in, int64_t k, DType dtype, const DenseS
         last ? c_name : "C.part" + std::to_string(b));
     passes.push_back({sum, part});
   }
-  te::Tensor cf = passes.back().second;
-  // GEMV: C[M, 1] from C^T[1, M], a copy of M elements (the product read M x K).
-  const te::Tensor c =
-      gemv ? te::compute(
-                 {m_in, 1}, acc,
-                 [&](const std::vector<Expr>& i) { return cf({ir::imm(0), i[0]}); }, "C")
-           : cf;
+  const te::Tensor c = passes.back().second;
 
   // pack_w 2, 3: each column panel of W is packed just before the row tiles that read it, into
   // a panel-sized local buffer that stays in cache (no pass over a packed copy of all of W).
@@ -287,8 +278,8 @@ LoweredOp dense(int64_t m_in, int64_t n_in, int64_t k, DType dtype, const DenseS
   }
   if (fused) {
     s.set_scope(wp, ir::Scope::kLocal);
-    s[wp].compute_at(s[cf], panel_loop);
-    if (quads) s[comp].compute_at(s[cf], panel_loop);
+    s[wp].compute_at(s[c], panel_loop);
+    if (quads) s[comp].compute_at(s[c], panel_loop);
   }
   te::Stage& sw = s[wp];
   if (sch.parallel && !fused) sw.set_kind(sw.axes()[0], ForKind::kParallel);
@@ -308,7 +299,7 @@ LoweredOp dense(int64_t m_in, int64_t n_in, int64_t k, DType dtype, const DenseS
     sk.reorder({o, sk.reduce_axes()[0], i});
     sk.set_kind(i, ForKind::kVectorized);
   }
-  std::vector<te::Tensor> inputs{a_in, w_in};
+  std::vector<te::Tensor> inputs{a, w};
   return lower_op(std::string("dense_") + ir::dtype_name(dtype), s, inputs, {c},
                   2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k));
 }
