@@ -1,7 +1,8 @@
 // The host paths of imported graphs; see cpu_graph.h. Both run compiler/graph's host
 // interpreter (interpret.h): the float64 reference is Interpreter<double> on its own, the fp32
 // path Interpreter<float> with this file's LLVM kernels as its KernelOverrides (Conv, Gemm and
-// MatMul on JIT-compiled kernels of runtime/cpu, compiled once per shape; Relu, Clip, the pools,
+// MatMul on JIT-compiled kernels of runtime/cpu, compiled once per shape with the schedule the
+// shipped record or the host kind's dispatch table gives the shape; Relu, Clip, the pools,
 // batch norm and the float element-wise operators, broadcasting ones included, on
 // llvm_kernels.h's graph kernels). What stays here is the
 // conversion of HostArrays and the per-node records (time, engine, multiply-accumulates).
@@ -22,6 +23,7 @@
 #include "hardware/isa/errors.h"
 #include "runtime/cpu/executor.h"
 #include "runtime/graph/llvm_kernels.h"
+#include "runtime/tune/cpu_dispatch.h"
 
 namespace weft::rt::graph {
 
@@ -77,7 +79,8 @@ HostArray to_array(const HostValue<T>& v) {
 // The fp32 path's JIT kernels (compiled once per shape) and packed constant weights (once per
 // node), offered to the interpreter node by node.
 struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
-  explicit State(int threads) : workers(threads) {}
+  explicit State(int threads) : threads(threads), workers(threads) {}
+  int threads;
   cpu::ThreadPool workers;
   std::map<std::string, std::unique_ptr<cpu::CpuKernel>> kernels;
   std::map<NodeId, std::vector<float>> packed;  // conv: blocked weights
@@ -101,7 +104,10 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
   bool dense(const float* a, const float* w, float* c, int64_t m, int64_t n, int64_t k) override {
     cpu::CpuKernel& kern =
         kernel("dense " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k),
-               [&] { return cpu_ops::dense(m, n, k, compiler::ir::DType::kFloat32); });
+               [&] {
+                 return cpu_ops::dense(m, n, k, compiler::ir::DType::kFloat32,
+                                       tune::dense_schedule_for(m, n, k, "float32", threads));
+               });
     kern.run({const_cast<float*>(a), const_cast<float*>(w), c}, &workers);
     return took(true);
   }
@@ -132,7 +138,10 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
                             std::to_string(cs.kw) + "," + std::to_string(cs.stride) + "," +
                             std::to_string(cs.pad);
     cpu::CpuKernel& kern =
-        kernel(key, [&] { return cpu_ops::conv2d(cs, compiler::ir::DType::kFloat32); });
+        kernel(key, [&] {
+          return cpu_ops::conv2d(cs, compiler::ir::DType::kFloat32,
+                                 tune::conv2d_schedule_for(cs, "float32", threads));
+        });
     const int64_t cb = cpu_ops::conv_in_block(cs.c);
     std::vector<float> wpacked;
     const std::vector<float>* wb = nullptr;

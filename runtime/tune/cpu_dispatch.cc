@@ -144,6 +144,16 @@ cpu::DenseSchedule fit_dense(cpu::DenseSchedule s, int64_t m, int64_t n, int64_t
                              const std::string& dtype, const std::string& host_kind,
                              int threads) {
   const int64_t vl = lanes_of(host_kind);
+  if (n == 1 && m > 1) {
+    // dense's matrix-vector form (compiler/ops/cpu/gemv.h): rows of two vectors of partial
+    // sums along K, whatever the bucket's tile.
+    s.rows = std::min<int64_t>(4, m);
+    s.cols = 2 * vl;
+    s.lanes = vl;
+    s.row_block = 0;
+    s.parallel_axis = 0;
+    return s;
+  }
   // A tile no taller than the shape, no wider than its columns rounded up to whole vectors.
   s.rows = std::min(s.rows, m);
   const int64_t cols = std::min(s.cols, compiler::ops::round_up(n, vl));
@@ -230,6 +240,20 @@ std::optional<CpuDispatched<cpu::ConvSchedule>> dispatch_conv2d(const compiler::
   if (!e) return std::nullopt;
   return CpuDispatched<cpu::ConvSchedule>{fit_conv2d(conv_schedule_of(e->knobs), s, dtype),
                                        e->kernel, e->describe(), t->second};
+}
+
+cpu::DenseSchedule dense_schedule_for(int64_t m, int64_t n, int64_t k, const std::string& dtype,
+                                      int threads) {
+  if (auto t = tuned_dense(m, n, k, dtype)) return t->schedule;
+  if (auto d = dispatch_dense(m, n, k, dtype, threads)) return d->schedule;
+  return {};
+}
+
+cpu::ConvSchedule conv2d_schedule_for(const compiler::ops::Conv2dNchw& s, const std::string& dtype,
+                                      int threads) {
+  if (auto t = tuned_conv2d(s, dtype)) return t->schedule;
+  if (auto d = dispatch_conv2d(s, dtype, threads)) return d->schedule;
+  return {};
 }
 
 }  // namespace weft::rt::tune

@@ -1,9 +1,10 @@
 // Shape-generic CPU schedules (issue #29): the micro-kernels of each host kind, chosen from the
 // vector ISA and register file (not from a shape), the buckets of each operator family that a
 // tuning run measures them on, how a bucket's kernel is fitted to a shape (the tile shrunk to a
-// small shape, the channel blocks to divisors, the parallel loop to the thread count; edges
-// are the operators' own padding: reads clamped, tiles padded, one cropping copy), and the
-// lookup `weft run dense|conv2d --target llvm` uses when no tuning record has the shape.
+// small shape, the channel blocks to divisors, the parallel loop to the thread count, a
+// matrix-vector product to dense's GEMV form; edges are the operators' own padding: reads
+// clamped, tiles padded, edge tiles storing only their part), and the lookup `weft run
+// dense|conv2d --target llvm` and the graph executor use when no tuning record has the shape.
 #pragma once
 
 #include <optional>
@@ -44,7 +45,7 @@ ShapeDims conv2d_dims(const compiler::ops::Conv2dNchw& s);
 /// A bucket's kernel fitted to a shape: the tile no larger than the shape, a W panel packed in
 /// the kernel narrowed (or packed in a pass) when K makes it too large for a local buffer, and
 /// with more than one thread the parallel loop over row blocks when there are too few column
-/// panels to share.
+/// panels to share. N = 1 (M > 1) gets dense's GEMV form: 4 rows x 2 vectors along K.
 compiler::ops::cpu::DenseSchedule fit_dense(compiler::ops::cpu::DenseSchedule s, int64_t m,
                                             int64_t n, int64_t k, const std::string& dtype,
                                             const std::string& host_kind, int threads);
@@ -68,5 +69,12 @@ std::optional<CpuDispatched<compiler::ops::cpu::DenseSchedule>> dispatch_dense(
 std::optional<CpuDispatched<compiler::ops::cpu::ConvSchedule>> dispatch_conv2d(
     const compiler::ops::Conv2dNchw& s, const std::string& dtype, int threads,
     const std::string& host_kind = "", const std::string& table_path = "");
+
+/// The schedule an operator of a graph takes on this host (no --tune-db): the shipped tuning
+/// record for the exact shape, else the dispatch table's kernel fitted to it, else the default.
+compiler::ops::cpu::DenseSchedule dense_schedule_for(int64_t m, int64_t n, int64_t k,
+                                                     const std::string& dtype, int threads);
+compiler::ops::cpu::ConvSchedule conv2d_schedule_for(const compiler::ops::Conv2dNchw& s,
+                                                     const std::string& dtype, int threads);
 
 }  // namespace weft::rt::tune

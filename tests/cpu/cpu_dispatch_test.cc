@@ -11,6 +11,7 @@
 #include <random>
 
 #include "compiler/codegen/llvm/codegen_llvm.h"
+#include "compiler/ops/cpu/gemv.h"
 #include "compiler/ops/cpu/layout.h"
 #include "compiler/ops/reference.h"
 #include "hardware/isa/errors.h"
@@ -135,6 +136,27 @@ TEST(CpuDispatch, LongReductionsNarrowTheFusedPanel) {
   EXPECT_EQ(fit_dense(s, 512, 512, 4096, "int8", "avx512-vnni", 1).cols, 64);
 }
 
+TEST(CpuDispatch, MatrixVectorProductsTakeTheGemvForm) {
+  // N = 1: rows of two vectors of partial sums along K (gemv.h), whatever the bucket's tile;
+  // a 1x1 product or K shorter than the vectors stays a dense tile.
+  for (const std::string kind : {"avx512-vnni", "avx2"}) {
+    const int64_t vl = kind == "avx2" ? 8 : 16;
+    for (const CpuMicroKernel& mk : micro_kernels(kind, "dense", "float32")) {
+      const cpu::DenseSchedule g =
+          fit_dense(dense_schedule_of(mk.knobs), 2660, 1, 1049, "float32", kind, 2);
+      EXPECT_EQ(g.rows, 4) << mk.name;
+      EXPECT_EQ(g.cols, 2 * vl) << mk.name;
+      EXPECT_TRUE(cpu::gemv_applies(2660, 1, 1049, g)) << mk.name;
+      EXPECT_FALSE(cpu::gemv_applies(2660, 1, 2 * vl - 1, g)) << mk.name;
+    }
+    EXPECT_EQ(fit_dense(dense_schedule_of(micro_kernels(kind, "dense", "float32")[0].knobs), 1,
+                        1, 64, "float32", kind, 1)
+                  .cols,
+              vl)
+        << "1x1 is no GEMV";
+  }
+}
+
 TEST(CpuDispatch, ShippedTablesCoverEveryBucket) {
   for (const std::string kind : {"avx512-vnni", "avx2"}) {
     const CpuDispatchTable t = CpuDispatchTable::load(dispatch_table_path(kind));
@@ -225,7 +247,7 @@ void expect_dense_reference(int64_t m, int64_t n, int64_t k, DType dt, int threa
 
 const int64_t kOdd[][3] = {{1, 1, 1},    {1, 7, 33},     {7, 1, 1000},   {33, 7, 7},
                            {7, 33, 1},   {1, 1000, 7},   {1000, 33, 7},  {33, 1000, 33},
-                           {17, 40, 2500}};
+                           {17, 40, 2500}, {37, 1, 100}, {2660, 1, 1049}, {5, 1, 32}};
 
 TEST(CpuDispatch, DispatchedDenseComputesTheReferenceOnOddShapes) {
   if (compiler::codegen::host_isa().key() == "generic") GTEST_SKIP() << "no table for this host";
@@ -240,7 +262,7 @@ TEST(CpuDispatch, AvxTwoCapComputesTheReferenceAndKeysTheAvxTwoTable) {
   EXPECT_EQ(compiler::codegen::host_isa().key(), "avx2");
   EXPECT_FALSE(compiler::codegen::host_isa().avx512f);
   EXPECT_THAT(compiler::codegen::host_cpu_description(), HasSubstr("capped to avx2"));
-  for (const auto& s : {kOdd[1], kOdd[3], kOdd[7]})
+  for (const auto& s : {kOdd[1], kOdd[3], kOdd[7], kOdd[9]})
     for (DType dt : {DType::kFloat32, DType::kInt8}) expect_dense_reference(s[0], s[1], s[2], dt, 2);
   compiler::codegen::set_cpu_isa("native");
   EXPECT_THROW(compiler::codegen::set_cpu_isa("sse9"), UserError);

@@ -242,6 +242,16 @@ llvm::Value* Gen::binary(const ir::Binary& n) {
       return b_.CreateSelect(b_.CreateICmpSGT(a, b), a, b);
     case BinOp::kFloorDiv:
     case BinOp::kFloorMod: {
+      // By a power of two, flooring is an arithmetic shift or a mask in two's complement (the
+      // byte of an int8 as unsigned, floormod(x, 256), is then a zero extension LLVM sees).
+      if (const ir::IntImm* k = ir::as_imm(n.b);
+          k && k->value > 0 && (k->value & (k->value - 1)) == 0) {
+        int shift = 0;
+        while ((int64_t{1} << shift) < k->value) ++shift;
+        llvm::Value* bits = llvm::ConstantInt::get(a->getType(), static_cast<uint64_t>(shift));
+        llvm::Value* low = llvm::ConstantInt::get(a->getType(), static_cast<uint64_t>(k->value - 1));
+        return n.op == BinOp::kFloorDiv ? b_.CreateAShr(a, bits) : b_.CreateAnd(a, low);
+      }
       // Truncating division, corrected towards negative infinity.
       llvm::Value* q = b_.CreateSDiv(a, b);
       llvm::Value* r = b_.CreateSRem(a, b);

@@ -5,6 +5,7 @@
 #include <functional>
 #include <tuple>
 
+#include "compiler/ops/cpu/gemv.h"
 #include "compiler/ops/cpu/schedules.h"
 #include "compiler/ops/index_ir.h"
 #include "compiler/ops/op_args.h"
@@ -103,6 +104,9 @@ LoweredOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedul
   check_positive("dense", "N", n);
   check_positive("dense", "K", k);
   validate(sch);
+  // A matrix-vector product runs along K (gemv.h): a register tile would use one lane of its
+  // vectors.
+  if (gemv_applies(m, n, k, sch)) return gemv(m, k, dtype, sch.rows, sch.cols);
   const DType acc = accumulator_of(dtype);
   const int64_t mr = sch.rows, nr = sch.cols;
   // Rows are padded to whole tiles (and to whole row blocks when blocked).
@@ -112,8 +116,8 @@ LoweredOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedul
   const bool quads = dtype == DType::kInt8 && sch.k_pack == 4;
   const int64_t kq = dtype == DType::kInt8 ? (k + sch.k_pack - 1) / sch.k_pack : k;  // steps
 
-  te::Tensor a = te::placeholder({m, k}, dtype, "A");
-  te::Tensor w = te::placeholder({n, k}, dtype, "W");
+  const te::Tensor a = te::placeholder({m, k}, dtype, "A");
+  const te::Tensor w = te::placeholder({n, k}, dtype, "W");
   // W[j, q], zero past N (and past K).
   auto w_at = [&](const Expr& j, const Expr& q, bool k_guard) {
     return guarded(
@@ -192,8 +196,11 @@ LoweredOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedul
   // epilogue, so each pass over C reads only its block of A and of W's panels.
   const int64_t kb = sch.k_block > 0 && sch.k_block < kq ? sch.k_block : kq;
   const int64_t nblocks = (kq + kb - 1) / kb;
-  const bool chained = nblocks > 1 || quads;
-  const std::string c_name = exact ? "C" : "C.padded";
+  // Edges: the tile sums cover the padded domain [mp, np]; the last pass stores only C's
+  // [m, n] part of each tile (its split loops guarded, a masked vector store), so no pass
+  // over a padded C has to crop it.
+  const bool chained = nblocks > 1 || quads || !exact;
+  const std::string c_name = "C";
   auto block_sum = [&](int64_t b) {
     const int64_t k0 = b * kb;
     const te::IterVar kk = te::reduce_axis(std::min(kb, kq - k0), "k");
@@ -234,7 +241,7 @@ LoweredOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedul
     const bool last = b + 1 == nblocks;
     te::Tensor prev = b > 0 ? passes.back().second : te::Tensor();
     te::Tensor part = te::compute(
-        {mp, np}, acc,
+        last ? std::vector<int64_t>{m, n} : std::vector<int64_t>{mp, np}, acc,
         [&](const std::vector<Expr>& i) {
           Expr v = sum(i);
           if (prev.get() != nullptr) v = ir::add(prev(i), v);
@@ -244,8 +251,7 @@ LoweredOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedul
         last ? c_name : "C.part" + std::to_string(b));
     passes.push_back({sum, part});
   }
-  te::Tensor cf = passes.back().second;
-  te::Tensor c = exact ? cf : crop(cf, {m, n}, "C");
+  const te::Tensor c = passes.back().second;
 
   // pack_w 2, 3: each column panel of W is packed just before the row tiles that read it, into
   // a panel-sized local buffer that stays in cache (no pass over a packed copy of all of W).
@@ -272,8 +278,8 @@ LoweredOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedul
   }
   if (fused) {
     s.set_scope(wp, ir::Scope::kLocal);
-    s[wp].compute_at(s[cf], panel_loop);
-    if (quads) s[comp].compute_at(s[cf], panel_loop);
+    s[wp].compute_at(s[c], panel_loop);
+    if (quads) s[comp].compute_at(s[c], panel_loop);
   }
   te::Stage& sw = s[wp];
   if (sch.parallel && !fused) sw.set_kind(sw.axes()[0], ForKind::kParallel);
@@ -293,7 +299,6 @@ LoweredOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedul
     sk.reorder({o, sk.reduce_axes()[0], i});
     sk.set_kind(i, ForKind::kVectorized);
   }
-  if (!exact) schedule_blocked(s[c], 16);
   std::vector<te::Tensor> inputs{a, w};
   return lower_op(std::string("dense_") + ir::dtype_name(dtype), s, inputs, {c},
                   2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k));

@@ -6,8 +6,8 @@
 // to whole register tiles (reads clamped into range, packed weights zero-padded) so the hot
 // loops carry no guards; the tile is a cache_write stage in local scope computed at the tile
 // loop, its reduction loops outside its unrolled rows and vectorized columns, so LLVM keeps it
-// in 12-14 AVX2 registers. When the real output is smaller than the padded domain a final copy
-// drops the padding.
+// in 12-14 AVX2 registers. When the real output is smaller than the padded domain each tile
+// stores only its part inside C (row guards, a masked vector store): no cropping pass.
 #pragma once
 
 #include <cstdint>
