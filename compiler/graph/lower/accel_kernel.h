@@ -12,6 +12,7 @@
 //   AccelKernel k = lower.lower(graph, node_id);      // k.program, k.operands, k.constants
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -65,7 +66,10 @@ struct LowerOptions {
   bool skip_pad_taps = true;
 };
 
-/// Lowers nodes one at a time with one chooser (whose memory serves them all).
+/// Lowers nodes one at a time with one chooser (whose memory serves them all). Nodes that
+/// compile to the same program (shape, knobs, epilogue and the rewrites that apply; ResNet-50
+/// repeats most of its 54 layers) run the pipeline once: the others take its program with
+/// their own DRAM tensors and constants.
 class AccelLowering {
  public:
   AccelLowering(const isa::Layout& layout, const isa::Platform& platform, LowerOptions options,
@@ -80,10 +84,22 @@ class AccelLowering {
                     const ProgramObserver& after_step = {});
 
  private:
+  // A compiled program and the DRAM tensors it names, in roles' order (program_roles).
+  struct Compiled {
+    accel::Program program;
+    std::vector<std::string> rewrites;
+    std::vector<ir::Buffer> roles;
+  };
   const isa::Layout& layout_;
   const isa::Platform& platform_;
   LowerOptions options_;
   KnobChooser& knobs_;
+  std::map<std::string, Compiled> programs_;  // by program_key
+  int64_t reused_ = 0;
+
+ public:
+  /// Nodes so far whose program came from an earlier node's.
+  int64_t programs_reused() const { return reused_; }
 };
 
 }  // namespace weft::compiler::graph
