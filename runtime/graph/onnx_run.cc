@@ -305,6 +305,7 @@ nlohmann::ordered_json run_onnx_accel(const OnnxRunRequest& r, OutputSet& output
   ExecutorOptions exe_opts;
   exe_opts.use_records = !r.no_records;
   exe_opts.tune_db = r.tune_db;
+  exe_opts.program_cache = r.program_cache;
   r.phase("compiling its accelerator kernels");
   GraphExecutor exe(compiled, layout, platform, exe_opts);
   end_phase("kernel_compile");
@@ -343,6 +344,10 @@ nlohmann::ordered_json run_onnx_accel(const OnnxRunRequest& r, OutputSet& output
                 {"per_channel_weights", qdq->per_channel_weights}};
   }
   j["compile_seconds"] = compile_s;
+  const ProgramSources ps = exe.program_sources();
+  j["accel_programs"] = {{"compiled", ps.compiled}, {"reused_in_network", ps.reused},
+                         {"from_cache", ps.cached},
+                         {"cache", r.program_cache.empty() ? std::string("off") : r.program_cache}};
   if (y.shape.size() == 2 && y.shape[0] == 1 && !y.data.empty())
     j["argmax"] = std::max_element(y.data.begin(), y.data.end()) - y.data.begin();
   if (r.check) {

@@ -21,6 +21,7 @@
 #include "compiler/graph/lower/choose_knobs.h"
 #include "compiler/graph/lower/conv_node.h"
 #include "compiler/graph/lower/kernel_constants.h"
+#include "compiler/graph/lower/program_cache.h"
 #include "compiler/ops/conv2d.h"
 #include "compiler/ops/conv2d_floor.h"
 #include "compiler/pipeline.h"
@@ -69,11 +70,12 @@ struct LowerOptions {
 /// Lowers nodes one at a time with one chooser (whose memory serves them all). Nodes that
 /// compile to the same program (shape, knobs, epilogue and the rewrites that apply; ResNet-50
 /// repeats most of its 54 layers) run the pipeline once: the others take its program with
-/// their own DRAM tensors and constants.
+/// their own DRAM tensors and constants. With a ProgramCache (program_cache.h) a program
+/// compiled by an earlier run is taken from it, and a new one stored in it.
 class AccelLowering {
  public:
   AccelLowering(const isa::Layout& layout, const isa::Platform& platform, LowerOptions options,
-                KnobChooser& knobs);
+                KnobChooser& knobs, ProgramCache* cache = nullptr);
   /// The rewrites the pipeline may run for node `c` (named `name`) built as `op`, with the
   /// operands their legality checks need; the constants they read are added to `constants`.
   PipelineOptions rewrites(const Graph& g, const ConvNode& c, const std::string& name,
@@ -94,12 +96,14 @@ class AccelLowering {
   const isa::Platform& platform_;
   LowerOptions options_;
   KnobChooser& knobs_;
+  ProgramCache* cache_;
   std::map<std::string, Compiled> programs_;  // by program_key
-  int64_t reused_ = 0;
+  int64_t reused_ = 0, cached_ = 0;
 
  public:
-  /// Nodes so far whose program came from an earlier node's.
+  /// Nodes so far whose program came from an earlier node's / from the ProgramCache.
   int64_t programs_reused() const { return reused_; }
+  int64_t programs_cached() const { return cached_; }
 };
 
 }  // namespace weft::compiler::graph
