@@ -1,6 +1,8 @@
 // Accelerator program helpers; see program.h.
 #include "compiler/accel/program.h"
 
+#include <algorithm>
+
 #include "hardware/isa/errors.h"
 
 namespace weft::compiler::accel {
@@ -32,11 +34,20 @@ Access accesses(const Op& op) {
       auto& list = op.kind == Op::Kind::kLoad ? a.writes : a.reads;
       const int64_t blocks =
           (op.y_pad0 + op.y_size + op.y_pad1) * (op.x_pad0 + op.x_size + op.x_pad1);
+      list.reserve(static_cast<size_t>(std::max<int64_t>(blocks, 0)));
       for (int64_t b = 0; b < blocks; ++b) list.push_back({sp, op.sram_base + b});
       break;
     }
     case Op::Kind::kGemm:
-    case Op::Kind::kAlu:
+    case Op::Kind::kAlu: {
+      // Sized up front: a convolution's GEMM runs to hundreds of thousands of micro-op
+      // iterations, and three passes ask for its accesses (growing the lists cost more than
+      // filling them).
+      const size_t iters = static_cast<size_t>(std::max<int64_t>(op.iter_out * op.iter_in, 0)) *
+                           op.uops.size();
+      a.writes.reserve(iters);
+      const bool reads = !(op.kind == Op::Kind::kGemm && op.reset);
+      if (reads) a.reads.reserve(iters * (op.kind == Op::Kind::kGemm ? 3 : op.use_imm ? 1 : 2));
       for (int64_t i = 0; i < op.iter_out; ++i) {
         for (int64_t j = 0; j < op.iter_in; ++j) {
           for (const isa::Uop& u : op.uops) {
@@ -56,6 +67,7 @@ Access accesses(const Op& op) {
         }
       }
       break;
+    }
     default:
       break;
   }

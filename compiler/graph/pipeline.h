@@ -52,7 +52,8 @@ struct CompiledGraph {
   Graph graph;
   Graph folded_f32;
   passes::MemoryPlan plan;
-  std::vector<std::pair<std::string, double>> pass_seconds;
+  std::vector<std::pair<std::string, double>> pass_seconds;      // wall time of each pass
+  std::vector<std::pair<std::string, double>> pass_cpu_seconds;  // its process CPU time
 };
 
 /// Called after each pass with its name and result.

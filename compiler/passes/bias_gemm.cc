@@ -41,14 +41,17 @@ accel::Program bias_gemm(const accel::Program& p, const isa::Layout& l, const ir
                          int* rewritten) {
   if (rewritten) *rewritten = 0;
   const size_t n = p.ops.size();
-  std::vector<accel::Access> acc(n);
+  // Per operation only the accumulator rows it reads and writes are kept (the input and
+  // weight blocks only raise the tops).
+  std::vector<std::vector<int64_t>> acc_reads(n), acc_writes(n);
   int64_t inp_top = -1, wgt_top = -1;
   for (size_t i = 0; i < n; ++i) {
-    acc[i] = accel::accesses(p.ops[i]);
-    for (const auto* list : {&acc[i].reads, &acc[i].writes})
+    const accel::Access a = accel::accesses(p.ops[i]);
+    for (const auto* list : {&a.reads, &a.writes})
       for (const auto& [sp, b] : *list) {
         if (sp == accel::Space::kInp) inp_top = std::max(inp_top, b);
         if (sp == accel::Space::kWgt) wgt_top = std::max(wgt_top, b);
+        if (sp == accel::Space::kAcc) (list == &a.reads ? acc_reads : acc_writes)[i].push_back(b);
       }
   }
   const int64_t ones_row = inp_top + 1, w_base = wgt_top + 1;
@@ -103,13 +106,11 @@ accel::Program bias_gemm(const accel::Program& p, const isa::Layout& l, const ir
       }
     }
     // Readers of bias rows that were not rewritten keep their load.
-    for (const auto& [sp, b] : acc[i].reads) {
-      if (sp != accel::Space::kAcc) continue;
+    for (int64_t b : acc_reads[i]) {
       auto it = live.find(b);
       if (it != live.end() && !done) load_free[it->second] = false;
     }
-    for (const auto& [sp, b] : acc[i].writes) {
-      if (sp != accel::Space::kAcc) continue;
+    for (int64_t b : acc_writes[i]) {
       last_writer[b] = i;
       live.erase(b);
       if (op.kind == Op::Kind::kLoad && op.mem == isa::MemType::kAcc && op.tensor == bias) {

@@ -22,10 +22,15 @@ std::vector<std::pair<int64_t, int64_t>> iterations(const Op& op) {
   return v;
 }
 
-std::set<int64_t> acc_rows(const std::vector<std::pair<accel::Space, int64_t>>& list) {
-  std::set<int64_t> s;
+// Sorted, without repeats (a sorted vector: a GEMM's rows number in the thousands, and every
+// operation of every layer needs its two sets).
+std::vector<int64_t> acc_rows(const std::vector<std::pair<accel::Space, int64_t>>& list) {
+  std::vector<int64_t> s;
+  s.reserve(list.size());
   for (const auto& [sp, b] : list)
-    if (sp == accel::Space::kAcc) s.insert(b);
+    if (sp == accel::Space::kAcc) s.push_back(b);
+  std::sort(s.begin(), s.end());
+  s.erase(std::unique(s.begin(), s.end()), s.end());
   return s;
 }
 
@@ -48,12 +53,11 @@ bool residual_init_cannot_wrap(int64_t products, int64_t bias_max, int shift) {
 
 accel::Program residual_init(const accel::Program& p, const ir::Buffer& residual, int* rewritten) {
   const size_t n = p.ops.size();
-  std::vector<accel::Access> acc(n);
-  std::vector<std::set<int64_t>> wrows(n), rrows(n);  // accumulator rows written / read
+  std::vector<std::vector<int64_t>> wrows(n), rrows(n);  // accumulator rows written / read
   for (size_t i = 0; i < n; ++i) {
-    acc[i] = accel::accesses(p.ops[i]);
-    wrows[i] = acc_rows(acc[i].writes);
-    rrows[i] = acc_rows(acc[i].reads);
+    const accel::Access acc = accel::accesses(p.ops[i]);
+    wrows[i] = acc_rows(acc.writes);
+    rrows[i] = acc_rows(acc.reads);
   }
   // Per accumulator row: the operation that last initialised it and the writers since.
   std::map<int64_t, size_t> last_init, last_writer;
@@ -94,7 +98,9 @@ accel::Program residual_init(const accel::Program& p, const ir::Buffer& residual
         if (first == last_init.end()) return;
         r.reset = first->second;
         const Op& g = p.ops[r.reset];
-        if (g.kind != Op::Kind::kGemm || !g.reset || wrows[r.reset] != dst) return;
+        if (g.kind != Op::Kind::kGemm || !g.reset ||
+            !std::equal(wrows[r.reset].begin(), wrows[r.reset].end(), dst.begin(), dst.end()))
+          return;
         std::set<size_t> chain, checked;
         for (int64_t d : dst) {
           auto it = last_init.find(d);

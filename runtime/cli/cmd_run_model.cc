@@ -10,6 +10,7 @@
 #include "runtime/cli/commands.h"
 #include "runtime/cli/device_run.h"
 #include "runtime/cli/progress.h"
+#include "runtime/graph/program_cache.h"
 #include "runtime/io/files.h"
 #if defined(WEFT_HAVE_ONNX_RUN)
 #include "compiler/graph/quant_error.h"
@@ -27,6 +28,7 @@ struct ModelRunOptions {
   int64_t batch = 0;
   bool check = false, per_channel = false, no_records = false, compare_fp32 = false;
   std::string tune_db;
+  std::string program_cache = rt::graph::default_program_cache_dir();
 };
 
 // Before any work: the files read and written, and the options the target would ignore.
@@ -40,7 +42,7 @@ void check_model_run(const ModelRunOptions& o, const CLI::App& run) {
     if (!o.calibrate.empty())
       throw UserError("--calibrate goes with --target accel (the llvm target runs in float32)");
     forbid(run, {"--engine", "--config", "--platform", "--per-channel", "--tune-db", "--no-records",
-                 "--compare-fp32",
+                 "--compare-fp32", "--program-cache",
                  "--inject-fault", "--timeout", "--xclbin", "--device", "--xrt-emulate",
                  "--xrt-bank", "--energy"},
            "with --target accel (--target llvm runs the float32 network on the host CPU)");
@@ -80,6 +82,7 @@ void run_model(const ModelRunOptions& o) {
     r.compare_fp32 = o.compare_fp32;
     r.tune_db = o.tune_db;
     r.no_records = o.no_records;
+    r.program_cache = o.program_cache == "off" ? std::string() : o.program_cache;
     driver::FaultPlan faults;
     r.device = o.dev.device_options(faults);
     r.timeout = o.dev.timeout();
@@ -129,6 +132,10 @@ void add_run_model(CLI::App& run) {
                  "layer's schedule, before the shipped records");
   run.add_flag("--no-records", o->no_records,
                "with --target accel: ignore the tuning records (the executor's own choice)");
+  run.add_option("--program-cache", o->program_cache,
+                 "with --target accel: the folder of compiled accelerator programs kept across "
+                 "runs (one file per layer program; docs/networks.md, Compile time), or off")
+      ->capture_default_str();
   run.add_option("--save", o->save,
                  "write DIR/output.npy (the first output, float32) and DIR/report.json");
   run.add_option("--trace", o->trace, "write the run's timeline (Chrome trace JSON, Perfetto)");

@@ -9,6 +9,7 @@
 #include "hardware/isa/assembly.h"
 #include "hardware/isa/errors.h"
 #include "runtime/graph/executor_impl.h"
+#include "runtime/graph/program_cache.h"
 #include "runtime/tune/knob_search.h"
 #include "runtime/tune/tuned_knobs.h"
 
@@ -49,13 +50,16 @@ Step::Kind step_kind(const Graph& g, const passes::MemoryPlan& plan, const Node&
 struct Lowering {
   tune::TunedKnobs source;
   KnobChooser chooser;
+  ProgramFileCache programs;
   AccelLowering lowering;
   Lowering(const isa::Layout& l, const isa::Platform& pf, const ExecutorOptions& opts)
       : source(l, pf,
                {opts.use_records, opts.tune_db,
                 opts.tune_candidates > 1 ? opts.knob_cache : std::string()}),
         chooser(l, pf, opts.tune_candidates, &source),
-        lowering(l, pf, {opts.residual_init, opts.bias_gemm, opts.skip_pad_taps}, chooser) {}
+        programs(opts.program_cache),
+        lowering(l, pf, {opts.residual_init, opts.bias_gemm, opts.skip_pad_taps}, chooser,
+                 opts.program_cache.empty() ? nullptr : &programs) {}
 };
 
 }  // namespace
@@ -93,6 +97,10 @@ GraphExecutor::GraphExecutor(const CompiledGraph& c, const isa::Layout& l, const
     }
     m.steps.push_back(st);
   }
+  m.sources.reused = lower.lowering.programs_reused();
+  m.sources.cached = lower.lowering.programs_cached();
+  m.sources.compiled =
+      static_cast<int64_t>(m.kernels.size()) - m.sources.reused - m.sources.cached;
   if (llvm_jobs.valid()) m.llvm = llvm_jobs.get();
   m.map = std::make_unique<DeviceMap>(g, m.plan, m.kernels, l);
   m.compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -102,6 +110,7 @@ GraphExecutor::~GraphExecutor() = default;
 
 uint64_t GraphExecutor::device_bytes() const { return impl_->map->total(); }
 double GraphExecutor::kernel_compile_seconds() const { return impl_->compile_seconds; }
+ProgramSources GraphExecutor::program_sources() const { return impl_->sources; }
 const Graph& GraphExecutor::graph() const { return impl_->g; }
 
 std::string GraphExecutor::listing() const {

@@ -67,6 +67,16 @@ struct ExecutorOptions {
   bool residual_init = true;
   bool bias_gemm = true;
   bool skip_pad_taps = true;
+  /// A folder of compiled accelerator programs kept across runs (program_cache.h;
+  /// default_program_cache_dir() is the usual place), "" for none.
+  std::string program_cache;
+};
+
+/// Where an executor's accelerator programs came from.
+struct ProgramSources {
+  int64_t compiled = 0;  // by the accelerator pipeline
+  int64_t reused = 0;    // an earlier node's of this network (the same program)
+  int64_t cached = 0;    // the program cache (an earlier run's)
 };
 
 /// $XDG_CACHE_HOME/weft/graph_conv2d_knobs.json (or ~/.cache/...); "" without a home.
@@ -96,6 +106,8 @@ class GraphExecutor {
   void cancel();
   /// Seconds spent compiling kernels in the constructor.
   double kernel_compile_seconds() const;
+  /// How many accelerator kernels were compiled, reused within the network or cached.
+  ProgramSources program_sources() const;
   const compiler::graph::Graph& graph() const;
   /// A listing of the static step list (one line per step).
   std::string listing() const;

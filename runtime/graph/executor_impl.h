@@ -38,6 +38,7 @@ struct GraphExecutor::Impl {
       llvm;  // CPU nodes' JIT kernels
   std::unique_ptr<DeviceMap> map;
   double compile_seconds = 0;
+  ProgramSources sources;
   uint64_t loaded = 0;  // the serial of the device holding the weights and programs (0: none)
   // The run in progress (cancel() reaches its device) and the step it is at (errors name it).
   std::mutex running_mu;

@@ -1,6 +1,8 @@
 // `weft run MODEL.onnx --target llvm`; see onnx_run.h.
 #include "runtime/graph/onnx_run.h"
 
+#include <time.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -250,11 +252,26 @@ nlohmann::ordered_json run_onnx_accel(const OnnxRunRequest& r, OutputSet& output
   auto since = [](Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
   };
-  nlohmann::ordered_json phases;
+  // And the CPU time of each (process CPU, every thread: "phase_cpu_seconds"), which a busy
+  // machine does not inflate as it does the wall time.
+  auto cpu_now = [] {
+    timespec ts{};
+    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+  };
+  nlohmann::ordered_json phases, cpu;
   auto t_phase = Clock::now();
+  double c_phase = cpu_now();
+  auto end_phase = [&](const char* name) {
+    phases[name] = since(t_phase);
+    t_phase = Clock::now();
+    const double c = cpu_now();
+    cpu[name] = c - c_phase;
+    c_phase = c;
+  };
   r.phase("importing the model");
   const auto imported = compiler::onnx_import::import_onnx(r.model, load_options(r));
-  phases["import"] = since(t_phase);
+  end_phase("import");
   const auto& g = imported.graph;
   if (g.inputs().size() != 1)
     throw UserError("'" + r.model + "' takes " + std::to_string(g.inputs().size()) +
@@ -278,6 +295,8 @@ nlohmann::ordered_json run_onnx_accel(const OnnxRunRequest& r, OutputSet& output
     if (qdq->per_channel_weights) opts.quantize.per_channel = true;
   }
   const auto t0 = Clock::now();
+  t_phase = t0;
+  c_phase = cpu_now();
   r.phase("compiling the network (graph passes)");
   // --compare-fp32 compares quantize's own output (value names as in the fp32 graph).
   std::optional<compiler::graph::Graph> quantized;
@@ -286,22 +305,25 @@ nlohmann::ordered_json run_onnx_accel(const OnnxRunRequest& r, OutputSet& output
       [&](const std::string& pass, const compiler::graph::Graph& after) {
         if (r.compare_fp32 && pass == "quantize") quantized = after;
       });
-  phases["graph_passes"] = since(t0);
+  end_phase("graph_passes");
   for (const auto& [pass, sec] : compiled.pass_seconds) phases["pass_" + pass] = sec;
+  for (const auto& [pass, sec] : compiled.pass_cpu_seconds) cpu["pass_" + pass] = sec;
   t_phase = Clock::now();
   ExecutorOptions exe_opts;
   exe_opts.use_records = !r.no_records;
   exe_opts.tune_db = r.tune_db;
+  exe_opts.program_cache = r.program_cache;
   r.phase("compiling its accelerator kernels");
   GraphExecutor exe(compiled, layout, platform, exe_opts);
-  phases["kernel_compile"] = since(t_phase);
+  end_phase("kernel_compile");
   const double compile_s = since(t0);
   t_phase = Clock::now();
+  c_phase = cpu_now();
   auto dev = open_graph_device(r.engine, exe, layout, platform, r.device);
   const std::vector<float> xf(x.data.begin(), x.data.end());
   r.phase("running the network on the " + r.engine + " engine");
   RunResult res = exe.run(*dev, {xf}, r.timeout);
-  phases["run"] = since(t_phase);
+  end_phase("run");
 
   HostArray y;
   y.dtype = DType::F32;
@@ -329,11 +351,16 @@ nlohmann::ordered_json run_onnx_accel(const OnnxRunRequest& r, OutputSet& output
                 {"per_channel_weights", qdq->per_channel_weights}};
   }
   j["compile_seconds"] = compile_s;
+  const ProgramSources ps = exe.program_sources();
+  j["accel_programs"] = {{"compiled", ps.compiled}, {"reused_in_network", ps.reused},
+                         {"from_cache", ps.cached},
+                         {"cache", r.program_cache.empty() ? std::string("off") : r.program_cache}};
   if (y.shape.size() == 2 && y.shape[0] == 1 && !y.data.empty())
     j["argmax"] = std::max_element(y.data.begin(), y.data.end()) - y.data.begin();
   if (r.check) {
     // Against the fp32 network on the LLVM path: cosine similarity and top-1 agreement.
     t_phase = Clock::now();
+    c_phase = cpu_now();
     r.phase("checking: the fp32 network on the LLVM path");
     LlvmGraphRunner runner(g, r.threads);
     const HostArray f = runner.run({x}).outputs.at(0);
@@ -349,7 +376,7 @@ nlohmann::ordered_json run_onnx_accel(const OnnxRunRequest& r, OutputSet& output
       c["top1_agrees"] = std::max_element(f.data.begin(), f.data.end()) - f.data.begin() ==
                          std::max_element(y.data.begin(), y.data.end()) - y.data.begin();
     j["fp32_check"] = c;
-    phases["check"] = since(t_phase);
+    end_phase("check");
   }
   if (r.compare_fp32) {
     t_phase = Clock::now();
@@ -362,6 +389,7 @@ nlohmann::ordered_json run_onnx_accel(const OnnxRunRequest& r, OutputSet& output
     phases["compare_fp32"] = since(t_phase);
   }
   j["phase_seconds"] = phases;
+  j["phase_cpu_seconds"] = cpu;
   add_energy(res.report, cost::energy_table_for(r.energy), layout, platform);
   j["report"] = res.report.to_json();
   if (!r.save.empty()) {

@@ -33,6 +33,8 @@ struct OnnxRunRequest {
   // conv schedules: the tuning records first (--tune-db, then the shipped ones) unless no_records
   std::string tune_db;
   bool no_records = false;
+  // compiled accelerator programs kept across runs (runtime/graph/program_cache.h); "" for none
+  std::string program_cache;
   // --target accel: the rest of the device's options (the xrt engine's board or emulation,
   // faults to inject) and the time each kernel may take.
   driver::DeviceOptions device;

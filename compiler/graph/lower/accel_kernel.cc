@@ -6,12 +6,68 @@
 
 #include "compiler/graph/passes/partition.h"
 #include "compiler/passes/bias_gemm.h"
+#include "compiler/passes/residual_init.h"
 
 namespace weft::compiler::graph {
 
+namespace {
+
+// Everything compile_accel's output depends on besides the schedule's buffers: the operator
+// (shape, knobs, epilogue) and which rewrites run (a rewrite's inputs beyond the buffers only
+// decide whether it runs).
+std::string program_key(const isa::Layout& l, const ops::Conv2d& op, const PipelineOptions& p) {
+  const ops::Conv2dEpilogue& e = op.epilogue;
+  // The configuration by its name and the numbers the programs depend on (a user's file may
+  // reuse a shipped name).
+  const auto& c = l.config;
+  std::string k = c.name + "/" + std::to_string(c.batch()) + "x" + std::to_string(c.block_in()) +
+                  "x" + std::to_string(c.block_out()) + "/" + std::to_string(l.uop_depth) + "," +
+                  std::to_string(l.inp_depth) + "," + std::to_string(l.wgt_depth) + "," +
+                  std::to_string(l.acc_depth) + "|";
+  k += op.shape.describe() + "|" + op.knobs.describe() + "|" + std::to_string(e.shift);
+  for (bool b : {e.bias, e.relu, e.bias_first, e.residual, e.channel_shifts}) k += b ? '1' : '0';
+  const auto& r = p.residual_init;
+  k += r && compiler::passes::residual_init_cannot_wrap(r->products, r->bias_max, r->shift) ? "|ri" : "|-";
+  if (p.bias_gemm) k += "|bg" + std::to_string(p.bias_gemm->blocks);
+  k += p.skip_pad_taps ? "|sp" : "|-";
+  return k;
+}
+
+// The DRAM tensors a program of `op` built with `p` may name, in a fixed order.
+std::vector<ir::Buffer> program_roles(const ops::Conv2d& op, const PipelineOptions& p) {
+  std::vector<ir::Buffer> r;
+  for (const te::Tensor* t : {&op.a, &op.w, &op.bias, &op.c, &op.d, &op.residual, &op.shifts})
+    r.push_back(t->get() ? (*t)->buffer : ir::Buffer());
+  r.push_back(p.bias_gemm ? p.bias_gemm->ones : ir::Buffer());
+  r.push_back(p.bias_gemm ? p.bias_gemm->weights : ir::Buffer());
+  return r;
+}
+
+// `prog` with each tensor of `from` replaced by the same role's tensor of `to`; false when it
+// names a tensor outside `from` (then the caller compiles instead).
+bool rebind(accel::Program* prog, const std::vector<ir::Buffer>& from,
+            const std::vector<ir::Buffer>& to) {
+  auto swap = [&](ir::Buffer* b) {
+    if (!*b) return true;
+    for (size_t i = 0; i < from.size(); ++i)
+      if (from[i] == *b && to[i]) {
+        *b = to[i];
+        return true;
+      }
+    return false;
+  };
+  for (accel::Op& o : prog->ops)
+    if (!swap(&o.tensor)) return false;
+  for (ir::Buffer& b : prog->tensors)
+    if (!swap(&b)) return false;
+  return true;
+}
+
+}  // namespace
+
 AccelLowering::AccelLowering(const isa::Layout& layout, const isa::Platform& platform,
-                             LowerOptions options, KnobChooser& knobs)
-    : layout_(layout), platform_(platform), options_(options), knobs_(knobs) {}
+                             LowerOptions options, KnobChooser& knobs, ProgramCache* cache)
+    : layout_(layout), platform_(platform), options_(options), knobs_(knobs), cache_(cache) {}
 
 PipelineOptions AccelLowering::rewrites(const Graph& g, const ConvNode& c, const std::string& name,
                                         const ops::Conv2d& op,
@@ -67,12 +123,40 @@ AccelKernel AccelLowering::lower(const Graph& g, NodeId id, const PassObserver& 
                            4096});
   const PipelineOptions p = rewrites(g, c, n.name, k.op, &k.constants);
   const auto& fixed = accel_program_step_names();
-  k.program = compile_accel(*k.op.schedule, l, p, after_pass,
-                            [&](const std::string& step, const accel::Program& prog) {
-                              if (step != fixed.front() && step != fixed.back())
-                                k.rewrites.push_back(step);
-                              if (after_step) after_step(step, prog);
-                            });
+  const std::string key = program_key(l, k.op, p);
+  const std::vector<ir::Buffer> roles = program_roles(k.op, p);
+  // This run's earlier nodes first, then the cache of earlier runs, else the pipeline (not
+  // when observed: the observers want to see every pass).
+  const bool observed = after_pass || after_step;
+  bool have = false;
+  if (auto it = programs_.find(key); it != programs_.end() && !observed) {
+    k.program = it->second.program;
+    have = rebind(&k.program, it->second.roles, roles);
+    if (have) {
+      k.rewrites = it->second.rewrites;
+      ++reused_;
+    }
+  }
+  if (!have && cache_ && !observed) {
+    if (auto stored = cache_->find(key, roles)) {
+      k.program = std::move(stored->program);
+      k.rewrites = std::move(stored->rewrites);
+      programs_[key] = {k.program, k.rewrites, roles};
+      ++cached_;
+      have = true;
+    }
+  }
+  if (!have) {
+    k.rewrites.clear();
+    k.program = compile_accel(*k.op.schedule, l, p, after_pass,
+                              [&](const std::string& step, const accel::Program& prog) {
+                                if (step != fixed.front() && step != fixed.back())
+                                  k.rewrites.push_back(step);
+                                if (after_step) after_step(step, prog);
+                              });
+    programs_[key] = {k.program, k.rewrites, roles};
+    if (cache_ && !observed) cache_->put(key, {k.program, k.rewrites}, roles);
+  }
   k.floor = ops::conv2d_floor(l, c.shape, c.epilogue, platform_.axi_data_bits / 8);
   k.macs = passes::node_macs(g, n);
   k.slices = n.facts.slices.value_or(1);

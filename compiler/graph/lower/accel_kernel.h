@@ -12,6 +12,7 @@
 //   AccelKernel k = lower.lower(graph, node_id);      // k.program, k.operands, k.constants
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "compiler/graph/lower/choose_knobs.h"
 #include "compiler/graph/lower/conv_node.h"
 #include "compiler/graph/lower/kernel_constants.h"
+#include "compiler/graph/lower/program_cache.h"
 #include "compiler/ops/conv2d.h"
 #include "compiler/ops/conv2d_floor.h"
 #include "compiler/pipeline.h"
@@ -65,11 +67,15 @@ struct LowerOptions {
   bool skip_pad_taps = true;
 };
 
-/// Lowers nodes one at a time with one chooser (whose memory serves them all).
+/// Lowers nodes one at a time with one chooser (whose memory serves them all). Nodes that
+/// compile to the same program (shape, knobs, epilogue and the rewrites that apply; ResNet-50
+/// repeats most of its 54 layers) run the pipeline once: the others take its program with
+/// their own DRAM tensors and constants. With a ProgramCache (program_cache.h) a program
+/// compiled by an earlier run is taken from it, and a new one stored in it.
 class AccelLowering {
  public:
   AccelLowering(const isa::Layout& layout, const isa::Platform& platform, LowerOptions options,
-                KnobChooser& knobs);
+                KnobChooser& knobs, ProgramCache* cache = nullptr);
   /// The rewrites the pipeline may run for node `c` (named `name`) built as `op`, with the
   /// operands their legality checks need; the constants they read are added to `constants`.
   PipelineOptions rewrites(const Graph& g, const ConvNode& c, const std::string& name,
@@ -80,10 +86,24 @@ class AccelLowering {
                     const ProgramObserver& after_step = {});
 
  private:
+  // A compiled program and the DRAM tensors it names, in roles' order (program_roles).
+  struct Compiled {
+    accel::Program program;
+    std::vector<std::string> rewrites;
+    std::vector<ir::Buffer> roles;
+  };
   const isa::Layout& layout_;
   const isa::Platform& platform_;
   LowerOptions options_;
   KnobChooser& knobs_;
+  ProgramCache* cache_;
+  std::map<std::string, Compiled> programs_;  // by program_key
+  int64_t reused_ = 0, cached_ = 0;
+
+ public:
+  /// Nodes so far whose program came from an earlier node's / from the ProgramCache.
+  int64_t programs_reused() const { return reused_; }
+  int64_t programs_cached() const { return cached_; }
 };
 
 }  // namespace weft::compiler::graph

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <memory>
 
 #include "compiler/graph/infer.h"
 #include "compiler/graph/onnx/contrib_ops.h"
@@ -153,9 +154,10 @@ class Importer {
     std::shared_ptr<const graph::ConstData> data;
     const int64_t n = t.elements();
     if (t.type == ElemType::kFloat32) {
-      std::vector<float> v(static_cast<size_t>(n));
-      if (n) std::memcpy(v.data(), t.bytes.data(), v.size() * 4);
-      data = graph::ConstData::from_f32(v);
+      // The bytes are already the stored layout (little-endian float32): one copy, no staging.
+      auto d = std::make_shared<graph::ConstData>();
+      d->bytes = t.bytes;
+      data = std::move(d);
     } else if (dt == DType::I8) {
       std::vector<int8_t> v(static_cast<size_t>(n));
       for (int64_t i = 0; i < n; ++i)

@@ -106,6 +106,9 @@ Model load_model(const std::string& path, const LoadOptions& options = {});
 /// The same from bytes already in memory; `what` names them in messages.
 Model parse_model(const std::vector<uint8_t>& bytes, const std::string& what,
                   const LoadOptions& options = {});
+/// The same from `size` bytes at `data` (a mapped file).
+Model parse_model(const uint8_t* data, size_t size, const std::string& what,
+                  const LoadOptions& options = {});
 
 /// Reads a serialized TensorProto (the input_N.pb / output_N.pb files of ONNX's node tests).
 TensorData read_tensor_file(const std::string& path);

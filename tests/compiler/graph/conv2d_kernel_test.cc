@@ -1,0 +1,98 @@
+// The interpreter's blocked convolution (interpret_kernels.h, conv2d_kernel_blocked) against its
+// plain loops, bit for bit: strides, dilations, asymmetric pads, groups and depthwise, widths
+// that are not a multiple of the block, channel counts that are not a multiple of four; and the
+// two cases where the dispatcher must keep the plain loops (a -0 bias, a non-finite weight).
+#include "compiler/graph/interpret_kernels.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+namespace weft::compiler::graph {
+namespace {
+
+struct Case {
+  int64_t n, c, h, w, o, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, group;
+};
+
+Window2d window(const Case& k) {
+  Window2d s;
+  s.n = k.n, s.c = k.c, s.h = k.h, s.w = k.w, s.kh = k.kh, s.kw = k.kw, s.sh = k.sh, s.sw = k.sw;
+  s.dh = k.dh, s.dw = k.dw, s.pt = k.pt, s.pl = k.pl, s.pb = k.pb, s.pr = k.pr;
+  s.oh = (k.h + k.pt + k.pb - (k.kh - 1) * k.dh - 1) / k.sh + 1;
+  s.ow = (k.w + k.pl + k.pr - (k.kw - 1) * k.dw - 1) / k.sw + 1;
+  return s;
+}
+
+template <typename T>
+void expect_same(const Case& k, bool with_bias) {
+  const Window2d s = window(k);
+  std::mt19937 rng(42);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<T> x(static_cast<size_t>(k.n * k.c * k.h * k.w)),
+      w(static_cast<size_t>(k.o * (k.c / k.group) * k.kh * k.kw)), b(static_cast<size_t>(k.o));
+  for (T& v : x) v = static_cast<T>(u(rng));
+  for (T& v : w) v = static_cast<T>(u(rng));
+  for (T& v : b) v = static_cast<T>(u(rng));
+  const size_t ny = static_cast<size_t>(k.n * k.o * s.oh * s.ow);
+  std::vector<T> plain(ny, T(7)), blocked(ny, T(9));
+  const T* bias = with_bias ? b.data() : nullptr;
+  conv2d_kernel_loops<T>(x.data(), w.data(), bias, plain.data(), s, k.o, k.group);
+  conv2d_kernel_blocked<T>(x.data(), w.data(), bias, blocked.data(), s, k.o, k.group);
+  EXPECT_EQ(0, std::memcmp(plain.data(), blocked.data(), ny * sizeof(T)))
+      << "c=" << k.c << " o=" << k.o << " " << k.h << "x" << k.w << " k=" << k.kh << "x" << k.kw
+      << " stride " << k.sh << "," << k.sw << " group " << k.group;
+}
+
+const std::vector<Case>& cases() {
+  static const std::vector<Case> v = {
+      {1, 3, 9, 11, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // odd widths, o not a multiple of 4
+      {2, 8, 14, 14, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},  // stride 2, batch 2
+      {1, 4, 7, 7, 6, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},     // 1x1 on 7x7
+      {1, 3, 15, 13, 4, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1},   // a 7x7 stem
+      {1, 6, 10, 10, 6, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1},   // dilation 2
+      {1, 5, 8, 9, 3, 2, 3, 1, 2, 1, 1, 0, 1, 2, 0, 1},     // asymmetric pads, unequal strides
+      {1, 12, 9, 9, 18, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 6},   // groups of 2 in, 3 out
+      {1, 10, 11, 11, 10, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 10},  // depthwise
+      {1, 4, 3, 3, 4, 3, 3, 1, 1, 1, 1, 3, 3, 3, 3, 1},     // pads wider than the image
+  };
+  return v;
+}
+
+TEST(Conv2dKernel, BlockedIsTheLoopsBitForBitFloat) {
+  for (const Case& k : cases()) {
+    expect_same<float>(k, true);
+    expect_same<float>(k, false);
+  }
+}
+
+TEST(Conv2dKernel, BlockedIsTheLoopsBitForBitDouble) {
+  for (const Case& k : cases()) expect_same<double>(k, true);
+}
+
+// A -0 bias (a padded tap, +1 * +0, would turn a sum of -0 terms into +0) and an infinite
+// weight on a padded tap (inf * 0 is NaN) keep the plain loops: conv2d_kernel gives exactly
+// their result, where the blocked form would not.
+TEST(Conv2dKernel, DispatchKeepsTheLoopsWhereBlockingWouldDiffer) {
+  const Case k{1, 1, 2, 2, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+  const Window2d s = window(k);
+  std::vector<float> x(4, -0.0f), w(9, 1.0f), y(4), ref(4), blocked(4);
+  const float neg0 = -0.0f;
+  conv2d_kernel<float>(x.data(), w.data(), &neg0, y.data(), s, 1, 1);
+  conv2d_kernel_loops<float>(x.data(), w.data(), &neg0, ref.data(), s, 1, 1);
+  conv2d_kernel_blocked<float>(x.data(), w.data(), &neg0, blocked.data(), s, 1, 1);
+  EXPECT_EQ(0, std::memcmp(y.data(), ref.data(), sizeof(float) * 4));
+  EXPECT_TRUE(std::signbit(y[0]));
+  EXPECT_FALSE(std::signbit(blocked[0]));
+  w[0] = INFINITY;  // the top-left tap of output (0, 0) lies in the padding
+  conv2d_kernel<float>(x.data(), w.data(), nullptr, y.data(), s, 1, 1);
+  conv2d_kernel_loops<float>(x.data(), w.data(), nullptr, ref.data(), s, 1, 1);
+  EXPECT_EQ(0, std::memcmp(y.data(), ref.data(), sizeof(float) * 4));
+  EXPECT_FALSE(std::isnan(y[0]));
+}
+
+}  // namespace
+}  // namespace weft::compiler::graph
