@@ -26,7 +26,7 @@ struct Padded {
 Padded padded(const isa::Layout& l, const Conv2dShape& s, const Conv2dKnobs& k) {
   const auto& c = l.config;
   Padded p;
-  p.nb = ceil_div(s.n, c.batch());
+  p.nb = round_up(ceil_div(s.n, c.batch()), k.tile_n);
   p.icb = round_up(ceil_div(s.ic, c.block_in()), k.tile_ic);
   p.ocb = round_up(ceil_div(s.oc, c.block_out()), k.tile_oc * (k.vthread_axis == 'o' ? k.vthreads : 1));
   p.oh = round_up(s.out_h(), k.tile_h * (k.vthread_axis == 'h' ? k.vthreads : 1));
@@ -40,7 +40,7 @@ Padded padded(const isa::Layout& l, const Conv2dShape& s, const Conv2dKnobs& k) 
 // tile_oc, tile_h, tile_w) become hardware loops, the rest are enumerated.
 int64_t gemm_uops(const Conv2dShape& s, const Conv2dKnobs& k) {
   std::vector<int64_t> loops;
-  for (int64_t e : {k.tile_ic, s.k, s.k, k.tile_oc, k.tile_h, k.tile_w}) {
+  for (int64_t e : {k.tile_ic, s.k, s.k, k.tile_n, k.tile_oc, k.tile_h, k.tile_w}) {
     if (e > 1) loops.push_back(e);
   }
   int64_t n = 1;
@@ -59,7 +59,8 @@ std::string Conv2dShape::describe() const {
 std::string Conv2dKnobs::describe() const {
   return "tile_h=" + std::to_string(tile_h) + " tile_w=" + std::to_string(tile_w) +
          " tile_ic=" + std::to_string(tile_ic) + " tile_oc=" + std::to_string(tile_oc) +
-         " vthreads=" + std::to_string(vthreads) + " vthread_axis=" + std::string(1, vthread_axis);
+         " vthreads=" + std::to_string(vthreads) + " vthread_axis=" + std::string(1, vthread_axis) +
+         (tile_n != 1 ? " tile_n=" + std::to_string(tile_n) : "");
 }
 
 void check_conv2d_shape(const Conv2dShape& s) {
@@ -87,8 +88,15 @@ void check_conv2d_shape(const Conv2dShape& s) {
 
 std::string conv2d_knobs_error(const isa::Layout& l, const Conv2dShape& s, const Conv2dKnobs& k,
                                bool residual, bool channel_shifts) {
-  if (k.tile_h < 1 || k.tile_w < 1 || k.tile_ic < 1 || k.tile_oc < 1) {
+  if (k.tile_h < 1 || k.tile_w < 1 || k.tile_ic < 1 || k.tile_oc < 1 || k.tile_n < 1) {
     return "conv2d knobs: tiles must be at least 1 (" + k.describe() + ")";
+  }
+  if (k.tile_n > 1 && (s.out_h() != 1 || s.out_w() != 1)) {
+    return "conv2d knobs (" + k.describe() + "): tile_n > 1 is for a 1x1 output (a dense layer)";
+  }
+  if (k.tile_n > ceil_div(s.n, l.config.batch())) {
+    return "conv2d knobs (" + k.describe() + "): tile_n is larger than the " +
+           std::to_string(ceil_div(s.n, l.config.batch())) + " batch blocks";
   }
   if (k.vthreads < 1 || k.vthreads > 64) {
     return "conv2d knobs: vthreads = " + std::to_string(k.vthreads) + " is out of range (1 to 64)";
@@ -144,10 +152,11 @@ std::string conv2d_knobs_error(const isa::Layout& l, const Conv2dShape& s, const
     int64_t blocks, depth;
   };
   // output tile and bias (and the residual tile)
-  const int64_t acc = k.tile_oc * k.tile_h * k.tile_w * (residual ? 2 : 1) + k.tile_oc +
+  const int64_t acc = k.tile_n * k.tile_oc * k.tile_h * k.tile_w * (residual ? 2 : 1) + k.tile_oc +
                       (channel_shifts ? k.tile_oc : 0);  // per-channel shift tile
   for (const Need& n :
-       {Need{"ACC", acc, l.acc_depth}, Need{"INP", k.tile_ic * p.rows * p.cols, l.inp_depth},
+       {Need{"ACC", acc, l.acc_depth},
+        Need{"INP", k.tile_n * k.tile_ic * p.rows * p.cols, l.inp_depth},
         Need{"WGT", k.tile_oc * k.tile_ic * s.k * s.k, l.wgt_depth}}) {
     if (n.blocks * k.vthreads > n.depth) {
       return "conv2d knobs (" + k.describe() + "): the " + n.buffer + " tiles need " +
@@ -197,33 +206,45 @@ std::vector<Conv2dKnobs> conv2d_candidates(const isa::Layout& l, const isa::Plat
     return v;
   };
   const int64_t icb = ceil_div(s.ic, c.block_in()), ocb = ceil_div(s.oc, c.block_out());
+  // A dense layer (1x1 output): its rows are batch blocks, tiled so that weights are reused.
+  const bool dense = s.out_h() == 1 && s.out_w() == 1;
+  const int64_t nb = ceil_div(s.n, c.batch());
   std::vector<std::pair<double, Conv2dKnobs>> scored;
   for (char axis : {'o', 'h'}) {
     if (vthreads == 1 && axis == 'h') continue;
     for (int64_t th : sizes(s.out_h())) {
       for (int64_t tw : sizes(s.out_w())) {
-        for (int64_t tic : pow2(icb)) {
+        std::vector<int64_t> tics = pow2(icb);
+        if (dense && (icb & (icb - 1)) != 0) tics.push_back(icb);  // whole rows, for tile_n
+        for (int64_t tic : tics) {
           for (int64_t toc : pow2(ocb)) {
-            const Conv2dKnobs k{th, tw, tic, toc, vthreads, axis};
+           for (int64_t tn : dense ? sizes(nb) : std::set<int64_t>{1}) {
+            // Several rows per tile read whole rows (tile_ic = every input block), so that the
+            // tile's input is one contiguous run rather than a burst per row.
+            if (tn > 1 && tic != icb) continue;
+            Conv2dKnobs k{th, tw, tic, toc, vthreads, axis};
+            k.tile_n = tn;
             if (!conv2d_knobs_error(l, s, k, residual, channel_shifts).empty()) continue;
             const Padded p = padded(l, s, k);
-            const double tiles = double(p.nb) * double(p.ocb / toc) * double(p.oh / th) *
+            const double tiles = double(p.nb / tn) * double(p.ocb / toc) * double(p.oh / th) *
                                  double(p.ow / tw);
             const double steps = double(p.icb / tic);
-            const double compute = double(tic * s.k * s.k * toc * th * tw);
-            const double load = (tic * p.rows * p.cols * l.inp_elem_bytes +
+            const double compute = double(tic * s.k * s.k * toc * th * tw * tn);
+            const double load = (tn * tic * p.rows * p.cols * l.inp_elem_bytes +
                                  toc * tic * s.k * s.k * l.wgt_elem_bytes) /
                                     bus +
                                 double(tic + 1) * pf.read_latency;
             // reset, shift, bias, max, min (and the residual's load and add)
             // (a per-channel shift: one more pass with a register operand, two cycles a uop)
-            const double tail =
-                double(toc * th * tw) * ((residual ? 7.0 : 5.0) + (channel_shifts ? 2.0 : 0.0));
-            const double store = toc * th * tw * l.out_elem_bytes / bus + pf.write_latency;
+            const double tail = double(tn * toc * th * tw) *
+                                ((residual ? 7.0 : 5.0) + (channel_shifts ? 2.0 : 0.0));
+            const double store =
+                tn * (toc * th * tw * l.out_elem_bytes / bus + pf.write_latency);
             const double tile_time =
                 vthreads > 1 ? std::max(steps * std::max(compute, 1.25 * load) + tail, store)
                              : steps * (compute + load) + tail + store;
             scored.push_back({tiles * tile_time, k});
+           }
           }
         }
       }
@@ -340,17 +361,18 @@ Conv2d make_conv2d(const isa::Layout& l, const Conv2dShape& shape, const Conv2dK
 
   te::Stage& out = sc[cv.d];
   const auto ax = out.axes();  // n, oc, oh, ow, b, o
+  auto [nbo, nbi] = out.split(ax[0], knobs.tile_n);
   auto [oco, oci] = out.split(ax[1], knobs.tile_oc);
   auto [oho, ohi] = out.split(ax[2], knobs.tile_h);
   auto [owo, owi] = out.split(ax[3], knobs.tile_w);
-  out.reorder({ax[0], oco, oho, owo, oci, ohi, owi});
+  out.reorder({nbo, oco, oho, owo, nbi, oci, ohi, owi});
   te::IterVar per_oc = oco;  // the loop of output-channel tiles (the shift tile's level)
   if (knobs.vthreads > 1) {
     const te::IterVar& axis = knobs.vthread_axis == 'o' ? oco : oho;
     auto [vt, rest] = out.split(axis, axis->extent / knobs.vthreads);
     if (knobs.vthread_axis == 'o') per_oc = rest;
     out.set_kind(vt, ir::ForKind::kVirtualThread);
-    out.reorder({vt, ax[0]});
+    out.reorder({vt, nbo});
   }
   te::Stage& acc = sc[cv.c];
   acc.compute_at(out, owo);
@@ -379,7 +401,9 @@ Conv2d make_conv2d(const isa::Layout& l, const Conv2dShape& shape, const Conv2dK
     sc[s32].compute_at(out, per_oc);
     sc[s32].pragma(sc[s32].axes()[0], "dma_copy");
   }
-  out.pragma(oci, "dma_copy");
+  // One store per output tile (with tile_n > 1 its rows are several batch blocks: one STORE of
+  // tile_n rows rather than tile_n STOREs, each of which would push a token).
+  out.pragma(knobs.tile_n > 1 ? nbi : oci, "dma_copy");
   return cv;
 }
 

@@ -61,6 +61,10 @@ struct Conv2dKnobs {
   int64_t tile_h = 1, tile_w = 1, tile_ic = 1, tile_oc = 1;
   int64_t vthreads = 1;
   char vthread_axis = 'o';
+  /// Batch blocks per output tile: the weight tile is loaded once for all of them. Only for a
+  /// 1x1 output (a dense layer, whose rows are the batch), where it is the only reuse of the
+  /// weights; 1 elsewhere.
+  int64_t tile_n = 1;
   std::string describe() const;
 };
 

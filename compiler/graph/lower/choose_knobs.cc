@@ -14,7 +14,8 @@ using ops::Conv2dKnobs;
 
 bool same_knobs(const Conv2dKnobs& a, const Conv2dKnobs& b) {
   return a.tile_h == b.tile_h && a.tile_w == b.tile_w && a.tile_ic == b.tile_ic &&
-         a.tile_oc == b.tile_oc && a.vthreads == b.vthreads && a.vthread_axis == b.vthread_axis;
+         a.tile_oc == b.tile_oc && a.vthreads == b.vthreads && a.vthread_axis == b.vthread_axis &&
+         a.tile_n == b.tile_n;
 }
 
 }  // namespace
@@ -24,8 +25,9 @@ bool knobs_cover_exactly(const isa::Layout& l, const ops::Conv2dShape& s, const 
   const int64_t icb = ops::ceil_div(s.ic, c.block_in()), ocb = ops::ceil_div(s.oc, c.block_out());
   const int64_t vo = k.vthread_axis == 'o' ? k.vthreads : 1,
                 vh = k.vthread_axis == 'h' ? k.vthreads : 1;
-  if (k.tile_ic <= 0 || k.tile_oc <= 0 || k.tile_h <= 0 || k.tile_w <= 0) return false;
-  return icb % k.tile_ic == 0 && ocb % (k.tile_oc * vo) == 0 && s.out_h() % (k.tile_h * vh) == 0 &&
+  if (k.tile_ic <= 0 || k.tile_oc <= 0 || k.tile_h <= 0 || k.tile_w <= 0 || k.tile_n <= 0)
+    return false;
+  return ops::ceil_div(s.n, c.batch()) % k.tile_n == 0 && icb % k.tile_ic == 0 && ocb % (k.tile_oc * vo) == 0 && s.out_h() % (k.tile_h * vh) == 0 &&
          s.out_w() % k.tile_w == 0;
 }
 

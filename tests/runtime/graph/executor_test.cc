@@ -135,6 +135,21 @@ TEST(GraphExecutor, BandedIm2ColStemBitExactOnVta) {
   check_network("vta", o, {"functional", "cycle"});
 }
 
+// Batch 8 on `vta` (a batch-1 core): the fc's 8 rows are 8 batch blocks, tiled together
+// (tile_n) so that its weight tile is loaded once for all of them; bit-exact on functional and
+// cycle, and on rtl against cycle where the rtl engine is built (for tiny, batch 4).
+TEST(GraphExecutor, DenseRowsTiledTogetherBitExact) {
+  check_network("vta", tiny_net(8, 16, 1), {"functional", "cycle"});
+  cg::GraphCompileOptions co;
+  co.cpu_gmacs = 0.01;
+  const isa::Layout& l = isa::layout_for("vta");
+  const isa::Platform& pf = isa::find_platform("sim");
+  const cg::CompiledGraph c = cg::compile_graph(cg::models::resnet18(tiny_net(8, 16, 1)), l, pf, co);
+  GraphExecutor exe(c, l, pf);
+  EXPECT_NE(exe.listing().find("tile_n=8"), std::string::npos) << exe.listing();
+  if (has_engine("rtl")) check_network("tiny", tiny_net(4, 4, 1), {"cycle", "rtl"});
+}
+
 TEST(GraphExecutor, SmallResNetBitExactOnTiny) { check_network("tiny", tiny_net(1, 4, 1), {"functional", "cycle"}); }
 
 TEST(GraphExecutor, RtlMatchesCycleAndReference) {
