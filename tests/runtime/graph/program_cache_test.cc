@@ -157,7 +157,7 @@ TEST(ProgramFileCache, SecondExecutorTakesEveryProgramFromTheCacheAndRunsTheSame
   const isa::Layout& l = isa::layout_for("vta");
   const isa::Platform& pf = isa::find_platform("sim");
   cg::models::ResNetOptions o;
-  o.image = 32, o.width = 16, o.classes = 10, o.stages = 2;
+  o.image = 64, o.width = 16, o.classes = 10, o.stages = 4;
   const cg::Graph g = cg::models::resnet18(o);
   cg::GraphCompileOptions co;
   co.cpu_gmacs = 0.01;
@@ -170,7 +170,10 @@ TEST(ProgramFileCache, SecondExecutorTakesEveryProgramFromTheCacheAndRunsTheSame
   const ProgramSources a = cold.program_sources(), b = warm.program_sources();
   EXPECT_GT(a.compiled, 0);
   EXPECT_EQ(a.cached, 0);
-  EXPECT_GT(a.reused, 0);  // ResNet-18's stages repeat layers
+  // ResNet-18's stages repeat layers; with four stages of a 64x64 image some repeat with equal
+  // requantization shifts too (the two-stage 32x32 net did with the calibration before
+  // 2026-11-27's least-squares scales, and does not since).
+  EXPECT_GT(a.reused, 0);
   EXPECT_EQ(b.compiled, 0);
   EXPECT_EQ(b.cached, a.compiled);
   EXPECT_EQ(b.reused, a.reused);
