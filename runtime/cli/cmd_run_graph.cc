@@ -82,7 +82,9 @@ struct NetOptions {
            calibration.find_first_not_of("0123456789") == std::string::npos;
   }
   rt::graph::ExecutorOptions executor_options() const {
-    rt::graph::ExecutorOptions e{tune, knob_cache};
+    rt::graph::ExecutorOptions e;
+    e.tune_candidates = tune;
+    e.knob_cache = knob_cache;
     e.use_records = !no_records;
     e.tune_db = tune_db;
     return e;
@@ -254,15 +256,16 @@ void add_compile_resnet18(CLI::App& compile) {
     std::string emit = "graph", pass, node;
   };
   auto o = std::make_shared<Opts>();
+  std::string passes;  // the pipeline's own list, so that the help never goes stale
+  for (const std::string& p : cg::graph_pass_names()) passes += (passes.empty() ? "" : ", ") + p;
   CLI::App* cmd = compile.add_subcommand(
       "resnet18",
       "The built-in ResNet-18 through the graph pipeline: --emit graph prints the graph after\n"
       "every pass (--pass P: only after P), --emit json the same as JSON, --emit steps the\n"
-      "executor's static list of launches and copies. Passes: import, fold_batch_norm,\n"
-      "quantize, fuse_epilogues, stem_im2col, stem_space_to_depth, partition, pack_layouts,\n"
-      "band_pool, fold_packs, plan_memory. --emit ir|asm --node NAME: that accelerator node's\n"
-      "kernel as the executor runs it (the accelerator pipeline after every pass and program\n"
-      "step, the rewrites included; or its placed instructions), --pass P for one of them.");
+      "executor's static list of launches and copies. Passes:\n" + passes + ".\n"
+      "--emit ir|asm --node NAME: that accelerator node's kernel as the executor runs it (the\n"
+      "accelerator pipeline after every pass and program step, the rewrites included; or its\n"
+      "placed instructions), --pass P for one of them.");
   o->net.add_to(*cmd);
   cmd->add_option("--emit", o->emit, "graph, json, steps, or with --node ir or asm")
       ->capture_default_str();
