@@ -185,12 +185,42 @@ void check_conv2d_knobs(const isa::Layout& l, const Conv2dShape& s, const Conv2d
     throw UserError(e);
 }
 
+namespace {
+
+// The analytic chooser's estimate of a tiling's cycles: per output tile, the input and weight
+// loads of each step over the input channels against its GEMM work (overlapped with virtual
+// threads), the epilogue and the store.
+double tiling_cost(const isa::Layout& l, const isa::Platform& pf, const Conv2dShape& s,
+                   const Conv2dKnobs& k, bool residual, bool channel_shifts) {
+  const double bus = pf.axi_data_bits / 8.0;
+  const Padded p = padded(l, s, k);
+  const int64_t th = k.tile_h, tw = k.tile_w, tic = k.tile_ic, toc = k.tile_oc, tn = k.tile_n;
+  const double tiles =
+      double(p.nb / tn) * double(p.ocb / toc) * double(p.oh / th) * double(p.ow / tw);
+  const double steps = double(p.icb / tic);
+  const double compute = double(tic * s.k * s.k * toc * th * tw * tn);
+  const double load = (tn * tic * p.rows * p.cols * l.inp_elem_bytes +
+                       toc * tic * s.k * s.k * l.wgt_elem_bytes) /
+                          bus +
+                      double(tic + 1) * pf.read_latency;
+  // reset, shift, bias, max, min (and the residual's load and add)
+  // (a per-channel shift: one more pass with a register operand, two cycles a uop)
+  const double tail =
+      double(tn * toc * th * tw) * ((residual ? 7.0 : 5.0) + (channel_shifts ? 2.0 : 0.0));
+  const double store = tn * (toc * th * tw * l.out_elem_bytes / bus + pf.write_latency);
+  const double tile_time =
+      k.vthreads > 1 ? std::max(steps * std::max(compute, 1.25 * load) + tail, store)
+                     : steps * (compute + load) + tail + store;
+  return tiles * tile_time;
+}
+
+}  // namespace
+
 std::vector<Conv2dKnobs> conv2d_candidates(const isa::Layout& l, const isa::Platform& pf,
                                            const Conv2dShape& s, int64_t vthreads, size_t limit,
                                            bool residual, bool channel_shifts) {
   check_conv2d_shape(s);
   const auto& c = l.config;
-  const double bus = pf.axi_data_bits / 8.0;
   auto sizes = [](int64_t n) {
     std::set<int64_t> v;
     for (int64_t t = 1; t <= n; t *= 2) v.insert(t);
@@ -208,7 +238,8 @@ std::vector<Conv2dKnobs> conv2d_candidates(const isa::Layout& l, const isa::Plat
   const int64_t icb = ceil_div(s.ic, c.block_in()), ocb = ceil_div(s.oc, c.block_out());
   // A dense layer (1x1 output): its rows are batch blocks, tiled so that weights are reused.
   const bool dense = s.out_h() == 1 && s.out_w() == 1;
-  const int64_t nb = ceil_div(s.n, c.batch());
+  const std::set<int64_t> tile_ns =
+      dense ? sizes(ceil_div(s.n, c.batch())) : std::set<int64_t>{1};
   std::vector<std::pair<double, Conv2dKnobs>> scored;
   for (char axis : {'o', 'h'}) {
     if (vthreads == 1 && axis == 'h') continue;
@@ -218,33 +249,15 @@ std::vector<Conv2dKnobs> conv2d_candidates(const isa::Layout& l, const isa::Plat
         if (dense && (icb & (icb - 1)) != 0) tics.push_back(icb);  // whole rows, for tile_n
         for (int64_t tic : tics) {
           for (int64_t toc : pow2(ocb)) {
-           for (int64_t tn : dense ? sizes(nb) : std::set<int64_t>{1}) {
-            // Several rows per tile read whole rows (tile_ic = every input block), so that the
-            // tile's input is one contiguous run rather than a burst per row.
-            if (tn > 1 && tic != icb) continue;
-            Conv2dKnobs k{th, tw, tic, toc, vthreads, axis};
-            k.tile_n = tn;
-            if (!conv2d_knobs_error(l, s, k, residual, channel_shifts).empty()) continue;
-            const Padded p = padded(l, s, k);
-            const double tiles = double(p.nb / tn) * double(p.ocb / toc) * double(p.oh / th) *
-                                 double(p.ow / tw);
-            const double steps = double(p.icb / tic);
-            const double compute = double(tic * s.k * s.k * toc * th * tw * tn);
-            const double load = (tn * tic * p.rows * p.cols * l.inp_elem_bytes +
-                                 toc * tic * s.k * s.k * l.wgt_elem_bytes) /
-                                    bus +
-                                double(tic + 1) * pf.read_latency;
-            // reset, shift, bias, max, min (and the residual's load and add)
-            // (a per-channel shift: one more pass with a register operand, two cycles a uop)
-            const double tail = double(tn * toc * th * tw) *
-                                ((residual ? 7.0 : 5.0) + (channel_shifts ? 2.0 : 0.0));
-            const double store =
-                tn * (toc * th * tw * l.out_elem_bytes / bus + pf.write_latency);
-            const double tile_time =
-                vthreads > 1 ? std::max(steps * std::max(compute, 1.25 * load) + tail, store)
-                             : steps * (compute + load) + tail + store;
-            scored.push_back({tiles * tile_time, k});
-           }
+            for (int64_t tn : tile_ns) {
+              // Several rows per tile read whole rows (tile_ic = every input block), so that
+              // the tile's input is one contiguous run rather than a burst per row.
+              if (tn > 1 && tic != icb) continue;
+              Conv2dKnobs k{th, tw, tic, toc, vthreads, axis};
+              k.tile_n = tn;
+              if (!conv2d_knobs_error(l, s, k, residual, channel_shifts).empty()) continue;
+              scored.push_back({tiling_cost(l, pf, s, k, residual, channel_shifts), k});
+            }
           }
         }
       }
