@@ -33,7 +33,8 @@ class Coordinator {
   Coordinator(tune::MpiSession& s, const std::vector<PointSpec>& points, const DseOptions& o,
               const std::vector<std::vector<size_t>>& groups,
               const std::function<void(size_t, std::vector<nlohmann::json>)>& done)
-      : s_(s), points_(points), o_(o), groups_(groups), done_(done) {}
+      : s_(s), points_(points), o_(o), table_(cost::energy_table_for(o.energy)), groups_(groups),
+        done_(done) {}
 
   void run() {
     std::vector<std::thread> threads;
@@ -71,7 +72,7 @@ class Coordinator {
   // One of rank 0's measuring threads.
   void measure_here() {
     try {
-      for (size_t g; take(&g);) finish(g, measure_group(points_, groups_[g], o_));
+      for (size_t g; take(&g);) finish(g, measure_group(points_, groups_[g], o_, table_));
     } catch (...) {
       failed_ = true;
       remember(std::current_exception());
@@ -110,6 +111,7 @@ class Coordinator {
   tune::MpiSession& s_;
   const std::vector<PointSpec>& points_;
   const DseOptions& o_;
+  const cost::EnergyTable table_;
   const std::vector<std::vector<size_t>>& groups_;
   const std::function<void(size_t, std::vector<nlohmann::json>)>& done_;
   std::atomic<size_t> next_{0}, finished_{0};
@@ -131,6 +133,7 @@ GroupRunner mpi_group_runner(tune::MpiSession& s, const std::vector<PointSpec>& 
 
 void dse_mpi_worker(tune::MpiSession&, const std::vector<PointSpec>& points,
                     const DseOptions& o) {
+  const cost::EnergyTable table = cost::energy_table_for(o.energy);
   tune::Outbox outbox;
   outbox.send("", 0, kAsk);
   for (;;) {
@@ -146,7 +149,7 @@ void dse_mpi_worker(tune::MpiSession&, const std::vector<PointSpec>& points,
         throw InternalError("dse over MPI: point " + std::to_string(i) + " of " +
                             std::to_string(points.size()) + " (the ranks read different sweeps)");
     outbox.send(nlohmann::json{{"group", j.at("group")},
-                               {"records", measure_group(points, group, o)}}
+                               {"records", measure_group(points, group, o, table)}}
                     .dump(),
                 0, kRecords);
   }

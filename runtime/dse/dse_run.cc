@@ -133,15 +133,9 @@ ojson record_of(const PointSpec& p, const DseOptions& o, const cost::EnergyTable
 
 }  // namespace
 
-ojson measure_point(const PointSpec& p, const DseOptions& o) {
-  const cost::EnergyTable table = cost::energy_table_for(o.energy);
-  return record_of(p, o, table, measure(p, o, table));
-}
-
 std::vector<nlohmann::json> measure_group(const std::vector<PointSpec>& points,
-                                          const std::vector<size_t>& group,
-                                          const DseOptions& o) {
-  const cost::EnergyTable table = cost::energy_table_for(o.energy);
+                                          const std::vector<size_t>& group, const DseOptions& o,
+                                          const cost::EnergyTable& table) {
   const PointSpec& first = points.at(group.at(0));
   const Measured m = measure(first, o, table);
   std::vector<nlohmann::json> records;
@@ -162,8 +156,9 @@ std::vector<nlohmann::json> measure_group(const std::vector<PointSpec>& points,
 GroupRunner thread_group_runner(const std::vector<PointSpec>& points, const DseOptions& o) {
   return [&points, &o](const std::vector<std::vector<size_t>>& groups,
                        const std::function<void(size_t, std::vector<nlohmann::json>)>& done) {
+    const cost::EnergyTable table = cost::energy_table_for(o.energy);
     tune::parallel_for(groups.size(), o.jobs,
-                       [&](size_t g) { done(g, measure_group(points, groups[g], o)); });
+                       [&](size_t g) { done(g, measure_group(points, groups[g], o, table)); });
   };
 }
 

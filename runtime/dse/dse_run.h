@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "hardware/cost/energy_table.h"
 #include "runtime/dse/sweep.h"
 #include "runtime/dse/workload.h"
 
@@ -31,19 +32,18 @@ struct DseOptions {
 /// names and descriptions), the energy table and the resource source.
 std::string point_key(const PointSpec& p, const DseOptions& o);
 
-/// Measures one point. The record (docs/codesign.md, "Design-space exploration"):
+/// The records of a group of points that run alike (the same hardware and platform but for
+/// the clock: the cycle model counts cycles, the clock only turns them into time and power),
+/// measured once and recorded per point, in the group's order, priced by `table` (o.energy's,
+/// loaded once by the caller). Never throws for a point: a point that fails is recorded
+/// "failed" with the reason. A record (docs/codesign.md, "Design-space exploration"):
 /// {"key", "name", "params", "status": "ok"|"invalid"|"failed", "reason" (unless ok),
 ///  "config", "platform", and when ok "cycles", "latency_us", "macs", "utilization",
 ///  "energy" (the energy report: "total_uj", "pj_per_mac", ...), "resources", "layers":
 ///  [{"name", "op", "cycles", "macs", "utilization", "energy_uj"}], "seconds"}.
-nlohmann::ordered_json measure_point(const PointSpec& p, const DseOptions& o);
-
-/// The records of a group of points that run alike (the same hardware and platform but for
-/// the clock: the cycle model counts cycles, the clock only turns them into time and power),
-/// measured once and recorded per point, in the group's order. Never throws for a point: a
-/// point that fails is recorded "failed" with the reason.
 std::vector<nlohmann::json> measure_group(const std::vector<PointSpec>& points,
-                                          const std::vector<size_t>& group, const DseOptions& o);
+                                          const std::vector<size_t>& group, const DseOptions& o,
+                                          const cost::EnergyTable& table);
 
 /// How the groups of a sweep are measured: `done(g, records)` once per group g (from any
 /// thread, one call at a time or not), with measure_group's records. The default runs them on
