@@ -545,7 +545,8 @@ bool llvm_resize_f32(const float* x, const std::vector<int64_t>& xs,
   for (int64_t d : xs) count *= d;
   if (count <= 0) return false;
   std::vector<int64_t> shape = xs;
-  std::vector<float> cur(x, x + count), next;
+  std::vector<float> cur, next;
+  const float* src = x;  // the input until the first resized axis has been written to `cur`
   for (size_t a = axes.size(); a-- > 0;) {
     const compiler::graph::ResizeAxis& ax = axes[a];
     if (ax.identity) continue;
@@ -558,11 +559,13 @@ bool llvm_resize_f32(const float* x, const std::vector<int64_t>& xs,
                             std::to_string(s.n) + "x" + std::to_string(s.inner) + " -> " +
                             std::to_string(lo);
     run_cached(key, [&] { return ops::resize_axis_f32(s.outer, s.n, lo, s.inner); },
-               {cur.data(), lo_idx.data(), hi_idx.data(), w.data(), next.data()});
+               {const_cast<float*>(src), lo_idx.data(), hi_idx.data(), w.data(), next.data()});
     cur.swap(next);
+    src = cur.data();
     shape[a] = lo;
   }
-  std::copy(cur.begin(), cur.end(), y);
+  if (src == x) std::copy(x, x + count, y);  // no axis resized
+  else std::copy(cur.begin(), cur.end(), y);
   return true;
 }
 
