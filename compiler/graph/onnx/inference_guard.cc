@@ -1,11 +1,14 @@
 // See inference_guard.h.
 #include "compiler/graph/onnx/inference_guard.h"
 
+#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
 
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <set>
 #include <vector>
 
 #include "compiler/graph/onnx/onnx_model.h"
@@ -132,7 +135,116 @@ void check_graph(const onnx::GraphProto& g, const std::string& file) {
   }
 }
 
+// Initializers up to this size keep their data in the first pass (shapes, axes, pads: what an
+// inference function may read); larger ones are weights, whose type and shape are enough.
+constexpr size_t kProbeDataBytes = 4096;
+
+// `m` without its large initializers' data: each becomes a graph input of its type and shape.
+onnx::ModelProto probe_of(onnx::ModelProto* m) {
+  onnx::GraphProto* g = m->mutable_graph();
+  google::protobuf::RepeatedPtrField<onnx::TensorProto> inits;
+  inits.Swap(g->mutable_initializer());
+  onnx::ModelProto probe = *m;
+  inits.Swap(g->mutable_initializer());
+  std::set<std::string> inputs;
+  for (const auto& v : g->input()) inputs.insert(v.name());
+  onnx::GraphProto* pg = probe.mutable_graph();
+  for (const auto& t : g->initializer()) {
+    if (t.ByteSizeLong() <= kProbeDataBytes) {
+      *pg->add_initializer() = t;
+    } else if (!inputs.count(t.name())) {
+      onnx::ValueInfoProto* v = pg->add_input();
+      v->set_name(t.name());
+      onnx::TypeProto_Tensor* tt = v->mutable_type()->mutable_tensor_type();
+      tt->set_elem_type(t.data_type());
+      onnx::TensorShapeProto* shape = tt->mutable_shape();
+      for (int64_t d : t.dims()) shape->add_dim()->set_dim_value(d);
+    }
+  }
+  return probe;
+}
+
+bool has_type(const onnx::ValueInfoProto& v) {
+  return v.has_type() && v.type().value_case() != onnx::TypeProto::VALUE_NOT_SET;
+}
+
+// The names of `g` and its sub-graphs' values that have a type.
+void collect_typed(const onnx::GraphProto& g, std::set<std::string>* typed) {
+  for (const auto& t : g.initializer()) typed->insert(t.name());
+  for (const auto* list : {&g.input(), &g.value_info(), &g.output()})
+    for (const auto& v : *list)
+      if (has_type(v)) typed->insert(v.name());
+  for (const auto& n : g.node())
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) collect_typed(a.g(), typed);
+      for (const auto& sub : a.graphs()) collect_typed(sub, typed);
+    }
+}
+
+// Declares in `g` (and its sub-graphs, which `inferred` mirrors) the type of each value that
+// `inferred` types and `g` does not declare, without its shape.
+void declare_types(const onnx::GraphProto& inferred, onnx::GraphProto* g) {
+  std::set<std::string> declared;
+  for (const auto& t : g->initializer()) declared.insert(t.name());
+  for (const auto* list : {&g->input(), &g->value_info(), &g->output()})
+    for (const auto& v : *list) declared.insert(v.name());
+  for (const auto& v : inferred.value_info()) {
+    if (!has_type(v) || declared.count(v.name())) continue;
+    onnx::ValueInfoProto* d = g->add_value_info();
+    d->set_name(v.name());
+    *d->mutable_type() = v.type();
+    if (d->type().has_tensor_type()) d->mutable_type()->mutable_tensor_type()->clear_shape();
+  }
+  for (int k = 0; k < g->node_size() && k < inferred.node_size(); ++k) {
+    onnx::NodeProto* n = g->mutable_node(k);
+    const onnx::NodeProto& in = inferred.node(k);
+    for (int a = 0; a < n->attribute_size() && a < in.attribute_size(); ++a) {
+      onnx::AttributeProto* attr = n->mutable_attribute(a);
+      if (attr->has_g()) declare_types(in.attribute(a).g(), attr->mutable_g());
+      for (int s = 0; s < attr->graphs_size() && s < in.attribute(a).graphs_size(); ++s)
+        declare_types(in.attribute(a).graphs(s), attr->mutable_graphs(s));
+    }
+  }
+}
+
+// Whether every value read by a node of `g` (or its sub-graphs) whose operator propagates data
+// has a type in `typed`.
+bool data_propagation_is_safe(const onnx::GraphProto& g, int opset,
+                              const std::set<std::string>& typed) {
+  for (const auto& n : g.node()) {
+    const bool default_domain = n.domain().empty() || n.domain() == "ai.onnx";
+    const onnx::OpSchema* s =
+        default_domain ? onnx::OpSchemaRegistry::Schema(n.op_type(), opset) : nullptr;
+    if (s && s->has_data_propagation_function())
+      for (const auto& in : n.input())
+        if (!in.empty() && !typed.count(in)) return false;
+    for (const auto& a : n.attribute()) {
+      if (a.has_g() && !data_propagation_is_safe(a.g(), opset, typed)) return false;
+      for (const auto& sub : a.graphs())
+        if (!data_propagation_is_safe(sub, opset, typed)) return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
+
+void infer_shapes(onnx::ModelProto* proto) {
+  int opset = 0;
+  for (const auto& o : proto->opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") opset = static_cast<int>(o.version());
+  onnx::ModelProto probe = probe_of(proto);
+  onnx::shape_inference::InferShapes(
+      probe, onnx::OpSchemaRegistry::Instance(),
+      onnx::ShapeInferenceOptions(/*check_type=*/true, /*error_mode=*/1, /*data_prop=*/false));
+  declare_types(probe.graph(), proto->mutable_graph());
+  std::set<std::string> typed;
+  collect_typed(probe.graph(), &typed);
+  const bool data_prop = data_propagation_is_safe(proto->graph(), opset, typed);
+  onnx::shape_inference::InferShapes(
+      *proto, onnx::OpSchemaRegistry::Instance(),
+      onnx::ShapeInferenceOptions(/*check_type=*/true, /*error_mode=*/1, data_prop));
+}
 
 void check_for_shape_inference(const onnx::GraphProto& g, const std::string& file) {
   check_graph(g, file);

@@ -2,8 +2,9 @@
 // infers: it reads past the end of a convolution's input shape when the node has no
 // kernel_shape attribute and its weight has more dimensions than its input, it copies a
 // tensor's raw bytes into a buffer sized from its shape when the two disagree, and it divides
-// by a window's stride whatever its value (crashes found by fuzz_onnx, docs/reliability.md).
-// The guards refuse or repair such a model first.
+// by a window's stride whatever its value, and its data propagation reads the type of a
+// value that has none (crashes found by fuzz_onnx, docs/reliability.md). The guards refuse or
+// repair such a model first, or run the inference so that it cannot meet one.
 #pragma once
 
 #include <map>
@@ -11,6 +12,7 @@
 
 namespace onnx {
 class GraphProto;
+class ModelProto;
 }
 
 namespace weft::compiler::onnx_import {
@@ -31,5 +33,15 @@ void check_for_shape_inference(const onnx::GraphProto& g, const std::string& fil
 /// an attribute the user's file does not have.
 std::map<std::string, std::string> pin_conv_kernel_shapes(onnx::GraphProto* g,
                                                           const std::string& file);
+
+/// Runs ONNX shape inference on `proto` in place (types checked; a node's failure is thrown by
+/// the library as a std::exception). libonnx 1.12's data propagation of Shape reads its input's
+/// type without checking that there is one, and a value has none when its producer failed
+/// inference or has no schema (a com.microsoft operator). So a first pass without data
+/// propagation, on a copy whose large initializers are typed inputs instead, throws any failure
+/// and types every value it can; the model then declares those types (without shapes, which
+/// the second pass infers as before); and the second pass propagates data unless a node that
+/// propagates data reads a value that still has no type.
+void infer_shapes(onnx::ModelProto* proto);
 
 }  // namespace weft::compiler::onnx_import

@@ -1,6 +1,6 @@
 // ONNX import: a loaded ONNX model (onnx_model.h) to the graph IR (compiler/graph/graph.h).
 //
-// Supported operators (default domain, opsets 11 to 17): Conv, BatchNormalization (inference),
+// Supported operators (default domain, opsets 11 to 18): Conv, BatchNormalization (inference),
 // Relu, Clip, MaxPool, AveragePool, GlobalAveragePool, Add, Flatten, Reshape, Gemm, MatMul,
 // Concat, QuantizeLinear, DequantizeLinear, QLinearConv; Constant nodes become constants.
 // ONNX kinds keep ONNX's semantics and attribute names in the IR; the importer only

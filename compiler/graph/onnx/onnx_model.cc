@@ -4,7 +4,6 @@
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
-#include <onnx/shape_inference/implementation.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -20,6 +19,8 @@
 #include <type_traits>
 
 #include "compiler/graph/onnx/inference_guard.h"
+#include "compiler/graph/onnx/opset18.h"
+#include "compiler/graph/onnx/tensor_proto.h"
 #include "hardware/isa/errors.h"
 
 namespace weft::compiler::onnx_import {
@@ -150,57 +151,6 @@ int32_t onnx_data_type(ElemType t) {
   return onnx::TensorProto::UNDEFINED;
 }
 
-// `what` names the tensor in messages ("initializer 'conv1.weight' of model.onnx").
-TensorData convert_tensor(const onnx::TensorProto& p, const std::string& what) {
-  TensorData t;
-  if (!elem_type_of(p.data_type(), &t.type)) {
-    throw UserError(what + " has element type " + onnx_type_name(p.data_type()) +
-                    "; Weft reads float32, int8, uint8, int32, int64 and bool tensors");
-  }
-  if (p.data_location() == onnx::TensorProto::EXTERNAL) {
-    throw UserError(what + " keeps its data in an external file, which Weft does not read; "
-                    "save the model with its weights inside (onnx.save(..., "
-                    "save_as_external_data=False))");
-  }
-  int64_t n = 1;
-  for (int64_t d : p.dims()) {
-    if (d < 0 || (d > 0 && n > std::numeric_limits<int64_t>::max() / 16 / d))
-      throw UserError(what + " has an invalid shape (dimension " + std::to_string(d) + ")");
-    n *= d;
-    t.shape.push_back(d);
-  }
-  const size_t eb = static_cast<size_t>(elem_bytes(t.type));
-  auto count_error = [&](size_t got) {
-    return UserError(what + " of shape " + shape_string(t.shape) + " holds " +
-                     std::to_string(got) + " values, not " + std::to_string(n) +
-                     " (a truncated or corrupt file)");
-  };
-  // The values present are counted before the buffer is sized: a few bytes of file may claim a
-  // shape of billions of elements (found by fuzz_onnx: a 2 GiB allocation).
-  if (p.has_raw_data()) {
-    if (p.raw_data().size() != static_cast<size_t>(n) * eb)
-      throw count_error(p.raw_data().size() / eb);
-    t.bytes.assign(p.raw_data().begin(), p.raw_data().end());  // no memcpy from null when empty
-    return t;
-  }
-  auto fill = [&](const auto& field, auto cast) {
-    if (static_cast<int64_t>(field.size()) != n) throw count_error(field.size());
-    t.bytes.resize(static_cast<size_t>(n) * eb);
-    for (int64_t i = 0; i < n; ++i) {
-      auto v = cast(field.Get(static_cast<int>(i)));
-      std::memcpy(t.bytes.data() + i * eb, &v, eb);
-    }
-  };
-  switch (t.type) {
-    case ElemType::kFloat32: fill(p.float_data(), [](float v) { return v; }); break;
-    case ElemType::kInt8: fill(p.int32_data(), [](int32_t v) { return int8_t(v); }); break;
-    case ElemType::kUint8: fill(p.int32_data(), [](int32_t v) { return uint8_t(v); }); break;
-    case ElemType::kInt32: fill(p.int32_data(), [](int32_t v) { return v; }); break;
-    case ElemType::kInt64: fill(p.int64_data(), [](int64_t v) { return v; }); break;
-    case ElemType::kBool: fill(p.int32_data(), [](int32_t v) { return uint8_t(v != 0); }); break;
-  }
-  return t;
-}
 
 Attribute convert_attr(const onnx::AttributeProto& a, const std::string& where) {
   Attribute r;
@@ -319,6 +269,60 @@ void order_nodes(onnx::GraphProto* g, const std::string& file) {
 
 }  // namespace
 
+TensorData convert_tensor(const onnx::TensorProto& p, const std::string& what) {
+  TensorData t;
+  if (!elem_type_of(p.data_type(), &t.type)) {
+    throw UserError(what + " has element type " + onnx_type_name(p.data_type()) +
+                    "; Weft reads float32, int8, uint8, int32, int64 and bool tensors");
+  }
+  if (p.data_location() == onnx::TensorProto::EXTERNAL) {
+    throw UserError(what + " keeps its data in an external file, which Weft does not read; "
+                    "save the model with its weights inside (onnx.save(..., "
+                    "save_as_external_data=False))");
+  }
+  int64_t n = 1;
+  for (int64_t d : p.dims()) {
+    if (d < 0 || (d > 0 && n > std::numeric_limits<int64_t>::max() / 16 / d))
+      throw UserError(what + " has an invalid shape (dimension " + std::to_string(d) + ")");
+    n *= d;
+    t.shape.push_back(d);
+  }
+  const size_t eb = static_cast<size_t>(elem_bytes(t.type));
+  auto count_error = [&](size_t got) {
+    return UserError(what + " of shape " + shape_string(t.shape) + " holds " +
+                     std::to_string(got) + " values, not " + std::to_string(n) +
+                     " (a truncated or corrupt file)");
+  };
+  // The values present are counted before the buffer is sized: a few bytes of file may claim a
+  // shape of billions of elements (found by fuzz_onnx: a 2 GiB allocation).
+  if (p.has_raw_data()) {
+    if (p.raw_data().size() != static_cast<size_t>(n) * eb)
+      throw count_error(p.raw_data().size() / eb);
+    // A byte pointer range, so the copy is one memmove (a char iterator range is copied byte by
+    // byte); assign makes no memmove call for an empty range, whose data may be null.
+    const auto* raw = reinterpret_cast<const uint8_t*>(p.raw_data().data());
+    t.bytes.assign(raw, raw + p.raw_data().size());
+    return t;
+  }
+  auto fill = [&](const auto& field, auto cast) {
+    if (static_cast<int64_t>(field.size()) != n) throw count_error(field.size());
+    t.bytes.resize(static_cast<size_t>(n) * eb);
+    for (int64_t i = 0; i < n; ++i) {
+      auto v = cast(field.Get(static_cast<int>(i)));
+      std::memcpy(t.bytes.data() + i * eb, &v, eb);
+    }
+  };
+  switch (t.type) {
+    case ElemType::kFloat32: fill(p.float_data(), [](float v) { return v; }); break;
+    case ElemType::kInt8: fill(p.int32_data(), [](int32_t v) { return int8_t(v); }); break;
+    case ElemType::kUint8: fill(p.int32_data(), [](int32_t v) { return uint8_t(v); }); break;
+    case ElemType::kInt32: fill(p.int32_data(), [](int32_t v) { return v; }); break;
+    case ElemType::kInt64: fill(p.int64_data(), [](int64_t v) { return v; }); break;
+    case ElemType::kBool: fill(p.int32_data(), [](int32_t v) { return uint8_t(v != 0); }); break;
+  }
+  return t;
+}
+
 // LoadOptions::batch: the symbolic first dimension of each graph input that is not an
 // initializer set to `batch`.
 static void set_batch(onnx::GraphProto* g, int64_t batch, const std::string& what) {
@@ -387,6 +391,7 @@ Model parse_model(const uint8_t* data, size_t size, const std::string& what,
                     std::to_string(options.max_opset) +
                     " (convert it with onnx.version_converter)");
   }
+  if (m.opset > kLibraryOpset) lower_opset18(&proto, what);
   onnx::GraphProto* g = proto.mutable_graph();
   // Bound inputs become initializers.
   for (const auto& [name, value] : options.bind) {
@@ -406,9 +411,7 @@ Model parse_model(const uint8_t* data, size_t size, const std::string& what,
   check_for_shape_inference(*g, what);
   const std::map<std::string, std::string> pinned = pin_conv_kernel_shapes(g, what);
   try {
-    onnx::ShapeInferenceOptions opts(/*check_type=*/true, /*error_mode=*/1,
-                                     /*data_prop=*/true);
-    onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), opts);
+    infer_shapes(&proto);
   } catch (const std::exception& e) {
     std::string why = e.what();
     while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();

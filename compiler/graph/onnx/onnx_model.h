@@ -1,6 +1,6 @@
 // Loading an ONNX model with the ONNX library (libonnx + protobuf, never a hand-written
 // protobuf reader): parse, check with onnx::checker, run onnx::shape_inference, check that the
-// default-domain opset is one Weft imports (11 to 17), and hand back the graph as plain C++
+// default-domain opset is one Weft imports (11 to 18; opset 18 read through opset18.h), and hand back the graph as plain C++
 // values (nodes with typed attributes, initializers as TensorData, every value's inferred type),
 // so no other file needs the ONNX or protobuf headers. Every problem with the file is a
 // UserError that names the file and, where there is one, the node and operator.
@@ -84,7 +84,7 @@ struct Model {
 /// Options of load_model.
 struct LoadOptions {
   /// Accepted default-domain opsets.
-  int64_t min_opset = 11, max_opset = 17;
+  int64_t min_opset = 11, max_opset = 18;
   /// Graph inputs turned into initializers with these values (ONNX node tests feed weights
   /// as graph inputs; Weft's graphs take them as constants).
   std::map<std::string, TensorData> bind;
