@@ -5,10 +5,12 @@
 #include <iostream>
 
 #include "hardware/isa/errors.h"
+#include "runtime/cli/allocation_policy.h"
 #include "runtime/cli/commands.h"
 #include "runtime/io/interrupt.h"
 
 int main(int argc, char** argv) {
+  weft::cli::tune_allocator();
   CLI::App app{
       "weft: tools for the Weft VTA-class accelerator.\n"
       "Assemble and disassemble programs, inspect hardware configurations, build DRAM images,\n"
