@@ -450,6 +450,15 @@ Graph quantize(const Graph& network, const QuantizeOptions& opt) {
           kept_fp32(n, "a mean of a value computed in fp32, quantized once at its own scale");
           continue;
         }
+        if (n.kind == OpKind::Add && computed_fp32.count(n.inputs[0]) &&
+            computed_fp32.count(n.inputs[1])) {
+          // A sum of two fp32 values (a transformer's residual stream between its fp32
+          // LayerNorms): an int8 Add would round both to one per-tensor grid on which the
+          // small rows (ViT's class token) keep no digits, and gain nothing on the CPU.
+          kept_fp32(n, "an Add of two values computed in fp32 (a residual stream), quantized "
+                       "once where an int8 node reads it");
+          continue;
+        }
         Attrs a = n.attrs;
         a["out_scale"] = scale_attr(n.outputs[0]);
         if (n.kind == OpKind::Add &&

@@ -17,7 +17,8 @@
 //                                              input, ViT's class token, an int8 constant at
 //                                              the Concat's scale, which its values join)
 //   Add, AveragePool, GlobalAveragePool     -> int8 with "out_scale" (requantized, rounding
-//                                              half up); a pool of an fp32 value stays fp32
+//                                              half up); a pool of an fp32 value, and an Add
+//                                              of two (a residual stream), stay fp32
 //   Sigmoid, Tanh, Erf, Sqrt, HardSigmoid, HardSwish, Sub, Mul, Div, Pow, and an Add that
 //   broadcasts (float element-wise operators without an int8 form)
 //                     -> the same node in fp32 (the CPU's LLVM kernels), its int8 inputs through
