@@ -125,12 +125,12 @@ TEST_F(TorchvisionPatterns, AttentionMaskFromConstantsIsFolded) {
 // The residual Adds (of the position-embedded tokens, fp32 after their constant Add, and of
 // each block's linear layer plus its bias, fp32 too) stay fp32 and say why; on an int8 grid
 // shared by the stream, the class token's row (a hundredth of the patches' magnitude) lost its
-// digits: cosine 0.864 before (measured), 0.9996 after. The linear layers stay on the
+// digits: cosine 0.864 before (measured), 0.9997 after. The linear layers stay on the
 // accelerator.
 TEST_F(TorchvisionPatterns, ResidualStreamOfFloatValuesStaysFloat) {
   const std::string g = graph_after("residual_stream", "quantize");
   EXPECT_THAT(g, Not(testing::ContainsRegex("= Add\\([^\\n]*: i8")));  // no int8 Add
-  EXPECT_THAT(g, HasSubstr("%add_18 = Add(%add_10, %add_17) : f32"));
+  EXPECT_THAT(g, HasSubstr("%add_18 = Add(%add_10, %add_17) {cpu_reason=\"fp32: an Add of two"));
   const auto j = on_vta("residual_stream");
   ASSERT_FALSE(j.is_null());
   EXPECT_GE(j["fp32_check"]["cosine_similarity"].get<double>(), 0.99);
@@ -149,7 +149,7 @@ TEST_F(TorchvisionPatterns, ResidualStreamOfFloatValuesStaysFloat) {
 // The layer with the outlier is quantized per output channel (its shifts a list), the one
 // without stays per tensor, both on the accelerator. Per tensor the outlier's layer either
 // clipped it (its channel wrong) or left the rest five steps per standard deviation: cosine
-// 0.978 before (measured), 0.999 after.
+// 0.978 before (measured), 0.998 after.
 TEST_F(TorchvisionPatterns, OutlierWeightLayerIsPerChannel) {
   const std::string g = graph_after("outlier_weight", "quantize");
   EXPECT_THAT(g, testing::ContainsRegex("%matmul_2.2d = weft.QDense\\([^\\n]*shifts=\\["));
