@@ -129,7 +129,7 @@ TEST_F(TorchvisionPatterns, AttentionMaskFromConstantsIsFolded) {
 // accelerator.
 TEST_F(TorchvisionPatterns, ResidualStreamOfFloatValuesStaysFloat) {
   const std::string g = graph_after("residual_stream", "quantize");
-  EXPECT_THAT(g, Not(testing::ContainsRegex("= Add\\([^\\n]*: i8")));  // no int8 Add
+  EXPECT_THAT(g, Not(testing::ContainsRegex("= Add\\([^:]*: i8")));  // no int8 Add
   EXPECT_THAT(g, HasSubstr("%add_18 = Add(%add_10, %add_17) {cpu_reason=\"fp32: an Add of two"));
   const auto j = on_vta("residual_stream");
   ASSERT_FALSE(j.is_null());
@@ -152,8 +152,8 @@ TEST_F(TorchvisionPatterns, ResidualStreamOfFloatValuesStaysFloat) {
 // 0.978 before (measured), 0.998 after.
 TEST_F(TorchvisionPatterns, OutlierWeightLayerIsPerChannel) {
   const std::string g = graph_after("outlier_weight", "quantize");
-  EXPECT_THAT(g, testing::ContainsRegex("%matmul_2.2d = weft.QDense\\([^\\n]*shifts=\\["));
-  EXPECT_THAT(g, testing::ContainsRegex("%matmul_5.2d = weft.QDense\\([^\\n]*shift=[0-9]"));
+  EXPECT_THAT(g, testing::ContainsRegex("%matmul_2.2d = weft.QDense\\([^}]*shifts=\\["));
+  EXPECT_THAT(g, testing::ContainsRegex("%matmul_5.2d = weft.QDense\\([^}]*shift=[0-9]"));
   const auto j = on_vta("outlier_weight");
   ASSERT_FALSE(j.is_null());
   EXPECT_GE(j["fp32_check"]["cosine_similarity"].get<double>(), 0.99);
