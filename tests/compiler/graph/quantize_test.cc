@@ -93,8 +93,10 @@ TEST(Quantize, OutlierWeightIsPerChannel) {
   w[5 * per + 7] = 2.0f;
   const std::vector<int> outlier = weight_row_exponents(w.data(), rows, per, false, false);
   EXPECT_EQ(outlier[5], pow2_exponent(2.0) - 1);  // clips 2.0 to 1.98 (least squared error)
-  for (int64_t r = 0; r < rows; ++r)
-    if (r != 5) EXPECT_LE(outlier[r], outlier[5] - 2) << r;  // a grid 4x finer at least
+  for (int64_t r = 0; r < rows; ++r) {
+    if (r == 5) continue;
+    EXPECT_LE(outlier[r], outlier[5] - 2) << r;  // a grid 4x finer at least
+  }
   // The same weights seen as columns ([per, rows], an output channel a column): the same rule.
   std::vector<float> t(w.size());
   for (int64_t r = 0; r < rows; ++r)
