@@ -49,7 +49,7 @@ int weight_exponent(const float* w, int64_t n, int64_t stride, int below) {
 std::vector<int> weight_row_exponents(const float* w, int64_t rows, int64_t per, bool columns,
                                       bool per_channel, int below) {
   constexpr int kMaxSpread = 15;  // ops::max_register_shift for int32 accumulators
-  constexpr double kGain = 4;     // per channel where per tensor costs this much more
+  constexpr double kGain = 16;    // per channel where per tensor costs this much more
   const int64_t stride = columns ? rows : 1;
   auto row = [&](int64_t r) { return columns ? w + r : w + r * per; };
   std::vector<int> e(static_cast<size_t>(rows));

@@ -83,7 +83,7 @@ TEST(Quantize, PerChannelScales) {
 // (trunc_normal_'s clamped draw) makes the tensor per channel: that row covers it, the others
 // keep a fine grid; with per_channel every row has its own exponent either way.
 TEST(Quantize, OutlierWeightIsPerChannel) {
-  const int64_t rows = 32, per = 64;
+  const int64_t rows = 64, per = 256;
   std::mt19937 rng(5);
   std::normal_distribution<float> normal(0.0f, 0.02f);
   std::vector<float> w(rows * per);
