@@ -46,6 +46,24 @@ int weight_exponent(const float* w, int64_t n, int64_t stride, int below) {
   return best;
 }
 
+std::vector<int> weight_row_exponents(const float* w, int64_t rows, int64_t per, bool columns,
+                                      bool per_channel, int below) {
+  constexpr int kMaxSpread = 15;  // ops::max_register_shift for int32 accumulators
+  constexpr double kGain = 16;    // per channel where per tensor costs this much more
+  const int64_t stride = columns ? rows : 1;
+  auto row = [&](int64_t r) { return columns ? w + r : w + r * per; };
+  std::vector<int> e(static_cast<size_t>(rows));
+  for (int64_t r = 0; r < rows; ++r) e[r] = weight_exponent(row(r), per, stride, below);
+  if (per_channel || rows == 0) return e;
+  const int t = weight_exponent(w, rows * per, 1, below);
+  const auto [lo, hi] = std::minmax_element(e.begin(), e.end());
+  double row_err = 0;
+  for (int64_t r = 0; r < rows; ++r) row_err += grid_error(row(r), per, stride, e[r]);
+  if (*hi - *lo > kMaxSpread || !(grid_error(w, rows * per, 1, t) > kGain * row_err))
+    std::fill(e.begin(), e.end(), t);
+  return e;
+}
+
 void MagnitudeHistogram::add(const float* x, size_t n) {
   if (count_.empty()) count_.assign(kBins, 0), sum_ = count_, sumsq_ = count_;
   for (size_t i = 0; i < n; ++i) {

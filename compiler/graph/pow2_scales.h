@@ -7,6 +7,14 @@
 // bounds of +-2 where the others have a standard deviation of 0.02) would otherwise put most of
 // its weights in the lowest one or two int8 steps; clipping the outlier costs far less.
 //
+// A weight tensor with an outlier is quantized per output channel even without --per-channel:
+// no single exponent serves both the outlier and the rest (Swin-T's and ConvNeXt's few weights
+// of +-2.0 among values of standard deviation 0.02: clipping the outlier wrecks its output
+// channel, covering it leaves the others five int8 steps per standard deviation). A layer is
+// per channel where one exponent for the tensor costs over 16 times the squared error of one
+// per row (27 to 96 times for those tensors; no other tensor of torchvision's 19 networks is
+// picked, the closest, depthwise and squeeze-excite layers, are at 3.8 to 7.4).
+//
 // Activations: the exponent that covers the largest magnitude seen, or one or two below it
 // where that is closer (least squared error, from a histogram of the magnitudes) and enough
 // values were seen for the tail to be measured (quantize.cc says which values).
@@ -28,6 +36,15 @@ namespace weft::compiler::graph {
 /// `n` weights w[0], w[stride], ..., w[(n-1)*stride]; pow2_exponent(max |w|) (quantize.h) at
 /// most, `below` under it at least (0: the one that covers the largest magnitude).
 int weight_exponent(const float* w, int64_t n, int64_t stride = 1, int below = 8);
+
+/// Exponents for the rows (output channels) of a weight of `rows` x `per` values, each row
+/// contiguous, or each a column (stride `rows`) with `columns`: one per row with `per_channel`,
+/// else one for all rows unless the tensor has an outlier (above); each of least squared error
+/// (weight_exponent, `below`). The outlier rule keeps a tensor per tensor where its rows'
+/// exponents spread over more than 15 (what one register SHR of the accelerator applies on top
+/// of a common shift, ops/channel_shifts.h).
+std::vector<int> weight_row_exponents(const float* w, int64_t rows, int64_t per, bool columns,
+                                      bool per_channel, int below = 8);
 
 /// The magnitudes a calibration saw of one value (or a group of values sharing a scale), in
 /// bins of an eighth of an octave: enough to price any power-of-two grid without the data.

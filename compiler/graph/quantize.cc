@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <set>
@@ -177,12 +178,19 @@ Graph quantize(const Graph& network, const QuantizeOptions& opt) {
     const float* d = w.data->f32();
     // A QDQ model's weights are on its own grid already: cover them, clip nothing.
     const int below = opt.fixed_exponents.empty() ? 8 : 0;
-    std::vector<int> e(static_cast<size_t>(rows));
-    if (!opt.per_channel) std::fill(e.begin(), e.end(), weight_exponent(d, count, 1, below));
-    for (int64_t r = 0; opt.per_channel && r < rows; ++r)
-      e[r] = columns ? weight_exponent(d + r, per, rows, below)
-                     : weight_exponent(d + r * per, per, 1, below);
-    return weight_exp_memo[n.id] = e;
+    // Per channel with per_channel, or where the tensor has an outlier (pow2_scales.h); a QDQ
+    // model's per-tensor weights keep its one grid.
+    if (opt.fixed_exponents.empty() || opt.per_channel)
+      return weight_exp_memo[n.id] =
+                 weight_row_exponents(d, rows, per, columns, opt.per_channel, below);
+    return weight_exp_memo[n.id] =
+               std::vector<int>(static_cast<size_t>(rows), weight_exponent(d, count, 1, below));
+  };
+  // Whether a layer's weights are per channel (all of them with per_channel; else those with
+  // an outlier): its shifts are per channel too.
+  auto per_channel = [&](const std::vector<int>& ew) {
+    return opt.per_channel ||
+           std::adjacent_find(ew.begin(), ew.end(), std::not_equal_to<>()) != ew.end();
   };
 
   // Raise output exponents where a layer's shift would be negative (rare; a left shift is not
@@ -320,6 +328,7 @@ Graph quantize(const Graph& network, const QuantizeOptions& opt) {
         // Least squared error per channel or per tensor (weight_exps), raised below where the
         // shift would pass the epilogue's range.
         std::vector<int> ew = weight_exps(n);
+        const bool pc = per_channel(ew);
         // The bias, if any (at 2^(ex+ew) below, with the shift's rounding term).
         const float* bf = nullptr;
         int64_t bn = 0;
@@ -342,13 +351,13 @@ Graph quantize(const Graph& network, const QuantizeOptions& opt) {
           const int cap = std::min(kMaxShift, 29 - static_cast<int>(std::ceil(std::log2(1.0 + b_lsb))));
           ew[r] = std::max(ew[r], eo - ex - std::max(cap, 0));
         }
-        if (!opt.per_channel) std::fill(ew.begin(), ew.end(), *std::max_element(ew.begin(), ew.end()));
+        if (!pc) std::fill(ew.begin(), ew.end(), *std::max_element(ew.begin(), ew.end()));
         std::vector<int8_t> wq(wf.size());
         for (int64_t r = 0; r < rows; ++r)
           for (int64_t i = 0; i < per; ++i) wq[r * per + i] = static_cast<int8_t>(
                 ops::round_clip(std::ldexp(wf[r * per + i], -ew[r]), -127.0, 127.0));
         TensorType wt(DType::I8, wshape);
-        wt.quant = opt.per_channel ? QuantParams::pow2_per_channel(ew, 0) : QuantParams::pow2(ew[0]);
+        wt.quant = pc ? QuantParams::pow2_per_channel(ew, 0) : QuantParams::pow2(ew[0]);
         ValueId wv = q.add_constant(w.name, wt, ConstData::from_i8(wq));
         std::vector<int64_t> shifts;
         for (int64_t r = 0; r < rows; ++r) shifts.push_back(eo - ex - ew[r]);
@@ -363,7 +372,7 @@ Graph quantize(const Graph& network, const QuantizeOptions& opt) {
         ValueId bv = q.add_constant(n.name + ".bias", bt, ConstData::from_i32(bq));
         Attrs a;
         NodeFacts f;
-        if (opt.per_channel)
+        if (pc)
           f.shifts = shifts;
         else
           f.shift = shifts[0];
@@ -448,6 +457,15 @@ Graph quantize(const Graph& network, const QuantizeOptions& opt) {
           // fp32, then quantized once at its own scale, where the int8 pool would average
           // values rounded to its input's coarser grid.
           kept_fp32(n, "a mean of a value computed in fp32, quantized once at its own scale");
+          continue;
+        }
+        if (n.kind == OpKind::Add && computed_fp32.count(n.inputs[0]) &&
+            computed_fp32.count(n.inputs[1])) {
+          // A sum of two fp32 values (a transformer's residual stream between its fp32
+          // LayerNorms): an int8 Add would round both to one per-tensor grid on which the
+          // small rows (ViT's class token) keep no digits, and gain nothing on the CPU.
+          kept_fp32(n, "an Add of two values computed in fp32 (a residual stream), quantized "
+                       "once where an int8 node reads it");
           continue;
         }
         Attrs a = n.attrs;

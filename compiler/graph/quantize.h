@@ -17,7 +17,8 @@
 //                                              input, ViT's class token, an int8 constant at
 //                                              the Concat's scale, which its values join)
 //   Add, AveragePool, GlobalAveragePool     -> int8 with "out_scale" (requantized, rounding
-//                                              half up); a pool of an fp32 value stays fp32
+//                                              half up); a pool of an fp32 value, and an Add
+//                                              of two (a residual stream), stay fp32
 //   Sigmoid, Tanh, Erf, Sqrt, HardSigmoid, HardSwish, Sub, Mul, Div, Pow, and an Add that
 //   broadcasts (float element-wise operators without an int8 form)
 //                     -> the same node in fp32 (the CPU's LLVM kernels), its int8 inputs through
@@ -29,7 +30,8 @@
 // A shift past 31 (an output scale 2^32 above the product's) raises the weight exponent until
 // the shift fits the epilogue (docs/graph.md, "quantize").
 // Weights are symmetric int8 in [-127, 127] (per tensor, or per output channel with
-// per_channel) at the exponent of least squared error (pow2_scales.h); biases int32 at the scale 2^(e_x + e_w), plus the rounding term 2^(shift-1)
+// per_channel or where the tensor has an outlier) at the exponent of least squared error
+// (pow2_scales.h); biases int32 at the scale 2^(e_x + e_w), plus the rounding term 2^(shift-1)
 // of the epilogue's shift (so the accelerator's floor shift rounds half up).
 // QConv/QDense semantics: acc = sum(x*w) + bias (int32, wrapping); v = acc >> shift
 // (arithmetic; facts `shift`, or per channel `shifts` with per_channel; graph.h); [v += residual];
@@ -48,7 +50,7 @@ namespace weft::compiler::graph {
 
 /// Quantization options.
 struct QuantizeOptions {
-  bool per_channel = false;  // weights per output channel (else per tensor)
+  bool per_channel = false;  // weights per output channel (else per tensor, but for outliers)
   /// Calibration samples; each sample holds one plain fp32 tensor per graph input (in
   /// g.inputs() order). Empty: `synthetic_samples` deterministic standard-normal samples
   /// (pow2_scales.h says why).

@@ -77,6 +77,8 @@ Models (OUT_DIR/NAME.onnx):
   dynamic_batch  a small CNN whose batch dimension is symbolic (run with --batch N), ?x3x8x8.
   bad_perm, bad_axis, bad_matmul  a Transpose whose perm repeats an axis, a Softmax on axis
                 3 of a rank-3 input, a MatMul whose batch dimensions do not broadcast.
+  residual_stream  ViT's pre-norm residual stream with a class token of small values, 1x3x32x32.
+  outlier_weight  a linear layer whose weights hold one outlier (2.0 among 0.02), 1x64x256.
 and OUT_DIR/NAME_input.npy, a float32 input for each runnable model (seed 7).
 """
 import os
@@ -894,6 +896,54 @@ def preact_bn(seed=59):
     return b.model("input", [1, 3, 16, 16], y, 13, "preact_bn")
 
 
+def residual_stream(seed=67, d=128, blocks=2):
+    """ViT's pre-norm residual stream: patch tokens (a strided conv, Reshape, Transpose), a
+    class token of small values (ViT's starts at zero: only its position embedding, 0.02) in
+    front, the position embedding added (a constant Add), blocks of x + Linear(LayerNorm(x))
+    (the Linear as MatMul plus an Add of its bias), a last LayerNormalization and the class
+    token's row (Gather) through the head. The residual Adds sum two fp32 values; on one int8
+    grid the class token's row, a hundred times smaller than the patches', keeps no digits."""
+    b = Builder(seed)
+    f32 = np.float32
+    y = b.conv("input", 3, d, 4, 4, 0, bias=True)                               # d x 8 x 8
+    y = b.node("Reshape", [y, b.const("shape", np.array([1, d, 64], np.int64))])
+    y = b.node("Transpose", [y], perm=[0, 2, 1])                                # 1 x 64 x d
+    cls = np.zeros((1, 1, d), f32)
+    y = b.node("Concat", [b.const("cls", cls), y], axis=1)                      # 1 x 65 x d
+    pos = (0.02 * b.rng.standard_normal((1, 65, d))).astype(f32)
+    x = b.node("Add", [y, b.const("pos", pos)])
+
+    def layer_norm(v):
+        g = (1.0 + 0.1 * b.rng.standard_normal(d)).astype(f32)
+        beta = (0.1 * b.rng.standard_normal(d)).astype(f32)
+        return b.node("LayerNormalization", [v, b.const("ln_g", g), b.const("ln_b", beta)],
+                      "layernorm", axis=-1, epsilon=1e-5)
+
+    for _ in range(blocks):
+        w = (0.05 * b.rng.standard_normal((d, d)) / np.sqrt(d)).astype(f32)
+        bias = (0.01 * b.rng.standard_normal(d)).astype(f32)
+        h = b.node("Add", [b.node("MatMul", [layer_norm(x), b.const("w", w)]), b.const("b", bias)])
+        x = b.node("Add", [x, h])
+    y = b.node("Gather", [layer_norm(x), b.const("index", np.array(0, np.int64))], axis=1)
+    w = (b.rng.standard_normal((10, d)) / np.sqrt(d)).astype(f32)
+    y = b.node("Gemm", [y, b.const("head_w", w), b.const("head_b", np.zeros(10, f32))], transB=1)
+    return b.model("input", [1, 3, 32, 32], y, 17, "residual_stream")
+
+
+def outlier_weight(seed=71, d=256):
+    """A linear layer whose weights (standard deviation 0.02) hold one value of 2.0, as
+    PyTorch's trunc_normal_ writes a few (Swin-T, ConvNeXt): no one power-of-two scale serves
+    the outlier and the rest. Then a ReLU and a second linear layer without outliers."""
+    b = Builder(seed)
+    f32 = np.float32
+    w = (0.02 * b.rng.standard_normal((d, d))).astype(f32)
+    w[17, 99] = 2.0
+    h = b.node("Relu", [b.node("MatMul", ["input", b.const("w_outlier", w)])])
+    w2 = (0.02 * b.rng.standard_normal((d, d))).astype(f32)
+    y = b.node("MatMul", [h, b.const("w_plain", w2)])
+    return b.model("input", [1, 64, d], y, 13, "outlier_weight")
+
+
 def window_mask(seed=61, bad_index=False):
     """Swin's shifted-window attention as torch.onnx.export writes it: the padding computed with
     Mod from the activation's Shape (a Pad of zeros here), PatchMerging's x[:, 0::2] (a Slice
@@ -970,6 +1020,7 @@ MODELS = {"resnet18": resnet18, "small_cnn": small_cnn, "tiny_resnet": tiny_resn
           "bad_group": lambda: bad_group("bad_group", 3, 2), "qlinear_grouped": qlinear_grouped,
           "bad_group_weight": lambda: bad_group("bad_group_weight", 2, 4),
           "class_token": class_token, "deep_shift": deep_shift, "preact_bn": preact_bn,
+          "residual_stream": residual_stream, "outlier_weight": outlier_weight,
           "window_mask": window_mask, "bad_window_mask": lambda: window_mask(bad_index=True)}
 INPUTS = {"resnet18": [1, 3, 224, 224], "small_cnn": [1, 3, 16, 16],
           "tiny_resnet": [1, 3, 16, 16], "qdq_cnn": [1, 3, 8, 8], "qdq_per_channel": [1, 16, 16, 16],
@@ -989,7 +1040,8 @@ INPUTS = {"resnet18": [1, 3, 224, 224], "small_cnn": [1, 3, 16, 16],
           "grouped_net": [1, 16, 12, 12], "bad_group": [1, 4, 6, 6], "bad_group_weight": [1, 4, 6, 6],
           "qlinear_grouped": [1, 16, 8, 8], "class_token": [1, 3, 32, 32],
           "deep_shift": [1, 8, 16, 16], "preact_bn": [1, 3, 16, 16], "window_mask": [1, 1, 8, 4],
-          "bad_window_mask": [1, 1, 8, 4]}
+          "bad_window_mask": [1, 1, 8, 4], "residual_stream": [1, 3, 32, 32],
+          "outlier_weight": [1, 64, 256]}
 
 
 def main(argv):

@@ -1,9 +1,12 @@
 // The quantizer: an unsupported operator is a user error naming the node; per-channel weights get
-// per-channel scales and shifts.
+// per-channel scales and shifts; a weight with an outlier is per channel without being asked.
 #include "compiler/graph/quantize.h"
 
 #include <gtest/gtest.h>
 
+#include <random>
+
+#include "compiler/graph/pow2_scales.h"
 #include "compiler/graph/reference_int8.h"
 #include "compiler/graph/verify.h"
 #include "hardware/isa/errors.h"
@@ -74,6 +77,33 @@ TEST(Quantize, PerChannelScales) {
   EXPECT_GT(per_channel, 0);
   auto x = models::synthetic_input(g.value(g.inputs()[0]).type, 1);
   EXPECT_EQ(reference_int8(g, {x})[0].size(), 10u);
+}
+
+// Rows of normal weights share one exponent; one weight of 2.0 among standard deviation 0.02
+// (trunc_normal_'s clamped draw) makes the tensor per channel: that row covers it, the others
+// keep a fine grid; with per_channel every row has its own exponent either way.
+TEST(Quantize, OutlierWeightIsPerChannel) {
+  const int64_t rows = 64, per = 256;
+  std::mt19937 rng(5);
+  std::normal_distribution<float> normal(0.0f, 0.02f);
+  std::vector<float> w(rows * per);
+  for (float& v : w) v = normal(rng);
+  const std::vector<int> plain = weight_row_exponents(w.data(), rows, per, false, false);
+  for (int e : plain) EXPECT_EQ(e, plain[0]);
+  w[5 * per + 7] = 2.0f;
+  const std::vector<int> outlier = weight_row_exponents(w.data(), rows, per, false, false);
+  EXPECT_EQ(outlier[5], pow2_exponent(2.0) - 1);  // clips 2.0 to 1.98 (least squared error)
+  for (int64_t r = 0; r < rows; ++r) {
+    if (r == 5) continue;
+    EXPECT_LE(outlier[r], outlier[5] - 2) << r;  // a grid 4x finer at least
+  }
+  // The same weights seen as columns ([per, rows], an output channel a column): the same rule.
+  std::vector<float> t(w.size());
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t i = 0; i < per; ++i) t[i * rows + r] = w[r * per + i];
+  EXPECT_EQ(weight_row_exponents(t.data(), rows, per, true, false), outlier);
+  w[5 * per + 7] = normal(rng);
+  EXPECT_EQ(weight_row_exponents(w.data(), rows, per, false, true).size(), size_t(rows));
 }
 
 }  // namespace
