@@ -8,8 +8,8 @@
 
 namespace weft::compiler::graph {
 
-std::vector<ResizeAxis> resize_axes(const Node& n, const std::vector<int64_t>& in,
-                                    const std::vector<int64_t>& out) {
+void check_resize(const Node& n, const std::vector<int64_t>& in,
+                  const std::vector<int64_t>& out) {
   auto fail = [&](const std::string& what) {
     throw UserError("Resize node '" + n.name + "': " + what);
   };
@@ -30,12 +30,22 @@ std::vector<ResizeAxis> resize_axes(const Node& n, const std::vector<int64_t>& i
   if (scales.size() != in.size() || out.size() != in.size())
     fail("has " + std::to_string(scales.size()) + " scales for a rank-" +
          std::to_string(in.size()) + " input");
+  for (size_t a = 0; a < in.size(); ++a)
+    if (in[a] < 1 || !(scales[a] > 0)) fail("axis " + std::to_string(a) + " has no elements or scale");
+}
+
+std::vector<ResizeAxis> resize_axes(const Node& n, const std::vector<int64_t>& in,
+                                    const std::vector<int64_t>& out) {
+  check_resize(n, in, out);
+  const std::string mode = n.get_string("mode", "nearest");
+  const std::string ctm = n.get_string("coordinate_transformation_mode", "half_pixel");
+  const std::string nearest = n.get_string("nearest_mode", "round_prefer_floor");
+  const std::vector<double> scales = n.get_floats("scales");
   std::vector<ResizeAxis> axes(in.size());
   for (size_t a = 0; a < in.size(); ++a) {
     ResizeAxis& ax = axes[a];
     const int64_t li = in[a], lo = out[a];
     const double s = scales[a];
-    if (li < 1 || !(s > 0)) fail("axis " + std::to_string(a) + " has no elements or scale");
     ax.identity = li == lo && s == 1.0;
     const double lf = s * double(li);  // the resized length before flooring (ONNX's reference)
     for (int64_t x = 0; x < lo; ++x) {

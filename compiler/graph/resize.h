@@ -32,8 +32,12 @@ struct ResizeAxis {
   bool identity = false;  // the axis is not resized
 };
 
-/// The axes of Resize node `n` from `in` to `out` (its 'scales', modes). UserError naming the
-/// node for a mode outside the ones above.
+/// UserError naming Resize node `n` for a mode outside the ones above, or scales that do not
+/// give each axis of `in` (to `out`) a positive one.
+void check_resize(const Node& n, const std::vector<int64_t>& in, const std::vector<int64_t>& out);
+
+/// The axes of Resize node `n` from `in` to `out` (its 'scales', modes), after check_resize:
+/// tables as long as the output's axes.
 std::vector<ResizeAxis> resize_axes(const Node& n, const std::vector<int64_t>& in,
                                     const std::vector<int64_t>& out);
 

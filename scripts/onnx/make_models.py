@@ -73,6 +73,8 @@ Models (OUT_DIR/NAME.onnx):
                 to sizes (pytorch_half_pixel), linear by scales (align_corners), nearest to
                 sizes (half_pixel, round_prefer_ceil), 1x3x8x8, opset 13.
   bad_resize    a Resize in cubic mode.
+  resize_long_axis, resize_too_many  a Resize by scales [1, 1, 1e12, 1] (an axis longer than
+                2^40) and [1, 1, 1e6, 1e6] (more than 2^40 elements).
   bad_gelu_input  gelu_net plus a FastGelu whose input is omitted (an empty name) before its bias.
   dynamic_batch  a small CNN whose batch dimension is symbolic (run with --batch N), ?x3x8x8.
   bad_perm, bad_axis, bad_matmul  a Transpose whose perm repeats an axis, a Softmax on axis
@@ -669,6 +671,14 @@ def bad_resize():
     return b.model("input", [1, 2, 4, 4], y, 13, "bad_resize")
 
 
+def huge_resize(name, scales):
+    """A Resize to an output too large to exist (found by fuzz_onnx: a scale of 1e12)."""
+    b = Builder(1)
+    y = b.node("Resize", ["input", b.const("roi", np.zeros(0, np.float32)),
+                          b.const("scales", np.array(scales, np.float32))], mode="nearest")
+    return b.model("input", [1, 2, 4, 4], y, 13, name)
+
+
 def dynamic_batch(seed=43):
     """A small CNN whose batch dimension is symbolic ("batch"), as torch.onnx.export writes it
     with dynamic_axes: conv, ReLU, global average pool, Flatten, Gemm, ?x3x8x8, opset 13 (run
@@ -1010,6 +1020,8 @@ MODELS = {"resnet18": resnet18, "small_cnn": small_cnn, "tiny_resnet": tiny_resn
           "bad_broadcast": bad_broadcast, "tiny_encoder": tiny_encoder,
           "attention_heads": attention_heads, "gelu_net": gelu_net, "resize_net": resize_net,
           "bad_resize": bad_resize, "dynamic_batch": dynamic_batch,
+          "resize_long_axis": lambda: huge_resize("resize_long_axis", [1, 1, 1e12, 1]),
+          "resize_too_many": lambda: huge_resize("resize_too_many", [1, 1, 1e6, 1e6]),
           "bad_gelu_input": lambda: gelu_net(empty_input=True),
           "bad_perm": bad_perm, "bad_axis": bad_axis, "bad_matmul": bad_matmul,
           "torch_flatten": torch_flatten, "fold_div_zero": fold_div_zero, "pad_conv": pad_conv,
@@ -1032,7 +1044,8 @@ INPUTS = {"resnet18": [1, 3, 224, 224], "small_cnn": [1, 3, 16, 16],
           "vgg_dropout": [1, 3, 16, 16], "dropout_training": [1, 4], "eltwise_cnn": [1, 3, 16, 16],
           "bad_broadcast": [1, 4, 6, 6], "tiny_encoder": [1, 32, 128],
           "attention_heads": [2, 16, 48], "gelu_net": [1, 8, 32], "resize_net": [1, 3, 8, 8],
-          "bad_resize": [1, 2, 4, 4], "dynamic_batch": [4, 3, 8, 8], "bad_gelu_input": [1, 8, 32],
+          "bad_resize": [1, 2, 4, 4], "resize_long_axis": [1, 2, 4, 4],
+          "resize_too_many": [1, 2, 4, 4], "dynamic_batch": [4, 3, 8, 8], "bad_gelu_input": [1, 8, 32],
           "bad_perm": [1, 4, 6], "bad_axis": [1, 4, 6], "bad_matmul": [2, 3, 4],
           "torch_flatten": [1, 3, 8, 8], "fold_div_zero": [1, 3, 8, 8], "pad_conv": [1, 3, 8, 8],
           "pad_reflect": [1, 3, 6, 6], "pad_relu": [1, 3, 6, 6], "pad_value": [1, 3, 6, 6],

@@ -466,6 +466,12 @@ TEST_F(OnnxCli, ResizeRunsOnTheLlvmPathAndBesideTheAccelerator) {
   EXPECT_THAT(a.out, HasSubstr("\"detail\": \"fp32: the int8 quantizer has no Resize"));
   expect_user_error(models() + "/bad_resize.onnx", models() + "/bad_resize_input.npy",
                     "mode 'cubic' is not supported (nearest, linear)");
+  // An output too large to exist is refused before anything is sized from it (fuzz_onnx: a
+  // scale of 1e12 made import build index tables of 10^12 entries, out of memory).
+  expect_user_error(models() + "/resize_long_axis.onnx", models() + "/resize_long_axis_input.npy",
+                    "scale 999999995904.000000 makes axis 2 longer than 2^40");
+  expect_user_error(models() + "/resize_too_many.onnx", models() + "/resize_too_many_input.npy",
+                    "sizes [1,2,4000000,4000000] make more than 2^40 elements");
 }
 
 // A model whose batch dimension is symbolic (torch.onnx.export's dynamic_axes) runs with

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "compiler/graph/types.h"
 #include "hardware/isa/errors.h"
 
 namespace weft::compiler::onnx_import {
@@ -49,7 +50,11 @@ graph::Attrs resize_attrs(const Model& m, const Node& n, const std::vector<int64
     if (s.size() != r) fail("has " + std::to_string(s.size()) + " scales for a rank-" + std::to_string(r) + " input");
     for (size_t a = 0; a < r; ++a) {
       if (!(s[a] > 0) || !std::isfinite(s[a])) fail("scale " + std::to_string(s[a]) + " is not positive");
-      out.push_back(static_cast<int64_t>(std::floor(double(in[a]) * s[a])));
+      const double length = std::floor(double(in[a]) * s[a]);
+      if (length > double(graph::kMaxTensorElements))  // before the cast, which would overflow
+        fail("scale " + std::to_string(s[a]) + " makes axis " + std::to_string(a) +
+             " longer than 2^40");
+      out.push_back(static_cast<int64_t>(length));
     }
   } else {
     out = sizes->to_int64();
