@@ -49,7 +49,12 @@ constexpr std::size_t kHugeBlock = std::size_t{2} << 20;
 
 void* allocate(std::size_t size) {
   void* p = std::malloc(size == 0 ? 1 : size);
-  if (!p) throw std::bad_alloc();
+  while (!p) {  // as the standard's operator new: the new-handler may free memory, or throw
+    std::new_handler handler = std::get_new_handler();
+    if (!handler) throw std::bad_alloc();
+    handler();
+    p = std::malloc(size == 0 ? 1 : size);
+  }
   if (size >= kHugeBlock) {
     // The whole huge pages inside the block.
     const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(p) + kHugePage - 1) &
