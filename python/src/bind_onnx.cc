@@ -44,7 +44,7 @@ PyGraph from_onnx(const std::string& path) {
 
 void bind_onnx(py::module_& m) {
   m.def("from_onnx", &from_onnx, py::arg("path"),
-        "Imports an ONNX model (opsets 11-17, the operators of docs/onnx.md) as a weft.Graph.");
+        "Imports an ONNX model (opsets 11-18, the operators of docs/onnx.md) as a weft.Graph.");
 }
 
 }  // namespace weft::py_bind
