@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "compiler/graph/onnx/onnx_model.h"
+#include "compiler/graph/onnx/proto_helpers.h"
 #include "hardware/isa/errors.h"
 
 namespace weft::compiler::onnx_import {
@@ -27,12 +28,6 @@ int weight_input(const std::string& op) {
 // Operators whose first output has the shape of their first input.
 bool keeps_shape(const std::string& op) {
   return op == "Identity" || op == "Cast" || op == "QuantizeLinear" || op == "DequantizeLinear";
-}
-
-bool has_attr(const onnx::NodeProto& n, const std::string& name) {
-  for (const auto& a : n.attribute())
-    if (a.name() == name) return true;
-  return false;
 }
 
 // Every dimension of a graph input's declared shape; false when one is unknown or symbolic.
@@ -120,9 +115,7 @@ void check_graph(const onnx::GraphProto& g, const std::string& file) {
     check_raw_size(t, file + ": initializer '" + t.name() + "'");
   for (int k = 0; k < g.node_size(); ++k) {
     const onnx::NodeProto& n = g.node(k);
-    const std::string where = "node '" + (n.name().empty() ? n.op_type() + "_" + std::to_string(k)
-                                                           : n.name()) +
-                              "' (" + n.op_type() + ")";
+    const std::string where = "node '" + node_name(n, k) + "' (" + n.op_type() + ")";
     const bool default_domain = n.domain().empty() || n.domain() == "ai.onnx";
     if (default_domain && has_window(n.op_type())) check_window(n, file + ": " + where);
     for (const auto& a : n.attribute()) {
@@ -269,8 +262,8 @@ std::map<std::string, std::string> pin_conv_kernel_shapes(onnx::GraphProto* g,
       continue;
     }
     const int w = weight_input(n.op_type());
-    if (w < 0 || has_attr(n, "kernel_shape") || n.input_size() <= w) continue;
-    const std::string name = n.name().empty() ? n.op_type() + "_" + std::to_string(k) : n.name();
+    if (w < 0 || find_attr(n, "kernel_shape") || n.input_size() <= w) continue;
+    const std::string name = node_name(n, k);
     auto it = dims.find(n.input(w));
     if (it == dims.end()) {
       throw UserError(file + ": node '" + name + "' (" + n.op_type() + ") has no kernel_shape " +

@@ -20,7 +20,7 @@
 
 #include "compiler/graph/onnx/inference_guard.h"
 #include "compiler/graph/onnx/opset18.h"
-#include "compiler/graph/onnx/tensor_proto.h"
+#include "compiler/graph/onnx/proto_helpers.h"
 #include "hardware/isa/errors.h"
 
 namespace weft::compiler::onnx_import {
@@ -187,9 +187,6 @@ ValueType convert_type(const onnx::TypeProto& tp) {
   return v;
 }
 
-std::string node_name(const onnx::NodeProto& n, int index) {
-  return n.name().empty() ? n.op_type() + "_" + std::to_string(index) : n.name();
-}
 
 // Checks that every node input is defined by a graph input, an initializer or another node,
 // that no value is produced twice, and that the nodes form no cycle; then puts them in
@@ -321,6 +318,16 @@ TensorData convert_tensor(const onnx::TensorProto& p, const std::string& what) {
     case ElemType::kBool: fill(p.int32_data(), [](int32_t v) { return uint8_t(v != 0); }); break;
   }
   return t;
+}
+
+std::string node_name(const onnx::NodeProto& n, int index) {
+  return n.name().empty() ? n.op_type() + "_" + std::to_string(index) : n.name();
+}
+
+const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, const std::string& name) {
+  for (const auto& a : n.attribute())
+    if (a.name() == name) return &a;
+  return nullptr;
 }
 
 // LoadOptions::batch: the symbolic first dimension of each graph input that is not an

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "compiler/graph/onnx/onnx_model.h"
-#include "compiler/graph/onnx/tensor_proto.h"
+#include "compiler/graph/onnx/proto_helpers.h"
 #include "hardware/isa/errors.h"
 
 namespace weft::compiler::onnx_import {
@@ -28,12 +28,6 @@ bool reduce_with_axes_input(const std::string& op) {
                                             "ReduceLogSumExp", "ReduceMax", "ReduceMean",
                                             "ReduceMin", "ReduceProd", "ReduceSumSquare"};
   return ops.count(op) != 0;
-}
-
-const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, const std::string& name) {
-  for (const auto& a : n.attribute())
-    if (a.name() == name) return &a;
-  return nullptr;
 }
 
 void remove_attr(onnx::NodeProto* n, const std::string& name) {
@@ -60,10 +54,8 @@ class Lowering {
     for (int k = 0; k < g_->node_size(); ++k) {
       onnx::NodeProto* n = g_->mutable_node(k);
       if (!n->domain().empty() && n->domain() != "ai.onnx") continue;
-      const std::string where = file_ + ": node '" +
-                                (n->name().empty() ? n->op_type() + "_" + std::to_string(k)
-                                                   : n->name()) +
-                                "' (" + n->op_type() + ")";
+      const std::string where =
+          file_ + ": node '" + node_name(*n, k) + "' (" + n->op_type() + ")";
       lower(n, where);
     }
   }
