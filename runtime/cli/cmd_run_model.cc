@@ -107,7 +107,7 @@ void run_model(const ModelRunOptions& o) {
 void add_run_model(CLI::App& run) {
   auto o = std::make_shared<ModelRunOptions>();
   run.add_option("model", o->model,
-                 "an ONNX model to run (MODEL.onnx; opsets 11-17, see docs/onnx.md)");
+                 "an ONNX model to run (MODEL.onnx; opsets 11-18, see docs/onnx.md)");
   run.add_option("--input", o->input, "the model's input as .npy (float32, NCHW)");
   run.add_option("--batch", o->batch,
                  "for a model whose batch dimension is symbolic: the batch to compile for (the "
