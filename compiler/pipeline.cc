@@ -12,6 +12,7 @@
 #include "compiler/passes/plan_tokens.h"
 #include "compiler/passes/residual_init.h"
 #include "compiler/passes/skip_pad_taps.h"
+#include "compiler/passes/store_requant.h"
 #include "compiler/te/lower.h"
 
 namespace weft::compiler {
@@ -27,6 +28,7 @@ const std::vector<PipelineStep>& accel_pipeline_steps() {
                                                   {"emit_accel", true},
                                                   {"residual_init", true, true},
                                                   {"bias_gemm", true, true},
+                                                  {"store_requant", true, true},
                                                   {"skip_pad_taps", true, true},
                                                   {"plan_tokens", true}};
   return steps;
@@ -84,6 +86,9 @@ accel::Program compile_accel(te::Schedule& schedule, const isa::Layout& layout,
     p = step("residual_init", passes::residual_init(p, r->residual));
   if (const auto& b = o.bias_gemm)
     p = step("bias_gemm", passes::bias_gemm(p, layout, b->bias, b->ones, b->weights, b->blocks));
+  // After them the epilogue ends in its shifts and clip, which the STORE can take over.
+  if (layout.config.options.has(isa::HwOption::kStoreRequant))
+    p = step("store_requant", passes::store_requant(p));
   // Last: after the epilogue rewrites the micro-op kernels it shares are final.
   if (o.skip_pad_taps) p = step("skip_pad_taps", passes::skip_pad_taps(p, layout));
   return step("plan_tokens", passes::plan_tokens(p));

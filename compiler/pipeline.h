@@ -13,6 +13,7 @@
 //   emit_accel       loop IR -> flat accelerator program
 //   residual_init    (option) a fused residual as the accumulator's initial value
 //   bias_gemm        (option) the bias added by a GEMM against constant lanes
+//   store_requant    (hardware option store_requant) the epilogue's shifts and clip on the STORE
 //   skip_pad_taps    (option) GEMM micro-ops that read only zero padding dropped
 //   plan_tokens      dependency tokens between the modules
 //

@@ -31,6 +31,9 @@ std::string to_string(const Op& op) {
         << op.dram_offset << "] " << op.y_size << 'x' << op.x_size << " stride " << op.x_stride;
       if (op.y_pad0 || op.y_pad1 || op.x_pad0 || op.x_pad1)
         o << " pad " << op.y_pad0 << ',' << op.y_pad1 << ',' << op.x_pad0 << ',' << op.x_pad1;
+      if (op.requant.on)
+        o << " requant >>" << op.requant.shift << " clamp " << op.requant.lo << ','
+          << op.requant.hi;
       o << (load ? " -> " : " <- ") << (load ? mem_name(op.mem) : "ACC") << ' ' << op.sram_base;
       break;
     }

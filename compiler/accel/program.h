@@ -10,6 +10,7 @@
 
 #include "compiler/ir/ir.h"
 #include "hardware/isa/insn.h"
+#include "hardware/isa/store_requant.h"
 
 namespace weft::compiler::accel {
 
@@ -25,6 +26,8 @@ struct Op {
   int64_t sram_base = 0, dram_offset = 0, y_size = 0, x_size = 0, x_stride = 0;
   // kLoad: zero rows before/after and columns before/after the y_size x x_size read tile.
   int64_t y_pad0 = 0, y_pad1 = 0, x_pad0 = 0, x_pad1 = 0;
+  // kStore: the store path's requantization (hardware option store_requant; else off).
+  isa::StoreRequant requant;
   // kGemm / kAlu: a micro-op kernel under two loop levels (kAlu: uop.wgt unused).
   bool reset = false;
   isa::AluOp alu_op = isa::AluOp::kAdd;

@@ -203,10 +203,12 @@ double tiling_cost(const isa::Layout& l, const isa::Platform& pf, const Conv2dSh
                        toc * tic * s.k * s.k * l.wgt_elem_bytes) /
                           bus +
                       double(tic + 1) * pf.read_latency;
-  // reset, shift, bias, max, min (and the residual's load and add)
+  // reset, shift, bias, max, min (and the residual's load and add); the store_requant option
+  // takes shift, max and min onto the STORE
   // (a per-channel shift: one more pass with a register operand, two cycles a uop)
-  const double tail =
-      double(tn * toc * th * tw) * ((residual ? 7.0 : 5.0) + (channel_shifts ? 2.0 : 0.0));
+  const double passes = (l.config.options.has(isa::HwOption::kStoreRequant) ? 2.0 : 5.0) +
+                        (residual ? 2.0 : 0.0) + (channel_shifts ? 2.0 : 0.0);
+  const double tail = double(tn * toc * th * tw) * passes;
   const double store = tn * (toc * th * tw * l.out_elem_bytes / bus + pf.write_latency);
   const double tile_time =
       k.vthreads > 1 ? std::max(steps * std::max(compute, 1.25 * load) + tail, store)

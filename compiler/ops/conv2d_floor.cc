@@ -31,7 +31,10 @@ Conv2dFloor conv2d_floor(const isa::Layout& l, const Conv2dShape& s, const Conv2
   f.gemm_uops_all_taps = f.vectors * icb * s.k * s.k;
   f.gemm_uops = nb * ocb * icb * inside_taps(s.h, s.out_h(), s.k, s.stride, s.pad) *
                        inside_taps(s.w, s.out_w(), s.k, s.stride, s.pad);
-  f.epilogue_ops = 1 + (e.shift > 0 ? 1 : 0) + 2 + (e.bias ? 1 : 0) + (e.residual ? 1 : 0);
+  // init, shift, clip, bias, residual; the store_requant option does shift and clip on the STORE
+  const bool on_store = c.options.has(isa::HwOption::kStoreRequant);
+  f.epilogue_ops = 1 + (on_store ? 0 : (e.shift > 0 ? 1 : 0) + 2) + (e.bias ? 1 : 0) +
+                   (e.residual ? 1 : 0);
   // On-chip elements are whole blocks: an INP element holds BATCH x BLOCK_IN int8 values.
   const int64_t bytes = nb * icb * s.h * s.w * l.inp_elem_bytes +
                         ocb * icb * s.k * s.k * l.wgt_elem_bytes +

@@ -98,7 +98,8 @@ DenseKnobs choose_dense_knobs(const isa::Layout& l, const isa::Platform& p, cons
   const auto& c = l.config;
   const double bus = p.axi_data_bits / 8.0;
   const int64_t inp_b = l.inp_elem_bytes, wgt_b = l.wgt_elem_bytes, out_b = l.out_elem_bytes;
-  const int epilogue_ops = 3;  // shift, max, min
+  // shift, max, min (on the STORE with the store_requant option)
+  const int epilogue_ops = l.config.options.has(isa::HwOption::kStoreRequant) ? 0 : 3;
   auto pow2_up_to = [](int64_t n, int64_t cap) {
     std::vector<int64_t> v;
     for (int64_t t = 1; t <= cap; t *= 2) {

@@ -10,6 +10,7 @@
 #include "hardware/isa/encoding.h"
 #include "hardware/isa/errors.h"
 #include "hardware/isa/json_text.h"
+#include "hardware/isa/store_requant.h"
 
 namespace weft::isa {
 
@@ -145,6 +146,15 @@ std::string format_insn(const Layout& l, const Insn& insn) {
     } else if (v != 0 || always_shown(f) || (f.name == "imm" && insn.use_imm != 0)) {
       os << ' ' << f.name << '=' << v;
     }
+  }
+  // With the store_requant option a STORE's pad fields are its requantization: say what they
+  // mean (a comment, so the listing still assembles).
+  StoreRequant rq;
+  std::string why;
+  if (insn.opcode == static_cast<int64_t>(Opcode::kStore) &&
+      l.config.options.has(HwOption::kStoreRequant) && decode_store_requant(insn, &rq, &why) &&
+      rq.on) {
+    os << "  # requant: clamp(acc >> " << rq.shift << ", " << rq.lo << ", " << rq.hi << ")";
   }
   return os.str();
 }

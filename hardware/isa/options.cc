@@ -6,7 +6,12 @@
 namespace weft::isa {
 
 const std::vector<OptionSpec>& hardware_options() {
-  static const std::vector<OptionSpec> options = {};
+  static const std::vector<OptionSpec> options = {
+      {HwOption::kStoreRequant, "store_requant",
+       "STORE requantizes (arithmetic shift right, clamp to int8) from fields in its pad bits, "
+       "so the epilogue's shift and clip take no compute-module cycles",
+       {}},
+  };
   return options;
 }
 

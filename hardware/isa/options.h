@@ -4,9 +4,9 @@
 // one spec: the simulators and the compiler test `config.options.has(HwOption::kX)`, and the
 // generated SystemVerilog package carries it as `OPT_X`.
 //
-// No option is defined yet. Adding one: a member of HwOption before kCount, a row in
-// hardware_options() (options.cc) with its name, what it does and the options it cannot be
-// combined with, and its behaviour in the RTL, both simulators and the compiler.
+// Adding one: a member of HwOption before kCount, a row in hardware_options() (options.cc)
+// with its name, what it does and the options it cannot be combined with, and its behaviour in
+// the RTL, both simulators and the compiler.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +17,10 @@ namespace weft::isa {
 
 /// The hardware options, by identity (never by string outside options.cc).
 enum class HwOption : int {
-  kCount  // the number of options (none yet)
+  // STORE narrows as clamp(acc >> shift, lo, hi) from fields in its pad bits
+  // (store_requant.h): the epilogue's shift and clip leave the compute module.
+  kStoreRequant,
+  kCount  // the number of options
 };
 
 /// The options a configuration turns on.
@@ -41,7 +44,7 @@ struct OptionSpec {
   std::vector<HwOption> excludes;  // options it cannot be combined with
 };
 
-/// Every option this build knows (empty until one is defined).
+/// Every option this build knows.
 const std::vector<OptionSpec>& hardware_options();
 
 /// One entry of a configuration file's "options" object.

@@ -1,5 +1,6 @@
 // The store module (docs/microarchitecture.md §Store): STORE OUT reads accumulator elements,
-// narrows each int32 lane to its low 8 bits, and writes the rows to DRAM, one beat a cycle from
+// narrows each int32 lane to its low 8 bits (or, with the store_requant option, shifts and
+// clamps it), and writes the rows to DRAM, one beat a cycle from
 // the cycle after the start; a burst's address goes with its first beat, which waits for a
 // write slot (AWREADY). The STORE completes in the cycle of its last write response; it pops
 // compute->store (pop_prev_dep) at the start and pushes store->compute (push_prev_dep) then.
@@ -53,9 +54,39 @@ module weft_store
     row_beats = 32'(((addr + nbytes - 64'd1) >> weft_rtl_pkg::LOG_BUS) - (addr >> weft_rtl_pkg::LOG_BUS) + 64'd1);
   endfunction
 
+  // The running STORE's requantization (option store_requant; hardware/isa/store_requant.h):
+  // its pad fields as one word, bit 0 on, bits 5..1 the shift s, bit 6 a ReLU (lo = 0, else
+  // -128), bits 15..8 hi. Without the option a STORE truncates. A lane clips where
+  // floor(acc / 2^s) > hi, that is acc >= (hi + 1) << s, or where it is below lo, acc < lo << s:
+  // two thresholds per STORE that every lane compares against, so a lane shifts only the 8 bits
+  // it keeps. 40 bits hold 128 << 31.
+  logic [15:0] rq;
+  logic        rq_on;
+  logic [4:0]  rq_shift;
+  logic [7:0]  rq_lo, rq_hi;
+  logic signed [39:0] rq_top, rq_bot;
+  assign rq       = {insn_q.x_pad_1, insn_q.x_pad_0, insn_q.y_pad_1, insn_q.y_pad_0};
+  assign rq_on    = weft_pkg::OPT_STORE_REQUANT && rq[0];
+  assign rq_shift = rq[5:1];
+  assign rq_lo    = rq[6] ? 8'h00 : 8'h80;
+  assign rq_hi    = rq[15:8];
+  assign rq_top   = (40'(signed'(rq_hi)) + 40'sd1) <<< rq_shift;
+  assign rq_bot   = 40'(signed'(rq_lo)) <<< rq_shift;
+
+  function automatic logic [7:0] lane(logic [31:0] a);
+    logic signed [39:0] w;
+    logic [7:0] v;
+    w = 40'(signed'(a));
+    v = 8'(w >>> rq_shift);
+    if (!rq_on) lane = a[7:0];
+    else if (w >= rq_top) lane = rq_hi;
+    else if (w < rq_bot) lane = rq_lo;
+    else lane = v[7:0];
+  endfunction
+
   function automatic logic [OE*8-1:0] narrow(logic [AE-1:0] acc);
     logic [OE*8-1:0] o;
-    for (int unsigned i = 0; i < OE; i++) o[i*8 +: 8] = acc[i*32 +: 8];
+    for (int unsigned i = 0; i < OE; i++) o[i*8 +: 8] = lane(acc[i*32 +: 32]);
     narrow = o;
   endfunction
 
@@ -95,8 +126,7 @@ module weft_store
   logic unused_store;
   assign unused_store = ^{insn_q.op, insn_q.pop_prev, insn_q.pop_next,
                           insn_q.push_prev, insn_q.push_next, insn_q.mem_type, insn_q.sram_base,
-                          insn_q.dram_base, insn_q.y_pad_0, insn_q.y_pad_1, insn_q.x_pad_0,
-                          insn_q.x_pad_1};
+                          insn_q.dram_base, rq[7]};
 
   // Beat data: accumulator elements narrowed to int8.
   if (OE >= weft_rtl_pkg::BUS_BYTES) begin : g_wide

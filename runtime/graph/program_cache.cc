@@ -22,7 +22,7 @@ namespace {
 
 using compiler::accel::Op;
 constexpr char kMagic[8] = {'W', 'E', 'F', 'T', 'P', 'R', 'G', '1'};
-constexpr int64_t kFormat = 2;
+constexpr int64_t kFormat = 3;  // 3: a STORE's requantization
 
 uint64_t fnv1a(const void* data, size_t n, uint64_t h = 1469598103934665603ull) {
   const auto* p = static_cast<const unsigned char*>(data);
@@ -100,18 +100,21 @@ template <typename F, typename F32>
 bool fields(Op& o, int64_t& role, F&& f, F32&& f32) {
   int64_t kind = int64_t(o.kind), module = int64_t(o.module), mem = int64_t(o.mem),
           alu = int64_t(o.alu_op), from = int64_t(o.from), to = int64_t(o.to), reset = o.reset,
-          imm_on = o.use_imm, nuops = static_cast<int64_t>(o.uops.size());
+          imm_on = o.use_imm, nuops = static_cast<int64_t>(o.uops.size()),
+          requant = isa::store_requant_bits(o.requant);
   for (int64_t* v : {&kind, &module, &mem, &role, &o.sram_base, &o.dram_offset, &o.y_size,
                      &o.x_size, &o.x_stride, &o.y_pad0, &o.y_pad1, &o.x_pad0, &o.x_pad1, &reset,
                      &alu, &imm_on, &o.imm, &o.iter_out, &o.iter_in, &o.dst_factor_out,
                      &o.dst_factor_in, &o.src_factor_out, &o.src_factor_in, &o.wgt_factor_out,
-                     &o.wgt_factor_in, &from, &to, &nuops})
+                     &o.wgt_factor_in, &from, &to, &requant, &nuops})
     if (!f(v)) return false;
   if (kind < 0 || kind > int64_t(Op::Kind::kDepPop) || nuops < 0 || nuops > (int64_t{1} << 24))
     return false;
   o.kind = Op::Kind(kind), o.module = isa::Module(module), o.mem = isa::MemType(mem);
   o.alu_op = isa::AluOp(alu), o.from = isa::Module(from), o.to = isa::Module(to);
   o.reset = reset != 0, o.use_imm = imm_on != 0;
+  std::string why;
+  if (!isa::store_requant_from_bits(requant, &o.requant, &why)) return false;
   o.uops.resize(static_cast<size_t>(nuops));
   for (isa::Uop& u : o.uops)
     for (int64_t* v : {&u.dst, &u.src, &u.wgt})

@@ -21,7 +21,7 @@ void append(StreamBuilder& b, const compiler::accel::Program& program,
           b.load_2d(op.mem, op.sram_base, dram, op.y_size, op.x_size, op.x_stride,
                     Pads{op.y_pad0, op.y_pad1, op.x_pad0, op.x_pad1});
         } else {
-          b.store_2d(op.sram_base, dram, op.y_size, op.x_size, op.x_stride);
+          b.store_2d(op.sram_base, dram, op.y_size, op.x_size, op.x_stride, op.requant);
         }
         break;
       }

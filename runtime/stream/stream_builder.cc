@@ -143,8 +143,12 @@ void StreamBuilder::load_2d(MemType type, int64_t sram_base, int64_t dram_base, 
 }
 
 void StreamBuilder::store_2d(int64_t sram_base, int64_t dram_base, int64_t y_size, int64_t x_size,
-                             int64_t x_stride) {
+                             int64_t x_stride, const isa::StoreRequant& requant) {
   check_open("store_2d");
+  if (requant.on && !l_.config.options.has(isa::HwOption::kStoreRequant)) {
+    throw UserError("store_2d: a requantizing STORE needs the hardware option store_requant, "
+                    "which configuration '" + l_.config.name + "' does not have");
+  }
   Insn insn;
   insn.opcode = static_cast<int64_t>(Opcode::kStore);
   insn.memory_type = static_cast<int64_t>(MemType::kOut);
@@ -153,6 +157,7 @@ void StreamBuilder::store_2d(int64_t sram_base, int64_t dram_base, int64_t y_siz
   insn.y_size = y_size;
   insn.x_size = x_size;
   insn.x_stride = x_stride;
+  isa::set_store_requant(insn, requant);
   uint8_t scratch[isa::kInsnBytes];
   isa::encode_insn(l_, insn, scratch, "store_2d: " + where(insns_.size(), insn));
   if (x_size > 0 && sram_base + y_size * x_size > l_.acc_depth) {

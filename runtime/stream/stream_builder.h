@@ -14,6 +14,7 @@
 
 #include "hardware/isa/insn.h"
 #include "hardware/isa/layout.h"
+#include "hardware/isa/store_requant.h"
 #include "runtime/stream/token_verifier.h"
 
 namespace weft::rt {
@@ -64,9 +65,10 @@ class StreamBuilder {
   void load_2d(isa::MemType type, int64_t sram_base, int64_t dram_base, int64_t y_size,
                int64_t x_size, int64_t x_stride, Pads pads = {});
   /// STORE (OUT) of `y_size` x `x_size` accumulator elements from `sram_base` to DRAM rows
-  /// `x_stride` OUT elements apart from element `dram_base`.
+  /// `x_stride` OUT elements apart from element `dram_base`; `requant` (configurations with the
+  /// store_requant option only) narrows by clamp(acc >> shift) instead of truncating.
   void store_2d(int64_t sram_base, int64_t dram_base, int64_t y_size, int64_t x_size,
-                int64_t x_stride);
+                int64_t x_stride, const isa::StoreRequant& requant = {});
   /// GEMM running `kernel` (kernel.reset: zero the addressed accumulator elements). Loads the
   /// kernel's micro-ops first unless they are resident.
   void gemm(const UopKernel& kernel);

@@ -5,6 +5,7 @@
 
 #include "hardware/isa/encoding.h"
 #include "hardware/isa/errors.h"
+#include "hardware/isa/store_requant.h"
 #include "simulator/common/program_error.h"
 #include "simulator/common/tokens.h"
 
@@ -70,7 +71,12 @@ void validate_mem(const isa::Layout& l, const Insn& insn, size_t index, uint64_t
          std::string("field 'memory_type': STORE reads only from OUT, not ") +
              isa::mem_type_name(insn.memory_type));
   }
-  if (!is_load) {
+  if (!is_load && l.config.options.has(isa::HwOption::kStoreRequant)) {
+    // The pad fields carry the store's requantization (hardware/isa/store_requant.h).
+    isa::StoreRequant rq;
+    std::string why;
+    if (!isa::decode_store_requant(insn, &rq, &why)) fail(index, insn, "store_requant: " + why);
+  } else if (!is_load) {
     for (const auto& [name, v] : {std::pair<const char*, int64_t>{"y_pad_0", insn.y_pad_0},
                                   {"y_pad_1", insn.y_pad_1},
                                   {"x_pad_0", insn.x_pad_0},
@@ -83,8 +89,9 @@ void validate_mem(const isa::Layout& l, const Insn& insn, size_t index, uint64_t
     }
   }
   if (insn.x_size == 0) return;  // a no-op that only moves tokens
-  const int64_t rows = insn.y_pad_0 + insn.y_size + insn.y_pad_1;
-  const int64_t cols = insn.x_pad_0 + insn.x_size + insn.x_pad_1;
+  // A STORE's tile has no padding (with store_requant its pad fields mean something else).
+  const int64_t rows = is_load ? insn.y_pad_0 + insn.y_size + insn.y_pad_1 : insn.y_size;
+  const int64_t cols = is_load ? insn.x_pad_0 + insn.x_size + insn.x_pad_1 : insn.x_size;
   const int64_t depth = l.sram_depth(t);
   const char* buffer =
       t == MemType::kOut || t == MemType::kAcc8Bit ? "ACC" : isa::mem_type_name(insn.memory_type);

@@ -65,9 +65,13 @@ void Datapath::write_elem(isa::MemType t, int64_t index, const uint8_t* src) {
   throw InternalError("write_elem: bad memory type");
 }
 
-void Datapath::read_out_elem(int64_t index, uint8_t* dst) const {
+void Datapath::read_out_elem(int64_t index, uint8_t* dst, const isa::StoreRequant& rq) const {
   const int32_t* s = &acc_[index * batch_ * bout_];
-  for (int i = 0; i < batch_ * bout_; ++i) dst[i] = static_cast<uint8_t>(s[i]);
+  if (!rq.on) {
+    for (int i = 0; i < batch_ * bout_; ++i) dst[i] = static_cast<uint8_t>(s[i]);
+    return;
+  }
+  for (int i = 0; i < batch_ * bout_; ++i) dst[i] = static_cast<uint8_t>(rq.narrow(s[i]));
 }
 
 void Datapath::gemm(int64_t dst, int64_t src, int64_t wgt, bool reset) {

@@ -15,6 +15,7 @@
 
 #include "hardware/isa/insn.h"
 #include "hardware/isa/layout.h"
+#include "hardware/isa/store_requant.h"
 #include "simulator/cycle/gemm_kernel.h"
 
 namespace weft::sim::cycle {
@@ -27,8 +28,8 @@ class Datapath {
 
   /// Writes element `index` of the buffer of memory type `t` from DRAM bytes (nullptr: zero).
   void write_elem(isa::MemType t, int64_t index, const uint8_t* src);
-  /// Narrows accumulator element `index` to int8 lanes into `dst` (STORE).
-  void read_out_elem(int64_t index, uint8_t* dst) const;
+  /// Narrows accumulator element `index` to int8 lanes into `dst` (STORE), by `rq`.
+  void read_out_elem(int64_t index, uint8_t* dst, const isa::StoreRequant& rq) const;
 
   /// Runs one GEMM micro-op iteration (indices already range-checked).
   void gemm(int64_t dst, int64_t src, int64_t wgt, bool reset);

@@ -2,9 +2,11 @@
 #include "simulator/functional/datapath.h"
 
 #include <cstring>
+#include <string>
 
 #include "hardware/isa/encoding.h"
 #include "hardware/isa/errors.h"
+#include "hardware/isa/store_requant.h"
 #include "simulator/common/program.h"
 #include "simulator/common/program_error.h"
 
@@ -118,11 +120,14 @@ void exec_store(const isa::Layout& l, const Insn& insn, std::vector<uint8_t>& dr
                 const OnChipBuffers& buf, VtaCounters& c) {
   if (insn.x_size == 0) return;
   const int64_t lanes = l.out_elem_bytes;  // one int8 per accumulator lane
+  isa::StoreRequant rq;  // fetch_program checked the fields
+  std::string unused;
+  if (l.config.options.has(isa::HwOption::kStoreRequant)) decode_store_requant(insn, &rq, &unused);
   for (int64_t y = 0; y < insn.y_size; ++y) {
     for (int64_t x = 0; x < insn.x_size; ++x) {
       const int32_t* src = &buf.acc[(insn.sram_base + y * insn.x_size + x) * lanes];
       uint8_t* dst = &dram[(insn.dram_base + y * insn.x_stride + x) * lanes];
-      for (int64_t k = 0; k < lanes; ++k) dst[k] = static_cast<uint8_t>(src[k]);
+      for (int64_t k = 0; k < lanes; ++k) dst[k] = static_cast<uint8_t>(rq.narrow(src[k]));
     }
   }
   c.out_store_nbytes += static_cast<uint64_t>(insn.y_size * insn.x_size * lanes);

@@ -18,7 +18,8 @@ namespace weft::sim {
 /// LOAD of any memory type into its buffer, with zero padding.
 void exec_load(const isa::Layout& l, const isa::Insn& insn, const std::vector<uint8_t>& dram,
                OnChipBuffers& buf, VtaCounters& c);
-/// STORE OUT: narrows accumulator rows to int8 (truncation) into DRAM.
+/// STORE OUT: narrows accumulator rows to int8 into DRAM (truncation, or with the
+/// store_requant option the STORE's requantization).
 void exec_store(const isa::Layout& l, const isa::Insn& insn, std::vector<uint8_t>& dram,
                 const OnChipBuffers& buf, VtaCounters& c);
 /// GEMM (or accumulator reset) over the micro-op range and both loop levels; throws

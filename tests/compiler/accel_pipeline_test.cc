@@ -15,8 +15,11 @@ namespace weft::compiler {
 namespace {
 
 // A 3x3 conv over a 4x4 image, 16 channels in and out on `vta`: one output tile, one thread.
-ops::Conv2d small_conv(bool residual) {
-  const isa::Layout& l = isa::layout_for("vta");
+// vta's hardware with the store_requant option.
+const char* const kVtaRq = WEFT_SOURCE_DIR "/examples/configs/vta_rq.json";
+
+ops::Conv2d small_conv(bool residual, const std::string& config = "vta") {
+  const isa::Layout& l = isa::layout_for(config);
   ops::Conv2dEpilogue e;
   e.shift = 5;
   e.bias_first = true;
@@ -31,9 +34,9 @@ struct Steps {
   std::string text(const std::string& step) const { return accel::to_string(after.at(step)); }
 };
 
-Steps compile(ops::Conv2d& op, const PipelineOptions& o) {
+Steps compile(ops::Conv2d& op, const PipelineOptions& o, const std::string& config = "vta") {
   Steps s;
-  compile_accel(*op.schedule, isa::layout_for("vta"), o, {},
+  compile_accel(*op.schedule, isa::layout_for(config), o, {},
                 [&](const std::string& step, const accel::Program& p) {
                   s.names.push_back(step);
                   s.after[step] = p;
@@ -71,11 +74,11 @@ TEST(AccelPipeline, OneListOfStepsInOrder) {
   EXPECT_EQ(all, (std::vector<std::string>{"lower", "lower_alu", "detect_dma", "expand_vthreads",
                                            "allocate_onchip", "fold_uops", "assign_queues",
                                            "emit_accel", "residual_init", "bias_gemm",
-                                           "skip_pad_taps", "plan_tokens"}));
+                                           "store_requant", "skip_pad_taps", "plan_tokens"}));
   EXPECT_EQ(accel_pass_names().size(), 7u);
   EXPECT_EQ(accel_program_step_names(),
-            (std::vector<std::string>{"emit_accel", "residual_init", "bias_gemm", "skip_pad_taps",
-                                      "plan_tokens"}));
+            (std::vector<std::string>{"emit_accel", "residual_init", "bias_gemm", "store_requant",
+                                      "skip_pad_taps", "plan_tokens"}));
 }
 
 TEST(AccelPipeline, NoRewritesIsThePlainPipeline) {
@@ -150,16 +153,30 @@ TEST(AccelPipeline, SkipPadTapsBeforeAfter) {
   EXPECT_EQ(gemm_iterations(s.after.at("skip_pad_taps")), 16 * 9 - 4 * 5 - 8 * 3);
 }
 
-// All three, in the list's order.
+// All four, in the list's order (store_requant: on a configuration with that option).
 TEST(AccelPipeline, AllRewritesInOrder) {
-  ops::Conv2d op = small_conv(true);
+  ops::Conv2d op = small_conv(true, kVtaRq);
   PipelineOptions o;
   o.residual_init = ResidualInitOption{op.residual->buffer, 16 * 9, 100, 5};
   o.bias_gemm =
       BiasGemmOption{op.bias->buffer, ir::make_buffer("ones", ir::DType::kInt8, {1, 16}),
                      ir::make_buffer("bias_w", ir::DType::kInt8, {op.ocb, 16, 16}), op.ocb};
   o.skip_pad_taps = true;
-  EXPECT_EQ(compile(op, o).names, accel_program_step_names());
+  const Steps s = compile(op, o, kVtaRq);
+  EXPECT_EQ(s.names, accel_program_step_names());
+  // After residual_init and bias_gemm the epilogue is the shift and the clip: all on the STORE.
+  auto clips = [](const accel::Program& p) {
+    int n = 0;
+    for (const accel::Op& op : p.ops)
+      n += op.kind == accel::Op::Kind::kAlu &&
+           (op.alu_op == isa::AluOp::kMax || op.alu_op == isa::AluOp::kMin);
+    return n;
+  };
+  EXPECT_GT(clips(s.after.at("bias_gemm")), 0);
+  EXPECT_EQ(clips(s.after.at("store_requant")), 0);
+  int requantizing = 0;
+  for (const accel::Op& op : s.after.at("plan_tokens").ops) requantizing += op.requant.on;
+  EXPECT_GT(requantizing, 0);
 }
 
 }  // namespace

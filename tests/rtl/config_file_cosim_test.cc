@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "driver/rtl/plugin.h"
+#include "hardware/isa/encoding.h"
 #include "hardware/isa/errors.h"
 #include "hardware/isa/layout.h"
 #include "hardware/isa/spec.h"
@@ -48,16 +49,26 @@ TEST(ConfigFileRtl, ConfigurationsTheRtlCannotBuildAreNamed) {
                   ::testing::HasSubstr("INP elements (batch x block_in int8) of at least 4 bytes"))));
 }
 
+// The file turns the store_requant option on: most random STOREs requantize, and the RTL's
+// store path must give the functional model's bytes.
 TEST(ConfigFileRtl, RandomProgramsMatchCycleForCycle) {
   const isa::Layout& l = isa::layout_for(kConfig);
+  ASSERT_TRUE(l.config.options.has(isa::HwOption::kStoreRequant));
   sim::FunctionalSim f(l);
   sim::cycle::CycleSim c(l, isa::find_platform("sim"));
+  int requantizing = 0;
   for (uint64_t seed = 1; seed <= 40; ++seed) {
     const RandomProgram rp = random_program(l, seed);
+    for (uint64_t i = 0; i < rp.program.insn_count; ++i) {
+      const isa::Insn insn = isa::decode_insn(
+          l, rp.program.dram.data() + rp.program.insn_offset + i * isa::kInsnBytes, "random");
+      requantizing += insn.op() == isa::Opcode::kStore && insn.y_pad_0 % 2 == 1;
+    }
     const Cosim r = cosimulate(rp.program, f, c, rtl_engine(kConfig));
     ASSERT_TRUE(r.mismatch.empty()) << "seed " << seed << ":" << r.mismatch;
     ASSERT_GT(r.cycles, 0u);
   }
+  EXPECT_GT(requantizing, 40);
 }
 
 TEST(ConfigFileRtl, GemmHeavyProgramsMatchCycleForCycle) {

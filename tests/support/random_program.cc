@@ -20,6 +20,7 @@
 #include <utility>
 
 #include "hardware/isa/insn.h"
+#include "hardware/isa/store_requant.h"
 
 namespace weft::test {
 
@@ -434,8 +435,16 @@ void Generator::store_stage(const VThread& v) {
     while (y * x > v.acc.size) --y;
     const int64_t stride = y == 1 ? uniform(x, x + 6) : x + uniform(0, 3);
     const int64_t need = (y - 1) * stride + x;
-    b_.store(v.acc.base + uniform(0, v.acc.size - y * x), v.out + uniform(0, kOutElems - need), y,
-             x, stride);
+    const size_t at = b_.store(v.acc.base + uniform(0, v.acc.size - y * x),
+                               v.out + uniform(0, kOutElems - need), y, x, stride);
+    // With the store_requant option, most STOREs requantize (shifts and clamps at random; the
+    // accumulators hold random int32 values, so both bounds clip).
+    if (l_.config.options.has(isa::HwOption::kStoreRequant) && chance(0.75)) {
+      const bool relu = chance(0.5);
+      const int lo = relu ? 0 : -128;
+      isa::set_store_requant(b_.at(at), isa::StoreRequant{true, static_cast<int>(uniform(0, 31)),
+                                                          lo, static_cast<int>(uniform(lo, 127))});
+    }
     note("store");
     if (y > 1 && stride > x) note("store.strided");
   }

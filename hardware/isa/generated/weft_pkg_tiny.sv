@@ -156,4 +156,7 @@ package weft_pkg;
     ALU_MUL = 3'd4
   } alu_op_e;
 
+  // Hardware options (options.h): 1 when the configuration turns the option on
+  localparam bit OPT_STORE_REQUANT = 1'b0;
+
 endpackage

@@ -90,6 +90,29 @@ TEST_F(ConfigFileCli, PlatformFilesAndConfigurationPlatformsChangeTheTiming) {
   EXPECT_GT(json_of(slow)["cycles"].get<int64_t>(), json_of(sim)["cycles"].get<int64_t>());
 }
 
+// The store_requant option (the file turns it on) takes the epilogue's clip (and a shift that
+// comes last) off the compute module onto the STORE: the same convolution is correct on both
+// engines with and without it, runs fewer ALU micro-ops with it (this operator adds its bias
+// after the shift, so the SHRs and the ADD stay; MAX and MIN go) and takes fewer cycles.
+TEST_F(ConfigFileCli, StoreRequantTakesTheEpilogueOffTheComputeModule) {
+  nlohmann::json c = nlohmann::json::parse(slurp(config_));
+  c["name"] = "b2x8x8_plain";
+  c["options"] = nlohmann::json::object();
+  std::ofstream(path("plain.json")) << c.dump(2);
+  const std::string conv = "run conv2d --N 2 --H 8 --W 8 --IC 32 --OC 32 --K 1 --shift 18 --engine ";
+  for (const char* engine : {"functional", "cycle"}) {
+    for (const std::string& config : {config_, path("plain.json")}) {
+      const CliResult r = weft(conv + engine + " --config " + config);
+      ASSERT_EQ(r.code, 0) << r.err;
+      EXPECT_TRUE(json_of(r)["correct"].get<bool>()) << engine << " " << config;
+    }
+  }
+  const nlohmann::json on = json_of(weft(conv + "cycle --config " + config_));
+  const nlohmann::json off = json_of(weft(conv + "cycle --config " + path("plain.json")));
+  EXPECT_LT(on["device"]["alu_uops"].get<int64_t>(), off["device"]["alu_uops"].get<int64_t>());
+  EXPECT_LT(on["cycles"].get<int64_t>(), off["cycles"].get<int64_t>());
+}
+
 TEST_F(ConfigFileCli, CompileEmitsForAFile) {
   const CliResult r = weft("compile dense --M 32 --N 32 --K 32 --config " + config_ + " --emit asm");
   ASSERT_EQ(r.code, 0) << r.err;

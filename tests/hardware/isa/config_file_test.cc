@@ -169,15 +169,22 @@ TEST(ConfigFile, BuffersTooSmallForAnyScheduleAreRejected) {
 
 TEST(ConfigFile, OptionsAreCheckedByName) {
   nlohmann::json j = base_config();
+  j["name"] = "rq_on";
   j["options"] = {{"store_requant", true}};
+  EXPECT_TRUE(layout_for(write("o0.json", j)).config.options.has(HwOption::kStoreRequant));
+  j["name"] = "rq_off";
+  j["options"] = {{"store_requant", false}};
+  EXPECT_TRUE(layout_for(write("o3.json", j)).config.options.empty());
+  j["options"] = {{"requant", true}};
   EXPECT_THAT(error_of(j, "o1.json"),
-              AllOf(HasSubstr("o1.json"), HasSubstr("unknown hardware option 'store_requant'")));
+              AllOf(HasSubstr("o1.json"), HasSubstr("unknown hardware option 'requant'"),
+                    HasSubstr("known: store_requant")));
   j["options"] = {{"x", 1}};
   EXPECT_THAT(error_of(j, "o2.json"), HasSubstr("option 'x' = 1 must be true or false"));
 }
 
 TEST(ConfigFile, UnsupportedOptionCombinationsAreNamed) {
-  // A table of two options that exclude each other (the real table has none yet).
+  // A table of two options that exclude each other (the real table has none such yet).
   const auto a = static_cast<HwOption>(0), b = static_cast<HwOption>(1);
   const std::vector<OptionSpec> table = {{a, "alpha", "first", {b}}, {b, "beta", "second", {}}};
   const HwOptions one = parse_options({{"alpha", true}, {"beta", false}}, table, "here");
