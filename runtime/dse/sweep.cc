@@ -56,8 +56,14 @@ std::string name_part(const std::string& param, const json& v) {
     val = v.get<bool>() ? "on" : "off";
   } else if (v.is_string()) {
     val = v.get<std::string>();
+  } else if (v.is_object()) {
+    // "options": the names of the options turned on ({} is "none")
+    for (const auto& [name, on] : v.items())
+      if (on.is_boolean() && on.get<bool>()) val += (val.empty() ? "" : "_") + name;
+    if (val.empty()) val = "none";
+    if (param == "options") key = "opt-";
   } else {
-    val = "x";  // an object (options): the name is made unique below
+    val = "x";  // anything else: the name is made unique below
   }
   std::string out = key + val;
   for (char& c : out)

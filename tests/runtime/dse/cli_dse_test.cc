@@ -129,6 +129,23 @@ TEST_F(DseCli, BadInputsAreRefusedBeforeAnyWork) {
   EXPECT_THAT(r.err, HasSubstr("--json"));
 }
 
+// Hardware options are a swept field like any other: a conv layer on `tiny` with and without
+// store_requant, the points named by the options they turn on, the option's point faster.
+TEST_F(DseCli, OptionsAreSweptAndNamed) {
+  std::ofstream(path("opt.json")) << R"({"base": "tiny",
+                                         "params": {"options": [{}, {"store_requant": true}]}})";
+  const CliResult r = weft("dse layers --layers C1 --sweep " + path("opt.json") + " --json " +
+                           path("opt_out.json"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json s = nlohmann::json::parse(slurp(path("opt_out.json")));
+  const nlohmann::json* none = find_point(s, "tiny-opt-none");
+  const nlohmann::json* rq = find_point(s, "tiny-opt-store_requant");
+  ASSERT_TRUE(none && rq) << s.dump(1);
+  ASSERT_EQ((*none)["status"], "ok");
+  ASSERT_EQ((*rq)["status"], "ok");
+  EXPECT_LT((*rq)["cycles"].get<double>(), (*none)["cycles"].get<double>());
+}
+
 TEST_F(DseCli, ConfigResourcesIsTheEstimateOfSynthSkip) {
   // The figures synth.sh --skip gave when it computed them itself (python, before they moved
   // to hardware/cost/resource_estimate.cc): vta 168 BRAM36, tiny 17.
