@@ -74,4 +74,14 @@ Access accesses(const Op& op) {
   return a;
 }
 
+std::vector<int64_t> acc_rows(const std::vector<std::pair<Space, int64_t>>& list) {
+  std::vector<int64_t> s;
+  s.reserve(list.size());
+  for (const auto& [sp, b] : list)
+    if (sp == Space::kAcc) s.push_back(b);
+  std::sort(s.begin(), s.end());
+  s.erase(std::unique(s.begin(), s.end()), s.end());
+  return s;
+}
+
 }  // namespace weft::compiler::accel

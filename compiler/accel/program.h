@@ -57,5 +57,8 @@ struct Access {
   std::vector<std::pair<Space, int64_t>> reads, writes;
 };
 Access accesses(const Op& op);
+/// The accumulator rows in an access list, sorted, without repeats (a vector, not a set: a
+/// GEMM's rows number in the thousands, and the program rewrites ask for every operation's).
+std::vector<int64_t> acc_rows(const std::vector<std::pair<Space, int64_t>>& list);
 
 }  // namespace weft::compiler::accel

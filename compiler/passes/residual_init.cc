@@ -22,18 +22,6 @@ std::vector<std::pair<int64_t, int64_t>> iterations(const Op& op) {
   return v;
 }
 
-// Sorted, without repeats (a sorted vector: a GEMM's rows number in the thousands, and every
-// operation of every layer needs its two sets).
-std::vector<int64_t> acc_rows(const std::vector<std::pair<accel::Space, int64_t>>& list) {
-  std::vector<int64_t> s;
-  s.reserve(list.size());
-  for (const auto& [sp, b] : list)
-    if (sp == accel::Space::kAcc) s.push_back(b);
-  std::sort(s.begin(), s.end());
-  s.erase(std::unique(s.begin(), s.end()), s.end());
-  return s;
-}
-
 bool is_init(const Op& op) {
   return (op.kind == Op::Kind::kGemm && op.reset) ||
          (op.kind == Op::Kind::kLoad && module_of(op) == isa::Module::kCompute);
@@ -56,8 +44,8 @@ accel::Program residual_init(const accel::Program& p, const ir::Buffer& residual
   std::vector<std::vector<int64_t>> wrows(n), rrows(n);  // accumulator rows written / read
   for (size_t i = 0; i < n; ++i) {
     const accel::Access acc = accel::accesses(p.ops[i]);
-    wrows[i] = acc_rows(acc.writes);
-    rrows[i] = acc_rows(acc.reads);
+    wrows[i] = accel::acc_rows(acc.writes);
+    rrows[i] = accel::acc_rows(acc.reads);
   }
   // Per accumulator row: the operation that last initialised it and the writers since.
   std::map<int64_t, size_t> last_init, last_writer;

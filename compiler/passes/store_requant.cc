@@ -12,17 +12,6 @@ namespace {
 
 using accel::Op;
 
-// Accumulator rows in an access list, sorted, without repeats.
-std::vector<int64_t> acc_rows(const std::vector<std::pair<accel::Space, int64_t>>& list) {
-  std::vector<int64_t> s;
-  s.reserve(list.size());
-  for (const auto& [sp, b] : list)
-    if (sp == accel::Space::kAcc) s.push_back(b);
-  std::sort(s.begin(), s.end());
-  s.erase(std::unique(s.begin(), s.end()), s.end());
-  return s;
-}
-
 bool is_clamp(const Op& op) {
   return op.kind == Op::Kind::kAlu && op.use_imm &&
          (op.alu_op == isa::AluOp::kMin || op.alu_op == isa::AluOp::kMax);
@@ -45,8 +34,8 @@ accel::Program store_requant(const accel::Program& p, int* folded) {
   int64_t max_row = -1;
   for (size_t i = 0; i < n; ++i) {
     const accel::Access a = accel::accesses(p.ops[i]);
-    rrows[i] = acc_rows(a.reads);
-    wrows[i] = acc_rows(a.writes);
+    rrows[i] = accel::acc_rows(a.reads);
+    wrows[i] = accel::acc_rows(a.writes);
     for (const auto* rows : {&rrows[i], &wrows[i]})
       if (!rows->empty()) max_row = std::max(max_row, rows->back());
   }

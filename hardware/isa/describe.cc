@@ -35,6 +35,7 @@ nlohmann::ordered_json layout_to_json(const Layout& l) {
                {"macs_per_uop", l.macs_per_uop()}};
   j["bits"] = {{"inp", c.inp_bits}, {"wgt", c.wgt_bits}, {"acc", c.acc_bits}, {"out", c.out_bits}};
   j["token_queue_depth"] = c.token_queue_depth;
+  j["options"] = option_names(c.options);
   j["microarchitecture"] = {{"cmd_queue_depth", c.cmd_queue_depth},
                             {"fetch_fifo_depth", c.fetch_fifo_depth},
                             {"gemm_pipeline_depth", c.gemm_pipeline_depth},
@@ -92,6 +93,11 @@ std::string layout_to_text(const Layout& l) {
   os << "  GEMM " << c.batch() << "x" << c.block_in() << "x" << c.block_out() << " ("
      << l.macs_per_uop() << " MAC per micro-op), token queues of depth " << c.token_queue_depth
      << "\n";
+  if (!c.options.empty()) {
+    os << "  hardware options:";
+    for (const std::string& o : option_names(c.options)) os << ' ' << o;
+    os << "\n";
+  }
   os << "  buffers (bytes / element bytes / depth):\n";
   os << "    uop " << c.uop_buf_bytes << " / " << l.uop_elem_bytes << " / " << l.uop_depth << "\n";
   os << "    inp " << c.inp_buf_bytes << " / " << l.inp_elem_bytes << " / " << l.inp_depth << "\n";

@@ -27,6 +27,8 @@ TEST_F(ConfigFileCli, ConfigShowReadsAFile) {
   const nlohmann::json j = json_of(r);
   EXPECT_EQ(j["name"], "b2x8x8");
   EXPECT_EQ(j["gemm"]["batch"], 2);
+  EXPECT_EQ(j["options"], nlohmann::json::array({"store_requant"}));
+  EXPECT_THAT(weft("config show " + config_).out, HasSubstr("hardware options: store_requant"));
 }
 
 TEST_F(ConfigFileCli, DenseRunsOnTheFunctionalAndCycleEnginesOfAFile) {
