@@ -149,12 +149,10 @@ std::string format_insn(const Layout& l, const Insn& insn) {
   }
   // With the store_requant option a STORE's pad fields are its requantization: say what they
   // mean (a comment, so the listing still assembles).
-  StoreRequant rq;
-  std::string why;
-  if (insn.opcode == static_cast<int64_t>(Opcode::kStore) &&
-      l.config.options.has(HwOption::kStoreRequant) && decode_store_requant(insn, &rq, &why) &&
-      rq.on) {
-    os << "  # requant: clamp(acc >> " << rq.shift << ", " << rq.lo << ", " << rq.hi << ")";
+  if (insn.opcode == static_cast<int64_t>(Opcode::kStore)) {
+    const StoreRequant rq = store_requant_of(l, insn);
+    if (rq.on)
+      os << "  # requant: clamp(acc >> " << rq.shift << ", " << rq.lo << ", " << rq.hi << ")";
   }
   return os.str();
 }

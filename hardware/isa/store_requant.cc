@@ -29,6 +29,14 @@ bool decode_store_requant(const Insn& insn, StoreRequant* r, std::string* why) {
       insn.y_pad_0 | insn.y_pad_1 << 4 | insn.x_pad_0 << 8 | insn.x_pad_1 << 12, r, why);
 }
 
+StoreRequant store_requant_of(const Layout& l, const Insn& insn) {
+  StoreRequant r;
+  std::string unused;
+  if (l.config.options.has(HwOption::kStoreRequant) && !decode_store_requant(insn, &r, &unused))
+    r = StoreRequant{};
+  return r;
+}
+
 bool store_requant_from_bits(int64_t p, StoreRequant* r, std::string* why) {
   *r = StoreRequant{};
   if (p == 0) return true;

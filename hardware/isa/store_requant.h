@@ -17,6 +17,7 @@
 #include <string>
 
 #include "hardware/isa/insn.h"
+#include "hardware/isa/layout.h"
 
 namespace weft::isa {
 
@@ -50,5 +51,8 @@ bool store_requant_from_bits(int64_t p, StoreRequant* r, std::string* why);
 /// Reads a STORE's pad fields. Returns false and says why in `why` when they are not a valid
 /// requantization (a reserved bit, lo above hi, bits without `on`).
 bool decode_store_requant(const Insn& insn, StoreRequant* r, std::string* why);
+/// What STORE `insn` does on layout `l`: its requantization where `l` has the option and the
+/// fields are valid (the engines validate programs first), else truncation.
+StoreRequant store_requant_of(const Layout& l, const Insn& insn);
 
 }  // namespace weft::isa

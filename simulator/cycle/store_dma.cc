@@ -2,7 +2,6 @@
 #include "simulator/cycle/store_dma.h"
 
 #include <algorithm>
-#include <string>
 
 namespace weft::sim::cycle {
 
@@ -15,9 +14,7 @@ StoreTiming run_store(const isa::Layout& l, AxiMemory& mem, const isa::Insn& ins
   const int64_t elem = l.out_elem_bytes;
   std::vector<Burst> bursts;
   uint64_t next_beat = start + 1;  // the accumulator read takes the start cycle
-  isa::StoreRequant rq;  // fetch_program checked the fields
-  std::string unused;
-  if (l.config.options.has(isa::HwOption::kStoreRequant)) decode_store_requant(insn, &rq, &unused);
+  const isa::StoreRequant rq = isa::store_requant_of(l, insn);
   for (int64_t y = 0; y < insn.y_size; ++y) {
     const uint64_t addr = static_cast<uint64_t>(insn.dram_base + y * insn.x_stride) * elem;
     for (int64_t x = 0; x < insn.x_size; ++x) {

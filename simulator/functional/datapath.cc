@@ -2,7 +2,6 @@
 #include "simulator/functional/datapath.h"
 
 #include <cstring>
-#include <string>
 
 #include "hardware/isa/encoding.h"
 #include "hardware/isa/errors.h"
@@ -120,9 +119,7 @@ void exec_store(const isa::Layout& l, const Insn& insn, std::vector<uint8_t>& dr
                 const OnChipBuffers& buf, VtaCounters& c) {
   if (insn.x_size == 0) return;
   const int64_t lanes = l.out_elem_bytes;  // one int8 per accumulator lane
-  isa::StoreRequant rq;  // fetch_program checked the fields
-  std::string unused;
-  if (l.config.options.has(isa::HwOption::kStoreRequant)) decode_store_requant(insn, &rq, &unused);
+  const isa::StoreRequant rq = isa::store_requant_of(l, insn);
   for (int64_t y = 0; y < insn.y_size; ++y) {
     for (int64_t x = 0; x < insn.x_size; ++x) {
       const int32_t* src = &buf.acc[(insn.sram_base + y * insn.x_size + x) * lanes];
