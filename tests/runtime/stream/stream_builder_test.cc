@@ -370,3 +370,18 @@ TEST_F(StreamBuilderTest, BuildChecksOffsetsAndTokens) {
 
 }  // namespace
 }  // namespace weft::rt
+
+namespace weft::rt {
+namespace {
+
+// A requantizing STORE on a configuration without the store_requant option is a named error,
+// before anything is emitted.
+TEST(StreamBuilderOptions, ARequantizingStoreNeedsTheOption) {
+  StreamBuilder b(isa::layout_for("tiny"));
+  const std::string e =
+      user_error([&] { b.store_2d(0, 0, 1, 1, 1, isa::StoreRequant{true, 4, 0, 127}); });
+  EXPECT_THAT(e, AllOf(HasSubstr("store_requant"), HasSubstr("'tiny'")));
+}
+
+}  // namespace
+}  // namespace weft::rt
