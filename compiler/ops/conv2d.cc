@@ -199,10 +199,22 @@ double tiling_cost(const isa::Layout& l, const isa::Platform& pf, const Conv2dSh
       double(p.nb / tn) * double(p.ocb / toc) * double(p.oh / th) * double(p.ow / tw);
   const double steps = double(p.icb / tic);
   const double compute = double(tic * s.k * s.k * toc * th * tw * tn);
-  const double load = (tn * tic * p.rows * p.cols * l.inp_elem_bytes +
-                       toc * tic * s.k * s.k * l.wgt_elem_bytes) /
-                          bus +
-                      double(tic + 1) * pf.read_latency;
+  // A padded input copy is one LOAD per channel block. A dense layer's (no padding, one
+  // pixel) is one LOAD of tn rows of tic blocks, like its weight tile; a short row is a short
+  // burst, and bursts wait on the DRAM's latency when too few of them are in flight.
+  const bool dense = s.h == 1 && s.w == 1 && s.k == 1 && s.pad == 0;
+  auto rows_of = [&](double rows, double bytes) {
+    const double bursts = std::ceil(bytes / (pf.max_burst_beats * bus));
+    return rows * std::max(std::ceil(bytes / bus),
+                           bursts * pf.read_latency / pf.max_outstanding_reads);
+  };
+  const double load =
+      dense ? rows_of(tn, tic * l.inp_elem_bytes) + rows_of(toc, tic * l.wgt_elem_bytes) +
+                  2.0 * pf.read_latency
+            : (tn * tic * p.rows * p.cols * l.inp_elem_bytes +
+               toc * tic * s.k * s.k * l.wgt_elem_bytes) /
+                      bus +
+                  double(tic + 1) * pf.read_latency;
   // reset, shift, bias, max, min (and the residual's load and add); the store_requant option
   // takes shift, max and min onto the STORE
   // (a per-channel shift: one more pass with a register operand, two cycles a uop)
@@ -248,13 +260,10 @@ std::vector<Conv2dKnobs> conv2d_candidates(const isa::Layout& l, const isa::Plat
     for (int64_t th : sizes(s.out_h())) {
       for (int64_t tw : sizes(s.out_w())) {
         std::vector<int64_t> tics = pow2(icb);
-        if (dense && (icb & (icb - 1)) != 0) tics.push_back(icb);  // whole rows, for tile_n
+        if (dense && (icb & (icb - 1)) != 0) tics.push_back(icb);  // whole rows
         for (int64_t tic : tics) {
           for (int64_t toc : pow2(ocb)) {
             for (int64_t tn : tile_ns) {
-              // Several rows per tile read whole rows (tile_ic = every input block), so that
-              // the tile's input is one contiguous run rather than a burst per row.
-              if (tn > 1 && tic != icb) continue;
               Conv2dKnobs k{th, tw, tic, toc, vthreads, axis};
               k.tile_n = tn;
               if (!conv2d_knobs_error(l, s, k, residual, channel_shifts).empty()) continue;
@@ -305,7 +314,12 @@ Conv2d make_conv2d(const isa::Layout& l, const Conv2dShape& shape, const Conv2dK
   const int64_t rows = std::max(shape.h + 2 * pad, (p.oh - 1) * s + kk);
   const int64_t cols = std::max(shape.w + 2 * pad, (p.ow - 1) * s + kk);
   const te::Tensor a = cv.a;
-  const te::Tensor apad = te::compute(
+  // Where no tile reads outside the input (no padding, the output not rounded past it: 1x1
+  // layers, dense layers) the copies read the input itself: a plain copy merges the loops that
+  // walk both buffers contiguously into one LOAD (a dense tile of whole rows is one run),
+  // where a padded one keeps one LOAD per channel block and row.
+  const bool inside = pad == 0 && rows == shape.h && cols == shape.w;
+  const te::Tensor a_view = inside ? a : te::compute(
       {p.nb, p.icb, rows, cols, g.batch, g.block_in}, DType::kInt8,
       [&](const std::vector<ir::Expr>& i) {
         const ir::Expr y = ir::sub(i[2], ir::imm(pad)), x = ir::sub(i[3], ir::imm(pad));
@@ -325,7 +339,7 @@ Conv2d make_conv2d(const isa::Layout& l, const Conv2dShape& shape, const Conv2dK
                        ci = ir::ref(rci->var);
         const ir::Expr y = ir::add(ir::mul(i[2], ir::imm(s)), kh);
         const ir::Expr x = ir::add(ir::mul(i[3], ir::imm(s)), kw);
-        return te::sum(ir::mul(ir::cast(DType::kInt32, apad({i[0], ic, y, x, i[4], ci})),
+        return te::sum(ir::mul(ir::cast(DType::kInt32, a_view({i[0], ic, y, x, i[4], ci})),
                                ir::cast(DType::kInt32, w({i[1], ic, kh, kw, i[5], ci}))),
                        {ric, rkh, rkw, rci});
       },
@@ -368,8 +382,8 @@ Conv2d make_conv2d(const isa::Layout& l, const Conv2dShape& shape, const Conv2dK
   cv.schedule = std::make_unique<te::Schedule>(std::vector<te::Tensor>{cv.d});
   te::Schedule& sc = *cv.schedule;
   sc.set_scope(cv.c, ir::Scope::kAcc);
-  const te::Tensor a_inp = sc.cache_read(apad, ir::Scope::kInp, {cv.c});
-  sc.compute_inline(apad);
+  const te::Tensor a_inp = sc.cache_read(a_view, ir::Scope::kInp, {cv.c});
+  if (!inside) sc.compute_inline(a_view);
   const te::Tensor w_wgt = sc.cache_read(cv.w, ir::Scope::kWgt, {cv.c});
   te::Tensor b_acc;
   if (epilogue.bias) b_acc = sc.cache_read(cv.bias, ir::Scope::kAcc, {cv.d});
