@@ -2,6 +2,8 @@
 #include "compiler/accel/program.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <iterator>
 
 #include "hardware/isa/errors.h"
 
@@ -23,6 +25,49 @@ isa::Module module_of(const Op& op) {
   throw InternalError("module_of: a dependency op runs on no module");
 }
 
+namespace {
+
+// The distinct blocks base(u) + i * fo + j * fi over a micro-op kernel's iterations, appended
+// to `list` sorted. A GEMM's iterations revisit the same few hundred blocks thousands of times,
+// so they are marked in a bitmap over their range rather than listed one by one (listing them
+// cost the program passes that ask more than building the program did).
+template <class Base>
+void distinct_blocks(const Op& op, Space sp, Base base, int64_t fo, int64_t fi,
+                     std::vector<std::pair<Space, int64_t>>* list) {
+  if (op.uops.empty() || op.iter_out <= 0 || op.iter_in <= 0) return;
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (const isa::Uop& u : op.uops) {
+    lo = std::min<int64_t>(lo, base(u));
+    hi = std::max<int64_t>(hi, base(u));
+  }
+  for (const auto& [f, n] : {std::pair{fo, op.iter_out}, std::pair{fi, op.iter_in}}) {
+    lo += std::min<int64_t>(f, 0) * (n - 1);
+    hi += std::max<int64_t>(f, 0) * (n - 1);
+  }
+  const int64_t visits = op.iter_out * op.iter_in * static_cast<int64_t>(op.uops.size());
+  if (hi - lo + 1 > 4 * visits) {  // a sparse range (never the compiler's): sort the visits
+    std::vector<int64_t> v;
+    v.reserve(static_cast<size_t>(visits));
+    for (int64_t i = 0; i < op.iter_out; ++i)
+      for (int64_t j = 0; j < op.iter_in; ++j)
+        for (const isa::Uop& u : op.uops) v.push_back(base(u) + i * fo + j * fi);
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    for (int64_t b : v) list->push_back({sp, b});
+    return;
+  }
+  std::vector<char> seen(static_cast<size_t>(hi - lo + 1), 0);
+  for (int64_t i = 0; i < op.iter_out; ++i)
+    for (int64_t j = 0; j < op.iter_in; ++j) {
+      const int64_t off = i * fo + j * fi - lo;
+      for (const isa::Uop& u : op.uops) seen[static_cast<size_t>(base(u) + off)] = 1;
+    }
+  for (size_t k = 0; k < seen.size(); ++k)
+    if (seen[k]) list->push_back({sp, lo + static_cast<int64_t>(k)});
+}
+
+}  // namespace
+
 Access accesses(const Op& op) {
   Access a;
   switch (op.kind) {
@@ -40,32 +85,27 @@ Access accesses(const Op& op) {
     }
     case Op::Kind::kGemm:
     case Op::Kind::kAlu: {
-      // Sized up front: a convolution's GEMM runs to hundreds of thousands of micro-op
-      // iterations, and three passes ask for its accesses (growing the lists cost more than
-      // filling them).
-      const size_t iters = static_cast<size_t>(std::max<int64_t>(op.iter_out * op.iter_in, 0)) *
-                           op.uops.size();
-      a.writes.reserve(iters);
-      const bool reads = !(op.kind == Op::Kind::kGemm && op.reset);
-      if (reads) a.reads.reserve(iters * (op.kind == Op::Kind::kGemm ? 3 : op.use_imm ? 1 : 2));
-      for (int64_t i = 0; i < op.iter_out; ++i) {
-        for (int64_t j = 0; j < op.iter_in; ++j) {
-          for (const isa::Uop& u : op.uops) {
-            const int64_t d = u.dst + i * op.dst_factor_out + j * op.dst_factor_in;
-            const int64_t src = u.src + i * op.src_factor_out + j * op.src_factor_in;
-            a.writes.push_back({Space::kAcc, d});
-            if (op.kind == Op::Kind::kGemm && op.reset) continue;
-            a.reads.push_back({Space::kAcc, d});
-            if (op.kind == Op::Kind::kAlu) {
-              if (!op.use_imm) a.reads.push_back({Space::kAcc, src});
-              continue;
-            }
-            a.reads.push_back({Space::kInp, src});
-            a.reads.push_back(
-                {Space::kWgt, u.wgt + i * op.wgt_factor_out + j * op.wgt_factor_in});
-          }
+      auto dst = [](const isa::Uop& u) { return int64_t{u.dst}; };
+      auto src = [](const isa::Uop& u) { return int64_t{u.src}; };
+      auto wgt = [](const isa::Uop& u) { return int64_t{u.wgt}; };
+      distinct_blocks(op, Space::kAcc, dst, op.dst_factor_out, op.dst_factor_in, &a.writes);
+      if (op.kind == Op::Kind::kGemm && op.reset) break;
+      // Every written row is also read (accumulated into, or the ALU's destination operand).
+      a.reads = a.writes;
+      if (op.kind == Op::Kind::kAlu) {
+        if (!op.use_imm) {
+          // The source rows join the destination rows, sorted and each once.
+          std::vector<std::pair<Space, int64_t>> rows;
+          distinct_blocks(op, Space::kAcc, src, op.src_factor_out, op.src_factor_in, &rows);
+          std::vector<std::pair<Space, int64_t>> both;
+          std::set_union(a.reads.begin(), a.reads.end(), rows.begin(), rows.end(),
+                         std::back_inserter(both));
+          a.reads = std::move(both);
         }
+        break;
       }
+      distinct_blocks(op, Space::kInp, src, op.src_factor_out, op.src_factor_in, &a.reads);
+      distinct_blocks(op, Space::kWgt, wgt, op.wgt_factor_out, op.wgt_factor_in, &a.reads);
       break;
     }
     default:

@@ -51,7 +51,9 @@ struct Program {
 /// loads, GEMM and ALU on compute, stores on store).
 isa::Module module_of(const Op& op);
 
-/// Which on-chip blocks an operation reads and writes, as (buffer, block index) pairs.
+/// Which on-chip blocks an operation reads and writes, as (buffer, block index) pairs: each
+/// block once, sorted by buffer and index (a GEMM's micro-op iterations revisit blocks; the
+/// passes that ask need only which).
 enum class Space { kInp, kWgt, kAcc };
 struct Access {
   std::vector<std::pair<Space, int64_t>> reads, writes;

@@ -2,6 +2,7 @@
 #include "compiler/passes/bias_gemm.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 
@@ -56,19 +57,27 @@ accel::Program bias_gemm(const accel::Program& p, const isa::Layout& l, const ir
   }
   const int64_t ones_row = inp_top + 1, w_base = wgt_top + 1;
   if (ones_row >= l.inp_depth || w_base + blocks > l.wgt_depth) return p;
-  // Per accumulator row its last writer; per bias load, whether every reader was rewritten.
-  std::map<int64_t, size_t> last_writer;
+  // Per accumulator row its last writer and the bias load whose data it holds (tables indexed
+  // by row); per bias load, whether every reader was rewritten.
+  int64_t top = 0;
+  for (size_t i = 0; i < n; ++i)
+    for (const auto* rows : {&acc_reads[i], &acc_writes[i]})
+      for (int64_t b : *rows) top = std::max(top, b + 1);
+  constexpr size_t kNo = SIZE_MAX;
+  std::vector<size_t> last_writer(static_cast<size_t>(top), kNo), live(last_writer);
+  auto at = [&](const std::vector<size_t>& table, int64_t row) {
+    return row >= 0 && row < top ? table[static_cast<size_t>(row)] : kNo;
+  };
   std::map<size_t, Op> gemm_for;     // ADD index -> its GEMM
   std::map<size_t, bool> load_free;  // bias load -> all its readers rewritten so far
-  std::map<int64_t, size_t> live;    // accumulator row -> the bias load whose data it holds
   for (size_t i = 0; i < n; ++i) {
     const Op& op = p.ops[i];
     bool done = false;
     if (op.kind == Op::Kind::kAlu && op.alu_op == isa::AluOp::kAdd && !op.use_imm &&
         !op.uops.empty()) {
       // Every source row from one bias load; the bias block of a row, affine in the row.
-      auto w = last_writer.find(op.uops[0].src);
-      const Op* load = w == last_writer.end() ? nullptr : &p.ops[w->second];
+      const size_t w = at(last_writer, op.uops[0].src);
+      const Op* load = w == kNo ? nullptr : &p.ops[w];
       if (load && load->kind == Op::Kind::kLoad && load->mem == isa::MemType::kAcc &&
           load->tensor == bias && load->y_pad0 + load->y_pad1 + load->x_pad0 + load->x_pad1 == 0) {
         const int64_t width = load->x_size;
@@ -93,8 +102,7 @@ accel::Program bias_gemm(const accel::Program& p, const isa::Layout& l, const ir
             for (size_t k = 0; k < op.uops.size() && ok; ++k) {
               const int64_t src = op.uops[k].src + a * op.src_factor_out + b * op.src_factor_in;
               const int64_t wgt = g.uops[k].wgt + a * g.wgt_factor_out + b * g.wgt_factor_in;
-              auto lw = last_writer.find(src);
-              ok = lw != last_writer.end() && lw->second == w->second &&
+              ok = at(last_writer, src) == w &&
                    src - load->sram_base < load->y_size * width && wgt == w_base + block(src) &&
                    block(src) < blocks;
             }
@@ -107,17 +115,17 @@ accel::Program bias_gemm(const accel::Program& p, const isa::Layout& l, const ir
     }
     // Readers of bias rows that were not rewritten keep their load.
     for (int64_t b : acc_reads[i]) {
-      auto it = live.find(b);
-      if (it != live.end() && !done) load_free[it->second] = false;
+      const size_t from = at(live, b);
+      if (from != kNo && !done) load_free[from] = false;
     }
+    const bool bias_load =
+        op.kind == Op::Kind::kLoad && op.mem == isa::MemType::kAcc && op.tensor == bias;
     for (int64_t b : acc_writes[i]) {
-      last_writer[b] = i;
-      live.erase(b);
-      if (op.kind == Op::Kind::kLoad && op.mem == isa::MemType::kAcc && op.tensor == bias) {
-        live[b] = i;
-        load_free.emplace(i, true);
-      }
+      if (b < 0) continue;  // (no accumulator row is negative)
+      last_writer[static_cast<size_t>(b)] = i;
+      live[static_cast<size_t>(b)] = bias_load ? i : kNo;
     }
+    if (bias_load && !acc_writes[i].empty()) load_free.emplace(i, true);
   }
   if (gemm_for.empty()) return p;
   accel::Program out;

@@ -2,6 +2,7 @@
 #include "compiler/passes/residual_init.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 
@@ -47,9 +48,19 @@ accel::Program residual_init(const accel::Program& p, const ir::Buffer& residual
     wrows[i] = accel::acc_rows(acc.writes);
     rrows[i] = accel::acc_rows(acc.reads);
   }
-  // Per accumulator row: the operation that last initialised it and the writers since.
-  std::map<int64_t, size_t> last_init, last_writer;
-  std::map<int64_t, std::vector<size_t>> since;
+  // Per accumulator row: the operation that last initialised it, its last writer and the
+  // writers since the initialisation (tables indexed by row: every operation's rows pass
+  // through them, and maps cost a third of the pass).
+  int64_t top = 0;
+  for (size_t i = 0; i < n; ++i)
+    for (const auto* rows : {&wrows[i], &rrows[i]})
+      if (!rows->empty()) top = std::max(top, rows->back() + 1);
+  constexpr size_t kNo = SIZE_MAX;
+  std::vector<size_t> last_init(static_cast<size_t>(top), kNo), last_writer(last_init);
+  std::vector<std::vector<size_t>> since(static_cast<size_t>(top));
+  auto at = [&](const std::vector<size_t>& table, int64_t row) {
+    return row >= 0 && row < top ? table[static_cast<size_t>(row)] : kNo;
+  };
   std::vector<Rewrite> found;
   for (size_t i = 0; i < n; ++i) {
     const Op& op = p.ops[i];
@@ -68,12 +79,12 @@ accel::Program residual_init(const accel::Program& p, const ir::Buffer& residual
         // The sources: rows of residual loads, nothing else in them.
         std::set<size_t> loads;
         for (int64_t s : src) {
-          auto w = last_writer.find(s);
-          if (w == last_writer.end()) return;
-          const Op& l = p.ops[w->second];
+          const size_t w = at(last_writer, s);
+          if (w == kNo) return;
+          const Op& l = p.ops[w];
           if (l.kind != Op::Kind::kLoad || l.mem != isa::MemType::kAcc8Bit || l.tensor != residual)
             return;
-          loads.insert(w->second);
+          loads.insert(w);
         }
         std::set<int64_t> loaded;
         for (size_t l : loads) {
@@ -82,19 +93,18 @@ accel::Program residual_init(const accel::Program& p, const ir::Buffer& residual
         }
         if (loaded != src) return;
         // The destinations: the rows of one reset, then accumulation, then right shifts.
-        auto first = last_init.find(*dst.begin());
-        if (first == last_init.end()) return;
-        r.reset = first->second;
+        const size_t first = at(last_init, *dst.begin());
+        if (first == kNo) return;
+        r.reset = first;
         const Op& g = p.ops[r.reset];
         if (g.kind != Op::Kind::kGemm || !g.reset ||
             !std::equal(wrows[r.reset].begin(), wrows[r.reset].end(), dst.begin(), dst.end()))
           return;
         std::set<size_t> chain, checked;
         for (int64_t d : dst) {
-          auto it = last_init.find(d);
-          if (it == last_init.end() || it->second != r.reset) return;
+          if (at(last_init, d) != r.reset) return;
           int64_t shift = 0;
-          for (size_t w : since[d]) {
+          for (size_t w : since[static_cast<size_t>(d)]) {
             const Op& c = p.ops[w];
             const bool shr = c.kind == Op::Kind::kAlu && c.alu_op == isa::AluOp::kShr && c.use_imm &&
                              c.imm > 0;
@@ -133,12 +143,14 @@ accel::Program residual_init(const accel::Program& p, const ir::Buffer& residual
     }
     // Track the rows this operation writes.
     for (int64_t d : wrows[i]) {
-      last_writer[d] = i;
+      if (d < 0) continue;  // (no accumulator row is negative; a malformed program's is ignored)
+      const auto row = static_cast<size_t>(d);
+      last_writer[row] = i;
       if (is_init(op)) {
-        last_init[d] = i;
-        since[d].clear();
+        last_init[row] = i;
+        since[row].clear();
       } else {
-        since[d].push_back(i);
+        since[row].push_back(i);
       }
     }
   }

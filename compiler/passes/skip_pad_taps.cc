@@ -22,7 +22,9 @@ std::vector<int64_t> key_of(const std::vector<isa::Uop>& uops) {
 
 accel::Program skip_pad_taps(const accel::Program& p, const isa::Layout& l, int64_t* dropped) {
   if (dropped) *dropped = 0;
-  std::map<int64_t, bool> pad;  // INP block -> the last load wrote padding there
+  // INP block -> the last load wrote padding there (a table by block: every GEMM iteration
+  // asks).
+  std::vector<char> pad(static_cast<size_t>(std::max<int64_t>(l.inp_depth, 0)), 0);
   // Per op of `p`: the iterations it may drop and its replacement GEMMs.
   std::vector<std::vector<Op>> repl(p.ops.size());
   std::vector<int64_t> gain(p.ops.size(), 0);
@@ -32,15 +34,18 @@ accel::Program skip_pad_taps(const accel::Program& p, const isa::Layout& l, int6
       const int64_t rows = op.y_pad0 + op.y_size + op.y_pad1;
       const int64_t cols = op.x_pad0 + op.x_size + op.x_pad1;
       for (int64_t y = 0; y < rows; ++y)
-        for (int64_t x = 0; x < cols; ++x)
-          pad[op.sram_base + y * cols + x] = y < op.y_pad0 || y >= op.y_pad0 + op.y_size ||
-                                             x < op.x_pad0 || x >= op.x_pad0 + op.x_size;
+        for (int64_t x = 0; x < cols; ++x) {
+          const int64_t b = op.sram_base + y * cols + x;
+          if (b < 0) continue;
+          if (static_cast<size_t>(b) >= pad.size()) pad.resize(static_cast<size_t>(b) + 1, 0);
+          pad[static_cast<size_t>(b)] = y < op.y_pad0 || y >= op.y_pad0 + op.y_size ||
+                                        x < op.x_pad0 || x >= op.x_pad0 + op.x_size;
+        }
       continue;
     }
     if (op.kind != Op::Kind::kGemm || op.reset) continue;
     auto is_pad = [&](int64_t src) {
-      auto it = pad.find(src);
-      return it != pad.end() && it->second;
+      return src >= 0 && static_cast<size_t>(src) < pad.size() && pad[static_cast<size_t>(src)];
     };
     bool any = false;
     for (int64_t i = 0; i < op.iter_out && !any; ++i)
