@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "hardware/isa/encoding.h"
 #include "hardware/isa/errors.h"
 #include "runtime/stream/compiled_program.h"
 
@@ -52,23 +53,20 @@ DeviceMap::DeviceMap(const compiler::graph::Graph& g,
     for (size_t c = 0; c < k.constants.size(); ++c)
       place[k.constants[c].buffer.get()] = static_cast<int64_t>(
           p.constant_addrs[c] / static_cast<uint64_t>(k.constants[c].elem_bytes));
-    // One stream for every slice (a batched dense), each on its slice of the operands.
-    auto build = [&](uint64_t insn_at, uint64_t uop_at) {
-      StreamBuilder sb(l);
-      for (int64_t s = 0; s < k.slices; ++s) {
-        if (s > 0) slice_barrier(sb);
-        for (const auto& o : k.operands)
-          place[o.buffer.get()] = static_cast<int64_t>(
-              (addr(o.value) + static_cast<uint64_t>(s * o.slice_bytes)) /
-              static_cast<uint64_t>(o.elem_bytes));
-        append(sb, k.program, place);
-      }
-      sb.synchronize();
-      return sb.build(insn_at, uop_at);
-    };
-    const Program probe = build(0, uint64_t{1} << 26);  // lengths only
-    const uint64_t insn_at = at, uop_at = align(at + probe.insn_bytes.size(), 64);
-    p.stream = build(insn_at, uop_at);
+    // One stream for every slice (a batched dense), each on its slice of the operands; built
+    // once its length is known (build() only relocates the micro-op loads).
+    StreamBuilder sb(l);
+    for (int64_t s = 0; s < k.slices; ++s) {
+      if (s > 0) slice_barrier(sb);
+      for (const auto& o : k.operands)
+        place[o.buffer.get()] = static_cast<int64_t>(
+            (addr(o.value) + static_cast<uint64_t>(s * o.slice_bytes)) /
+            static_cast<uint64_t>(o.elem_bytes));
+      append(sb, k.program, place);
+    }
+    sb.synchronize();
+    const uint64_t insn_at = at, uop_at = align(at + sb.insns().size() * isa::kInsnBytes, 64);
+    p.stream = sb.build(insn_at, uop_at);
     p.insn_addr = insn_at;
     p.insn_count = p.stream.insn_count;
     at = align(uop_at + p.stream.uop_bytes.size());

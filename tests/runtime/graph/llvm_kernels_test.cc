@@ -482,7 +482,9 @@ void expect_same_packed(const cg::Graph& g, const cg::Node& n, const void* in) {
   const int64_t unit = n.kind == cg::OpKind::Im2Col ? blocks * yt.shape[3] * bn * bc  // a row
                                                     : yt.shape[2] * yt.shape[3] * bn * bc;  // a plane
   EXPECT_LE(staged, plain_staged + plain_staged / 4);
-  if (n.kind == cg::OpKind::MaxPool) EXPECT_LE(staged, std::max<int64_t>(kPackedChunkBytes, unit));
+  if (n.kind == cg::OpKind::MaxPool) {
+    EXPECT_LE(staged, std::max<int64_t>(kPackedChunkBytes, unit));
+  }
   const int before = llvm_kernel_stats().compiled;
   make_llvm_packed_kernel(g, n);
   EXPECT_EQ(llvm_kernel_stats().compiled, before);
