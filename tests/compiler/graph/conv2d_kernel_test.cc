@@ -1,7 +1,8 @@
 // The interpreter's blocked convolution (interpret_kernels.h, conv2d_kernel_blocked) against its
 // plain loops, bit for bit: strides, dilations, asymmetric pads, groups and depthwise, widths
 // that are not a multiple of the block, channel counts that are not a multiple of four; and the
-// two cases where the dispatcher must keep the plain loops (a -0 bias, a non-finite weight).
+// two cases where the dispatcher must keep the plain loops (a -0 bias, a non-finite weight);
+// the four-lane and the AVX2 forms each.
 #include "compiler/graph/interpret_kernels.h"
 
 #include <gtest/gtest.h>
@@ -27,8 +28,28 @@ Window2d window(const Case& k) {
   return s;
 }
 
+// Runs one form of the blocked kernel; false when this host has no such form.
 template <typename T>
-void expect_same(const Case& k, bool with_bias) {
+using Blocked = bool (*)(const T* x, const T* w, const T* bias, T* y, const Window2d& s,
+                         int64_t o, int64_t group);
+
+template <typename T>
+bool dispatched(const T* x, const T* w, const T* bias, T* y, const Window2d& s, int64_t o,
+                int64_t group) {
+  conv2d_kernel_blocked<T>(x, w, bias, y, s, o, group);
+  return true;
+}
+
+// The four-lane form the dispatcher takes on a host without AVX2.
+bool four_lanes(const float* x, const float* w, const float* bias, float* y, const Window2d& s,
+                int64_t o, int64_t group) {
+  typedef float V __attribute__((vector_size(16)));
+  conv2d_blocked<float, V, 4, 4, 8>(x, w, bias, y, s, o, group);
+  return true;
+}
+
+template <typename T>
+void expect_same(const Case& k, bool with_bias, Blocked<T> blocked_form = dispatched<T>) {
   const Window2d s = window(k);
   std::mt19937 rng(42);
   std::uniform_real_distribution<double> u(-1, 1);
@@ -41,7 +62,7 @@ void expect_same(const Case& k, bool with_bias) {
   std::vector<T> plain(ny, T(7)), blocked(ny, T(9));
   const T* bias = with_bias ? b.data() : nullptr;
   conv2d_kernel_loops<T>(x.data(), w.data(), bias, plain.data(), s, k.o, k.group);
-  conv2d_kernel_blocked<T>(x.data(), w.data(), bias, blocked.data(), s, k.o, k.group);
+  if (!blocked_form(x.data(), w.data(), bias, blocked.data(), s, k.o, k.group)) return;
   EXPECT_EQ(0, std::memcmp(plain.data(), blocked.data(), ny * sizeof(T)))
       << "c=" << k.c << " o=" << k.o << " " << k.h << "x" << k.w << " k=" << k.kh << "x" << k.kw
       << " stride " << k.sh << "," << k.sw << " group " << k.group;
@@ -58,6 +79,7 @@ const std::vector<Case>& cases() {
       {1, 12, 9, 9, 18, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 6},   // groups of 2 in, 3 out
       {1, 10, 11, 11, 10, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 10},  // depthwise
       {1, 4, 3, 3, 4, 3, 3, 1, 1, 1, 1, 3, 3, 3, 3, 1},     // pads wider than the image
+      {1, 40, 7, 7, 21, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},   // 1x1, o past two blocks of 8
   };
   return v;
 }
@@ -66,6 +88,17 @@ TEST(Conv2dKernel, BlockedIsTheLoopsBitForBitFloat) {
   for (const Case& k : cases()) {
     expect_same<float>(k, true);
     expect_same<float>(k, false);
+  }
+}
+
+// Each vector width on its own: the four-lane form (every x86-64 host) and the AVX2 form
+// (skipped on a host without AVX2), whichever the dispatcher takes here.
+TEST(Conv2dKernel, EveryVectorWidthIsTheLoopsBitForBit) {
+  for (const Case& k : cases()) {
+    for (Blocked<float> form : {four_lanes, conv2d_blocked_avx2}) {
+      expect_same<float>(k, true, form);
+      expect_same<float>(k, false, form);
+    }
   }
 }
 
