@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <iterator>
 
 #include "hardware/isa/errors.h"
@@ -28,40 +29,40 @@ isa::Module module_of(const Op& op) {
 namespace {
 
 // The distinct blocks base(u) + i * fo + j * fi over a micro-op kernel's iterations, appended
-// to `list` sorted. A GEMM's iterations revisit the same few hundred blocks thousands of times,
-// so they are marked in a bitmap over their range rather than listed one by one (listing them
-// cost the program passes that ask more than building the program did).
+// to `list` sorted. A GEMM's iterations revisit the same blocks many times (a reduction loop
+// has a factor of 0 for its accumulator rows), so the distinct bases and the distinct offsets
+// are found first and only their sums marked, in a bitmap over their range (listing every
+// iteration cost the program passes that ask more than building the program did).
 template <class Base>
 void distinct_blocks(const Op& op, Space sp, Base base, int64_t fo, int64_t fi,
                      std::vector<std::pair<Space, int64_t>>* list) {
   if (op.uops.empty() || op.iter_out <= 0 || op.iter_in <= 0) return;
-  int64_t lo = INT64_MAX, hi = INT64_MIN;
-  for (const isa::Uop& u : op.uops) {
-    lo = std::min<int64_t>(lo, base(u));
-    hi = std::max<int64_t>(hi, base(u));
-  }
-  for (const auto& [f, n] : {std::pair{fo, op.iter_out}, std::pair{fi, op.iter_in}}) {
-    lo += std::min<int64_t>(f, 0) * (n - 1);
-    hi += std::max<int64_t>(f, 0) * (n - 1);
-  }
-  const int64_t visits = op.iter_out * op.iter_in * static_cast<int64_t>(op.uops.size());
-  if (hi - lo + 1 > 4 * visits) {  // a sparse range (never the compiler's): sort the visits
-    std::vector<int64_t> v;
-    v.reserve(static_cast<size_t>(visits));
-    for (int64_t i = 0; i < op.iter_out; ++i)
-      for (int64_t j = 0; j < op.iter_in; ++j)
-        for (const isa::Uop& u : op.uops) v.push_back(base(u) + i * fo + j * fi);
+  auto distinct = [](std::vector<int64_t> v) {
     std::sort(v.begin(), v.end());
     v.erase(std::unique(v.begin(), v.end()), v.end());
-    for (int64_t b : v) list->push_back({sp, b});
+    return v;
+  };
+  std::vector<int64_t> bases, offsets;
+  bases.reserve(op.uops.size());
+  for (const isa::Uop& u : op.uops) bases.push_back(base(u));
+  offsets.reserve(static_cast<size_t>(op.iter_out * op.iter_in));
+  for (int64_t i = 0; i < op.iter_out; ++i)
+    for (int64_t j = 0; j < op.iter_in; ++j) offsets.push_back(i * fo + j * fi);
+  bases = distinct(std::move(bases));
+  offsets = distinct(std::move(offsets));
+  const int64_t lo = bases.front() + offsets.front(), hi = bases.back() + offsets.back();
+  const int64_t sums = static_cast<int64_t>(bases.size() * offsets.size());
+  if (hi - lo + 1 > 4 * sums) {  // a sparse range (never the compiler's): sort the sums
+    std::vector<int64_t> v;
+    v.reserve(static_cast<size_t>(sums));
+    for (int64_t o : offsets)
+      for (int64_t b : bases) v.push_back(b + o);
+    for (int64_t b : distinct(std::move(v))) list->push_back({sp, b});
     return;
   }
   std::vector<char> seen(static_cast<size_t>(hi - lo + 1), 0);
-  for (int64_t i = 0; i < op.iter_out; ++i)
-    for (int64_t j = 0; j < op.iter_in; ++j) {
-      const int64_t off = i * fo + j * fi - lo;
-      for (const isa::Uop& u : op.uops) seen[static_cast<size_t>(base(u) + off)] = 1;
-    }
+  for (int64_t o : offsets)
+    for (int64_t b : bases) seen[static_cast<size_t>(b + o - lo)] = 1;
   for (size_t k = 0; k < seen.size(); ++k)
     if (seen[k]) list->push_back({sp, lo + static_cast<int64_t>(k)});
 }
@@ -119,8 +120,11 @@ std::vector<int64_t> acc_rows(const std::vector<std::pair<Space, int64_t>>& list
   s.reserve(list.size());
   for (const auto& [sp, b] : list)
     if (sp == Space::kAcc) s.push_back(b);
-  std::sort(s.begin(), s.end());
-  s.erase(std::unique(s.begin(), s.end()), s.end());
+  // accesses() lists each block once, in order: sorting is for other lists.
+  if (!std::is_sorted(s.begin(), s.end(), std::less_equal<int64_t>())) {
+    std::sort(s.begin(), s.end());
+    s.erase(std::unique(s.begin(), s.end()), s.end());
+  }
   return s;
 }
 
