@@ -9,8 +9,9 @@
 //   output D[nb][ocb][OH'][OW'][BATCH][BLOCK_OUT]
 // Channels and batch are padded with zeros to whole blocks; OH and OW are rounded up to whole
 // tiles (the extra rows are computed on zero padding and dropped when unpacking). The input is
-// never padded in memory: a zero-padded view of it is inlined into the tile copies, which
-// become DMA loads with pads.
+// never padded in memory: where a tile reads outside it, a zero-padded view of it is inlined
+// into the tile copies, which become DMA loads with pads; elsewhere (dense and 1x1 layers) the
+// copies read it as it is.
 //
 // The schedule: one accumulator tile of tile_oc channel blocks x tile_h x tile_w output pixels
 // per output tile, input and weight tiles of tile_ic channel blocks per reduction step, the

@@ -142,6 +142,14 @@ int64_t unpack_stream(const TensorType& t, const PackedReader& read, const Plain
     for (int64_t p = p0; p < p0 + np; ++p) {
       const int64_t nb = p / b.CB, cb = p % b.CB;
       const int8_t* blk = buf.data() + (p - p0) * b.plane;
+      if (b.HW == 1) {
+        // A matrix (a dense layer's rows): each row of the block is a run of its channels, one
+        // copy rather than one per element.
+        const int64_t c0 = cb * b.bc, len = std::min(b.C, c0 + b.bc) - c0;
+        for (int64_t n = nb * b.bn; n < std::min(b.N, (nb + 1) * b.bn); ++n)
+          m.copy(blk + (n % b.bn) * b.bc, n * b.C + c0, len, out.dst);
+        continue;
+      }
       for (int64_t n = nb * b.bn; n < std::min(b.N, (nb + 1) * b.bn); ++n)
         for (int64_t c = cb * b.bc; c < std::min(b.C, (cb + 1) * b.bc); ++c) {
           const int8_t* s = blk + (n % b.bn) * b.bc + c % b.bc;

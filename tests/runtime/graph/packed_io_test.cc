@@ -47,7 +47,8 @@ PackedWriter into(std::vector<int8_t>& mem) {
 
 TEST(PackedIo, PackAndUnpackStreamsMatchTheWholeTensorKernels) {
   for (auto [shape, bn, bc] : std::vector<std::tuple<std::vector<int64_t>, int64_t, int64_t>>{
-           {{3, 20, 5, 7}, 2, 16}, {{1, 64, 56, 56}, 1, 16}, {{8, 150, 4, 9}, 8, 8}, {{1, 1000}, 1, 16}}) {
+           {{3, 20, 5, 7}, 2, 16}, {{1, 64, 56, 56}, 1, 16}, {{8, 150, 4, 9}, 8, 8}, {{1, 1000}, 1, 16},
+           {{37, 50}, 8, 16}, {{197, 768}, 1, 16}}) {  // matrices: a dense layer's rows
     const cg::TensorType t = packed(shape, bn, bc);
     const auto plain = pattern(t.elements(), 1);
     std::vector<int8_t> want(static_cast<size_t>(t.stored_bytes())), got(want.size(), 55);
@@ -91,6 +92,37 @@ TEST(PackedIo, UnpackIntoASliceAlongEachAxis) {
             ++written;
             EXPECT_EQ(v, plain[static_cast<size_t>(((i[0] * 20 + i[1]) * 3 + i[2]) * 5 + i[3])]) << "axis " << axis;
           }
+    EXPECT_EQ(written, t.elements());
+  }
+}
+
+// A matrix (a dense layer's rows, unpacked a row of a block at a time) into a slice along
+// either axis: a Concat's part of rows or of columns.
+TEST(PackedIo, UnpackAMatrixIntoASliceAlongEachAxis) {
+  const cg::TensorType t = packed({13, 40}, 4, 16);
+  const auto plain = pattern(t.elements(), 3);
+  std::vector<int8_t> p(static_cast<size_t>(t.stored_bytes()));
+  pack_activation(t, 4, 16, plain.data(), p.data());
+  for (int64_t axis = 0; axis < 2; ++axis) {
+    std::vector<int64_t> big = t.shape;
+    big[axis] += 5;
+    const int64_t at = 2;
+    std::vector<int8_t> dst(static_cast<size_t>(big[0] * big[1]), 99);
+    unpack_stream(t, [&](int64_t off, int8_t* d, int64_t b) { std::memcpy(d, p.data() + off, b); },
+                  {dst.data(), big, axis, at});
+    int64_t written = 0;
+    for (int64_t r = 0; r < big[0]; ++r)
+      for (int64_t c = 0; c < big[1]; ++c) {
+        std::vector<int64_t> i = {r, c};
+        const int8_t v = dst[static_cast<size_t>(r * big[1] + c)];
+        if (i[axis] < at || i[axis] >= at + t.shape[axis]) {
+          EXPECT_EQ(v, 99) << "axis " << axis << " wrote outside its slice";
+          continue;
+        }
+        i[axis] -= at;
+        ++written;
+        EXPECT_EQ(v, plain[static_cast<size_t>(i[0] * 40 + i[1])]) << "axis " << axis;
+      }
     EXPECT_EQ(written, t.elements());
   }
 }
