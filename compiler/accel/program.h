@@ -52,8 +52,8 @@ struct Program {
 isa::Module module_of(const Op& op);
 
 /// Which on-chip blocks an operation reads and writes, as (buffer, block index) pairs: each
-/// block once, sorted by buffer and index (a GEMM's micro-op iterations revisit blocks; the
-/// passes that ask need only which).
+/// block once, each buffer's blocks in increasing order (a GEMM's micro-op iterations revisit
+/// blocks; the passes that ask need only which).
 enum class Space { kInp, kWgt, kAcc };
 struct Access {
   std::vector<std::pair<Space, int64_t>> reads, writes;
