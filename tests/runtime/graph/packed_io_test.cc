@@ -63,12 +63,14 @@ TEST(PackedIo, PackAndUnpackStreamsMatchTheWholeTensorKernels) {
   }
 }
 
-TEST(PackedIo, UnpackIntoASliceAlongEachAxis) {
-  const cg::TensorType t = packed({2, 20, 3, 5}, 2, 16);
-  const auto plain = pattern(t.elements(), 2);
+// Unpacks `t` (blocks bn x bc) into a destination 4 longer along each axis in turn, at 3: every
+// element lands at its place in the slice, nothing outside it is written.
+void expect_unpacks_into_slices(const cg::TensorType& t, int64_t bn, int64_t bc, int seed) {
+  const auto plain = pattern(t.elements(), seed);
   std::vector<int8_t> p(static_cast<size_t>(t.stored_bytes()));
-  pack_activation(t, 2, 16, plain.data(), p.data());
-  for (int64_t axis = 0; axis < 4; ++axis) {
+  pack_activation(t, bn, bc, plain.data(), p.data());
+  const int64_t rank = t.rank();
+  for (int64_t axis = 0; axis < rank; ++axis) {
     std::vector<int64_t> big = t.shape;
     big[axis] += 4;
     const int64_t at = 3;
@@ -78,53 +80,33 @@ TEST(PackedIo, UnpackIntoASliceAlongEachAxis) {
     unpack_stream(t, [&](int64_t off, int8_t* d, int64_t b) { std::memcpy(d, p.data() + off, b); },
                   {dst.data(), big, axis, at});
     int64_t written = 0;
-    for (int64_t a = 0; a < big[0]; ++a)
-      for (int64_t b = 0; b < big[1]; ++b)
-        for (int64_t c = 0; c < big[2]; ++c)
-          for (int64_t d = 0; d < big[3]; ++d) {
-            std::vector<int64_t> i = {a, b, c, d};
-            const int8_t v = dst[static_cast<size_t>(((a * big[1] + b) * big[2] + c) * big[3] + d)];
-            if (i[axis] < at || i[axis] >= at + t.shape[axis]) {
-              EXPECT_EQ(v, 99) << "axis " << axis << " wrote outside its slice";
-              continue;
-            }
-            i[axis] -= at;
-            ++written;
-            EXPECT_EQ(v, plain[static_cast<size_t>(((i[0] * 20 + i[1]) * 3 + i[2]) * 5 + i[3])]) << "axis " << axis;
-          }
+    for (int64_t f = 0; f < n; ++f) {
+      std::vector<int64_t> i(static_cast<size_t>(rank));  // f as an index of `big`
+      for (int64_t d = rank - 1, r = f; d >= 0; --d) {
+        i[d] = r % big[d];
+        r /= big[d];
+      }
+      const int8_t v = dst[static_cast<size_t>(f)];
+      if (i[axis] < at || i[axis] >= at + t.shape[axis]) {
+        EXPECT_EQ(v, 99) << t.str() << " axis " << axis << " wrote outside its slice";
+        continue;
+      }
+      i[axis] -= at;
+      int64_t src = 0;  // the same element in the plain tensor
+      for (int64_t d = 0; d < rank; ++d) src = src * t.shape[d] + i[d];
+      ++written;
+      EXPECT_EQ(v, plain[static_cast<size_t>(src)]) << t.str() << " axis " << axis;
+    }
     EXPECT_EQ(written, t.elements());
   }
 }
 
+TEST(PackedIo, UnpackIntoASliceAlongEachAxis) { expect_unpacks_into_slices(packed({2, 20, 3, 5}, 2, 16), 2, 16, 2); }
+
 // A matrix (a dense layer's rows, unpacked a row of a block at a time) into a slice along
 // either axis: a Concat's part of rows or of columns.
 TEST(PackedIo, UnpackAMatrixIntoASliceAlongEachAxis) {
-  const cg::TensorType t = packed({13, 40}, 4, 16);
-  const auto plain = pattern(t.elements(), 3);
-  std::vector<int8_t> p(static_cast<size_t>(t.stored_bytes()));
-  pack_activation(t, 4, 16, plain.data(), p.data());
-  for (int64_t axis = 0; axis < 2; ++axis) {
-    std::vector<int64_t> big = t.shape;
-    big[axis] += 5;
-    const int64_t at = 2;
-    std::vector<int8_t> dst(static_cast<size_t>(big[0] * big[1]), 99);
-    unpack_stream(t, [&](int64_t off, int8_t* d, int64_t b) { std::memcpy(d, p.data() + off, b); },
-                  {dst.data(), big, axis, at});
-    int64_t written = 0;
-    for (int64_t r = 0; r < big[0]; ++r)
-      for (int64_t c = 0; c < big[1]; ++c) {
-        std::vector<int64_t> i = {r, c};
-        const int8_t v = dst[static_cast<size_t>(r * big[1] + c)];
-        if (i[axis] < at || i[axis] >= at + t.shape[axis]) {
-          EXPECT_EQ(v, 99) << "axis " << axis << " wrote outside its slice";
-          continue;
-        }
-        i[axis] -= at;
-        ++written;
-        EXPECT_EQ(v, plain[static_cast<size_t>(i[0] * 40 + i[1])]) << "axis " << axis;
-      }
-    EXPECT_EQ(written, t.elements());
-  }
+  expect_unpacks_into_slices(packed({13, 40}, 4, 16), 4, 16, 3);
 }
 
 // rows_of: a tensor of `rows` rows read from / written to rows [y0, y0 + rows) of every plane of
