@@ -4,11 +4,13 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "hardware/isa/layout.h"
@@ -71,6 +73,11 @@ class Device {
   virtual void write_reg(uint32_t offset, uint32_t value) = 0;
   /// Reads a 32-bit control register.
   virtual uint32_t read_reg(uint32_t offset) = 0;
+
+  /// Waits up to `most` for a run in progress to end, returning as soon as it has where the
+  /// device can say so (an in-process simulator); `wait` reads ap_done after each call. The
+  /// default sleeps `most`, so that `wait` polls.
+  virtual void wait_for_end(std::chrono::microseconds most) { std::this_thread::sleep_for(most); }
 
   /// Stops a run in progress, as the host does to a device that does not finish: returns once
   /// the device is idle again, its run ended with an error ("cancelled"). No effect when idle.

@@ -1,7 +1,7 @@
 // The shared register sequence; see launch.h.
 #include "driver/launch.h"
 
-#include <thread>
+#include <algorithm>
 
 #include "hardware/isa/errors.h"
 #include "hardware/isa/registers.h"
@@ -44,7 +44,7 @@ RunCounters wait(Device& dev, std::chrono::milliseconds timeout) {
                       std::to_string(timeout.count()) + " ms (ap_done never set); the run was "
                       "stopped");
     }
-    std::this_thread::sleep_for(pause);
+    dev.wait_for_end(pause);
     pause = std::min(pause * 2, std::chrono::microseconds(10000));
   }
   const uint32_t error = dev.read_reg(reg::kError);

@@ -175,7 +175,18 @@ void SimDevice::run_engine(uint64_t insn_addr, uint64_t count, uint64_t base) {
     error_detail_ =
         std::string(dynamic_cast<const InternalError*>(&e) ? "internal error: " : "") + e.what();
   }
-  control_.store(reg::kApDone | reg::kApIdle | reg::kApReady, std::memory_order_release);
+  {
+    std::lock_guard<std::mutex> lock(end_mu_);
+    control_.store(reg::kApDone | reg::kApIdle | reg::kApReady, std::memory_order_release);
+  }
+  end_cv_.notify_all();
+}
+
+void SimDevice::wait_for_end(std::chrono::microseconds most) {
+  std::unique_lock<std::mutex> lock(end_mu_);
+  end_cv_.wait_for(lock, most, [this] {
+    return (control_.load(std::memory_order_acquire) & reg::kApIdle) != 0;
+  });
 }
 
 namespace {

@@ -1,13 +1,15 @@
 // Devices backed by a simulator: the device memory is a host vector, the control registers a
 // small array, and ap_start runs the engine on a worker thread, so that `wait` polls ap_done
-// with a real timeout, as it does on hardware. A failed run sets the sticky error register,
-// exactly as the hardware does, and keeps the simulator's full message. Closing the device
-// cancels a run still in progress.
+// with a real timeout, as it does on hardware (woken when the run ends rather than at its next
+// poll). A failed run sets the sticky error register, exactly as the hardware does, and keeps
+// the simulator's full message. Closing the device cancels a run still in progress.
 #pragma once
 
 #include <array>
 #include <atomic>
+#include <condition_variable>
 #include <map>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -32,6 +34,7 @@ class SimDevice : public Device {
   std::string error_detail() const override { return error_detail_; }
   nlohmann::ordered_json run_details() const override { return details_; }
   void abort() override;
+  void wait_for_end(std::chrono::microseconds most) override;
 
  protected:
   /// What one engine run reports to the registers.
@@ -64,6 +67,8 @@ class SimDevice : public Device {
   // regs_[0] (control) is also written by the worker: it is atomic, and the worker publishes
   // the other registers before it sets ap_done (release), read after ap_done (acquire).
   std::atomic<uint32_t> control_{0};
+  std::mutex end_mu_;  // with end_cv_: wait_for_end wakes when the worker sets ap_done
+  std::condition_variable end_cv_;
   std::array<uint32_t, isa::reg::kMapEnd / 4> regs_{};
   std::thread worker_;
   std::atomic<bool> cancel_{false};

@@ -170,16 +170,25 @@ std::vector<Insn> fetch_program(const isa::Layout& l, const std::vector<uint8_t>
                            std::to_string(insn_offset + insn_count * isa::kInsnBytes) +
                            ") lie beyond the " + std::to_string(dram.size()) + "-byte DRAM image");
   }
-  std::vector<Insn> program(insn_count);
+  std::vector<Insn> program;
+  program.reserve(insn_count);
   int64_t finish_at = -1;
+  static const std::string kUnnamed;  // a message names the instruction: decoded again below
   for (uint64_t i = 0; i < insn_count; ++i) {
+    const uint8_t* bytes = dram.data() + insn_offset + i * isa::kInsnBytes;
     try {
-      program[i] = isa::decode_insn(l, dram.data() + insn_offset + i * isa::kInsnBytes,
-                                    "instruction " + std::to_string(i));
+      program.push_back(isa::decode_insn(l, bytes, kUnnamed));
     } catch (const ProgramError&) {
       throw;
-    } catch (const UserError& e) {
-      throw ProgramError(kErrIllegalInsn, static_cast<int64_t>(i), e.what());
+    } catch (const UserError&) {
+      try {
+        isa::decode_insn(l, bytes, "instruction " + std::to_string(i));
+      } catch (const ProgramError&) {
+        throw;
+      } catch (const UserError& e) {
+        throw ProgramError(kErrIllegalInsn, static_cast<int64_t>(i), e.what());
+      }
+      throw InternalError("instruction " + std::to_string(i) + " decoded on the second try");
     }
     if (finish_at >= 0) {
       throw ProgramError(kErrIllegalInsn, static_cast<int64_t>(i),

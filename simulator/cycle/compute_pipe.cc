@@ -56,8 +56,6 @@ IssueTiming ComputePipe::run_stepped(const isa::Insn& insn, size_t index, uint64
   const uint64_t ii = reg_operand ? 2 : 1;
   const uint64_t depth =
       static_cast<uint64_t>(is_gemm ? l_.config.gemm_pipeline_depth : l_.config.alu_pipeline_depth);
-  const isa::AluOp op = insn.alu();
-  const int32_t imm = static_cast<int32_t>(insn.imm);
 
   IssueTiming t;
   uint64_t next = start;  // earliest issue cycle of the next iteration
@@ -93,7 +91,6 @@ IssueTiming ComputePipe::run_stepped(const isa::Insn& insn, size_t index, uint64
               out_of_range(index, insn, k, i, j, "src", src, "ACC", l_.acc_depth);
             e = std::max(e, ready_[src]);
           }
-          dp.alu(op, dst, src, !reg_operand, imm);
         }
         t.hazard += e - next;
         // Operands are read the cycle after issue; the write lands at e + depth - 1.
@@ -104,6 +101,7 @@ IssueTiming ComputePipe::run_stepped(const isa::Insn& insn, size_t index, uint64
       }
     }
   }
+  if (!is_gemm) dp.alu_insn(insn);  // every index was in range
   if (t.iterations == 0) {
     t.issue_end = start;
     t.done = start;

@@ -45,8 +45,9 @@ bool CycleRun::tick() {
   if (finished_) return false;
   grant_read_burst();  // 3. one read burst granted: compute's DMA, then load's, then fetch
   dispatch();          // 4. fetch dispatches its oldest arrived instruction if there is room
-  const uint64_t next = next_cycle();  // 5. the next cycle at which anything can happen
+  uint64_t next = next_cycle();  // 5. the next cycle at which anything can happen
   if (next == kNever) throw_deadlock();
+  next = stream_bursts(next);     //    or later, past one DMA's bursts that nothing else meets
   account(next);  // 6. [t, next) to the state of every unit not executing, and to fetch
   advance(next);  // 7. t = next; progress and cancellation now and then
   return true;

@@ -7,6 +7,8 @@
 //   3. grant_read_burst   one read burst: compute's DMA, load's DMA, fetch    (run_fetch.cc)
 //   4. dispatch           fetch hands its oldest arrived instruction on        (run_fetch.cc)
 //   5. next_cycle         the next cycle at which anything can happen      (run_accounting.cc)
+//      stream_bursts      while that is only one DMA's next read burst, grants it there
+//                         (the same grants at the same cycles, without the ticks) (run_fetch.cc)
 //   6. account            [t, next) to every unit not executing, and fetch (run_accounting.cc)
 //   7. advance            t = next; progress and cancellation now and then (run_accounting.cc)
 // Skipped cycles are accounted to the state every unit was in, which cannot change between
@@ -105,7 +107,9 @@ class CycleRun {
   void grant_read_burst();
   void dispatch();
   // Steps 5 to 7 (run_accounting.cc).
-  uint64_t next_cycle() const;
+  /// The next cycle at which anything can happen; `except_dma`'s requests left out.
+  uint64_t next_cycle(const Unit* except_dma = nullptr) const;
+  uint64_t stream_bursts(uint64_t next);
   void account(uint64_t next);
   void advance(uint64_t next);
   // The end of the run (run_accounting.cc, run_checks.cc).

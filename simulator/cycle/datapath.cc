@@ -107,6 +107,8 @@ void Datapath::gemm_insn(const isa::Insn& in, const std::atomic<bool>* cancel) {
   const int64_t outer_i = fold_out ? 1 : iters_out, outer_j = fold_in ? 1 : iters_in;
   const int64_t inner_i = fold_out ? iters_out : 1, inner_j = fold_in ? iters_in : 1;
   constexpr int64_t kChunk = 1024;  // rows per kernel call at most
+  constexpr int64_t kDirect = 8;    // micro-ops of one weight that need no row list
+  const int64_t acc_row = int64_t{batch_} * bout_;
   rows_dst_.resize(kChunk);
   rows_src_.resize(kChunk);
   int32_t* rd = rows_dst_.data();
@@ -119,24 +121,38 @@ void Datapath::gemm_insn(const isa::Insn& in, const std::atomic<bool>* cancel) {
         while (k1 < end && uop_wgt_[k1] == uop_wgt_[k0]) ++k1;
         const int64_t wgt = uop_wgt_[k0] + oi * in.wgt_factor_out + oj * in.wgt_factor_in;
         const uint8_t* w = wgt_.data() + wgt * kernel_.wgt_bytes();
-        int64_t n = 0;
-        for (int64_t ii = 0; ii < inner_i; ++ii) {
-          for (int64_t jj = 0; jj < inner_j; ++jj) {
-            const int64_t i = oi + ii, j = oj + jj;
-            const int64_t dof = i * in.dst_factor_out + j * in.dst_factor_in;
-            const int64_t sof = i * in.src_factor_out + j * in.src_factor_in;
-            for (int64_t k = k0; k < k1; ++k) {
-              rd[n] = static_cast<int32_t>(uop_dst_[k] + dof);
-              rs[n] = static_cast<int32_t>(uop_src_[k] + sof);
-              if (++n == kChunk) {
-                kernel_.rows(acc_.data(), inp_.data(), w, rd, rs, n);
-                n = 0;
+        done_rows += (k1 - k0) * inner_i * inner_j;
+        if (k1 - k0 >= kDirect) {
+          // A long run of micro-ops: the kernel reads their indices where they are, from
+          // accumulator and input bases moved by the loop offsets.
+          for (int64_t ii = 0; ii < inner_i; ++ii) {
+            for (int64_t jj = 0; jj < inner_j; ++jj) {
+              const int64_t i = oi + ii, j = oj + jj;
+              const int64_t dof = i * in.dst_factor_out + j * in.dst_factor_in;
+              const int64_t sof = i * in.src_factor_out + j * in.src_factor_in;
+              kernel_.rows(acc_.data() + dof * acc_row, inp_.data() + sof * kernel_.inp_bytes(), w,
+                           uop_dst_.data() + k0, uop_src_.data() + k0, k1 - k0);
+            }
+          }
+        } else {
+          int64_t n = 0;
+          for (int64_t ii = 0; ii < inner_i; ++ii) {
+            for (int64_t jj = 0; jj < inner_j; ++jj) {
+              const int64_t i = oi + ii, j = oj + jj;
+              const int64_t dof = i * in.dst_factor_out + j * in.dst_factor_in;
+              const int64_t sof = i * in.src_factor_out + j * in.src_factor_in;
+              for (int64_t k = k0; k < k1; ++k) {
+                rd[n] = static_cast<int32_t>(uop_dst_[k] + dof);
+                rs[n] = static_cast<int32_t>(uop_src_[k] + sof);
+                if (++n == kChunk) {
+                  kernel_.rows(acc_.data(), inp_.data(), w, rd, rs, n);
+                  n = 0;
+                }
               }
             }
           }
+          kernel_.rows(acc_.data(), inp_.data(), w, rd, rs, n);
         }
-        kernel_.rows(acc_.data(), inp_.data(), w, rd, rs, n);
-        done_rows += (k1 - k0) * inner_i * inner_j;
         if (cancel && done_rows >= (int64_t{1} << 16)) {
           done_rows = 0;
           if (cancel->load(std::memory_order_relaxed)) throw RunCancelled();
@@ -149,34 +165,55 @@ void Datapath::gemm_insn(const isa::Insn& in, const std::atomic<bool>* cancel) {
 
 namespace {
 // Deliberately written again rather than shared with the functional model: the equivalence
-// tests compare two independent implementations.
-inline int32_t alu_op(isa::AluOp op, int32_t a, int32_t b) {
-  switch (op) {
-    case isa::AluOp::kMin:
-      return a < b ? a : b;
-    case isa::AluOp::kMax:
-      return a > b ? a : b;
-    case isa::AluOp::kAdd:
-      return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
-    case isa::AluOp::kMul:
-      return static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b));
-    case isa::AluOp::kShr: {
-      const int32_t sh = static_cast<int32_t>(static_cast<uint32_t>(b) << 27) >> 27;
-      return sh >= 0 ? a >> sh : static_cast<int32_t>(static_cast<uint32_t>(a) << -sh);
+// tests compare two independent implementations. One loop per operation, so that the lanes
+// of an element vectorize.
+template <typename Op>
+void alu_iterations(const isa::Insn& in, const int32_t* uop_dst, const int32_t* uop_src,
+                    int32_t* acc, int lanes, Op op) {
+  const int32_t imm = static_cast<int32_t>(in.imm);
+  for (int64_t i = 0; i < in.iter_out; ++i) {
+    for (int64_t j = 0; j < in.iter_in; ++j) {
+      const int64_t dof = i * in.dst_factor_out + j * in.dst_factor_in;
+      const int64_t sof = i * in.src_factor_out + j * in.src_factor_in;
+      for (int64_t k = in.uop_bgn; k < in.uop_end; ++k) {
+        int32_t* d = acc + (uop_dst[k] + dof) * lanes;
+        if (in.use_imm) {
+          for (int e = 0; e < lanes; ++e) d[e] = op(d[e], imm);
+        } else {
+          const int32_t* s = acc + (uop_src[k] + sof) * lanes;
+          for (int e = 0; e < lanes; ++e) d[e] = op(d[e], s[e]);
+        }
+      }
     }
   }
-  return a;
 }
 }  // namespace
 
-void Datapath::alu(isa::AluOp op, int64_t dst, int64_t src, bool use_imm, int32_t imm) {
+void Datapath::alu_insn(const isa::Insn& in) {
   const int lanes = batch_ * bout_;
-  int32_t* d = &acc_[dst * lanes];
-  if (use_imm) {
-    for (int e = 0; e < lanes; ++e) d[e] = alu_op(op, d[e], imm);
-  } else {
-    const int32_t* s = &acc_[src * lanes];
-    for (int e = 0; e < lanes; ++e) d[e] = alu_op(op, d[e], s[e]);
+  const int32_t* dst = uop_dst_.data();
+  const int32_t* src = uop_src_.data();
+  int32_t* acc = acc_.data();
+  switch (in.alu()) {
+    case isa::AluOp::kMin:
+      return alu_iterations(in, dst, src, acc, lanes,
+                            [](int32_t a, int32_t b) { return a < b ? a : b; });
+    case isa::AluOp::kMax:
+      return alu_iterations(in, dst, src, acc, lanes,
+                            [](int32_t a, int32_t b) { return a > b ? a : b; });
+    case isa::AluOp::kAdd:
+      return alu_iterations(in, dst, src, acc, lanes, [](int32_t a, int32_t b) {
+        return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
+      });
+    case isa::AluOp::kMul:
+      return alu_iterations(in, dst, src, acc, lanes, [](int32_t a, int32_t b) {
+        return static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b));
+      });
+    case isa::AluOp::kShr:
+      return alu_iterations(in, dst, src, acc, lanes, [](int32_t a, int32_t b) {
+        const int32_t sh = static_cast<int32_t>(static_cast<uint32_t>(b) << 27) >> 27;
+        return sh >= 0 ? a >> sh : static_cast<int32_t>(static_cast<uint32_t>(a) << -sh);
+      });
   }
 }
 

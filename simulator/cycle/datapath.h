@@ -39,8 +39,9 @@ class Datapath {
   /// (or, with reset_reg, zeroes) accumulator rows, and never writes what it reads.
   /// Checks `cancel` now and then (RunCancelled).
   void gemm_insn(const isa::Insn& insn, const std::atomic<bool>* cancel = nullptr);
-  /// Runs one ALU micro-op iteration.
-  void alu(isa::AluOp op, int64_t dst, int64_t src, bool use_imm, int32_t imm);
+  /// Runs every iteration of an ALU instruction whose indices are all in range, in program
+  /// order (an iteration may read what an earlier one wrote).
+  void alu_insn(const isa::Insn& insn);
 
   /// Decoded micro-op k.
   int32_t uop_dst(int64_t k) const { return uop_dst_[k]; }

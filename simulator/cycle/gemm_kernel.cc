@@ -236,6 +236,30 @@ void pack_wgt_vnni(const GemmKernel&, const uint8_t* src, uint8_t* dst) {
   }
 }
 
+#ifdef WEFT_X86_KERNELS
+// The same layout for 16 x 16 in registers: the 16 rows of 4 quads are four zmm; quad column g
+// is gathered by two two-source permutes (rows 0-7, rows 8-15) and a blend, and the row sums
+// are vpdpbusd of the quads with unsigned ones.
+WEFT_VNNI_TARGET void pack_wgt_vnni_16x16(const GemmKernel&, const uint8_t* src, uint8_t* dst) {
+  __m512i z[4];
+  for (int k = 0; k < 4; ++k) z[k] = _mm512_loadu_si512(src + 64 * k);
+  const __m512i ones = _mm512_set1_epi8(1);
+  __m512i sum = _mm512_setzero_si512();
+  for (int g = 0; g < 4; ++g) {
+    // Lane o takes dword 4o + g of rows 0-7 (z0:z1) or 4(o - 8) + g of rows 8-15 (z2:z3).
+    const __m512i idx = _mm512_set_epi32(28 + g, 24 + g, 20 + g, 16 + g, 12 + g, 8 + g, 4 + g, g,
+                                         28 + g, 24 + g, 20 + g, 16 + g, 12 + g, 8 + g, 4 + g, g);
+    const __m512i lo = _mm512_permutex2var_epi32(z[0], idx, z[1]);
+    const __m512i hi = _mm512_permutex2var_epi32(z[2], idx, z[3]);
+    const __m512i col = _mm512_mask_blend_epi32(0xFF00, lo, hi);
+    _mm512_storeu_si512(dst + 64 * g, col);
+    sum = _mm512_dpbusd_epi32(sum, ones, col);
+  }
+  _mm512_storeu_si512(
+      dst + 256, _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_maskz_slli_epi32(0xFFFF, sum, 7)));
+}
+#endif
+
 // AVX2: dwords [p][o] = the sign-extended pair (o, 2p), (o, 2p + 1).
 template <int BI, int BO>
 void pack_wgt_avx2(const GemmKernel&, const uint8_t* src, uint8_t* dst) {
@@ -271,7 +295,7 @@ GemmKernel::GemmKernel(int batch, int block_in, int block_out, KernelIsa isa)
       (b1_16_16 || b8_8_8)) {
     isa_ = KernelIsa::kAvx512Vnni;
     fn_ = b1_16_16 ? &rows_vnni_zmm<1, 16, 16> : &rows_vnni_8x8x8;
-    pack_wgt_ = b1_16_16 ? &pack_wgt_vnni<16, 16> : &pack_wgt_vnni<8, 8>;
+    pack_wgt_ = b1_16_16 ? &pack_wgt_vnni_16x16 : &pack_wgt_vnni<8, 8>;
   } else if ((want_auto || isa == KernelIsa::kAvx512Vnni || isa == KernelIsa::kAvx2) &&
              host_supports(KernelIsa::kAvx2) && (b1_16_16 || b8_8_8)) {
     isa_ = KernelIsa::kAvx2;

@@ -15,6 +15,7 @@ ReadDma::ReadDma(const isa::Layout& l, const isa::Platform& p, const isa::Insn& 
       dp_(dp),
       dram_(dram),
       port_(port),
+      p_(p),
       want_(start),
       start_(start),
       per_cycle_(std::max<int64_t>(1, bus_ / elem_)),
@@ -22,27 +23,28 @@ ReadDma::ReadDma(const isa::Layout& l, const isa::Platform& p, const isa::Insn& 
       group_(per_cycle_) {
   if (insn.x_size == 0) {
     rows_ = cols_ = 0;
+    req_row_ = insn.y_size;  // nothing to request
     return;
   }
   rows_ = insn.y_pad_0 + insn.y_size + insn.y_pad_1;
   cols_ = insn.x_pad_0 + insn.x_size + insn.x_pad_1;
-  std::vector<Burst> tmp;
-  for (int64_t y = 0; y < insn.y_size; ++y) {
-    tmp.clear();
-    const uint64_t addr = static_cast<uint64_t>(insn.dram_base + y * insn.x_stride) * elem_;
-    split_bursts(p, addr, static_cast<uint64_t>(insn.x_size * elem_), tmp);
-    for (const Burst& b : tmp) bursts_.push_back({y, b, 0});
-  }
+  if (requesting()) next_ = first_burst(p_, row_addr(0), row_end(0));
   fill();  // leading padding needs no data
 }
 
 void ReadDma::accepted(uint64_t cycle, uint64_t first_beat) {
-  if (port_) {
-    const Burst& b = bursts_[next_burst_].burst;
-    port_->before_read(cycle, b.first_byte, b.nbytes);  // the data the filler may now read
+  if (port_) port_->before_read(cycle, next_.first_byte, next_.nbytes);  // the filler may read it
+  if (head_ == accepted_.size()) {  // the filler has passed every earlier burst
+    accepted_.clear();
+    head_ = 0;
   }
-  bursts_[next_burst_].first_beat = first_beat;
-  ++next_burst_;
+  accepted_.push_back({req_row_, next_, first_beat});
+  const uint64_t pos = next_.first_byte + next_.nbytes;
+  if (pos < row_end(req_row_)) {
+    next_ = first_burst(p_, pos, row_end(req_row_));
+  } else if (++req_row_ < insn_.y_size) {
+    next_ = first_burst(p_, row_addr(req_row_), row_end(req_row_));
+  }
   want_ = cycle + 1;
   fill();
 }
@@ -76,7 +78,7 @@ void ReadDma::fill() {
       c_ = 0;
       continue;
     }
-    const uint64_t row_addr = static_cast<uint64_t>(insn_.dram_base + y * insn_.x_stride) * elem_;
+    const uint64_t addr = row_addr(y);
     while (c_ < cols_) {
       const int64_t x = c_ - insn_.x_pad_0;
       const int64_t sram = sram_base + r_ * cols_ + c_;
@@ -87,22 +89,22 @@ void ReadDma::fill() {
         continue;
       }
       // The element's last byte must have been requested; find its burst in this row.
-      const uint64_t last = row_addr + static_cast<uint64_t>((x + 1) * elem_) - 1;
-      while (row_burst_ < next_burst_ &&
-             bursts_[row_burst_].burst.first_byte + bursts_[row_burst_].burst.nbytes <= last) {
-        ++row_burst_;
+      const uint64_t last = addr + static_cast<uint64_t>((x + 1) * elem_) - 1;
+      while (head_ < accepted_.size() &&
+             accepted_[head_].burst.first_byte + accepted_[head_].burst.nbytes <= last) {
+        ++head_;
       }
-      if (row_burst_ >= next_burst_) return;  // not requested yet: wait for more grants
-      const RowBurst& rb = bursts_[row_burst_];
+      if (head_ == accepted_.size()) return;  // not requested yet: wait for more grants
+      const RowBurst& rb = accepted_[head_];
       const uint64_t beat = last / bus_ - rb.burst.aligned_addr / bus_;
       place(rb.first_beat + beat + 1);
-      dp_.write_elem(type_, sram, &dram_[row_addr + static_cast<uint64_t>(x * elem_)]);
+      dp_.write_elem(type_, sram, &dram_[addr + static_cast<uint64_t>(x * elem_)]);
       ++c_;
     }
     ++r_;
     c_ = 0;
     // The next data row starts with the bursts after this row's.
-    while (row_burst_ < bursts_.size() && bursts_[row_burst_].row <= y) ++row_burst_;
+    while (head_ < accepted_.size() && accepted_[head_].row <= y) ++head_;
   }
 }
 

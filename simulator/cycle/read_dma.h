@@ -3,7 +3,8 @@
 // up to max(1, bus bytes / element bytes) elements per cycle (so the filler keeps pace with
 // the bus and needs no deep buffer), zeros for padding, data once its last beat has arrived
 // (docs/microarchitecture.md §Load). Beat times are known when a burst is accepted, so the
-// fill schedule is computed as bursts are granted.
+// fill schedule is computed as bursts are granted. Bursts are made as they are requested and
+// kept only until the filler has passed them.
 #pragma once
 
 #include <cstdint>
@@ -25,13 +26,17 @@ class ReadDma {
           Datapath& dp, const std::vector<uint8_t>& dram, DramPort* port = nullptr);
 
   /// Whether bursts remain to be requested.
-  bool requesting() const { return next_burst_ < bursts_.size(); }
+  bool requesting() const { return req_row_ < insn_.y_size; }
+  /// Whether the next burst is the last one.
+  bool last_burst() const {
+    return req_row_ + 1 == insn_.y_size && next_.first_byte + next_.nbytes == row_end(req_row_);
+  }
   /// Earliest cycle at which the next burst may be requested.
   uint64_t want() const { return want_; }
   /// Beats of the next burst.
-  uint32_t next_beats() const { return bursts_[next_burst_].burst.beats; }
+  uint32_t next_beats() const { return next_.beats; }
   /// Bus-aligned address of the next burst.
-  uint64_t next_addr() const { return bursts_[next_burst_].burst.aligned_addr; }
+  uint64_t next_addr() const { return next_.aligned_addr; }
   /// The next burst was accepted at `cycle`; its first beat arrives at `first_beat`.
   void accepted(uint64_t cycle, uint64_t first_beat);
   /// The request lost arbitration or found no slot; try again at `cycle`.
@@ -45,6 +50,13 @@ class ReadDma {
  private:
   void fill();                 // advances the filler over every element whose data has arrived
   void place(uint64_t ready);  // schedules one element write whose data is usable at `ready`
+  // The byte range of data row y in DRAM.
+  uint64_t row_addr(int64_t y) const {
+    return static_cast<uint64_t>(insn_.dram_base + y * insn_.x_stride) * elem_;
+  }
+  uint64_t row_end(int64_t y) const {
+    return row_addr(y) + static_cast<uint64_t>(insn_.x_size * elem_);
+  }
 
   const isa::Layout& l_;
   isa::Insn insn_;
@@ -54,13 +66,18 @@ class ReadDma {
   const std::vector<uint8_t>& dram_;
   DramPort* port_;
 
+  const isa::Platform& p_;
+  // Requests: the next burst, of data row req_row_.
+  int64_t req_row_ = 0;
+  Burst next_;
+  // Accepted bursts the filler has not passed, oldest at head_.
   struct RowBurst {
     int64_t row;  // data row (0..y_size-1)
     Burst burst;
     uint64_t first_beat = 0;
   };
-  std::vector<RowBurst> bursts_;
-  size_t next_burst_ = 0;
+  std::vector<RowBurst> accepted_;
+  size_t head_ = 0;
   uint64_t want_;
   uint64_t start_;
   int64_t per_cycle_;  // element writes per cycle
@@ -70,7 +87,6 @@ class ReadDma {
   uint64_t w_;     // cycle of the current write group
   int64_t group_;  // elements written in cycle w_
   uint64_t dram_stall_ = 0;
-  size_t row_burst_ = 0;  // first burst of the filler's current data row
 };
 
 }  // namespace weft::sim::cycle

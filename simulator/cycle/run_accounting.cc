@@ -8,11 +8,12 @@
 
 namespace weft::sim::cycle {
 
-uint64_t CycleRun::next_cycle() const {
+uint64_t CycleRun::next_cycle(const Unit* except_dma) const {
   uint64_t next = events_.empty() ? kNever : events_.top().time;
   for (const Unit& u : units_) {
     if (u.dma) {
-      if (u.dma->requesting()) next = std::min(next, std::max(u.dma->want(), t_ + 1));
+      if (u.dma->requesting() && &u != except_dma)
+        next = std::min(next, std::max(u.dma->want(), t_ + 1));
     } else if (t_ < u.free_at) {
       next = std::min(next, u.free_at);
     } else if (waits_for_drain(u)) {

@@ -41,6 +41,39 @@ void CycleRun::grant_read_burst() {
   }
 }
 
+// Step 5, continued. A LOAD of many short rows takes one tick per burst, each of which only
+// grants that burst. When the next cycle is the next request of the only requesting DMA and
+// nothing else can happen before some later cycle `other` (no event, unit, fetch or dispatch),
+// the ticks up to `other` would each do exactly what this loop does: grant the burst if the
+// memory has a slot, else retry when it frees one. Their accounting is one span, since no
+// unit's state changes in it. The last burst is left to a tick, which finishes the LOAD.
+uint64_t CycleRun::stream_bursts(uint64_t next) {
+  if (dispatched_) return next;
+  Unit* only = nullptr;
+  for (Unit& u : units_) {
+    if (!u.dma || !u.dma->requesting()) continue;
+    if (only) return next;
+    only = &u;
+  }
+  if (!only || std::max(only->dma->want(), t_ + 1) != next) return next;
+  const uint64_t other = next_cycle(only);
+  ReadDma& dma = *only->dma;
+  const BurstSource source{isa::module_name(only->id), static_cast<int64_t>(only->dma_index), 0};
+  while (next < other && !dma.last_burst()) {
+    const uint64_t slot = mem_.next_read_slot(next);
+    if (slot > next) {
+      dma.retry_at(slot);
+      next = slot;
+      continue;
+    }
+    BurstSource s = source;
+    s.addr = dma.next_addr();
+    dma.accepted(next, mem_.accept_read(next, dma.next_beats(), s));
+    next = std::max(dma.want(), next + 1);
+  }
+  return std::min(next, other);
+}
+
 void CycleRun::dispatch() {
   dispatched_ = false;
   dispatch_blocked_ = false;

@@ -9,23 +9,23 @@
 
 namespace weft::sim {
 
-void split_bursts(const isa::Platform& p, uint64_t addr, uint64_t nbytes, std::vector<Burst>& out) {
+Burst first_burst(const isa::Platform& p, uint64_t addr, uint64_t end) {
   const uint64_t w = static_cast<uint64_t>(p.axi_data_bits / 8);
   const uint64_t max_bytes = w * static_cast<uint64_t>(p.max_burst_beats);
-  uint64_t pos = addr;
+  const uint64_t aligned = addr / w * w;
+  const uint64_t limit = std::min({aligned + max_bytes, (aligned / 4096 + 1) * 4096, end});
+  Burst b;
+  b.aligned_addr = aligned;
+  b.beats = static_cast<uint32_t>((limit - aligned + w - 1) / w);
+  b.first_byte = addr;
+  b.nbytes = limit - addr;
+  return b;
+}
+
+void split_bursts(const isa::Platform& p, uint64_t addr, uint64_t nbytes, std::vector<Burst>& out) {
   const uint64_t end = addr + nbytes;
-  while (pos < end) {
-    const uint64_t aligned = pos / w * w;
-    uint64_t limit = std::min(aligned + max_bytes, (aligned / 4096 + 1) * 4096);
-    limit = std::min(limit, end);
-    Burst b;
-    b.aligned_addr = aligned;
-    b.beats = static_cast<uint32_t>((limit - aligned + w - 1) / w);
-    b.first_byte = pos;
-    b.nbytes = limit - pos;
-    out.push_back(b);
-    pos = limit;
-  }
+  for (uint64_t pos = addr; pos < end; pos += out.back().nbytes)
+    out.push_back(first_burst(p, pos, end));
 }
 
 AxiMemory::AxiMemory(const isa::Platform& p) : p_(p) {
@@ -87,14 +87,15 @@ void AxiMemory::inject(AxiChannel ch, uint64_t cycle, uint64_t answer, uint32_t 
     const bool read = ch == AxiChannel::kRead;
     char addr[32];
     std::snprintf(addr, sizeof addr, "0x%llx", static_cast<unsigned long long>(lo));
-    std::string who = source.module ? std::string("the ") + source.module +
-                                          (std::string(source.module) == "fetch" ? " unit" : " module")
-                                    : std::string("an unknown requester");
+    std::string who = source.module
+                          ? std::string("the ") + source.module +
+                                (std::string(source.module) == "fetch" ? " unit" : " module")
+                          : std::string("an unknown requester");
     if (source.insn >= 0) who += " (instruction " + std::to_string(source.insn) + ")";
     std::string msg = std::string("AXI ") + (read ? "read" : "write") + " burst " +
                       std::to_string(index) + " of " + who + " at address " + addr + " (" +
-                      std::to_string(beats) + " beats, accepted at cycle " +
-                      std::to_string(cycle) + ") ";
+                      std::to_string(beats) + " beats, accepted at cycle " + std::to_string(cycle) +
+                      ") ";
     switch (f.kind) {
       case AxiFaultKind::kSlvErr:
         msg += std::string("was answered SLVERR (slave error) on ") + (read ? "RRESP" : "BRESP") +

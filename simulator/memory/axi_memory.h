@@ -22,8 +22,10 @@ struct Burst {
   uint64_t nbytes = 0;
 };
 
-/// Splits a byte range into bursts: bus-aligned beats, at most `max_burst_beats` beats, never
-/// crossing a 4 KiB boundary (AXI4 rules). Appends to `out`.
+/// The first burst of the bytes [addr, end), end > addr: bus-aligned beats, at most
+/// `max_burst_beats` beats, never crossing a 4 KiB boundary (AXI4 rules).
+Burst first_burst(const isa::Platform& p, uint64_t addr, uint64_t end);
+/// Splits a byte range into such bursts. Appends to `out`.
 void split_bursts(const isa::Platform& p, uint64_t addr, uint64_t nbytes, std::vector<Burst>& out);
 
 /// Read/write channel timing with bounded outstanding bursts.
