@@ -1,7 +1,7 @@
 // Devices backed by a simulator: the device memory is a host vector, the control registers a
-// small array, and ap_start runs the engine on a worker thread, so that `wait` polls ap_done
-// with a real timeout, as it does on hardware (woken when the run ends rather than at its next
-// poll). A failed run sets the sticky error register, exactly as the hardware does, and keeps
+// small array, and ap_start hands the run to the device's worker thread, so that `wait` polls
+// ap_done with a real timeout, as it does on hardware (woken when the run ends rather than at
+// its next poll). A failed run sets the sticky error register, exactly as the hardware does, and keeps
 // the simulator's full message. Closing the device cancels a run still in progress.
 #pragma once
 
@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -50,13 +51,15 @@ class SimDevice : public Device {
   virtual EngineResult execute(std::vector<uint8_t>& dram, uint64_t insn_offset,
                                uint64_t insn_count, const std::atomic<bool>* cancel) = 0;
   const DeviceOptions& options() const { return options_; }
-  /// Stops and joins the worker; derived destructors call it before their engine goes away.
+  /// Stops (cancelling a run in progress) and joins the worker; derived destructors call it
+  /// before their engine goes away.
   void stop_worker();
 
  private:
   void check_range(uint64_t addr, uint64_t bytes, const char* what) const;
   void check_idle(const char* what) const;
   void start();
+  void work();  // the worker's loop
   void run_engine(uint64_t insn_addr, uint64_t count, uint64_t base);
   void set64(uint32_t offset, uint64_t v);
   uint64_t get64(uint32_t offset) const;
@@ -67,8 +70,14 @@ class SimDevice : public Device {
   // regs_[0] (control) is also written by the worker: it is atomic, and the worker publishes
   // the other registers before it sets ap_done (release), read after ap_done (acquire).
   std::atomic<uint32_t> control_{0};
-  std::mutex end_mu_;  // with end_cv_: wait_for_end wakes when the worker sets ap_done
-  std::condition_variable end_cv_;
+  // The worker takes job_ (job_cv_); ap_done is set under mu_ and announced on end_cv_.
+  struct Job {
+    uint64_t insn_addr, count, base;
+  };
+  std::mutex mu_;
+  std::condition_variable job_cv_, end_cv_;
+  std::optional<Job> job_;
+  bool shutdown_ = false;
   std::array<uint32_t, isa::reg::kMapEnd / 4> regs_{};
   std::thread worker_;
   std::atomic<bool> cancel_{false};
