@@ -114,6 +114,21 @@ void Datapath::gemm_insn(const isa::Insn& in, const std::atomic<bool>* cancel) {
   int32_t* rd = rows_dst_.data();
   int32_t* rs = rows_src_.data();
   int64_t done_rows = 0;
+  // The folded levels' offsets, the same for every outer iteration and micro-op: with many of
+  // them, a micro-op's rows are these offsets from its own indices.
+  const int64_t folded = inner_i * inner_j;
+  if (folded >= kDirect) {
+    offs_dst_.resize(static_cast<size_t>(folded));
+    offs_src_.resize(static_cast<size_t>(folded));
+    for (int64_t ii = 0; ii < inner_i; ++ii) {
+      for (int64_t jj = 0; jj < inner_j; ++jj) {
+        offs_dst_[ii * inner_j + jj] =
+            static_cast<int32_t>(ii * in.dst_factor_out + jj * in.dst_factor_in);
+        offs_src_[ii * inner_j + jj] =
+            static_cast<int32_t>(ii * in.src_factor_out + jj * in.src_factor_in);
+      }
+    }
+  }
   for (int64_t oi = 0; oi < outer_i; ++oi) {
     for (int64_t oj = 0; oj < outer_j; ++oj) {
       for (int64_t k0 = bgn; k0 < end;) {
@@ -133,6 +148,13 @@ void Datapath::gemm_insn(const isa::Insn& in, const std::atomic<bool>* cancel) {
               kernel_.rows(acc_.data() + dof * acc_row, inp_.data() + sof * kernel_.inp_bytes(), w,
                            uop_dst_.data() + k0, uop_src_.data() + k0, k1 - k0);
             }
+          }
+        } else if (folded >= kDirect) {
+          for (int64_t k = k0; k < k1; ++k) {
+            const int64_t d0 = uop_dst_[k] + oi * in.dst_factor_out + oj * in.dst_factor_in;
+            const int64_t s0 = uop_src_[k] + oi * in.src_factor_out + oj * in.src_factor_in;
+            kernel_.rows(acc_.data() + d0 * acc_row, inp_.data() + s0 * kernel_.inp_bytes(), w,
+                         offs_dst_.data(), offs_src_.data(), folded);
           }
         } else {
           int64_t n = 0;

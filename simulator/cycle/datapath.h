@@ -82,6 +82,7 @@ class Datapath {
   Aligned<uint8_t> wgt_;  // [depth] packed WGT elements (kernel_.wgt_bytes() each)
   Aligned<int32_t> acc_;  // [depth][BATCH][BLOCK_OUT]
   std::vector<int32_t> rows_dst_, rows_src_;  // gemm_insn's row lists
+  std::vector<int32_t> offs_dst_, offs_src_;  // gemm_insn's folded loop offsets
 };
 
 }  // namespace weft::sim::cycle

@@ -10,13 +10,16 @@
 namespace weft::sim {
 
 Burst first_burst(const isa::Platform& p, uint64_t addr, uint64_t end) {
+  // The bus width is a power of two (AxiMemory checks it): masks and shifts, not divisions
+  // (this runs once per burst, millions of times for a transformer).
   const uint64_t w = static_cast<uint64_t>(p.axi_data_bits / 8);
+  const int w_log2 = __builtin_ctzll(w);
   const uint64_t max_bytes = w * static_cast<uint64_t>(p.max_burst_beats);
-  const uint64_t aligned = addr / w * w;
-  const uint64_t limit = std::min({aligned + max_bytes, (aligned / 4096 + 1) * 4096, end});
+  const uint64_t aligned = addr & ~(w - 1);
+  const uint64_t limit = std::min({aligned + max_bytes, (aligned | 4095) + 1, end});
   Burst b;
   b.aligned_addr = aligned;
-  b.beats = static_cast<uint32_t>((limit - aligned + w - 1) / w);
+  b.beats = static_cast<uint32_t>((limit - aligned + w - 1) >> w_log2);
   b.first_byte = addr;
   b.nbytes = limit - addr;
   return b;
