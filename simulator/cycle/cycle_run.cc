@@ -26,7 +26,8 @@ CycleRun::CycleRun(const isa::Layout& l, const isa::Platform& p, const ModelOpti
       pipe_(l, model.shortcuts),
       fetch_(l, p, insn_offset, insn_count),
       insn_offset_(insn_offset),
-      insn_count_(insn_count) {
+      insn_count_(insn_count),
+      shortcuts_(model.shortcuts) {
   mem_.set_faults(opts.faults);
   const Track tracks[3] = {Track::kLoad, Track::kCompute, Track::kStore};
   ModuleCycles* cycles[3] = {&st_.load, &st_.compute, &st_.store};

@@ -139,6 +139,7 @@ class CycleRun {
   ComputePipe pipe_;
   FetchUnit fetch_;
   uint64_t insn_offset_, insn_count_;
+  bool shortcuts_;  // ModelOptions::shortcuts: stream_bursts too (off: the tick-by-tick reference)
   CycleStats st_;
 
   std::array<Unit, 3> units_;  // indexed by isa::Module: load, compute, store

@@ -42,8 +42,9 @@ struct RunOptions {
 /// How the model computes. Every choice gives the same cycles, accounting and data; the tests
 /// compare them.
 struct ModelOptions {
-  /// Take the GEMM shortcuts of docs/microarchitecture.md ("Shortcuts"); false steps every
-  /// micro-op iteration through the scoreboard and the data path one by one (the reference).
+  /// Take the shortcuts of docs/microarchitecture.md ("Shortcuts"); false steps every GEMM
+  /// micro-op iteration through the scoreboard and the data path one by one, and grants every
+  /// read burst in a tick of its own (the reference).
   bool shortcuts = true;
   /// The instruction set of the int8 GEMM kernel (kAuto: the best the host supports).
   KernelIsa kernel = KernelIsa::kAuto;

@@ -48,7 +48,7 @@ void CycleRun::grant_read_burst() {
 // memory has a slot, else retry when it frees one. Their accounting is one span, since no
 // unit's state changes in it. The last burst is left to a tick, which finishes the LOAD.
 uint64_t CycleRun::stream_bursts(uint64_t next) {
-  if (dispatched_) return next;
+  if (!shortcuts_ || dispatched_) return next;
   Unit* only = nullptr;
   for (Unit& u : units_) {
     if (!u.dma || !u.dma->requesting()) continue;
