@@ -40,7 +40,8 @@ void SimDevice::abort() {
   std::unique_lock<std::mutex> lock(mu_);
   if ((control_.load(std::memory_order_acquire) & reg::kApIdle) != 0) return;
   cancel_ = true;  // the engine stops at its next look at the flag (RunCancelled)
-  end_cv_.wait(lock, [this] { return (control_.load(std::memory_order_acquire) & reg::kApIdle) != 0; });
+  end_cv_.wait(lock,
+               [this] { return (control_.load(std::memory_order_acquire) & reg::kApIdle) != 0; });
   // ap_done of the cancelled run stays set for `wait` to see, with the error register.
 }
 

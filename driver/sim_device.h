@@ -1,8 +1,8 @@
 // Devices backed by a simulator: the device memory is a host vector, the control registers a
 // small array, and ap_start hands the run to the device's worker thread, so that `wait` polls
 // ap_done with a real timeout, as it does on hardware (woken when the run ends rather than at
-// its next poll). A failed run sets the sticky error register, exactly as the hardware does, and keeps
-// the simulator's full message. Closing the device cancels a run still in progress.
+// its next poll). A failed run sets the sticky error register, exactly as the hardware does, and
+// keeps the simulator's full message. Closing the device cancels a run still in progress.
 #pragma once
 
 #include <array>
