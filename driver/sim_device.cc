@@ -38,10 +38,9 @@ void SimDevice::stop_worker() {
 
 void SimDevice::abort() {
   std::unique_lock<std::mutex> lock(mu_);
-  if ((control_.load(std::memory_order_acquire) & reg::kApIdle) != 0) return;
+  if (idle()) return;
   cancel_ = true;  // the engine stops at its next look at the flag (RunCancelled)
-  end_cv_.wait(lock,
-               [this] { return (control_.load(std::memory_order_acquire) & reg::kApIdle) != 0; });
+  end_cv_.wait(lock, [this] { return idle(); });
   // ap_done of the cancelled run stays set for `wait` to see, with the error register.
 }
 
@@ -62,7 +61,7 @@ void SimDevice::work() {
 }
 
 void SimDevice::check_idle(const char* what) const {
-  if ((control_.load(std::memory_order_acquire) & reg::kApIdle) == 0) {
+  if (!idle()) {
     throw UserError("device '" + name() + "': " + what + " while a run is in progress");
   }
 }
@@ -143,7 +142,7 @@ uint32_t SimDevice::read_reg(uint32_t offset) {
     return control_.fetch_and(~reg::kApDone, std::memory_order_acq_rel);  // ap_done clears on read
   }
   // Counters and the error register are written by the worker: they read 0 while it runs.
-  if (offset >= reg::kCycles && (control_.load(std::memory_order_acquire) & reg::kApIdle) == 0) {
+  if (offset >= reg::kCycles && !idle()) {
     return 0;
   }
   return regs_[offset / 4];
@@ -211,9 +210,7 @@ void SimDevice::run_engine(uint64_t insn_addr, uint64_t count, uint64_t base) {
 
 void SimDevice::wait_for_end(std::chrono::microseconds most) {
   std::unique_lock<std::mutex> lock(mu_);
-  end_cv_.wait_for(lock, most, [this] {
-    return (control_.load(std::memory_order_acquire) & reg::kApIdle) != 0;
-  });
+  end_cv_.wait_for(lock, most, [this] { return idle(); });
 }
 
 namespace {

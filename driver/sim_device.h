@@ -57,6 +57,9 @@ class SimDevice : public Device {
 
  private:
   void check_range(uint64_t addr, uint64_t bytes, const char* what) const;
+  bool idle() const {
+    return (control_.load(std::memory_order_acquire) & isa::reg::kApIdle) != 0;
+  }
   void check_idle(const char* what) const;
   void start();
   void work();  // the worker's loop

@@ -90,15 +90,11 @@ void qconv(const Graph& g, const Node& n, const int8_t* x, const int8_t* w, cons
         for (int64_t j = 0; j < O; ++j) {
           const int8_t* xr = x + i * K;
           const int8_t* wr = w + (s * O + j) * K;
-          int64_t acc = 0;
-          if (int32_sums) {
-            int32_t a = 0;
-            for (int64_t k = 0; k < K; ++k) a += int32_t{xr[k]} * int32_t{wr[k]};
-            acc = a;
-          } else {
-            for (int64_t k = 0; k < K; ++k) acc += int32_t{xr[k]} * int32_t{wr[k]};
-          }
-          finish(acc, j, i * O + j);
+          auto dot = [&](auto sum) {  // sum: the accumulator type's zero
+            for (int64_t k = 0; k < K; ++k) sum += int32_t{xr[k]} * int32_t{wr[k]};
+            return int64_t{sum};
+          };
+          finish(int32_sums ? dot(int32_t{0}) : dot(int64_t{0}), j, i * O + j);
         }
     return;
   }

@@ -58,7 +58,8 @@ uint64_t CycleRun::stream_bursts(uint64_t next) {
   if (!only || std::max(only->dma->want(), t_ + 1) != next) return next;
   const uint64_t other = next_cycle(only);
   ReadDma& dma = *only->dma;
-  const BurstSource source{isa::module_name(only->id), static_cast<int64_t>(only->dma_index), 0};
+  const char* module = isa::module_name(only->id);
+  const auto index = static_cast<int64_t>(only->dma_index);
   while (next < other && !dma.last_burst()) {
     const uint64_t slot = mem_.next_read_slot(next);
     if (slot > next) {
@@ -66,9 +67,7 @@ uint64_t CycleRun::stream_bursts(uint64_t next) {
       next = slot;
       continue;
     }
-    BurstSource s = source;
-    s.addr = dma.next_addr();
-    dma.accepted(next, mem_.accept_read(next, dma.next_beats(), s));
+    dma.accepted(next, mem_.accept_read(next, dma.next_beats(), {module, index, dma.next_addr()}));
     next = std::max(dma.want(), next + 1);
   }
   return std::min(next, other);
