@@ -79,6 +79,19 @@ class Device {
   /// default sleeps `most`, so that `wait` polls.
   virtual void wait_for_end(std::chrono::microseconds most) { std::this_thread::sleep_for(most); }
 
+  /// How run_here ended.
+  enum class HereEnd {
+    kNotHere,   // it ran nothing: a device that runs on its own, or a run another thread took
+    kEnded,     // the run ended (ap_done is set), with or without an error
+    kDeadline,  // the run was still going at the deadline and was stopped, as abort() stops it
+  };
+  /// Where the device can (a simulator in this process), runs a started run on the calling
+  /// thread: a short run is spared the hand-over to the device's own thread and back, which on
+  /// a network of many small kernels costs more than the kernels. `wait` calls it first.
+  virtual HereEnd run_here(std::chrono::steady_clock::time_point /*deadline*/) {
+    return HereEnd::kNotHere;
+  }
+
   /// Stops a run in progress, as the host does to a device that does not finish: returns once
   /// the device is idle again, its run ended with an error ("cancelled"). No effect when idle.
   virtual void abort() {}

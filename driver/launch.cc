@@ -36,13 +36,17 @@ void launch(Device& dev, uint64_t insn_addr, uint64_t insn_count, uint64_t dram_
 
 RunCounters wait(Device& dev, std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const auto timed_out = [&] {
+    return UserError("device '" + dev.name() + "' did not finish within " +
+                     std::to_string(timeout.count()) + " ms (ap_done never set); the run was "
+                     "stopped");
+  };
+  if (dev.run_here(deadline) == Device::HereEnd::kDeadline) throw timed_out();
   auto pause = std::chrono::microseconds(10);
   while ((dev.read_reg(reg::kControl) & reg::kApDone) == 0) {
     if (std::chrono::steady_clock::now() > deadline) {
       dev.abort();  // a run past its deadline is stopped, not left running behind the error
-      throw UserError("device '" + dev.name() + "' did not finish within " +
-                      std::to_string(timeout.count()) + " ms (ap_done never set); the run was "
-                      "stopped");
+      throw timed_out();
     }
     dev.wait_for_end(pause);
     pause = std::min(pause * 2, std::chrono::microseconds(10000));

@@ -22,9 +22,9 @@ struct RunCounters {
 /// Writes the arguments and sets ap_start. UserError when the device is not idle.
 void launch(Device& dev, uint64_t insn_addr, uint64_t insn_count, uint64_t dram_base = 0);
 
-/// Polls ap_done until it is set or `timeout` passes (then stops the run with Device::abort and
-/// throws UserError naming the device). Then reads
-/// the error register: a set bit throws UserError with the device's detailed message, or one
+/// Lets the device run the run on this thread where it can (Device::run_here), else polls
+/// ap_done until it is set; a run still going after `timeout` is stopped (Device::abort) and
+/// throws UserError naming the device. Then reads the error register: a set bit throws UserError with the device's detailed message, or one
 /// built from the bits and the instruction index. Returns the counters.
 RunCounters wait(Device& dev, std::chrono::milliseconds timeout);
 

@@ -1,8 +1,10 @@
 // Devices backed by a simulator: the device memory is a host vector, the control registers a
-// small array, and ap_start hands the run to the device's worker thread, so that `wait` polls
-// ap_done with a real timeout, as it does on hardware (woken when the run ends rather than at
-// its next poll). A failed run sets the sticky error register, exactly as the hardware does, and
-// keeps the simulator's full message. Closing the device cancels a run still in progress.
+// small array. ap_start queues the run; `wait` runs it on the caller's thread (run_here) while
+// the device's worker thread keeps the deadline, so that a timeout stops it as on hardware.
+// Anything else that looks for progress (polling ap_done, wait_for_end, abort) hands a queued
+// run to the worker instead. A failed run sets the sticky error register, exactly as the
+// hardware does, and keeps the simulator's full message. Closing the device cancels a run
+// still in progress.
 #pragma once
 
 #include <array>
@@ -36,6 +38,7 @@ class SimDevice : public Device {
   nlohmann::ordered_json run_details() const override { return details_; }
   void abort() override;
   void wait_for_end(std::chrono::microseconds most) override;
+  HereEnd run_here(std::chrono::steady_clock::time_point deadline) override;
 
  protected:
   /// What one engine run reports to the registers.
@@ -62,7 +65,8 @@ class SimDevice : public Device {
   }
   void check_idle(const char* what) const;
   void start();
-  void work();  // the worker's loop
+  void work();  // the worker's loop: queued runs nobody runs here, and run_here's deadline
+  void hand_to_worker();
   void run_engine(uint64_t insn_addr, uint64_t count, uint64_t base);
   void set64(uint32_t offset, uint64_t v);
   uint64_t get64(uint32_t offset) const;
@@ -73,14 +77,20 @@ class SimDevice : public Device {
   // regs_[0] (control) is also written by the worker: it is atomic, and the worker publishes
   // the other registers before it sets ap_done (release), read after ap_done (acquire).
   std::atomic<uint32_t> control_{0};
-  // The worker takes job_ (job_cv_); ap_done is set under mu_ and announced on end_cv_.
+  // job_ is a started run no thread has taken yet: run_here or the worker (woken on job_cv_)
+  // takes it. ap_done is set under mu_ and announced on end_cv_.
   struct Job {
     uint64_t insn_addr, count, base;
   };
+  using Clock = std::chrono::steady_clock;
   std::mutex mu_;
   std::condition_variable job_cv_, end_cv_;
   std::optional<Job> job_;
   bool shutdown_ = false;
+  bool here_ = false;           // run_here's run is in progress
+  bool deadline_passed_ = false;  // ... and the worker stopped it at its deadline
+  Clock::time_point here_deadline_;
+  Clock::time_point worker_wakes_ = Clock::time_point::max();  // when the sleeping worker looks
   std::array<uint32_t, isa::reg::kMapEnd / 4> regs_{};
   std::thread worker_;
   std::atomic<bool> cancel_{false};

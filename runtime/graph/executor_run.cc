@@ -86,6 +86,7 @@ RunResult GraphExecutor::run_steps(driver::Device& dev,
   };
   RunResult res;
   RunReport& r = res.report;
+  r.steps.reserve(m.steps.size());
   r.network = g.name();
   r.config = m.l.config.name;
   r.platform = m.pf.name;
@@ -225,7 +226,7 @@ RunResult GraphExecutor::run_steps(driver::Device& dev,
     r.macs += sr.macs;
     sr.start_us = r.total_seconds * 1e6;
     r.total_seconds += sr.seconds;
-    r.steps.push_back(sr);
+    r.steps.push_back(std::move(sr));
   }
   for (StepReport& s : r.steps) s.share = r.total_seconds > 0 ? s.seconds / r.total_seconds : 0;
   for (ValueId o : g.outputs()) {

@@ -10,7 +10,7 @@
 
 namespace weft::rt::graph {
 
-void add_run_details(StepReport& sr, const nlohmann::json& d, const isa::Layout& l,
+void add_run_details(StepReport& sr, const nlohmann::ordered_json& d, const isa::Layout& l,
                      const isa::Platform& pf) {
   if (d.contains("modules") && d["modules"].contains("compute")) {
     sr.compute = d["modules"]["compute"];

@@ -3,15 +3,19 @@
 
 namespace weft::sim::cycle {
 
+// Built key by key: nlohmann's nested initializer lists copy every element once more, and a
+// network of many short kernels builds one of these per kernel.
 namespace {
 nlohmann::ordered_json module_json(const ModuleCycles& m) {
-  return {{"busy", m.busy},
-          {"stall_token", m.stall_token},
-          {"stall_dram", m.stall_dram},
-          {"stall_cmd_empty", m.stall_cmd_empty},
-          {"stall_hazard", m.stall_hazard},
-          {"stall_drain", m.stall_drain},
-          {"idle", m.idle}};
+  nlohmann::ordered_json j;
+  j["busy"] = m.busy;
+  j["stall_token"] = m.stall_token;
+  j["stall_dram"] = m.stall_dram;
+  j["stall_cmd_empty"] = m.stall_cmd_empty;
+  j["stall_hazard"] = m.stall_hazard;
+  j["stall_drain"] = m.stall_drain;
+  j["idle"] = m.idle;
+  return j;
 }
 }  // namespace
 
@@ -21,25 +25,27 @@ nlohmann::ordered_json to_json(const CycleStats& s) {
   j["utilization"] = s.utilization();
   j["gemm_uops"] = s.gemm_uops;
   j["alu_uops"] = s.alu_uops;
-  j["modules"] = {{"fetch",
-                   {{"busy", s.fetch.busy},
-                    {"stall_cmd_full", s.fetch.stall_cmd_full},
-                    {"stall_dram", s.fetch.stall_dram},
-                    {"idle", s.fetch.idle}}},
-                  {"load", module_json(s.load)},
-                  {"compute", module_json(s.compute)},
-                  {"store", module_json(s.store)}};
-  j["dram"] = {{"read_nbytes",
-                {{"insn", s.insn_fetch_nbytes},
-                 {"uop", s.counters.uop_load_nbytes},
-                 {"inp", s.counters.inp_load_nbytes},
-                 {"wgt", s.counters.wgt_load_nbytes},
-                 {"acc", s.counters.acc_load_nbytes}}},
-               {"write_nbytes", {{"out", s.counters.out_store_nbytes}}},
-               {"read_bursts", s.read_bursts},
-               {"read_beats", s.read_beats},
-               {"write_bursts", s.write_bursts},
-               {"write_beats", s.write_beats}};
+  nlohmann::ordered_json& modules = j["modules"];
+  nlohmann::ordered_json& fetch = modules["fetch"];
+  fetch["busy"] = s.fetch.busy;
+  fetch["stall_cmd_full"] = s.fetch.stall_cmd_full;
+  fetch["stall_dram"] = s.fetch.stall_dram;
+  fetch["idle"] = s.fetch.idle;
+  modules["load"] = module_json(s.load);
+  modules["compute"] = module_json(s.compute);
+  modules["store"] = module_json(s.store);
+  nlohmann::ordered_json& dram = j["dram"];
+  nlohmann::ordered_json& read = dram["read_nbytes"];
+  read["insn"] = s.insn_fetch_nbytes;
+  read["uop"] = s.counters.uop_load_nbytes;
+  read["inp"] = s.counters.inp_load_nbytes;
+  read["wgt"] = s.counters.wgt_load_nbytes;
+  read["acc"] = s.counters.acc_load_nbytes;
+  dram["write_nbytes"]["out"] = s.counters.out_store_nbytes;
+  dram["read_bursts"] = s.read_bursts;
+  dram["read_beats"] = s.read_beats;
+  dram["write_bursts"] = s.write_bursts;
+  dram["write_beats"] = s.write_beats;
   j["activity"] = to_json(s.activity);
   return j;
 }

@@ -66,8 +66,8 @@ class DeviceTest : public ::testing::TestWithParam<std::string> {
     dev_->copy_from_device(addr, out.data(), bytes);
     return out;
   }
-  // Polls the control register until ap_done (the run is on a worker thread, as on hardware);
-  // returns the value that had it (reading clears ap_done).
+  // Polls the control register until ap_done (polling hands the run to the device's worker
+  // thread, as on hardware); returns the value that had it (reading clears ap_done).
   uint32_t await_done() {
     uint32_t ctrl = 0;
     while (((ctrl = dev_->read_reg(reg::kControl)) & reg::kApDone) == 0) std::this_thread::yield();
@@ -142,6 +142,57 @@ TEST_P(DeviceTest, ApDoneIsSetAfterARunAndClearsOnRead) {
   EXPECT_EQ(second & reg::kApDone, 0u);
   EXPECT_NE(second & reg::kApIdle, 0u);
   EXPECT_EQ(dev_->read_reg(reg::kError), 0u);
+  EXPECT_EQ(download(addr, rp.program.dram.size()), expected_image(rp.program));
+}
+
+// `wait` lets a simulator run the run on the caller's thread (Device::run_here): the run has
+// ended when run_here returns, and nothing is left for another call. The xrt engine's board
+// runs on its own and says so.
+TEST_P(DeviceTest, RunHereEndsTheRunOnTheCallingThread) {
+  using End = driver::Device::HereEnd;
+  const RandomProgram rp = random_program(layout_, 6);
+  const uint64_t addr = upload(rp.program.dram);
+  driver::launch(*dev_, rp.program.insn_offset, rp.program.insn_count);
+  const End end = dev_->run_here(std::chrono::steady_clock::now() + kTimeout);
+  if (GetParam() == "xrt") {
+    EXPECT_EQ(end, End::kNotHere);
+    await_done();
+  } else {
+    EXPECT_EQ(end, End::kEnded);
+    EXPECT_NE(dev_->read_reg(reg::kControl) & reg::kApDone, 0u);  // already done: no wait
+    EXPECT_EQ(dev_->run_here(std::chrono::steady_clock::now() + kTimeout), End::kNotHere);
+  }
+  EXPECT_EQ(dev_->read_reg(reg::kError), 0u);
+  EXPECT_EQ(download(addr, rp.program.dram.size()), expected_image(rp.program));
+}
+
+// A run still going at run_here's deadline is stopped by the device's own thread, as abort()
+// stops it, and the device is usable again.
+TEST_P(DeviceTest, RunHereStopsARunAtItsDeadline) {
+  ProgramBuilder b(layout_);
+  const int64_t uop = b.add_uops({{0, 0, 0}});
+  b.load(MemType::kUop, 0, uop, 1, 1, 1);
+  isa::Insn& g = b.at(b.gemm(0, 1));
+  g.iter_out = 16000;  // far longer than the deadline
+  g.iter_in = 16000;
+  b.finish();
+  const Program p = b.build();
+  upload(p.dram);
+  driver::launch(*dev_, p.insn_offset, p.insn_count);
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto end = dev_->run_here(t0 + std::chrono::milliseconds(30));
+  if (GetParam() == "xrt") {  // the board runs on its own: the host stops it
+    EXPECT_EQ(end, driver::Device::HereEnd::kNotHere);
+    dev_->abort();
+  } else {
+    EXPECT_EQ(end, driver::Device::HereEnd::kDeadline);
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+  EXPECT_NE(dev_->read_reg(reg::kControl) & reg::kApIdle, 0u);
+  EXPECT_EQ(dev_->read_reg(reg::kError), uint32_t{reg::kErrInternal});
+  const RandomProgram rp = random_program(layout_, 7);
+  const uint64_t addr = upload(rp.program.dram);
+  driver::run(*dev_, rp.program.insn_offset, rp.program.insn_count, kTimeout, addr);
   EXPECT_EQ(download(addr, rp.program.dram.size()), expected_image(rp.program));
 }
 
