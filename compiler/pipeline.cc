@@ -83,15 +83,15 @@ accel::Program compile_accel(te::Schedule& schedule, const isa::Layout& layout,
   // residual_init and bias_gemm first: each rewrites an epilogue ADD the other leaves alone.
   if (const auto& r = o.residual_init;
       r && passes::residual_init_cannot_wrap(r->products, r->bias_max, r->shift))
-    p = step("residual_init", passes::residual_init(p, r->residual));
+    p = step("residual_init", passes::residual_init(std::move(p), r->residual));
   if (const auto& b = o.bias_gemm)
-    p = step("bias_gemm", passes::bias_gemm(p, layout, b->bias, b->ones, b->weights, b->blocks));
+    p = step("bias_gemm", passes::bias_gemm(std::move(p), layout, b->bias, b->ones, b->weights, b->blocks));
   // After them the epilogue ends in its shifts and clip, which the STORE can take over.
   if (layout.config.options.has(isa::HwOption::kStoreRequant))
     p = step("store_requant", passes::store_requant(p));
   // Last: after the epilogue rewrites the micro-op kernels it shares are final.
-  if (o.skip_pad_taps) p = step("skip_pad_taps", passes::skip_pad_taps(p, layout));
-  return step("plan_tokens", passes::plan_tokens(p));
+  if (o.skip_pad_taps) p = step("skip_pad_taps", passes::skip_pad_taps(std::move(p), layout));
+  return step("plan_tokens", passes::plan_tokens(std::move(p)));
 }
 
 }  // namespace weft::compiler

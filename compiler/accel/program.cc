@@ -38,7 +38,8 @@ void distinct_blocks(const Op& op, Space sp, Base base, int64_t fo, int64_t fi,
                      std::vector<std::pair<Space, int64_t>>* list) {
   if (op.uops.empty() || op.iter_out <= 0 || op.iter_in <= 0) return;
   auto distinct = [](std::vector<int64_t> v) {
-    std::sort(v.begin(), v.end());
+    // Micro-op bases and loop offsets mostly come in order already.
+    if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
     v.erase(std::unique(v.begin(), v.end()), v.end());
     return v;
   };
@@ -60,11 +61,14 @@ void distinct_blocks(const Op& op, Space sp, Base base, int64_t fo, int64_t fi,
     for (int64_t b : distinct(std::move(v))) list->push_back({sp, b});
     return;
   }
-  std::vector<char> seen(static_cast<size_t>(hi - lo + 1), 0);
+  std::vector<uint8_t> seen(static_cast<size_t>(hi - lo + 1), 0);
   for (int64_t o : offsets)
     for (int64_t b : bases) seen[static_cast<size_t>(b + o - lo)] = 1;
+  size_t count = 0;
+  for (uint8_t x : seen) count += x;
+  list->reserve(list->size() + count);  // growing it was most of the time here
   for (size_t k = 0; k < seen.size(); ++k)
-    if (seen[k]) list->push_back({sp, lo + static_cast<int64_t>(k)});
+    if (seen[k]) list->emplace_back(sp, lo + static_cast<int64_t>(k));
 }
 
 }  // namespace

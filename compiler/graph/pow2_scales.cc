@@ -12,15 +12,22 @@ namespace weft::compiler::graph {
 
 namespace {
 
-// Squared error of the weights on the int8 grid 2^e, rounding half to even as quantize.cc
-// rounds weights (adding and subtracting 1.5 * 2^52 rounds a double of magnitude below 2^51
-// in the default rounding mode; plain arithmetic, so the loop vectorizes).
+// The weight x on the int8 grid whose step is 1 / inv, in steps: clipped to [-127, 127], then
+// rounded half to even (adding and subtracting 1.5 * 2^52 rounds a double of magnitude below
+// 2^51 in the default rounding mode; plain arithmetic, so loops of it vectorize). Clipping
+// first gives what rounding first gives, and x * inv is exact in double for a float x.
+inline double on_grid(double x, double inv) {
+  constexpr double kMagic = 6755399441055744.0;
+  return (std::min(std::max(x * inv, -127.0), 127.0) + kMagic) - kMagic;
+}
+
+// Squared error of the weights on the int8 grid 2^e (weights_on_grid's values).
 double grid_error(const float* w, int64_t n, int64_t stride, int e) {
-  const double inv = std::ldexp(1.0, -e), lsb = std::ldexp(1.0, e), magic = 6755399441055744.0;
+  const double inv = std::ldexp(1.0, -e), lsb = std::ldexp(1.0, e);
   double err = 0;
   for (int64_t i = 0; i < n; ++i) {
     const double x = w[i * stride];
-    const double q = (std::min(std::max(x * inv, -127.0), 127.0) + magic) - magic;
+    const double q = on_grid(x, inv);
     err += (x - q * lsb) * (x - q * lsb);
   }
   return err;
@@ -44,6 +51,11 @@ int weight_exponent(const float* w, int64_t n, int64_t stride, int below) {
     best_err = err;
   }
   return best;
+}
+
+void weights_on_grid(const float* w, int64_t n, int e, int8_t* out) {
+  const double inv = std::ldexp(1.0, -e);
+  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<int8_t>(on_grid(w[i], inv));
 }
 
 std::vector<int> weight_row_exponents(const float* w, int64_t rows, int64_t per, bool columns,

@@ -354,8 +354,7 @@ Graph quantize(const Graph& network, const QuantizeOptions& opt) {
         if (!pc) std::fill(ew.begin(), ew.end(), *std::max_element(ew.begin(), ew.end()));
         std::vector<int8_t> wq(wf.size());
         for (int64_t r = 0; r < rows; ++r)
-          for (int64_t i = 0; i < per; ++i) wq[r * per + i] = static_cast<int8_t>(
-                ops::round_clip(std::ldexp(wf[r * per + i], -ew[r]), -127.0, 127.0));
+          weights_on_grid(wf.data() + r * per, per, ew[r], wq.data() + r * per);
         TensorType wt(DType::I8, wshape);
         wt.quant = pc ? QuantParams::pow2_per_channel(ew, 0) : QuantParams::pow2(ew[0]);
         ValueId wv = q.add_constant(w.name, wt, ConstData::from_i8(wq));

@@ -37,7 +37,7 @@ bool bias_pieces(const isa::Layout& l, const int32_t* bias, int64_t oc,
   return true;
 }
 
-accel::Program bias_gemm(const accel::Program& p, const isa::Layout& l, const ir::Buffer& bias,
+accel::Program bias_gemm(accel::Program p, const isa::Layout& l, const ir::Buffer& bias,
                          const ir::Buffer& ones, const ir::Buffer& weights, int64_t blocks,
                          int* rewritten) {
   if (rewritten) *rewritten = 0;
@@ -132,6 +132,7 @@ accel::Program bias_gemm(const accel::Program& p, const isa::Layout& l, const ir
   out.tensors = p.tensors;
   out.tensors.push_back(ones);
   out.tensors.push_back(weights);
+  out.ops.reserve(n + 2);  // growing a vector of operations copies their micro-ops
   Op lo;
   lo.kind = Op::Kind::kLoad;
   lo.mem = isa::MemType::kInp;
@@ -156,7 +157,10 @@ accel::Program bias_gemm(const accel::Program& p, const isa::Layout& l, const ir
       out.ops.push_back(lo);
       out.ops.push_back(lw);
     }
-    out.ops.push_back(g == gemm_for.end() ? p.ops[i] : g->second);
+    if (g == gemm_for.end())
+      out.ops.push_back(std::move(p.ops[i]));
+    else
+      out.ops.push_back(std::move(g->second));
   }
   if (rewritten) *rewritten = static_cast<int>(gemm_for.size());
   return out;

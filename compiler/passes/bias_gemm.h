@@ -32,7 +32,7 @@ bool bias_pieces(const isa::Layout& layout, const int32_t* bias, int64_t oc,
 
 /// The pass; see above. `ones` is an INP tensor of one block and `weights` a WGT tensor of
 /// `blocks` blocks (bias_pieces' data); `rewritten` (optional) receives the ADDs replaced.
-accel::Program bias_gemm(const accel::Program& program, const isa::Layout& layout,
+accel::Program bias_gemm(accel::Program program, const isa::Layout& layout,
                          const ir::Buffer& bias, const ir::Buffer& ones,
                          const ir::Buffer& weights, int64_t blocks, int* rewritten = nullptr);
 

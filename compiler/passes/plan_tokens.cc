@@ -46,7 +46,7 @@ Op token(Op::Kind kind, Module from, Module to) {
 
 }  // namespace
 
-accel::Program plan_tokens(const accel::Program& program) {
+accel::Program plan_tokens(accel::Program program) {
   std::vector<std::vector<Op>> pops_before(program.ops.size());
   std::map<int64_t, std::vector<std::pair<Module, Module>>> push_after;
   BlockTable writer, reader;
@@ -91,9 +91,13 @@ accel::Program plan_tokens(const accel::Program& program) {
   // Program order: each op's pops, the op, then the pushes that later ops asked of it.
   accel::Program out;
   out.tensors = program.tensors;
+  size_t count = program.ops.size();
+  for (size_t i = 0; i < program.ops.size(); ++i) count += pops_before[i].size();
+  for (const auto& [at, pushes] : push_after) count += pushes.size();
+  out.ops.reserve(count);  // growing a vector of operations copies their micro-ops
   for (size_t i = 0; i < program.ops.size(); ++i) {
     for (const Op& p : pops_before[i]) out.ops.push_back(p);
-    out.ops.push_back(program.ops[i]);
+    out.ops.push_back(std::move(program.ops[i]));
     auto it = push_after.find(static_cast<int64_t>(i));
     if (it == push_after.end()) continue;
     for (const auto& [from, to] : it->second) {

@@ -17,6 +17,6 @@
 namespace weft::compiler::passes {
 
 /// The pass; see above.
-accel::Program plan_tokens(const accel::Program& program);
+accel::Program plan_tokens(accel::Program program);
 
 }  // namespace weft::compiler::passes

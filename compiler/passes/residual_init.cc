@@ -40,7 +40,7 @@ bool residual_init_cannot_wrap(int64_t products, int64_t bias_max, int shift) {
   return 128 * 128 * products + bias_max + (int64_t{128} << shift) < (int64_t{1} << 31);
 }
 
-accel::Program residual_init(const accel::Program& p, const ir::Buffer& residual, int* rewritten) {
+accel::Program residual_init(accel::Program p, const ir::Buffer& residual, int* rewritten) {
   const size_t n = p.ops.size();
   std::vector<std::vector<int64_t>> wrows(n), rrows(n);  // accumulator rows written / read
   for (size_t i = 0; i < n; ++i) {
@@ -169,11 +169,12 @@ accel::Program residual_init(const accel::Program& p, const ir::Buffer& residual
   }
   accel::Program out;
   out.tensors = p.tensors;
+  out.ops.reserve(n + found.size());  // growing a vector of operations copies their micro-ops
   for (size_t i = 0; i < n; ++i) {
     if (drop.count(i)) continue;
     auto it = at_reset.find(i);
     if (it == at_reset.end()) {
-      out.ops.push_back(p.ops[i]);
+      out.ops.push_back(std::move(p.ops[i]));  // read again only when dropped or rewritten
       continue;
     }
     const Rewrite& r = *it->second;

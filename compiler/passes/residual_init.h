@@ -32,7 +32,7 @@ namespace weft::compiler::passes {
 bool residual_init_cannot_wrap(int64_t products, int64_t bias_max, int shift);
 
 /// The pass; see above. `rewritten` (optional) receives the number of ADDs removed.
-accel::Program residual_init(const accel::Program& program, const ir::Buffer& residual,
+accel::Program residual_init(accel::Program program, const ir::Buffer& residual,
                              int* rewritten = nullptr);
 
 }  // namespace weft::compiler::passes

@@ -20,7 +20,7 @@ std::vector<int64_t> key_of(const std::vector<isa::Uop>& uops) {
 
 }  // namespace
 
-accel::Program skip_pad_taps(const accel::Program& p, const isa::Layout& l, int64_t* dropped) {
+accel::Program skip_pad_taps(accel::Program p, const isa::Layout& l, int64_t* dropped) {
   if (dropped) *dropped = 0;
   // INP block -> the last load wrote padding there (a table by block: every GEMM iteration
   // asks).
@@ -225,12 +225,15 @@ accel::Program skip_pad_taps(const accel::Program& p, const isa::Layout& l, int6
   if (removed == 0) return p;
   accel::Program out;
   out.tensors = p.tensors;
+  size_t count = 0;
+  for (size_t oi = 0; oi < p.ops.size(); ++oi) count += take[oi] ? repl[oi].size() : 1;
+  out.ops.reserve(count);  // growing a vector of operations copies their micro-ops
   for (size_t oi = 0; oi < p.ops.size(); ++oi) {
     if (!take[oi]) {
-      out.ops.push_back(p.ops[oi]);
+      out.ops.push_back(std::move(p.ops[oi]));
       continue;
     }
-    for (const Op& g : repl[oi]) out.ops.push_back(g);
+    for (Op& g : repl[oi]) out.ops.push_back(std::move(g));
   }
   if (dropped) *dropped = removed;
   return out;

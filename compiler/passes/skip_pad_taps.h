@@ -25,7 +25,7 @@
 namespace weft::compiler::passes {
 
 /// The pass; see above. `dropped` (optional) receives the number of iterations removed.
-accel::Program skip_pad_taps(const accel::Program& program, const isa::Layout& layout,
+accel::Program skip_pad_taps(accel::Program program, const isa::Layout& layout,
                              int64_t* dropped = nullptr);
 
 }  // namespace weft::compiler::passes

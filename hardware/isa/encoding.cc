@@ -62,6 +62,24 @@ void encode_insn(const Layout& l, const Insn& insn, uint8_t* out, const std::str
   store_le64(words[1], out + 8);
 }
 
+bool insn_fits(const Layout& l, const Insn& insn) {
+  const Format* fmt = l.format_of(insn.opcode);
+  if (fmt == nullptr) return false;
+  for (const Field& f : fmt->fields) {
+    const int64_t v = get(insn, f);
+    if (v < f.min_value() || v > f.max_value()) return false;
+  }
+  return true;
+}
+
+bool uop_fits(const Layout& l, const Uop& uop) {
+  for (const Field& f : l.uop.fields) {
+    const int64_t v = uop.*(f.uop_member);
+    if (v < f.min_value() || v > f.max_value()) return false;
+  }
+  return true;
+}
+
 Insn decode_insn(const Layout& l, const uint8_t* in, const std::string& where) {
   const uint64_t words[2] = {load_le64(in), load_le64(in + 8)};
   Insn insn;

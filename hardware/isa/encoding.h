@@ -20,6 +20,11 @@ inline constexpr int kUopBytes = 4;
 /// (e.g. "instruction 3").
 void encode_insn(const Layout& l, const Insn& insn, uint8_t* out, const std::string& where);
 
+/// Whether encode_insn / encode_uop accept it (a known opcode, every field within its width):
+/// a caller that encodes many builds their `where` message only for one that does not.
+bool insn_fits(const Layout& l, const Insn& insn);
+bool uop_fits(const Layout& l, const Uop& uop);
+
 /// Decodes 16 bytes. Throws UserError for an unknown opcode, memory type or ALU opcode,
 /// naming `where` and the field.
 Insn decode_insn(const Layout& l, const uint8_t* in, const std::string& where);

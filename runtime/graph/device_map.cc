@@ -56,6 +56,7 @@ DeviceMap::DeviceMap(const compiler::graph::Graph& g,
     // One stream for every slice (a batched dense), each on its slice of the operands; built
     // once its length is known (build() only relocates the micro-op loads).
     StreamBuilder sb(l);
+    sb.reserve(k.program.ops.size() * static_cast<size_t>(k.slices) + 16);  // about one each
     for (int64_t s = 0; s < k.slices; ++s) {
       if (s > 0) slice_barrier(sb);
       for (const auto& o : k.operands)

@@ -75,7 +75,7 @@ void StreamBuilder::emit(Insn insn, bool relocate) {
   if (pending[1]) insn.pop_next_dep = 1;
   const size_t index = insns_.size();
   uint8_t scratch[isa::kInsnBytes];
-  isa::encode_insn(l_, insn, scratch, where(index, insn));
+  if (!isa::insn_fits(l_, insn)) isa::encode_insn(l_, insn, scratch, where(index, insn));
   pending = {false, false};
   insns_.push_back(insn);
   relocate_.push_back(relocate);
@@ -121,7 +121,8 @@ void StreamBuilder::load_2d(MemType type, int64_t sram_base, int64_t dram_base, 
   insn.x_pad_0 = pads.x0;
   insn.x_pad_1 = pads.x1;
   uint8_t scratch[isa::kInsnBytes];
-  isa::encode_insn(l_, insn, scratch, "load_2d: " + where(insns_.size(), insn));
+  if (!isa::insn_fits(l_, insn))
+    isa::encode_insn(l_, insn, scratch, "load_2d: " + where(insns_.size(), insn));
   if (x_size > 0) {
     const int64_t rows = pads.y0 + y_size + pads.y1, cols = pads.x0 + x_size + pads.x1;
     const int64_t depth = l_.sram_depth(type);
@@ -159,7 +160,8 @@ void StreamBuilder::store_2d(int64_t sram_base, int64_t dram_base, int64_t y_siz
   insn.x_stride = x_stride;
   isa::set_store_requant(insn, requant);
   uint8_t scratch[isa::kInsnBytes];
-  isa::encode_insn(l_, insn, scratch, "store_2d: " + where(insns_.size(), insn));
+  if (!isa::insn_fits(l_, insn))
+    isa::encode_insn(l_, insn, scratch, "store_2d: " + where(insns_.size(), insn));
   if (x_size > 0 && sram_base + y_size * x_size > l_.acc_depth) {
     throw UserError("store_2d: " + where(insns_.size(), insn) + ": " + std::to_string(y_size) +
                     "x" + std::to_string(x_size) + " elements at sram_base " +
@@ -207,7 +209,8 @@ void StreamBuilder::check_kernel(const UopKernel& k, bool is_gemm, bool use_imm,
   uint8_t scratch[isa::kUopBytes];
   int64_t dst = 0, src = 0, wgt = 0;
   for (size_t i = 0; i < k.uops.size(); ++i) {
-    isa::encode_uop(l_, k.uops[i], scratch, w + ": kernel micro-op " + std::to_string(i));
+    if (!isa::uop_fits(l_, k.uops[i]))
+      isa::encode_uop(l_, k.uops[i], scratch, w + ": kernel micro-op " + std::to_string(i));
     dst = std::max(dst, k.uops[i].dst);
     src = std::max(src, k.uops[i].src);
     wgt = std::max(wgt, k.uops[i].wgt);
@@ -234,7 +237,9 @@ int64_t StreamBuilder::make_resident(const std::vector<isa::Uop>& uops, const ch
   std::string key(uops.size() * isa::kUopBytes, '\0');
   for (size_t i = 0; i < uops.size(); ++i) {
     isa::encode_uop(l_, uops[i], reinterpret_cast<uint8_t*>(&key[i * isa::kUopBytes]),
-                    std::string(what) + ": kernel micro-op " + std::to_string(i));
+                    isa::uop_fits(l_, uops[i])
+                        ? std::string()
+                        : std::string(what) + ": kernel micro-op " + std::to_string(i));
   }
   const int64_t area_elems = static_cast<int64_t>(uop_area_.size() / isa::kUopBytes);
   const auto [it, added] = kernel_offset_.emplace(key, area_elems);
@@ -271,7 +276,8 @@ void StreamBuilder::gemm(const UopKernel& kernel) {
   insn.uop_end = static_cast<int64_t>(std::min<size_t>(kernel.uops.size(), 1));
   fill_loops(insn, kernel);
   uint8_t scratch[isa::kInsnBytes];
-  isa::encode_insn(l_, insn, scratch, "gemm: " + where(insns_.size(), insn));
+  if (!isa::insn_fits(l_, insn))
+    isa::encode_insn(l_, insn, scratch, "gemm: " + where(insns_.size(), insn));
   check_kernel(kernel, /*is_gemm=*/true, /*use_imm=*/false, "gemm");
   insn.uop_bgn = make_resident(kernel.uops, "gemm");
   insn.uop_end = insn.uop_bgn + static_cast<int64_t>(kernel.uops.size());
@@ -288,7 +294,8 @@ void StreamBuilder::alu(isa::AluOp op, const UopKernel& kernel, bool use_imm, in
   insn.uop_end = static_cast<int64_t>(std::min<size_t>(kernel.uops.size(), 1));
   fill_loops(insn, kernel);
   uint8_t scratch[isa::kInsnBytes];
-  isa::encode_insn(l_, insn, scratch, "alu: " + where(insns_.size(), insn));
+  if (!isa::insn_fits(l_, insn))
+    isa::encode_insn(l_, insn, scratch, "alu: " + where(insns_.size(), insn));
   check_kernel(kernel, /*is_gemm=*/false, use_imm, "alu");
   insn.uop_bgn = make_resident(kernel.uops, "alu");
   insn.uop_end = insn.uop_bgn + static_cast<int64_t>(kernel.uops.size());
@@ -368,7 +375,8 @@ Program StreamBuilder::build(uint64_t insn_byte_offset, uint64_t uop_byte_offset
   for (size_t i = 0; i < p.insns.size(); ++i) {
     if (relocate_[i]) p.insns[i].dram_base += uop_base;
     isa::encode_insn(l_, p.insns[i], p.insn_bytes.data() + i * isa::kInsnBytes,
-                     "build: " + where(i, p.insns[i]));
+                     isa::insn_fits(l_, p.insns[i]) ? std::string()
+                                                    : "build: " + where(i, p.insns[i]));
   }
   p.tokens = verify_tokens_or_throw(l_, p.insns);
   return p;

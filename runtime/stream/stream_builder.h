@@ -57,6 +57,12 @@ class StreamBuilder {
   explicit StreamBuilder(const isa::Layout& layout);
 
   const isa::Layout& layout() const { return l_; }
+  /// Room for `insns` instructions: a network's streams run to tens of thousands, and growing
+  /// the list copied them over and over.
+  void reserve(size_t insns) {
+    insns_.reserve(insns);
+    relocate_.reserve(insns);
+  }
 
   /// LOAD of `y_size` rows of `x_size` elements of `type` (DRAM rows `x_stride` elements apart,
   /// from element `dram_base`) into a dense padded tile at `sram_base`. INP/WGT run on the load

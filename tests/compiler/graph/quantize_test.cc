@@ -4,11 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <random>
 
 #include "compiler/graph/pow2_scales.h"
 #include "compiler/graph/reference_int8.h"
 #include "compiler/graph/verify.h"
+#include "compiler/ops/int8_rounding.h"
 #include "hardware/isa/errors.h"
 #include "tests/compiler/graph/quantized_resnet.h"
 
@@ -104,6 +107,28 @@ TEST(Quantize, OutlierWeightIsPerChannel) {
   EXPECT_EQ(weight_row_exponents(t.data(), rows, per, true, false), outlier);
   w[5 * per + 7] = normal(rng);
   EXPECT_EQ(weight_row_exponents(w.data(), rows, per, false, true).size(), size_t(rows));
+}
+
+// weights_on_grid gives what rounding each weight on its own gives (round_clip of ldexp, the
+// quantizer's former loop): ties to even, both clips, infinities, tiny and huge exponents.
+TEST(WeightsOnGrid, IsEachWeightRoundedHalfToEvenAndClipped) {
+  std::vector<float> w = {0.5f,  1.5f,   2.5f,   -0.5f,  -1.5f, -2.5f,  126.5f, 127.5f,
+                          -127.5f, 300.f, -300.f, 1e-30f, -1e-42f, 0.f,  -0.f,   3.25f};
+  w.push_back(std::numeric_limits<float>::infinity());
+  w.push_back(-std::numeric_limits<float>::infinity());
+  std::mt19937 rng(5);
+  std::normal_distribution<float> nd(0.f, 40.f);
+  for (int i = 0; i < 1000; ++i) w.push_back(nd(rng));
+  for (int e : {-130, -20, -3, 0, 1, 4, 20, 126}) {
+    std::vector<float> scaled(w.size());
+    for (size_t i = 0; i < w.size(); ++i) scaled[i] = std::ldexp(w[i], e);
+    std::vector<int8_t> got(w.size());
+    weights_on_grid(scaled.data(), static_cast<int64_t>(w.size()), e, got.data());
+    for (size_t i = 0; i < w.size(); ++i)
+      EXPECT_EQ(got[i], static_cast<int8_t>(ops::round_clip(std::ldexp(scaled[i], -e), -127.0,
+                                                            127.0)))
+          << "weight " << scaled[i] << " exponent " << e;
+  }
 }
 
 }  // namespace

@@ -143,6 +143,42 @@ TEST(Encoding, ValueTooWideNamesTheField) {
       ::testing::ThrowsMessage<UserError>(HasSubstr("micro-op 3: UOP field 'dst'")));
 }
 
+// insn_fits / uop_fits say exactly what encoding accepts: every field at its range's ends and
+// one past them, on every configuration.
+TEST(Encoding, FitsAgreesWithTheEncoder) {
+  auto encodes = [](auto&& encode) {
+    try {
+      encode();
+      return true;
+    } catch (const UserError&) {
+      return false;
+    }
+  };
+  uint8_t b[16];
+  for (const HwConfig& c : shipped_configs()) {
+    const Layout l = derive_layout(c);
+    for (int opcode = 0; opcode <= 4; ++opcode)
+      for (const Field& f : l.format_of(opcode)->fields)
+        for (int64_t v : {f.min_value() - 1, f.min_value(), f.max_value(), f.max_value() + 1}) {
+          Insn i;
+          i.opcode = opcode;
+          i.*(f.insn_member) = v;
+          EXPECT_EQ(insn_fits(l, i), encodes([&] { encode_insn(l, i, b, "x"); }))
+              << c.name << " opcode " << opcode << " " << f.name << " = " << v;
+        }
+    for (const Field& f : l.uop.fields)
+      for (int64_t v : {f.min_value() - 1, f.min_value(), f.max_value(), f.max_value() + 1}) {
+        Uop u{0, 0, 0};
+        u.*(f.uop_member) = v;
+        EXPECT_EQ(uop_fits(l, u), encodes([&] { encode_uop(l, u, b, "x"); }))
+            << c.name << " micro-op " << f.name << " = " << v;
+      }
+    Insn unknown;
+    unknown.opcode = 7;
+    EXPECT_FALSE(insn_fits(l, unknown));
+  }
+}
+
 TEST(Encoding, UnknownOpcodeMemoryTypeAndAluOpcodeAreNamed) {
   const Layout& l = layout_for("gemm8x8");
   uint8_t b[16] = {};
