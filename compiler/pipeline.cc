@@ -85,7 +85,8 @@ accel::Program compile_accel(te::Schedule& schedule, const isa::Layout& layout,
       r && passes::residual_init_cannot_wrap(r->products, r->bias_max, r->shift))
     p = step("residual_init", passes::residual_init(std::move(p), r->residual));
   if (const auto& b = o.bias_gemm)
-    p = step("bias_gemm", passes::bias_gemm(std::move(p), layout, b->bias, b->ones, b->weights, b->blocks));
+    p = step("bias_gemm",
+             passes::bias_gemm(std::move(p), layout, b->bias, b->ones, b->weights, b->blocks));
   // After them the epilogue ends in its shifts and clip, which the STORE can take over.
   if (layout.config.options.has(isa::HwOption::kStoreRequant))
     p = step("store_requant", passes::store_requant(p));

@@ -24,8 +24,9 @@ void launch(Device& dev, uint64_t insn_addr, uint64_t insn_count, uint64_t dram_
 
 /// Lets the device run the run on this thread where it can (Device::run_here), else polls
 /// ap_done until it is set; a run still going after `timeout` is stopped (Device::abort) and
-/// throws UserError naming the device. Then reads the error register: a set bit throws UserError with the device's detailed message, or one
-/// built from the bits and the instruction index. Returns the counters.
+/// throws UserError naming the device. Then reads the error register: a set bit throws
+/// UserError with the device's detailed message, or one built from the bits and the
+/// instruction index. Returns the counters.
 RunCounters wait(Device& dev, std::chrono::milliseconds timeout);
 
 /// launch + wait.

@@ -75,8 +75,8 @@ struct RunReport {
 /// Fills an accelerator step's counters from the device's run details (dev.run_details()):
 /// the compute module's counters, and on engines with timing the roofline and its limit.
 /// `cycles` and `macs` are the step's.
-void add_run_details(StepReport& step, const nlohmann::ordered_json& details, const isa::Layout& layout,
-                     const isa::Platform& platform);
+void add_run_details(StepReport& step, const nlohmann::ordered_json& details,
+                     const isa::Layout& layout, const isa::Platform& platform);
 
 /// Prices every accelerator step's activity with `table` on configuration `layout` (its
 /// buffers) and adds it up, with power at `platform`'s clock: to_json then has an "energy" per
