@@ -102,6 +102,20 @@ void reduce_mean_kernel(const T* x, const std::vector<int64_t>& xs, const std::v
       acc *= xs[d];
     }
   }
+  // Trailing axes (a LayerNorm written out as ReduceMean): each mean is one contiguous run,
+  // summed in the order the general walk below sums it, without its index bookkeeping.
+  size_t kept = 0;
+  while (kept < r && !reduced[kept]) ++kept;
+  bool trailing = true;
+  for (size_t d = kept; d < r; ++d) trailing = trailing && reduced[d];
+  if (trailing) {
+    for (int64_t o = 0; o < y_count; ++o) {
+      T sum = T(0);
+      for (int64_t k = 0; k < per; ++k) sum += x[o * per + k];
+      y[o] = sum / T(per);
+    }
+    return;
+  }
   std::fill(y, y + y_count, T(0));
   int64_t count = 1;
   for (int64_t d : xs) count *= d;

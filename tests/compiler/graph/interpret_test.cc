@@ -9,6 +9,7 @@
 #include <cmath>
 #include <string>
 
+#include "compiler/graph/transformer_kernels.h"
 #include "hardware/isa/errors.h"
 
 namespace weft::compiler::graph {
@@ -481,6 +482,35 @@ TYPED_TEST(Interpret, TransposeSoftmaxReduceMeanLayerNorm) {
     EXPECT_EQ(out[0][1], T(11));
     EXPECT_NEAR(out[1][0], 1 / std::sqrt(1 + 1e-5), 1e-6);
     EXPECT_NEAR(out[1][1], 1 / std::sqrt(1e-5), 1e-2);
+  }
+}
+
+// The mean over trailing axes (its own loop) and over leading or middle ones (the general
+// walk) against sums written out in index order, bit for bit.
+TEST(ReduceMeanKernel, EveryAxisSetIsTheMeanInIndexOrder) {
+  const std::vector<int64_t> xs = {3, 4, 5};
+  std::vector<float> x(60);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(float(i) * 0.7f) * 100.f;
+  auto at = [&](int64_t a, int64_t b, int64_t c) { return x[(a * 4 + b) * 5 + c]; };
+  for (int mask = 1; mask < 8; ++mask) {
+    const std::vector<bool> reduced = {(mask & 4) != 0, (mask & 2) != 0, (mask & 1) != 0};
+    std::vector<float> want;
+    int64_t per = 1;
+    for (int d = 0; d < 3; ++d) per *= reduced[d] ? xs[d] : 1;
+    for (int64_t a = 0; a < (reduced[0] ? 1 : 3); ++a)
+      for (int64_t b = 0; b < (reduced[1] ? 1 : 4); ++b)
+        for (int64_t c = 0; c < (reduced[2] ? 1 : 5); ++c) {
+          float sum = 0;
+          for (int64_t i = 0; i < 3; ++i)
+            for (int64_t j = 0; j < 4; ++j)
+              for (int64_t k = 0; k < 5; ++k)
+                if ((reduced[0] || i == a) && (reduced[1] || j == b) && (reduced[2] || k == c))
+                  sum += at(i, j, k);
+          want.push_back(sum / float(per));
+        }
+    std::vector<float> got(want.size());
+    reduce_mean_kernel<float>(x.data(), xs, reduced, got.data(), int64_t(got.size()));
+    EXPECT_EQ(got, want) << "axes mask " << mask;
   }
 }
 
