@@ -40,13 +40,12 @@ void SimDevice::abort() {
   std::unique_lock<std::mutex> lock(mu_);
   if (idle()) return;
   cancel_ = true;  // the engine stops at its next look at the flag (RunCancelled)
-  if (job_) job_cv_.notify_one();  // a queued run is handed to the worker, which stops it
+  hand_to_worker();  // a queued run: the worker takes it and stops it
   end_cv_.wait(lock, [this] { return idle(); });
   // ap_done of the cancelled run stays set for `wait` to see, with the error register.
 }
 
 void SimDevice::hand_to_worker() {
-  std::lock_guard<std::mutex> lock(mu_);
   if (job_) job_cv_.notify_one();
 }
 
@@ -176,7 +175,10 @@ uint32_t SimDevice::read_reg(uint32_t offset) {
                     std::to_string(offset));
   }
   if (offset == reg::kControl) {
-    if (!idle()) hand_to_worker();  // someone polls: a queued run must make progress
+    if (!idle()) {  // someone polls: a queued run must make progress
+      std::lock_guard<std::mutex> lock(mu_);
+      hand_to_worker();
+    }
     return control_.fetch_and(~reg::kApDone, std::memory_order_acq_rel);  // ap_done clears on read
   }
   // Counters and the error register are written by the worker: they read 0 while it runs.
@@ -246,7 +248,7 @@ void SimDevice::run_engine(uint64_t insn_addr, uint64_t count, uint64_t base) {
 
 void SimDevice::wait_for_end(std::chrono::microseconds most) {
   std::unique_lock<std::mutex> lock(mu_);
-  if (job_) job_cv_.notify_one();
+  hand_to_worker();
   end_cv_.wait_for(lock, most, [this] { return idle(); });
 }
 

@@ -66,7 +66,7 @@ class SimDevice : public Device {
   void check_idle(const char* what) const;
   void start();
   void work();  // the worker's loop: queued runs nobody runs here, and run_here's deadline
-  void hand_to_worker();
+  void hand_to_worker();  // mu_ held: wakes the worker for a run nobody has taken
   void run_engine(uint64_t insn_addr, uint64_t count, uint64_t base);
   void set64(uint32_t offset, uint64_t v);
   uint64_t get64(uint32_t offset) const;
