@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "compiler/ir/ir.h"
@@ -77,9 +78,17 @@ T apply(BinaryFn f, T a, T b) {
     case BinaryFn::kSub: return a - b;
     case BinaryFn::kMul: return a * b;
     case BinaryFn::kDiv: return a / b;
-    case BinaryFn::kPow: return std::pow(a, b);
+    case BinaryFn::kPow: return b == T(2) ? a * a : std::pow(a, b);  // see pow_is_square
   }
   return a;
+}
+
+/// Pow by 2 is a * a (correctly rounded, as PyTorch's pow(x, 2); the C library's powf rounds
+/// some subnormal squares the other way, and is several times slower). The scalar template
+/// above computes it so, and so does a JIT kernel whose exponent is a constant 2 (a
+/// LayerNorm written out); binary_ir with an exponent only known at run time calls pow.
+inline bool pow_is_square(BinaryFn f, const float* b, int64_t b_count) {
+  return f == BinaryFn::kPow && b_count == 1 && b[0] == 2.0f;
 }
 
 /// u(x) as float32 loop IR.

@@ -157,6 +157,10 @@ void run_cpu_node(const Graph& g, const Node& n, const std::vector<const uint8_t
   const int64_t count = yt.elements();
   const auto* x8 = reinterpret_cast<const int8_t*>(in[0]);
   auto* y8 = reinterpret_cast<int8_t*>(out);
+  if (n.kind == OpKind::Flatten || n.kind == OpKind::Reshape) {  // either dtype: the same bytes
+    std::memcpy(out, in[0], static_cast<size_t>(yt.stored_bytes()));
+    return;
+  }
   if (yt.dtype == DType::F32 && n.kind != OpKind::Dequantize) {  // kept in fp32 (quantize.h)
     std::vector<const float*> fin;
     for (const uint8_t* p : in) fin.push_back(reinterpret_cast<const float*>(p));
@@ -186,10 +190,6 @@ void run_cpu_node(const Graph& g, const Node& n, const std::vector<const uint8_t
         y8[i] = static_cast<int8_t>(std::min(std::max<int>(x8[i], lo), hi));
       return;
     }
-    case OpKind::Flatten:
-    case OpKind::Reshape:
-      std::memcpy(out, in[0], static_cast<size_t>(yt.stored_bytes()));
-      return;
     case OpKind::Add:
     case OpKind::Requantize: {
       const int eo = exponent(yt), sa = eo - exponent(xt);

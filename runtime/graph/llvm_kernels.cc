@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "compiler/graph/elementwise.h"
 #include "compiler/graph/transformer_kernels.h"
@@ -30,6 +31,7 @@ using compiler::graph::Graph;
 using compiler::graph::Node;
 using compiler::graph::OpKind;
 using compiler::graph::TensorType;
+using compiler::ops::BinaryFn;
 using compiler::ops::LoweredOp;
 using IDT = compiler::ir::DType;
 
@@ -100,6 +102,54 @@ std::string ints_str(const std::vector<int64_t>& v) {
   return s;
 }
 
+// A kernel's cache key and how to build it: shared by the executor's node kernels and the
+// fp32 path's llvm_* calls, so one shape compiles once for both.
+struct Spec {
+  std::string key;
+  std::function<LoweredOp()> make;
+};
+
+Spec softmax_spec(int64_t outer, int64_t n, int64_t inner) {
+  return {"softmax f32 " + std::to_string(outer) + "x" + std::to_string(n) + "x" +
+              std::to_string(inner),
+          [=] { return ops::softmax_f32(outer, n, inner); }};
+}
+
+Spec transpose_spec(const std::vector<int64_t>& xs, const std::vector<int64_t>& perm) {
+  return {"transpose f32 [" + ints_str(xs) + "] perm [" + ints_str(perm) + "]",
+          [=] { return ops::transpose_f32(xs, perm); }};
+}
+
+// Elements begin, begin + step, ... (< end) of dimension `axis`; nothing for a step below 1.
+std::optional<Spec> slice_spec(const std::vector<int64_t>& xs, size_t axis, int64_t begin,
+                               int64_t end, int64_t step) {
+  if (step < 1 || axis >= xs.size()) return std::nullopt;
+  const auto s = compiler::graph::split_at(xs, static_cast<int64_t>(axis));
+  const int64_t count = end > begin ? (end - begin + step - 1) / step : 0;
+  return Spec{"slice f32 " + std::to_string(s.outer) + "x" + std::to_string(s.n) + "x" +
+                  std::to_string(s.inner) + " [" + std::to_string(begin) + ":" +
+                  std::to_string(end) + ":" + std::to_string(step) + "]",
+              [=] { return ops::slice_f32(s.outer, s.n, s.inner, begin, count, step); }};
+}
+
+// The mean over the flagged dimensions as [outer, n, inner]; nothing unless they are one run
+// of adjacent dimensions (the loop's general walk does the rest) and the tensor is not empty.
+std::optional<Spec> reduce_mean_spec(const std::vector<int64_t>& xs,
+                                     const std::vector<bool>& reduced) {
+  size_t first = xs.size(), last = 0;
+  for (size_t d = 0; d < xs.size(); ++d)
+    if (reduced[d]) first = std::min(first, d), last = d;
+  if (first == xs.size()) return std::nullopt;
+  for (size_t d = first; d <= last; ++d)
+    if (!reduced[d]) return std::nullopt;
+  int64_t outer = 1, n = 1, inner = 1;
+  for (size_t d = 0; d < xs.size(); ++d) (d < first ? outer : d <= last ? n : inner) *= xs[d];
+  if (outer * n * inner <= 0) return std::nullopt;
+  return Spec{"reduce_mean f32 " + std::to_string(outer) + "x" + std::to_string(n) + "x" +
+                  std::to_string(inner),
+              [=] { return ops::reduce_mean_f32(outer, n, inner); }};
+}
+
 }  // namespace
 
 // ---- per node ----
@@ -112,6 +162,11 @@ class LlvmNodeKernel {
   std::vector<std::vector<int32_t>> consts;
   // Which node inputs are passed (indices into run_llvm_node's `in`), in order.
   std::vector<size_t> inputs;
+  // A batched dense: the kernel computes one of `slices` slices a call; each passed input and
+  // the output advance by their entry of `slice_bytes` (inputs in order, then the output; 0
+  // for an input all slices share, the bias).
+  int64_t slices = 1;
+  std::vector<int64_t> slice_bytes;
   // Packed kernels (make_llvm_packed_kernel): what each call computes. kIm2Col: `rows` output
   // rows (of `out_rows`) of every one of `planes` block planes, the first row a run-time
   // argument; kPool: `planes` block planes (of `total`), the first one a run-time argument.
@@ -129,9 +184,12 @@ std::shared_ptr<LlvmNodeKernel> qconv_kernel(const Graph& g, const Node& n) {
   const auto& wv = g.value(n.inputs[1]);
   const TensorType& yt = g.value(n.outputs[0]).type;
   if (wv.type.layout.kind != compiler::graph::Layout::Plain || xt.dtype != DType::I8 ||
-      wv.type.dtype != DType::I8 || n.get_int("group", 1) != 1 ||  // grouped: the plain kernel
-      n.facts.slices.value_or(1) != 1)
-    return nullptr;  // a batched dense (several slices) runs on the plain loops
+      wv.type.dtype != DType::I8 || n.get_int("group", 1) != 1)  // grouped: the plain kernel
+    return nullptr;
+  const int64_t slices = n.facts.slices.value_or(1);  // a batched dense: one kernel per slice
+  if (slices != 1 && (n.kind != OpKind::QDense || xt.shape[0] % slices != 0 ||
+                      wv.type.shape[0] % slices != 0))
+    return nullptr;
   ops::QConv q;
   q.conv = n.kind == OpKind::QConv;
   q.bias = n.inputs.size() > 2 && n.inputs[2] != compiler::graph::kNone;
@@ -140,7 +198,12 @@ std::shared_ptr<LlvmNodeKernel> qconv_kernel(const Graph& g, const Node& n) {
   q.x = xt.shape;
   q.w = wv.type.shape;
   q.y = yt.shape;
-  const int64_t O = wv.type.shape[0];
+  if (slices != 1) {
+    q.x[0] /= slices;
+    q.w[0] /= slices;
+    q.y = {q.x[0], q.w[0]};
+  }
+  const int64_t O = q.w[0];
   std::vector<int64_t> sh = n.facts.shifts.value_or(std::vector<int64_t>{});
   if (sh.empty()) sh.assign(static_cast<size_t>(O), n.facts.shift.value_or(0));
   for (int64_t v : sh)
@@ -150,9 +213,16 @@ std::shared_ptr<LlvmNodeKernel> qconv_kernel(const Graph& g, const Node& n) {
   if (q.bias) node->inputs.push_back(2);
   if (q.residual) node->inputs.push_back(3);
   node->consts.emplace_back(sh.begin(), sh.end());
+  if (slices != 1) {
+    const int64_t M = q.x[0], K = q.x[1];
+    node->slices = slices;
+    node->slice_bytes = {M * K, O * K};
+    if (q.bias) node->slice_bytes.push_back(0);
+    node->slice_bytes.push_back(M * O);
+  }
 
-  std::string key = std::string(q.conv ? "qconv" : "qdense") + " i8 " + xt.str() + " w" +
-                    ints_str(wv.type.shape) + (q.bias ? " bias" : "") +
+  std::string key = std::string(q.conv ? "qconv" : "qdense") + " i8 " + ints_str(q.x) + " w" +
+                    ints_str(q.w) + (q.bias ? " bias" : "") +
                     (q.residual ? " residual" : "") + (q.relu ? " relu" : "");
   if (q.conv) {
     q.strides = n.get_ints("strides", {1, 1});
@@ -188,14 +258,46 @@ std::shared_ptr<LlvmNodeKernel> make_llvm_node_kernel(const Graph& g, const Node
     if (auto u = compiler::graph::unary_of(n))
       return make(u->str() + " f32" + shape, [&] { return ops::unary_f32(count, *u); });
     if (auto f = compiler::graph::binary_of(n.kind)) {
-      const TensorType& zt = g.value(n.inputs[1]).type;
+      const auto& z = g.value(n.inputs[1]);
+      const TensorType& zt = z.type;
       if (zt.layout.kind != compiler::graph::Layout::Plain) return nullptr;
+      if (z.is_constant() && compiler::ops::pow_is_square(*f, z.data->f32(), zt.elements()) &&
+          yt.shape == xt.shape) {
+        node->inputs = {0, 0};
+        return make("mul f32 [" + ints_str(xt.shape) + "] [" + ints_str(xt.shape) + "] -> [" +
+                        ints_str(yt.shape) + "]",
+                    [&] { return ops::binary_f32(BinaryFn::kMul, xt.shape, xt.shape, yt.shape); });
+      }
       node->inputs = {0, 1};
       return make(std::string(compiler::ops::binary_name(*f)) + " f32 [" + ints_str(xt.shape) +
                       "] [" + ints_str(zt.shape) + "] -> [" + ints_str(yt.shape) + "]",
                   [&] { return ops::binary_f32(*f, xt.shape, zt.shape, yt.shape); });
     }
-    return nullptr;
+    // Transformer nodes kept in fp32 (the interpreter's loops otherwise, run_float_node).
+    auto from = [&](const std::optional<Spec>& s) { return s ? make(s->key, s->make) : nullptr; };
+    if (count == 0 || xt.elements() == 0) return nullptr;  // the loops' own empty handling
+    const int64_t rank = xt.rank();
+    switch (n.kind) {
+      case OpKind::Softmax: {
+        const int64_t axis = n.get_int("axis", -1);  // import and inference normalize it
+        if (axis < 0 || axis >= rank) return nullptr;
+        const auto s = compiler::graph::split_at(xt.shape, axis);
+        return from(softmax_spec(s.outer, s.n, s.inner));
+      }
+      case OpKind::Transpose:
+        if (rank == 0) return nullptr;
+        return from(transpose_spec(xt.shape, n.get_ints("perm")));
+      case OpKind::Slice:
+        return from(slice_spec(xt.shape, static_cast<size_t>(n.get_int("axis", 0)),
+                               n.get_int("start", 0), n.get_int("end", 0), n.get_int("step", 1)));
+      case OpKind::ReduceMean: {
+        std::vector<bool> reduced(static_cast<size_t>(rank), false);
+        for (int64_t a : n.get_ints("axes")) reduced.at(static_cast<size_t>(a)) = true;
+        return from(reduce_mean_spec(xt.shape, reduced));
+      }
+      default:
+        return nullptr;
+    }
   }
   switch (n.kind) {
     case OpKind::Quantize: {
@@ -273,7 +375,18 @@ void run_llvm_node(LlvmNodeKernel& k, const std::vector<const uint8_t*>& in, uin
   for (auto& c : k.consts) bufs.push_back(c.data());
   bufs.push_back(out);
   std::lock_guard<std::mutex> lock(k.k->run_mu);
-  k.k->kernel->run(bufs);
+  if (k.slices == 1) {
+    k.k->kernel->run(bufs);
+    return;
+  }
+  // Passed inputs, then the constants (shared), then the output.
+  const size_t ins = k.inputs.size();
+  std::vector<void*> at = bufs;
+  for (int64_t s = 0; s < k.slices; ++s) {
+    for (size_t i = 0; i < ins; ++i) at[i] = static_cast<int8_t*>(bufs[i]) + s * k.slice_bytes[i];
+    at.back() = static_cast<int8_t*>(bufs.back()) + s * k.slice_bytes[ins];
+    k.k->kernel->run(at);
+  }
 }
 
 // ---- packed outputs (kCpuPacked) ----
@@ -464,9 +577,12 @@ bool llvm_unary_f32(const compiler::ops::Unary& u, const float* x, float* y, int
 bool llvm_binary_f32(compiler::ops::BinaryFn f, const float* a, const std::vector<int64_t>& as,
                      const float* b, const std::vector<int64_t>& bs, float* y,
                      const std::vector<int64_t>& ys) {
-  int64_t count = 1;
+  int64_t count = 1, b_count = 1;
   for (int64_t d : ys) count *= d;
+  for (int64_t d : bs) b_count *= d;
   if (count <= 0) return true;
+  if (compiler::ops::pow_is_square(f, b, b_count) && as == ys)
+    return llvm_binary_f32(BinaryFn::kMul, a, as, a, as, y, ys);
   const std::string key = std::string(compiler::ops::binary_name(f)) + " f32 [" + ints_str(as) +
                           "] [" + ints_str(bs) + "] -> [" + ints_str(ys) + "]";
   run_cached(key, [&] { return ops::binary_f32(f, as, bs, ys); },
@@ -476,9 +592,8 @@ bool llvm_binary_f32(compiler::ops::BinaryFn f, const float* a, const std::vecto
 
 bool llvm_softmax_f32(const float* x, float* y, int64_t outer, int64_t n, int64_t inner) {
   if (outer * n * inner <= 0) return true;
-  const std::string key = "softmax f32 " + std::to_string(outer) + "x" + std::to_string(n) +
-                          "x" + std::to_string(inner);
-  run_cached(key, [&] { return ops::softmax_f32(outer, n, inner); }, {const_cast<float*>(x), y});
+  const Spec s = softmax_spec(outer, n, inner);
+  run_cached(s.key, s.make, {const_cast<float*>(x), y});
   return true;
 }
 
@@ -501,41 +616,26 @@ bool llvm_transpose_f32(const float* x, const std::vector<int64_t>& xs,
   int64_t count = 1;
   for (int64_t d : xs) count *= d;
   if (count <= 0) return true;
-  run_cached("transpose f32 [" + ints_str(xs) + "] perm [" + ints_str(perm) + "]",
-             [&] { return ops::transpose_f32(xs, perm); }, {const_cast<float*>(x), y});
+  const Spec s = transpose_spec(xs, perm);
+  run_cached(s.key, s.make, {const_cast<float*>(x), y});
   return true;
 }
 
 bool llvm_slice_f32(const float* x, const std::vector<int64_t>& xs, size_t axis, int64_t begin,
                     int64_t end, int64_t step, float* y) {
-  if (step < 1) return false;
-  const auto s = compiler::graph::split_at(xs, static_cast<int64_t>(axis));
-  const int64_t count = end > begin ? (end - begin + step - 1) / step : 0;
-  if (s.outer * count * s.inner <= 0) return true;
-  const std::string key = "slice f32 " + std::to_string(s.outer) + "x" + std::to_string(s.n) +
-                          "x" + std::to_string(s.inner) + " [" + std::to_string(begin) + ":" +
-                          std::to_string(end) + ":" + std::to_string(step) + "]";
-  run_cached(key, [&] { return ops::slice_f32(s.outer, s.n, s.inner, begin, count, step); },
-             {const_cast<float*>(x), y});
+  const auto s = slice_spec(xs, axis, begin, end, step);
+  if (!s) return false;
+  const auto sp = compiler::graph::split_at(xs, static_cast<int64_t>(axis));
+  if (sp.outer * sp.inner <= 0 || end <= begin) return true;
+  run_cached(s->key, s->make, {const_cast<float*>(x), y});
   return true;
 }
 
 bool llvm_reduce_mean_f32(const float* x, const std::vector<int64_t>& xs,
                           const std::vector<bool>& reduced, float* y) {
-  // The reduced dimensions as one run [first, last]: [outer, n, inner] around it.
-  size_t first = xs.size(), last = 0;
-  for (size_t d = 0; d < xs.size(); ++d)
-    if (reduced[d]) first = std::min(first, d), last = d;
-  if (first == xs.size()) return false;
-  for (size_t d = first; d <= last; ++d)
-    if (!reduced[d]) return false;
-  int64_t outer = 1, n = 1, inner = 1;
-  for (size_t d = 0; d < xs.size(); ++d) (d < first ? outer : d <= last ? n : inner) *= xs[d];
-  if (outer * n * inner <= 0) return false;  // the loop's own handling of empty tensors
-  const std::string key = "reduce_mean f32 " + std::to_string(outer) + "x" + std::to_string(n) +
-                          "x" + std::to_string(inner);
-  run_cached(key, [&] { return ops::reduce_mean_f32(outer, n, inner); },
-             {const_cast<float*>(x), y});
+  const auto s = reduce_mean_spec(xs, reduced);
+  if (!s) return false;
+  run_cached(s->key, s->make, {const_cast<float*>(x), y});
   return true;
 }
 

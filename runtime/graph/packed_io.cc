@@ -100,34 +100,45 @@ void copy_into(const int8_t* src, const std::vector<int64_t>& shape, const Plain
   m.copy(src, 0, n, out.dst);
 }
 
-// Writes the packed tensor of b a chunk of whole planes at a time: zero fills the chunk, calls
-// plane_of(n, c) for each plain (image, channel) plane inside it (hw int8 values) and scatters
-// that plane into its lanes. Returns the chunk buffer's bytes.
-template <typename PlaneOf>
-int64_t write_chunks(const Blocks& b, int64_t hw, const PackedWriter& write, PlaneOf plane_of) {
+// Writes the packed tensor of b a chunk of whole planes at a time: zero fills the chunk and
+// calls fill(nb, cb, out) for each (batch block, channel block) plane inside it. Returns the
+// chunk buffer's bytes.
+template <typename Fill>
+int64_t write_chunks(const Blocks& b, const PackedWriter& write, Fill fill) {
   const int64_t total = b.NB * b.CB, per = std::min(total, b.planes_per_chunk());
   std::vector<int8_t> buf(static_cast<size_t>(per * b.plane));
   for (int64_t p0 = 0; p0 < total; p0 += per) {
     const int64_t np = std::min(per, total - p0);
     std::memset(buf.data(), 0, static_cast<size_t>(np * b.plane));
-    for (int64_t p = p0; p < p0 + np; ++p) {
-      const int64_t nb = p / b.CB, cb = p % b.CB;
-      int8_t* o = buf.data() + (p - p0) * b.plane;
-      for (int64_t n = nb * b.bn; n < std::min(b.N, (nb + 1) * b.bn); ++n)
-        for (int64_t c = cb * b.bc; c < std::min(b.C, (cb + 1) * b.bc); ++c) {
-          const int8_t* src = plane_of(n, c);
-          int8_t* d = o + (n % b.bn) * b.bc + c % b.bc;
-          for (int64_t i = 0; i < hw; ++i) d[i * b.bn * b.bc] = src[i];
-        }
-    }
+    for (int64_t p = p0; p < p0 + np; ++p) fill(p / b.CB, p % b.CB, buf.data() + (p - p0) * b.plane);
     write(p0 * b.plane, buf.data(), np * b.plane);
   }
   return static_cast<int64_t>(buf.size());
 }
 
+// write_chunks scattering each plain (image, channel) plane of hw int8 values, plane_of(n, c),
+// into its lanes.
+template <typename PlaneOf>
+int64_t write_planes(const Blocks& b, int64_t hw, const PackedWriter& write, PlaneOf plane_of) {
+  return write_chunks(b, write, [&](int64_t nb, int64_t cb, int8_t* o) {
+    for (int64_t n = nb * b.bn; n < std::min(b.N, (nb + 1) * b.bn); ++n)
+      for (int64_t c = cb * b.bc; c < std::min(b.C, (cb + 1) * b.bc); ++c) {
+        const int8_t* src = plane_of(n, c);
+        int8_t* d = o + (n % b.bn) * b.bc + c % b.bc;
+        for (int64_t i = 0; i < hw; ++i) d[i * b.bn * b.bc] = src[i];
+      }
+  });
+}
+
 int64_t pack_stream(const TensorType& t, const int8_t* plain, const PackedWriter& write) {
   const Blocks b(t);
-  return write_chunks(b, b.HW, write,
+  if (b.HW == 1)  // a matrix (a dense layer's rows): a row of a block is a run of its channels
+    return write_chunks(b, write, [&](int64_t nb, int64_t cb, int8_t* o) {
+      const int64_t c0 = cb * b.bc, len = std::min(b.C, c0 + b.bc) - c0;
+      for (int64_t n = nb * b.bn; n < std::min(b.N, (nb + 1) * b.bn); ++n)
+        std::memcpy(o + (n % b.bn) * b.bc, plain + n * b.C + c0, static_cast<size_t>(len));
+    });
+  return write_planes(b, b.HW, write,
                       [&](int64_t n, int64_t c) { return plain + (n * b.C + c) * b.HW; });
 }
 
@@ -244,7 +255,7 @@ int64_t pool_packed(const Graph& g, const Node& n, const int8_t* in, const Packe
   if (one.value(y).type.elements() != OHW)
     throw InternalError("packed_io: node '" + n.name + "' is not a per-plane operator");
   std::vector<int8_t> pl(static_cast<size_t>(OHW));
-  const int64_t chunk = write_chunks(b, OHW, write, [&](int64_t bt, int64_t c) {
+  const int64_t chunk = write_planes(b, OHW, write, [&](int64_t bt, int64_t c) {
     run_cpu_node(one, on, {reinterpret_cast<const uint8_t*>(in + (bt * b.C + c) * H * W)},
                  reinterpret_cast<uint8_t*>(pl.data()));
     return static_cast<const int8_t*>(pl.data());

@@ -235,6 +235,58 @@ TEST(LlvmKernels, QDenseFallback) {
   expect_same(g, 61);
 }
 
+// A batched dense (attention's product with V left on the CPU): one kernel of the slice's
+// shape runs each of the 3 slices, its weights an activation, the bias and the per-channel
+// shifts shared by every slice.
+TEST(LlvmKernels, BatchedQDenseRunsOneKernelPerSlice) {
+  cg::Graph g("qdense_slices");
+  const int64_t S = 3, M = 5, K = 37, N = 24;
+  const cg::ValueId x = g.add_input("x", i8({S * M, K}, -4));
+  const cg::ValueId w = g.add_input("w", i8({S * N, K}, -5));
+  std::vector<int32_t> b(static_cast<size_t>(N));
+  for (int64_t j = 0; j < N; ++j) b[static_cast<size_t>(j)] = int32_t(j * 97 % 401) - 200;
+  cg::TensorType bt(cg::DType::I32, {N});
+  const cg::ValueId bv = g.add_constant("b", bt, cg::ConstData::from_i32(b));
+  cg::NodeFacts f;
+  f.slices = S;
+  f.shifts = std::vector<int64_t>(static_cast<size_t>(N));
+  for (int64_t j = 0; j < N; ++j) (*f.shifts)[static_cast<size_t>(j)] = 5 + j % 4;
+  g.add_node(cg::OpKind::QDense, "qdense", {x, w, bv}, {}, {i8({S * M, N}, -4)}, {}, f);
+  expect_same(g, 62);
+}
+
+// The fp32 nodes a transformer keeps on the CPU in an int8 run (Softmax, Transpose, Slice,
+// ReduceMean, and Pow by a constant 2 as a multiply) take the fp32 path's JIT kernels, bit
+// for bit the interpreter's loops that run_cpu_node falls back to.
+TEST(LlvmKernels, Fp32TransformerNodesMatchTheLoopsBitForBit) {
+  const cg::TensorType x(cg::DType::F32, {2, 6, 9});
+  for (int64_t axis : {2, 1})
+    expect_same(one_node(cg::OpKind::Softmax, {x}, x, {{"axis", axis}}), 71);
+  expect_same(one_node(cg::OpKind::Transpose, {x}, cg::TensorType(cg::DType::F32, {9, 2, 6}),
+                       {{"perm", std::vector<int64_t>{2, 0, 1}}}),
+              72);
+  expect_same(one_node(cg::OpKind::Slice, {x}, cg::TensorType(cg::DType::F32, {2, 2, 9}),
+                       {{"axis", int64_t{1}}, {"start", int64_t{1}}, {"end", int64_t{5}},
+                        {"step", int64_t{2}}}),
+              73);
+  expect_same(one_node(cg::OpKind::ReduceMean, {x}, cg::TensorType(cg::DType::F32, {2, 1, 1}),
+                       {{"axes", std::vector<int64_t>{1, 2}}, {"keepdims", int64_t{1}}}),
+              74);
+  // Axes that are not adjacent: the loop's general walk, no kernel.
+  expect_same(one_node(cg::OpKind::ReduceMean, {x}, cg::TensorType(cg::DType::F32, {1, 6, 1}),
+                       {{"axes", std::vector<int64_t>{0, 2}}, {"keepdims", int64_t{1}}}),
+              75, false);
+  cg::Graph pow("pow");
+  const cg::ValueId in = pow.add_input("x", x);
+  const float two = 2.0f;
+  const cg::ValueId e = pow.add_constant("two", cg::TensorType(cg::DType::F32, {}),
+                                         cg::ConstData::from_f32({two}));
+  pow.add_node(cg::OpKind::Pow, "square", {in, e}, {}, {x});
+  expect_same(pow, 76);
+  // Subnormal squares: powf rounds 0x1.8p-74 squared to 5 x 2^-149, a * a (and PyTorch) to 4.
+  EXPECT_EQ(compiler::ops::apply(compiler::ops::BinaryFn::kPow, 0x1.8p-74f, 2.0f), 0x1p-147f);
+}
+
 TEST(LlvmKernels, LayoutAndCopyNodesStayPlain) {
   // Flatten/Reshape are copies: no LLVM kernel (Im2Col and MaxPool with packed outputs have
   // theirs, make_llvm_packed_kernel, tested below).
