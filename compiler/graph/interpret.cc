@@ -199,6 +199,20 @@ void dense(Op<T>& op, const T* a, const T* w, T* c, int64_t m, int64_t n, int64_
   dense_kernel<T>(a, w, c, m, n, k);
 }
 
+// C[M, N] = A[M, K] B[K, N]: the plain kernel reads B as it is; the overrides take W = B^T,
+// copied (`wt`: a buffer kept across calls).
+template <typename T>
+void dense_kn(Op<T>& op, const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k,
+              std::vector<T>& wt) {
+  if (op.over) {
+    wt.resize(static_cast<size_t>(n * k));
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t q = 0; q < k; ++q) wt[j * k + q] = b[q * n + j];
+    if (op.over->dense(a, wt.data(), c, m, n, k)) return;
+  }
+  dense_kernel<T>(a, b, c, m, n, k, /*w_kn=*/true);
+}
+
 template <typename T>
 void gemm(Op<T>& op) {
   const HostValue<T>& a = op.in(0);
@@ -214,14 +228,11 @@ void gemm(Op<T>& op) {
       for (int64_t q = 0; q < k; ++q) at[i * k + q] = a.f[q * m + i];
     ap = at.data();
   }
-  const T* wp = b.f.data();
-  if (!tb) {
-    wt.resize(static_cast<size_t>(nn * k));
-    for (int64_t j = 0; j < nn; ++j)
-      for (int64_t q = 0; q < k; ++q) wt[j * k + q] = b.f[q * nn + j];
-    wp = wt.data();
+  if (tb) {
+    dense(op, ap, b.f.data(), op.y.f.data(), m, nn, k);
+  } else {
+    dense_kn(op, ap, b.f.data(), op.y.f.data(), m, nn, k, wt);
   }
-  dense(op, ap, wp, op.y.f.data(), m, nn, k);
   const T alpha = T(op.n.get_float("alpha", 1.0)), beta = T(op.n.get_float("beta", 1.0));
   std::vector<int64_t> cs;
   const T* c = nullptr;
@@ -256,7 +267,15 @@ void matmul(Op<T>& op) {
   const auto sa = broadcast_strides(ab, rank), sb = broadcast_strides(bb, rank);
   int64_t total = 1;
   for (int64_t d : batch) total *= d;
-  std::vector<T> wt(static_cast<size_t>(nn * k));
+  std::vector<T> wt;
+  int64_t a_total = 1, b_total = 1;
+  for (int64_t d : ab) a_total *= d;
+  for (int64_t d : bb) b_total *= d;
+  if (b_total == 1 && a_total == total) {
+    // One B for every batch (a linear layer over [batch..., m, k]): one product of all rows.
+    dense_kn(op, a.f.data(), b.f.data(), op.y.f.data(), total * m, nn, k, wt);
+    return;
+  }
   for (int64_t t = 0; t < total; ++t) {
     int64_t rem = t, ia = 0, ib = 0;
     for (size_t d = rank; d-- > 0;) {
@@ -266,10 +285,7 @@ void matmul(Op<T>& op) {
       ib += idx * sb[d];
     }
     const T* ap = a.f.data() + ia * m * k;
-    const T* bp = b.f.data() + ib * k * nn;
-    for (int64_t j = 0; j < nn; ++j)
-      for (int64_t q = 0; q < k; ++q) wt[j * k + q] = bp[q * nn + j];
-    dense(op, ap, wt.data(), op.y.f.data() + t * m * nn, m, nn, k);
+    dense_kn(op, ap, b.f.data() + ib * k * nn, op.y.f.data() + t * m * nn, m, nn, k, wt);
   }
 }
 

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 #include <type_traits>
 #include <vector>
 
@@ -347,13 +348,87 @@ void slice_kernel(const T* x, const std::vector<int64_t>& shape, size_t axis, in
 
 /// C[M, N] = A[M, K] W[N, K]^T, each element summed over k in order from 0.
 template <typename T>
-void dense_kernel(const T* a, const T* w, T* c, int64_t m, int64_t n, int64_t k) {
+void dense_kernel_loops(const T* a, const T* w, T* c, int64_t m, int64_t n, int64_t k) {
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
       T acc = 0;
       for (int64_t q = 0; q < k; ++q) acc += a[i * k + q] * w[j * k + q];
       c[i * n + j] = acc;
     }
+}
+
+/// dense_kernel_loops' blocked form for floating-point T: kR rows by kJ columns of C summed in
+/// registers (vectors V of kL lanes, a lane per column) over k in order, W's columns packed in
+/// zero-padded panels [K][kJ]. Each element sees the same terms in the same order, a multiply
+/// then an add, from the same +0 (columns and rows past the edge are computed and dropped), so
+/// the result is the loops' bit for bit with no condition on the values. Always inlined, as
+/// conv2d_blocked, for dense_blocked_avx2.cc.
+/// `w_kn`: W is given as its transpose, [K][N] (a MatMul's B), read without a transposed copy.
+template <typename T, typename V, int64_t kL, int64_t kR, int64_t kJ>
+[[gnu::always_inline]] inline void dense_blocked(const T* a, const T* w, T* c, int64_t m,
+                                                 int64_t n, int64_t k, bool w_kn = false) {
+  static_assert(kJ % kL == 0 && sizeof(V) == kL * sizeof(T));
+  constexpr int64_t kV = kJ / kL;
+  std::vector<T> panel(static_cast<size_t>(k * kJ));
+  for (int64_t j0 = 0; j0 < n; j0 += kJ) {
+    const int64_t nj = std::min(kJ, n - j0);
+    std::fill(panel.begin(), panel.end(), T(0));
+    if (w_kn) {
+      for (int64_t q = 0; q < k; ++q)
+        std::copy_n(w + q * n + j0, nj, panel.begin() + q * kJ);
+    } else {
+      for (int64_t l = 0; l < nj; ++l)
+        for (int64_t q = 0; q < k; ++q) panel[static_cast<size_t>(q * kJ + l)] = w[(j0 + l) * k + q];
+    }
+    for (int64_t i0 = 0; i0 < m; i0 += kR) {
+      const T* ar[kR];
+      for (int64_t r = 0; r < kR; ++r) ar[r] = a + std::min(i0 + r, m - 1) * k;
+      // No address of acc or wv is taken (lane reads and writes only), so that the compiler
+      // keeps them in registers.
+      V acc[kR][kV] = {};
+      const T* pq = panel.data();
+      for (int64_t q = 0; q < k; ++q, pq += kJ) {
+        V wv[kV];
+#pragma GCC unroll 16
+        for (int64_t v = 0; v < kV; ++v)
+          for (int64_t l = 0; l < kL; ++l) wv[v][l] = pq[v * kL + l];
+#pragma GCC unroll 16
+        for (int64_t r = 0; r < kR; ++r) {
+          V av;
+          for (int64_t l = 0; l < kL; ++l) av[l] = ar[r][q];
+          for (int64_t v = 0; v < kV; ++v) acc[r][v] += av * wv[v];
+        }
+      }
+      for (int64_t r = 0; r < kR && i0 + r < m; ++r)
+        for (int64_t j = 0; j < nj; ++j) c[(i0 + r) * n + j0 + j] = acc[r][j / kL][j % kL];
+    }
+  }
+}
+
+/// dense_blocked in 8-lane AVX2 vectors for float (4 rows by 16 columns) when the host has
+/// AVX2 and the build targets x86-64: true when it ran (dense_blocked_avx2.cc).
+bool dense_blocked_avx2(const float* a, const float* w, float* c, int64_t m, int64_t n, int64_t k,
+                        bool w_kn);
+
+/// dense_kernel_loops' result, W [N, K] or (`w_kn`) its transpose [K, N]: by the blocked form
+/// for floating-point T (AVX2 for float where the host has it, else 4-lane vectors), by the
+/// loops for integers ([N, K] only). A transformer's calibration is mostly these products
+/// (ViT-B/16: 17.6 G multiply-adds).
+template <typename T>
+void dense_kernel(const T* a, const T* w, T* c, int64_t m, int64_t n, int64_t k,
+                  bool w_kn = false) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (dense_blocked_avx2(a, w, c, m, n, k, w_kn)) return;
+    typedef float V __attribute__((vector_size(16)));
+    dense_blocked<float, V, 4, 4, 8>(a, w, c, m, n, k, w_kn);
+  } else if constexpr (std::is_same_v<T, double>) {
+    typedef double V __attribute__((vector_size(32)));
+    dense_blocked<double, V, 4, 4, 8>(a, w, c, m, n, k, w_kn);
+  } else {
+    static_assert(std::is_integral_v<T>);
+    if (w_kn) throw std::logic_error("dense_kernel: an integer W must be [N, K]");
+    dense_kernel_loops(a, w, c, m, n, k);
+  }
 }
 
 }  // namespace weft::compiler::graph
