@@ -167,11 +167,113 @@ void conv2d_kernel_loops(const T* x, const T* w, const T* bias, T* y, const Wind
     }
 }
 
-/// conv2d_kernel_loops' result, by the blocked form where that is the same bit for bit.
+/// C[M, N] = A[M, K] W[N, K]^T, each element summed over k in order from 0, starting from
+/// `init`[i] for row i (a convolution's bias), or 0.
+template <typename T>
+void dense_kernel_loops(const T* a, const T* w, T* c, int64_t m, int64_t n, int64_t k,
+                        const T* init = nullptr) {
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      T acc = init ? init[i] : T(0);
+      for (int64_t q = 0; q < k; ++q) acc += a[i * k + q] * w[j * k + q];
+      c[i * n + j] = acc;
+    }
+}
+
+/// dense_kernel_loops' blocked form for floating-point T: kR rows by kJ columns of C summed in
+/// registers (vectors V of kL lanes, a lane per column) over k in order, W's columns packed in
+/// zero-padded panels [K][kJ]. Each element sees the same terms in the same order, a multiply
+/// then an add, from the same +0 (columns and rows past the edge are computed and dropped), so
+/// the result is the loops' bit for bit with no condition on the values. Always inlined, as
+/// conv2d_blocked, for dense_blocked_avx2.cc.
+/// `w_kn`: W is given as its transpose, [K][N] (a MatMul's B), read without a transposed copy.
+template <typename T, typename V, int64_t kL, int64_t kR, int64_t kJ>
+[[gnu::always_inline]] inline void dense_blocked(const T* a, const T* w, T* c, int64_t m,
+                                                 int64_t n, int64_t k, bool w_kn = false,
+                                                 const T* init = nullptr) {
+  static_assert(kJ % kL == 0 && sizeof(V) == kL * sizeof(T));
+  constexpr int64_t kV = kJ / kL;
+  std::vector<T> panel(static_cast<size_t>(k * kJ));
+  for (int64_t j0 = 0; j0 < n; j0 += kJ) {
+    const int64_t nj = std::min(kJ, n - j0);
+    std::fill(panel.begin(), panel.end(), T(0));
+    if (w_kn) {
+      for (int64_t q = 0; q < k; ++q)
+        std::copy_n(w + q * n + j0, nj, panel.begin() + q * kJ);
+    } else {
+      for (int64_t l = 0; l < nj; ++l)
+        for (int64_t q = 0; q < k; ++q) panel[static_cast<size_t>(q * kJ + l)] = w[(j0 + l) * k + q];
+    }
+    for (int64_t i0 = 0; i0 < m; i0 += kR) {
+      const T* ar[kR];
+      for (int64_t r = 0; r < kR; ++r) ar[r] = a + std::min(i0 + r, m - 1) * k;
+      // No address of acc or wv is taken (lane reads and writes only), so that the compiler
+      // keeps them in registers.
+      V acc[kR][kV] = {};
+      if (init)
+        for (int64_t r = 0; r < kR; ++r)
+          for (int64_t v = 0; v < kV; ++v)
+            for (int64_t l = 0; l < kL; ++l) acc[r][v][l] = init[std::min(i0 + r, m - 1)];
+      const T* pq = panel.data();
+      for (int64_t q = 0; q < k; ++q, pq += kJ) {
+        V wv[kV];
+#pragma GCC unroll 16
+        for (int64_t v = 0; v < kV; ++v)
+          for (int64_t l = 0; l < kL; ++l) wv[v][l] = pq[v * kL + l];
+#pragma GCC unroll 16
+        for (int64_t r = 0; r < kR; ++r) {
+          V av;
+          for (int64_t l = 0; l < kL; ++l) av[l] = ar[r][q];
+          for (int64_t v = 0; v < kV; ++v) acc[r][v] += av * wv[v];
+        }
+      }
+      for (int64_t r = 0; r < kR && i0 + r < m; ++r)
+        for (int64_t j = 0; j < nj; ++j) c[(i0 + r) * n + j0 + j] = acc[r][j / kL][j % kL];
+    }
+  }
+}
+
+/// dense_blocked in 8-lane AVX2 vectors for float (4 rows by 16 columns) when the host has
+/// AVX2 and the build targets x86-64: true when it ran (dense_blocked_avx2.cc).
+bool dense_blocked_avx2(const float* a, const float* w, float* c, int64_t m, int64_t n, int64_t k,
+                        bool w_kn, const float* init);
+
+/// dense_kernel_loops' result, W [N, K] or (`w_kn`) its transpose [K, N], rows starting from
+/// `init` or 0: by the blocked form for floating-point T (AVX2 for float where the host has it,
+/// else 4-lane vectors), by the loops for integers ([N, K] only). A transformer's calibration
+/// is mostly these products (ViT-B/16: 17.6 G multiply-adds), a CNN's its 1x1 convolutions.
+template <typename T>
+void dense_kernel(const T* a, const T* w, T* c, int64_t m, int64_t n, int64_t k,
+                  bool w_kn = false, const T* init = nullptr) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (dense_blocked_avx2(a, w, c, m, n, k, w_kn, init)) return;
+    typedef float V __attribute__((vector_size(16)));
+    dense_blocked<float, V, 4, 4, 8>(a, w, c, m, n, k, w_kn, init);
+  } else if constexpr (std::is_same_v<T, double>) {
+    typedef double V __attribute__((vector_size(32)));
+    dense_blocked<double, V, 4, 4, 8>(a, w, c, m, n, k, w_kn, init);
+  } else {
+    static_assert(std::is_integral_v<T>);
+    if (w_kn) throw std::logic_error("dense_kernel: an integer W must be [N, K]");
+    dense_kernel_loops(a, w, c, m, n, k, init);
+  }
+}
+
+/// conv2d_kernel_loops' result, by the blocked form where that is the same bit for bit. A 1x1
+/// convolution with stride 1 and no padding is a dense product per image, W [O, C] by X [C, HW]
+/// from the bias (the same terms in the same order, no padded tap): a 1x1 layer's taps are
+/// whole input planes, which the blocked form reads a plane apart for every 8 columns.
 template <typename T>
 void conv2d_kernel(const T* x, const T* w, const T* bias, T* y, const Window2d& s, int64_t o,
                    int64_t group = 1) {
   if constexpr (std::is_floating_point_v<T>) {
+    if (s.kh == 1 && s.kw == 1 && s.sh == 1 && s.sw == 1 && group == 1 && s.pt == 0 &&
+        s.pl == 0 && s.pb == 0 && s.pr == 0 && s.oh == s.h && s.ow == s.w) {
+      const int64_t hw = s.h * s.w;
+      for (int64_t n = 0; n < s.n; ++n)
+        dense_kernel<T>(w, x + n * s.c * hw, y + n * o * hw, o, hw, s.c, /*w_kn=*/true, bias);
+      return;
+    }
     bool exact = true;
     for (int64_t i = 0; exact && i < o * (s.c / group) * s.kh * s.kw; ++i)
       exact = std::isfinite(w[i]);
@@ -343,91 +445,6 @@ void slice_kernel(const T* x, const std::vector<int64_t>& shape, size_t axis, in
     }
     for (int64_t i = b; i < e; i += step)
       y = std::copy(x + (o * dim + i) * inner, x + (o * dim + i + 1) * inner, y);
-  }
-}
-
-/// C[M, N] = A[M, K] W[N, K]^T, each element summed over k in order from 0.
-template <typename T>
-void dense_kernel_loops(const T* a, const T* w, T* c, int64_t m, int64_t n, int64_t k) {
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      T acc = 0;
-      for (int64_t q = 0; q < k; ++q) acc += a[i * k + q] * w[j * k + q];
-      c[i * n + j] = acc;
-    }
-}
-
-/// dense_kernel_loops' blocked form for floating-point T: kR rows by kJ columns of C summed in
-/// registers (vectors V of kL lanes, a lane per column) over k in order, W's columns packed in
-/// zero-padded panels [K][kJ]. Each element sees the same terms in the same order, a multiply
-/// then an add, from the same +0 (columns and rows past the edge are computed and dropped), so
-/// the result is the loops' bit for bit with no condition on the values. Always inlined, as
-/// conv2d_blocked, for dense_blocked_avx2.cc.
-/// `w_kn`: W is given as its transpose, [K][N] (a MatMul's B), read without a transposed copy.
-template <typename T, typename V, int64_t kL, int64_t kR, int64_t kJ>
-[[gnu::always_inline]] inline void dense_blocked(const T* a, const T* w, T* c, int64_t m,
-                                                 int64_t n, int64_t k, bool w_kn = false) {
-  static_assert(kJ % kL == 0 && sizeof(V) == kL * sizeof(T));
-  constexpr int64_t kV = kJ / kL;
-  std::vector<T> panel(static_cast<size_t>(k * kJ));
-  for (int64_t j0 = 0; j0 < n; j0 += kJ) {
-    const int64_t nj = std::min(kJ, n - j0);
-    std::fill(panel.begin(), panel.end(), T(0));
-    if (w_kn) {
-      for (int64_t q = 0; q < k; ++q)
-        std::copy_n(w + q * n + j0, nj, panel.begin() + q * kJ);
-    } else {
-      for (int64_t l = 0; l < nj; ++l)
-        for (int64_t q = 0; q < k; ++q) panel[static_cast<size_t>(q * kJ + l)] = w[(j0 + l) * k + q];
-    }
-    for (int64_t i0 = 0; i0 < m; i0 += kR) {
-      const T* ar[kR];
-      for (int64_t r = 0; r < kR; ++r) ar[r] = a + std::min(i0 + r, m - 1) * k;
-      // No address of acc or wv is taken (lane reads and writes only), so that the compiler
-      // keeps them in registers.
-      V acc[kR][kV] = {};
-      const T* pq = panel.data();
-      for (int64_t q = 0; q < k; ++q, pq += kJ) {
-        V wv[kV];
-#pragma GCC unroll 16
-        for (int64_t v = 0; v < kV; ++v)
-          for (int64_t l = 0; l < kL; ++l) wv[v][l] = pq[v * kL + l];
-#pragma GCC unroll 16
-        for (int64_t r = 0; r < kR; ++r) {
-          V av;
-          for (int64_t l = 0; l < kL; ++l) av[l] = ar[r][q];
-          for (int64_t v = 0; v < kV; ++v) acc[r][v] += av * wv[v];
-        }
-      }
-      for (int64_t r = 0; r < kR && i0 + r < m; ++r)
-        for (int64_t j = 0; j < nj; ++j) c[(i0 + r) * n + j0 + j] = acc[r][j / kL][j % kL];
-    }
-  }
-}
-
-/// dense_blocked in 8-lane AVX2 vectors for float (4 rows by 16 columns) when the host has
-/// AVX2 and the build targets x86-64: true when it ran (dense_blocked_avx2.cc).
-bool dense_blocked_avx2(const float* a, const float* w, float* c, int64_t m, int64_t n, int64_t k,
-                        bool w_kn);
-
-/// dense_kernel_loops' result, W [N, K] or (`w_kn`) its transpose [K, N]: by the blocked form
-/// for floating-point T (AVX2 for float where the host has it, else 4-lane vectors), by the
-/// loops for integers ([N, K] only). A transformer's calibration is mostly these products
-/// (ViT-B/16: 17.6 G multiply-adds).
-template <typename T>
-void dense_kernel(const T* a, const T* w, T* c, int64_t m, int64_t n, int64_t k,
-                  bool w_kn = false) {
-  if constexpr (std::is_same_v<T, float>) {
-    if (dense_blocked_avx2(a, w, c, m, n, k, w_kn)) return;
-    typedef float V __attribute__((vector_size(16)));
-    dense_blocked<float, V, 4, 4, 8>(a, w, c, m, n, k, w_kn);
-  } else if constexpr (std::is_same_v<T, double>) {
-    typedef double V __attribute__((vector_size(32)));
-    dense_blocked<double, V, 4, 4, 8>(a, w, c, m, n, k, w_kn);
-  } else {
-    static_assert(std::is_integral_v<T>);
-    if (w_kn) throw std::logic_error("dense_kernel: an integer W must be [N, K]");
-    dense_kernel_loops(a, w, c, m, n, k);
   }
 }
 

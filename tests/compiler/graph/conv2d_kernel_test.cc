@@ -127,5 +127,41 @@ TEST(Conv2dKernel, DispatchKeepsTheLoopsWhereBlockingWouldDiffer) {
   EXPECT_FALSE(std::isnan(y[0]));
 }
 
+// A 1x1 convolution with stride 1 and no padding runs as a dense product per image (from the
+// bias, no padded tap): the loops' bits for every 1x1 case, batch 2, channel counts off the
+// blocks, and with a -0 bias and an infinite weight (no padded tap, so nothing to keep the
+// loops for), in float and double.
+template <typename T>
+void expect_one_by_one_same(int64_t n, int64_t c, int64_t hw, int64_t o, bool odd_values) {
+  const Case k{n, c, hw, hw + 1, o, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1};
+  const Window2d s = window(k);
+  std::mt19937 rng(static_cast<uint32_t>(c * 100 + o));
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<T> x(static_cast<size_t>(n * c * s.h * s.w)), w(static_cast<size_t>(o * c)),
+      b(static_cast<size_t>(o));
+  for (T& v : x) v = static_cast<T>(u(rng));
+  for (T& v : w) v = static_cast<T>(u(rng));
+  for (T& v : b) v = static_cast<T>(u(rng));
+  if (odd_values) {
+    b[0] = T(-0.0);
+    w[1] = T(INFINITY);
+  }
+  const size_t ny = static_cast<size_t>(n * o * s.oh * s.ow);
+  std::vector<T> plain(ny, T(7)), got(ny, T(9));
+  conv2d_kernel_loops<T>(x.data(), w.data(), b.data(), plain.data(), s, o, 1);
+  conv2d_kernel<T>(x.data(), w.data(), b.data(), got.data(), s, o, 1);
+  EXPECT_EQ(0, std::memcmp(plain.data(), got.data(), ny * sizeof(T)))
+      << "c=" << c << " o=" << o << " " << hw;
+}
+
+TEST(Conv2dKernel, OneByOneAsADenseProductIsTheLoopsBitForBit) {
+  for (bool odd : {false, true}) {
+    expect_one_by_one_same<float>(2, 40, 7, 21, odd);
+    expect_one_by_one_same<float>(1, 256, 14, 64, odd);
+    expect_one_by_one_same<float>(1, 3, 5, 17, odd);
+    expect_one_by_one_same<double>(2, 40, 7, 21, odd);
+  }
+}
+
 }  // namespace
 }  // namespace weft::compiler::graph
