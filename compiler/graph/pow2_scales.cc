@@ -35,11 +35,14 @@ double grid_error(const float* w, int64_t n, int64_t stride, int e) {
 
 }  // namespace
 
-int weight_exponent(const float* w, int64_t n, int64_t stride, int below) {
+int weight_exponent(const float* w, int64_t n, int64_t stride, int below, double* err) {
   double m = 0;
   for (int64_t i = 0; i < n; ++i) m = std::max(m, static_cast<double>(std::fabs(w[i * stride])));
   const int top = pow2_exponent(m);
-  if (!(m > 0)) return top;
+  if (!(m > 0)) {
+    if (err) *err = grid_error(w, n, stride, top);
+    return top;
+  }
   // The error falls while clipping removes less than the finer grid saves, then rises: stop
   // at the first rise.
   int best = top;
@@ -50,6 +53,7 @@ int weight_exponent(const float* w, int64_t n, int64_t stride, int below) {
     best = e;
     best_err = err;
   }
+  if (err) *err = best_err;
   return best;
 }
 
@@ -65,13 +69,15 @@ std::vector<int> weight_row_exponents(const float* w, int64_t rows, int64_t per,
   const int64_t stride = columns ? rows : 1;
   auto row = [&](int64_t r) { return columns ? w + r : w + r * per; };
   std::vector<int> e(static_cast<size_t>(rows));
-  for (int64_t r = 0; r < rows; ++r) e[r] = weight_exponent(row(r), per, stride, below);
+  std::vector<double> err(static_cast<size_t>(rows));  // each row's error at its exponent
+  for (int64_t r = 0; r < rows; ++r) e[r] = weight_exponent(row(r), per, stride, below, &err[r]);
   if (per_channel || rows == 0) return e;
-  const int t = weight_exponent(w, rows * per, 1, below);
+  double t_err = 0;
+  const int t = weight_exponent(w, rows * per, 1, below, &t_err);
   const auto [lo, hi] = std::minmax_element(e.begin(), e.end());
   double row_err = 0;
-  for (int64_t r = 0; r < rows; ++r) row_err += grid_error(row(r), per, stride, e[r]);
-  if (*hi - *lo > kMaxSpread || !(grid_error(w, rows * per, 1, t) > kGain * row_err))
+  for (int64_t r = 0; r < rows; ++r) row_err += err[r];
+  if (*hi - *lo > kMaxSpread || !(t_err > kGain * row_err))
     std::fill(e.begin(), e.end(), t);
   return e;
 }

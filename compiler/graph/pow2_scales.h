@@ -34,8 +34,10 @@ namespace weft::compiler::graph {
 
 /// The exponent e minimizing sum_i (w_i - 2^e * clip(round(w_i / 2^e), -127, 127))^2 over the
 /// `n` weights w[0], w[stride], ..., w[(n-1)*stride]; pow2_exponent(max |w|) (quantize.h) at
-/// most, `below` under it at least (0: the one that covers the largest magnitude).
-int weight_exponent(const float* w, int64_t n, int64_t stride = 1, int below = 8);
+/// most, `below` under it at least (0: the one that covers the largest magnitude). `err`, when
+/// given, receives that sum at the exponent chosen.
+int weight_exponent(const float* w, int64_t n, int64_t stride = 1, int below = 8,
+                    double* err = nullptr);
 
 /// Exponents for the rows (output channels) of a weight of `rows` x `per` values, each row
 /// contiguous, or each a column (stride `rows`) with `columns`: one per row with `per_channel`,

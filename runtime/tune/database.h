@@ -78,7 +78,8 @@ class Database {
 /// The folder of the shipped default records (WEFT_TUNE_RECORDS overrides it).
 std::string default_records_dir();
 /// The best record for a workload and target: from `db_path` when given and it has one, else
-/// from the shipped default records. Corrupt files are UserErrors.
+/// from the shipped default records. Corrupt files are UserErrors. Each file is parsed once per
+/// process while its size and modification time stay the same.
 std::optional<TuningRecord> lookup_best(const compiler::tune::Workload& w,
                                         const compiler::tune::Target& t,
                                         const std::string& db_path = "");

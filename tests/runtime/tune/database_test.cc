@@ -182,5 +182,36 @@ TEST_F(DatabaseTest, ADirectoryIsRefusedByNameBeforeAnyWork) {
   EXPECT_THROW(Database::check_writable("/proc/weft/db.jsonl", "--db"), UserError);
 }
 
+// lookup_best keeps each parsed file while the file stays the same: a better record appended
+// after a lookup is what the next lookup finds, and so is the best of a file written anew.
+TEST_F(DatabaseTest, LookupsSeeEachChangeOfTheFile) {
+  const TuningRecord r0 = record(5);
+  {
+    Database db(path_);
+    db.add(r0);
+    db.commit();
+  }
+  auto best = lookup_best(r0.workload, r0.target, path_);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(best->trial, 5);
+  {
+    Database db(path_);
+    db.add(record(1));  // 101 cycles, better than 105
+    db.commit();
+  }
+  best = lookup_best(r0.workload, r0.target, path_);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(best->trial, 1);
+  fs::remove(path_);
+  {
+    Database db(path_);
+    for (int64_t t : {7, 8, 9}) db.add(record(t));
+    db.commit();
+  }
+  best = lookup_best(r0.workload, r0.target, path_);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(best->trial, 7);
+}
+
 }  // namespace
 }  // namespace weft
