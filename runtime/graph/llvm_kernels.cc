@@ -261,7 +261,8 @@ std::shared_ptr<LlvmNodeKernel> make_llvm_node_kernel(const Graph& g, const Node
       const auto& z = g.value(n.inputs[1]);
       const TensorType& zt = z.type;
       if (zt.layout.kind != compiler::graph::Layout::Plain) return nullptr;
-      if (z.is_constant() && compiler::ops::pow_is_square(*f, z.data->f32(), zt.elements()) &&
+      if (z.is_constant() && zt.dtype == DType::F32 &&
+          compiler::ops::pow_is_square(*f, z.data->f32(), zt.elements()) &&
           yt.shape == xt.shape) {
         node->inputs = {0, 0};
         return make("mul f32 [" + ints_str(xt.shape) + "] [" + ints_str(xt.shape) + "] -> [" +
