@@ -145,6 +145,7 @@ int64_t pack_stream(const TensorType& t, const int8_t* plain, const PackedWriter
 int64_t unpack_stream(const TensorType& t, const PackedReader& read, const PlainSlice& out) {
   const Blocks b(t);
   const SliceMap m(t.shape, out);
+  const bool whole = out.shape == t.shape;  // then the slice is the tensor itself (at 0)
   const int64_t total = b.NB * b.CB, per = std::min(total, b.planes_per_chunk());
   std::vector<int8_t> buf(static_cast<size_t>(per * b.plane)), pl(static_cast<size_t>(b.HW));
   for (int64_t p0 = 0; p0 < total; p0 += per) {
@@ -155,10 +156,16 @@ int64_t unpack_stream(const TensorType& t, const PackedReader& read, const Plain
       const int8_t* blk = buf.data() + (p - p0) * b.plane;
       if (b.HW == 1) {
         // A matrix (a dense layer's rows): each row of the block is a run of its channels, one
-        // copy rather than one per element.
+        // copy rather than one per element; straight to its place when `out` is the whole
+        // tensor (no index arithmetic per run).
         const int64_t c0 = cb * b.bc, len = std::min(b.C, c0 + b.bc) - c0;
-        for (int64_t n = nb * b.bn; n < std::min(b.N, (nb + 1) * b.bn); ++n)
-          m.copy(blk + (n % b.bn) * b.bc, n * b.C + c0, len, out.dst);
+        for (int64_t n = nb * b.bn; n < std::min(b.N, (nb + 1) * b.bn); ++n) {
+          const int8_t* row = blk + (n % b.bn) * b.bc;
+          if (whole)
+            std::memcpy(out.dst + n * b.C + c0, row, static_cast<size_t>(len));
+          else
+            m.copy(row, n * b.C + c0, len, out.dst);
+        }
         continue;
       }
       for (int64_t n = nb * b.bn; n < std::min(b.N, (nb + 1) * b.bn); ++n)
