@@ -47,7 +47,7 @@ AxiMemory::AxiMemory(const isa::Platform& p) : p_(p) {
 }
 
 uint64_t AxiMemory::next_read_slot(uint64_t cycle) {
-  while (!read_last_beat_.empty() && read_last_beat_.front() < cycle) read_last_beat_.pop_front();
+  read_last_beat_.drop_before(cycle);
   if (read_last_beat_.size() < static_cast<size_t>(p_.max_outstanding_reads)) return cycle;
   // Full: the oldest burst frees its slot the cycle after its last beat.
   return read_last_beat_[read_last_beat_.size() - p_.max_outstanding_reads] + 1;
@@ -65,7 +65,7 @@ uint64_t AxiMemory::accept_read(uint64_t cycle, uint32_t beats, const BurstSourc
 }
 
 uint64_t AxiMemory::next_write_slot(uint64_t cycle) {
-  while (!write_resp_.empty() && write_resp_.front() < cycle) write_resp_.pop_front();
+  write_resp_.drop_before(cycle);
   if (write_resp_.size() < static_cast<size_t>(p_.max_outstanding_writes)) return cycle;
   return write_resp_[write_resp_.size() - p_.max_outstanding_writes] + 1;
 }
