@@ -25,6 +25,7 @@
 #include "simulator/cycle/cycle_sim.h"
 #include "simulator/functional/functional_sim.h"
 #include "tests/support/engines.h"
+#include "tests/support/gemm_program.h"
 #include "tests/support/program_builder.h"
 #include "tests/support/random_program.h"
 
@@ -99,17 +100,6 @@ class DeviceTest : public ::testing::TestWithParam<std::string> {
     ADD_FAILURE() << "the engine accepted the program";
     return "";
   }
-  // One GEMM of 16000 x 16000 iterations: far longer than any deadline the tests set.
-  Program long_program() {
-    ProgramBuilder b(layout_);
-    const int64_t uop = b.add_uops({{0, 0, 0}});
-    b.load(MemType::kUop, 0, uop, 1, 1, 1);
-    isa::Insn& g = b.at(b.gemm(0, 1));
-    g.iter_out = 16000;
-    g.iter_in = 16000;
-    b.finish();
-    return b.build();
-  }
   Program deadlocking_program() {
     ProgramBuilder b(layout_);
     b.load(MemType::kUop, 0, 0, 0, 0, 0, Pads{}, kPopPrev);
@@ -180,7 +170,7 @@ TEST_P(DeviceTest, RunHereEndsTheRunOnTheCallingThread) {
 // A run still going at run_here's deadline is stopped by the device's own thread, as abort()
 // stops it, and the device is usable again.
 TEST_P(DeviceTest, RunHereStopsARunAtItsDeadline) {
-  const Program p = long_program();
+  const Program p = long_gemm_program(layout_);
   upload(p.dram);
   driver::launch(*dev_, p.insn_offset, p.insn_count);
   const auto t0 = std::chrono::steady_clock::now();
@@ -318,7 +308,7 @@ TEST_P(DeviceTest, DramBaseOffsetsEveryAccess) {
 // A run longer than the timeout: wait reports it, and closing the device cancels the run
 // promptly instead of waiting for it.
 TEST_P(DeviceTest, WaitTimesOutAndClosingCancelsTheRun) {
-  const Program p = long_program();
+  const Program p = long_gemm_program(layout_);
   upload(p.dram);
   driver::launch(*dev_, p.insn_offset, p.insn_count);
   const auto t0 = std::chrono::steady_clock::now();

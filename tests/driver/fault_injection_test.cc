@@ -24,6 +24,7 @@
 #include "simulator/functional/functional_sim.h"
 #include "simulator/memory/fault_plan.h"
 #include "tests/support/engines.h"
+#include "tests/support/gemm_program.h"
 #include "tests/support/program_builder.h"
 #include "tests/support/program_check.h"
 
@@ -204,20 +205,8 @@ TEST_P(FaultTest, ATokenQueueOverflowNamesTheQueueAndTheModule) {
   expect_recovers(small_gemm(l_).p);
 }
 
-// A program that runs far longer than the host waits for.
-Program long_program(const isa::Layout& l) {
-  ProgramBuilder b(l);
-  const int64_t uop = b.add_uops({{0, 0, 0}});
-  b.load(MemType::kUop, 0, uop, 1, 1, 1);
-  isa::Insn& g = b.at(b.gemm(0, 1));
-  g.iter_out = 16000;
-  g.iter_in = 16000;
-  b.finish();
-  return b.build();
-}
-
 TEST_P(FaultTest, ADeviceThatTimesOutIsStoppedAndUsableAgain) {
-  const Program p = long_program(l_);
+  const Program p = long_gemm_program(l_);
   const auto t0 = Clock::now();
   EXPECT_THAT(run(p, nullptr, std::chrono::milliseconds(50)),
               AllOf(HasSubstr("device '" + GetParam() + "' did not finish within 50 ms"),
@@ -228,7 +217,7 @@ TEST_P(FaultTest, ADeviceThatTimesOutIsStoppedAndUsableAgain) {
 }
 
 TEST_P(FaultTest, ARunCancelledFromTheHostMidwayEndsWithAnError) {
-  const Program p = long_program(l_);
+  const Program p = long_gemm_program(l_);
   const uint64_t addr = dev_->alloc(p.dram.size());
   addr_ = addr;
   dev_->copy_to_device(addr, p.dram.data(), p.dram.size());

@@ -201,4 +201,15 @@ Program random_gemm_program(const isa::Layout& layout, uint64_t seed,
   return Generator(layout, seed, options).run();
 }
 
+Program long_gemm_program(const isa::Layout& layout) {
+  ProgramBuilder b(layout);
+  const int64_t uop = b.add_uops({{0, 0, 0}});
+  b.load(MemType::kUop, 0, uop, 1, 1, 1);
+  isa::Insn& g = b.at(b.gemm(0, 1));
+  g.iter_out = 16000;
+  g.iter_in = 16000;
+  b.finish();
+  return b.build();
+}
+
 }  // namespace weft::test

@@ -29,4 +29,8 @@ struct GemmProgramOptions {
 Program random_gemm_program(const isa::Layout& layout, uint64_t seed,
                             const GemmProgramOptions& options = {});
 
+/// One GEMM of 16000 x 16000 iterations: a program that runs far longer than any deadline a
+/// test sets (timeouts, cancellation, a device stopped and used again).
+Program long_gemm_program(const isa::Layout& layout);
+
 }  // namespace weft::test
