@@ -23,6 +23,7 @@
 #include <variant>
 #include <vector>
 
+#include "compiler/graph/bytes.h"
 #include "compiler/graph/types.h"
 
 namespace weft::compiler::graph {
@@ -66,7 +67,7 @@ constexpr int32_t kNone = -1;
 
 /// Constant data, little-endian, in the value's stored layout (shared between copies of a graph).
 struct ConstData {
-  std::vector<uint8_t> bytes;
+  Bytes bytes;  // a view of the model file for a weight imported from ONNX
   const float* f32() const { return reinterpret_cast<const float*>(bytes.data()); }
   const int8_t* i8() const { return reinterpret_cast<const int8_t*>(bytes.data()); }
   const int32_t* i32() const { return reinterpret_cast<const int32_t*>(bytes.data()); }

@@ -154,7 +154,8 @@ class Importer {
     std::shared_ptr<const graph::ConstData> data;
     const int64_t n = t.elements();
     if (t.type == ElemType::kFloat32) {
-      // The bytes are already the stored layout (little-endian float32): one copy, no staging.
+      // The bytes are already the stored layout (little-endian float32): shared, not copied (a
+      // large weight's are a view of the mapped model file).
       auto d = std::make_shared<graph::ConstData>();
       d->bytes = t.bytes;
       data = std::move(d);

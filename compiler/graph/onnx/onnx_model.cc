@@ -15,12 +15,14 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <memory>
 #include <set>
 #include <type_traits>
 
 #include "compiler/graph/onnx/inference_guard.h"
 #include "compiler/graph/onnx/opset18.h"
 #include "compiler/graph/onnx/proto_helpers.h"
+#include "compiler/graph/onnx/set_aside_weights.h"
 #include "hardware/isa/errors.h"
 
 namespace weft::compiler::onnx_import {
@@ -58,7 +60,7 @@ int64_t TensorData::elements() const {
 namespace {
 
 template <typename T>
-T load_at(const std::vector<uint8_t>& b, int64_t i) {
+T load_at(const graph::Bytes& b, int64_t i) {
   T v;
   std::memcpy(&v, b.data() + i * static_cast<int64_t>(sizeof(T)), sizeof(T));
   return v;
@@ -331,9 +333,10 @@ const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, const std::strin
 }
 
 // LoadOptions::batch: the symbolic first dimension of each graph input that is not an
-// initializer set to `batch`.
-static void set_batch(onnx::GraphProto* g, int64_t batch, const std::string& what) {
-  std::set<std::string> inits;
+// initializer (nor a weight set aside, in `weights`) set to `batch`.
+static void set_batch(onnx::GraphProto* g, int64_t batch, const std::string& what,
+                      const std::set<std::string>& weights) {
+  std::set<std::string> inits = weights;
   for (const auto& t : g->initializer()) inits.insert(t.name());
   for (auto& in : *g->mutable_input()) {
     if (inits.count(in.name()) || !in.type().has_tensor_type() ||
@@ -359,15 +362,54 @@ Model parse_model(const std::vector<uint8_t>& bytes, const std::string& what,
   return parse_model(bytes.data(), bytes.size(), what, options);
 }
 
-Model parse_model(const uint8_t* data, size_t size, const std::string& what,
-                  const LoadOptions& options) {
-  onnx::ModelProto proto;
+// Parses `size` bytes at `data` into `proto`, the large weights set aside (their bytes stay
+// in `data`, see set_aside_weights.h) and returned; each becomes a graph input of its type and
+// shape, so that the checker and shape inference see it as they would its initializer.
+static std::vector<SetAsideWeight> parse_proto(const uint8_t* data, size_t size,
+                                               const std::string& what,
+                                               onnx::ModelProto* proto) {
   if (size == 0) throw UserError(what + " is empty, not an ONNX model");
+  SetAside split;
+  if (set_aside_weights(data, size, &split) &&
+      split.skeleton.size() <= static_cast<size_t>(std::numeric_limits<int>::max()) &&
+      proto->ParseFromArray(split.skeleton.data(), static_cast<int>(split.skeleton.size())) &&
+      proto->has_graph()) {
+    // A name given twice is left to the loader's checks on the file as it is.
+    std::set<std::string> names;
+    bool unique = true;
+    for (const auto& t : proto->graph().initializer())
+      unique = names.insert(t.name()).second && unique;
+    for (const auto& w : split.weights) unique = names.insert(w.name).second && unique;
+    if (unique) {
+      std::set<std::string> inputs;
+      for (const auto& v : proto->graph().input()) inputs.insert(v.name());
+      for (const auto& w : split.weights) {
+        if (inputs.count(w.name)) continue;  // IR 3 lists initializers as inputs too
+        onnx::ValueInfoProto* v = proto->mutable_graph()->add_input();
+        v->set_name(w.name);
+        onnx::TypeProto_Tensor* tt = v->mutable_type()->mutable_tensor_type();
+        tt->set_elem_type(w.data_type);
+        onnx::TensorShapeProto* shape = tt->mutable_shape();
+        for (int64_t d : w.dims) shape->add_dim()->set_dim_value(d);
+      }
+      return std::move(split.weights);
+    }
+  }
+  proto->Clear();
   if (size > static_cast<size_t>(std::numeric_limits<int>::max()) ||
-      !proto.ParseFromArray(data, static_cast<int>(size))) {
+      !proto->ParseFromArray(data, static_cast<int>(size))) {
     throw UserError(what + " is not a valid ONNX model: protobuf cannot parse it (a truncated "
                     "or corrupt file)");
   }
+  return {};
+}
+
+Model parse_model(const uint8_t* data, size_t size, const std::string& what,
+                  const LoadOptions& options, std::shared_ptr<const void> owner) {
+  onnx::ModelProto proto;
+  const std::vector<SetAsideWeight> weights = parse_proto(data, size, what, &proto);
+  std::set<std::string> weight_names;
+  for (const auto& w : weights) weight_names.insert(w.name);
   if (!proto.has_graph() || proto.graph().node_size() == 0) {
     throw UserError(what + " holds no graph (a truncated or corrupt file, or not an ONNX model)");
   }
@@ -408,7 +450,7 @@ Model parse_model(const uint8_t* data, size_t size, const std::string& what,
     for (int64_t d : value.shape) t->add_dims(d);
     t->set_raw_data(value.bytes.data(), value.bytes.size());
   }
-  if (options.batch > 0) set_batch(g, options.batch, what);
+  if (options.batch > 0) set_batch(g, options.batch, what, weight_names);
   order_nodes(g, what);
   try {
     onnx::checker::check_model(proto);
@@ -437,6 +479,14 @@ Model parse_model(const uint8_t* data, size_t size, const std::string& what,
     // fresh pages cost a fault and the kernel's clearing each (a third of a large import).
     std::string().swap(*t.mutable_raw_data());
   }
+  for (const SetAsideWeight& w : weights) {
+    TensorData& t = m.initializers[w.name];
+    elem_type_of(w.data_type, &t.type);
+    t.shape = w.dims;
+    t.bytes = owner ? graph::Bytes::view(w.data, w.size, owner)
+                    : graph::Bytes(std::vector<uint8_t>(w.data, w.data + w.size));
+    init_names.insert(w.name);
+  }
   auto add_type = [&](const onnx::ValueInfoProto& v) {
     if (v.has_type()) m.types[v.name()] = convert_type(v.type());
   };
@@ -459,12 +509,12 @@ Model parse_model(const uint8_t* data, size_t size, const std::string& what,
     add_type(v);
     m.outputs.push_back(v.name());
   }
-  for (const auto& t : g->initializer()) {
+  for (const std::string& name : init_names) {
     ValueType vt;
-    vt.type = m.initializers[t.name()].type;
-    vt.shape = m.initializers[t.name()].shape;
+    vt.type = m.initializers[name].type;
+    vt.shape = m.initializers[name].shape;
     vt.has_shape = true;
-    m.types[t.name()] = vt;
+    m.types[name] = vt;
   }
   for (int k = 0; k < g->node_size(); ++k) {
     const onnx::NodeProto& p = g->node(k);
@@ -490,9 +540,9 @@ Model parse_model(const uint8_t* data, size_t size, const std::string& what,
 }
 
 Model load_model(const std::string& path, const LoadOptions& options) {
-  // The file is mapped, not read into a buffer: protobuf parses straight from the page cache,
-  // so the only copy of a weight before the graph's is the parsed tensor's (a byte-at-a-time
-  // read into a growing vector cost a third of a 244 MB model's import).
+  // The file is mapped, not read into a buffer: protobuf parses the skeleton straight from the
+  // page cache, and the large weights stay views of the mapping (kept alive by the tensors
+  // that view it, the graph's constants included), so import copies no weight.
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw UserError("cannot open ONNX model '" + path + "': " + std::strerror(errno));
   struct stat st {};
@@ -509,12 +559,8 @@ Model load_model(const std::string& path, const LoadOptions& options) {
   ::close(fd);
   if (map == MAP_FAILED)
     throw UserError("cannot read ONNX model '" + path + "': " + std::strerror(errno));
-  struct Unmap {
-    void* p;
-    size_t n;
-    ~Unmap() { ::munmap(p, n); }
-  } unmap{map, size};
-  return parse_model(static_cast<const uint8_t*>(map), size, "'" + path + "'", options);
+  const std::shared_ptr<const void> mapping(map, [size](void* p) { ::munmap(p, size); });
+  return parse_model(static_cast<const uint8_t*>(map), size, "'" + path + "'", options, mapping);
 }
 
 TensorData read_tensor_file(const std::string& path) {

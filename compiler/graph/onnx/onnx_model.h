@@ -1,5 +1,5 @@
-// Loading an ONNX model with the ONNX library (libonnx + protobuf, never a hand-written
-// protobuf reader): parse, check with onnx::checker, run onnx::shape_inference, check that the
+// Loading an ONNX model with the ONNX library (libonnx + protobuf; a wire-format scanner only
+// finds where the large weights' bytes are, set_aside_weights.h): parse, check with onnx::checker, run onnx::shape_inference, check that the
 // default-domain opset is one Weft imports (11 to 18; opset 18 read through opset18.h), and hand back the graph as plain C++
 // values (nodes with typed attributes, initializers as TensorData, every value's inferred type),
 // so no other file needs the ONNX or protobuf headers. Every problem with the file is a
@@ -8,8 +8,11 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "compiler/graph/bytes.h"
 
 namespace weft::compiler::onnx_import {
 
@@ -20,11 +23,12 @@ const char* elem_type_name(ElemType t);
 /// Bytes of one element.
 int elem_bytes(ElemType t);
 
-/// A dense, C-order tensor: shape and little-endian element bytes.
+/// A dense, C-order tensor: shape and little-endian element bytes (a large weight's are a
+/// view of the mapped model file).
 struct TensorData {
   ElemType type = ElemType::kFloat32;
   std::vector<int64_t> shape;
-  std::vector<uint8_t> bytes;
+  graph::Bytes bytes;
 
   int64_t elements() const;
   /// The values widened to double / to int64 (any element type).
@@ -106,9 +110,10 @@ Model load_model(const std::string& path, const LoadOptions& options = {});
 /// The same from bytes already in memory; `what` names them in messages.
 Model parse_model(const std::vector<uint8_t>& bytes, const std::string& what,
                   const LoadOptions& options = {});
-/// The same from `size` bytes at `data` (a mapped file).
+/// The same from `size` bytes at `data` (a mapped file). With an `owner` that keeps the bytes
+/// alive, the large weights' TensorData are views of them; else copies.
 Model parse_model(const uint8_t* data, size_t size, const std::string& what,
-                  const LoadOptions& options = {});
+                  const LoadOptions& options = {}, std::shared_ptr<const void> owner = nullptr);
 
 /// Reads a serialized TensorProto (the input_N.pb / output_N.pb files of ONNX's node tests).
 TensorData read_tensor_file(const std::string& path);

@@ -92,8 +92,9 @@ TEST(DeviceMap, RegionsInOrderAlignedAndDisjoint) {
     return b;
   };
   const auto& [w, woff] = *c.plan.weights.begin();
-  EXPECT_EQ(read(static_cast<uint64_t>(woff), c.graph.value(w).data->bytes.size()),
-            c.graph.value(w).data->bytes);
+  const cg::Bytes& wb = c.graph.value(w).data->bytes;
+  EXPECT_EQ(read(static_cast<uint64_t>(woff), wb.size()),
+            std::vector<uint8_t>(wb.begin(), wb.end()));
   const cg::AccelKernel& last = kernels.back();
   const PlacedKernel& lp = map.kernel(kernels.size() - 1);
   EXPECT_EQ(read(lp.constant_addrs[0], last.constants[0].bytes.size()), last.constants[0].bytes);
