@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 #include "compiler/graph/elementwise.h"
 #include "compiler/graph/resize.h"
@@ -38,6 +39,16 @@ struct Op {
 
   const HostValue<T>& in(size_t k) const { return it.value(n.inputs.at(k)); }
   bool has(size_t k) const { return k < n.inputs.size() && n.inputs[k] != kNone; }
+  // Input k's floats; a float32 constant's (a weight) are read where the graph keeps them,
+  // not copied into a HostValue first (in double they are widened once, by in()).
+  const T* floats(size_t k) const {
+    if constexpr (std::is_same_v<T, float>) {
+      const Value& v = g.value(n.inputs.at(k));
+      if (v.is_constant() && v.type.dtype == DType::F32) return v.data->f32();
+    }
+    return in(k).f.data();
+  }
+  const std::vector<int64_t>& shape(size_t k) const { return g.value(n.inputs.at(k)).type.shape; }
 };
 
 Window2d window(const Node& n, const std::vector<int64_t>& x, const std::vector<int64_t>& y,
@@ -64,22 +75,22 @@ int64_t axis_index(const std::vector<int64_t>& shape, int64_t axis, int64_t coun
 template <typename T>
 void conv(Op<T>& op) {
   const HostValue<T>& x = op.in(0);
-  const HostValue<T>& w = op.in(1);
-  const Window2d s = window(op.n, x.shape, op.y.shape, w.shape[2], w.shape[3]);
-  const int64_t o = w.shape[0], group = op.n.get_int("group", 1);
+  const T* w = op.floats(1);
+  const std::vector<int64_t>& ws = op.shape(1);
+  const Window2d s = window(op.n, x.shape, op.y.shape, ws[2], ws[3]);
+  const int64_t o = ws[0], group = op.n.get_int("group", 1);
   const T* bias = op.has(2) ? op.in(2).f.data() : nullptr;
   const bool dense = group == 1 && s.sh == s.sw;
   if (op.over && s.dh == 1 && s.dw == 1 &&
-      (dense ? op.over->conv2d(op.n.id, op.g.value(op.n.inputs[1]).is_constant(), x.f.data(),
-                               w.f.data(), op.y.f.data(), s, o)
-             : group > 1 &&
-                   op.over->grouped_conv2d(x.f.data(), w.f.data(), op.y.f.data(), s, o, group))) {
+      (dense ? op.over->conv2d(op.n.id, op.g.value(op.n.inputs[1]).is_constant(), x.f.data(), w,
+                               op.y.f.data(), s, o)
+             : group > 1 && op.over->grouped_conv2d(x.f.data(), w, op.y.f.data(), s, o, group))) {
     const int64_t plane = s.oh * s.ow;
     if (bias)
       for (int64_t i = 0; i < op.y.elements(); ++i) op.y.f[i] += bias[(i / plane) % o];
     return;
   }
-  conv2d_kernel<T>(x.f.data(), w.f.data(), bias, op.y.f.data(), s, o, group);
+  conv2d_kernel<T>(x.f.data(), w, bias, op.y.f.data(), s, o, group);
 }
 
 template <typename T>
@@ -199,12 +210,17 @@ void dense(Op<T>& op, const T* a, const T* w, T* c, int64_t m, int64_t n, int64_
   dense_kernel<T>(a, w, c, m, n, k);
 }
 
-// C[M, N] = A[M, K] B[K, N]: the plain kernel reads B as it is; the overrides take W = B^T,
-// copied (`wt`: a buffer kept across calls).
+// C[M, N] = A[M, K] B[K, N], B at element `b_offset` of input 1: the plain kernel reads B as
+// it is; the overrides take it as it is (dense_kn) or W = B^T, copied (`wt`: a buffer kept
+// across calls).
 template <typename T>
-void dense_kn(Op<T>& op, const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k,
+void dense_kn(Op<T>& op, const T* a, int64_t b_offset, T* c, int64_t m, int64_t n, int64_t k,
               std::vector<T>& wt) {
+  const T* b = op.floats(1) + b_offset;
   if (op.over) {
+    if (op.over->dense_kn(op.n.id, op.g.value(op.n.inputs[1]).is_constant(), b_offset, a, b, c,
+                          m, n, k))
+      return;
     wt.resize(static_cast<size_t>(n * k));
     for (int64_t j = 0; j < n; ++j)
       for (int64_t q = 0; q < k; ++q) wt[j * k + q] = b[q * n + j];
@@ -216,7 +232,7 @@ void dense_kn(Op<T>& op, const T* a, const T* b, T* c, int64_t m, int64_t n, int
 template <typename T>
 void gemm(Op<T>& op) {
   const HostValue<T>& a = op.in(0);
-  const HostValue<T>& b = op.in(1);
+  const T* b = op.floats(1);
   const bool ta = op.n.get_int("transA", 0), tb = op.n.get_int("transB", 0);
   const int64_t m = op.y.shape[0], nn = op.y.shape[1], k = ta ? a.shape[0] : a.shape[1];
   // A as [M, K] and B as W[N, K] (the dense kernel's layouts).
@@ -229,9 +245,9 @@ void gemm(Op<T>& op) {
     ap = at.data();
   }
   if (tb) {
-    dense(op, ap, b.f.data(), op.y.f.data(), m, nn, k);
+    dense(op, ap, b, op.y.f.data(), m, nn, k);
   } else {
-    dense_kn(op, ap, b.f.data(), op.y.f.data(), m, nn, k, wt);
+    dense_kn(op, ap, 0, op.y.f.data(), m, nn, k, wt);
   }
   const T alpha = T(op.n.get_float("alpha", 1.0)), beta = T(op.n.get_float("beta", 1.0));
   std::vector<int64_t> cs;
@@ -251,8 +267,7 @@ void gemm(Op<T>& op) {
 template <typename T>
 void matmul(Op<T>& op) {
   const HostValue<T>& a = op.in(0);
-  const HostValue<T>& b = op.in(1);
-  auto as = a.shape, bs = b.shape;
+  auto as = a.shape, bs = op.shape(1);
   if (as.size() == 1) as.insert(as.begin(), 1);
   if (bs.size() == 1) bs.push_back(1);
   const int64_t m = as[as.size() - 2], k = as.back(), nn = bs.back();
@@ -273,7 +288,7 @@ void matmul(Op<T>& op) {
   for (int64_t d : bb) b_total *= d;
   if (b_total == 1 && a_total == total) {
     // One B for every batch (a linear layer over [batch..., m, k]): one product of all rows.
-    dense_kn(op, a.f.data(), b.f.data(), op.y.f.data(), total * m, nn, k, wt);
+    dense_kn(op, a.f.data(), 0, op.y.f.data(), total * m, nn, k, wt);
     return;
   }
   for (int64_t t = 0; t < total; ++t) {
@@ -285,7 +300,7 @@ void matmul(Op<T>& op) {
       ib += idx * sb[d];
     }
     const T* ap = a.f.data() + ia * m * k;
-    dense_kn(op, ap, b.f.data() + ib * k * nn, op.y.f.data() + t * m * nn, m, nn, k, wt);
+    dense_kn(op, ap, ib * k * nn, op.y.f.data() + t * m * nn, m, nn, k, wt);
   }
 }
 
@@ -539,14 +554,29 @@ std::vector<HostValue<T>> Interpreter<T>::outputs() {
 
 template <typename T>
 std::vector<HostValue<T>> Interpreter<T>::run(std::vector<HostValue<T>> inputs,
-                                              const HostValueObserver<T>& observe) {
+                                              const HostValueObserver<T>& observe, Keep keep) {
   start(std::move(inputs));
   if (observe)
     for (ValueId v : g_.inputs()) observe(v, value(v));
-  for (NodeId id : g_.topo_order()) {
-    const Node& n = g_.node(id);
+  // kOutputsOnly: the step after which each value is read no more (calibration's peak memory,
+  // and the fresh pages the kernel clears for it, become those of the widest cut of the graph).
+  const std::vector<NodeId> order = g_.topo_order();
+  constexpr size_t kKept = std::numeric_limits<size_t>::max();
+  std::vector<size_t> last(g_.num_values(), kKept);
+  if (keep == Keep::kOutputsOnly)
+    for (size_t step = 0; step < order.size(); ++step)
+      for (ValueId v : g_.node(order[step]).inputs)
+        if (v != kNone) last[static_cast<size_t>(v)] = step;
+  for (ValueId v : g_.outputs()) last[static_cast<size_t>(v)] = kKept;
+  for (size_t step = 0; step < order.size(); ++step) {
+    const Node& n = g_.node(order[step]);
     const HostValue<T>& y = run_node(n);
     if (observe) observe(n.outputs[0], y);
+    for (ValueId v : n.inputs) {
+      if (v == kNone || last[static_cast<size_t>(v)] != step) continue;
+      values_[static_cast<size_t>(v)] = HostValue<T>();
+      ready_[static_cast<size_t>(v)] = 0;
+    }
   }
   return outputs();
 }
@@ -566,7 +596,8 @@ std::vector<std::vector<T>> interpret(const Graph& g, const std::vector<std::vec
       if (h.dtype == DType::F32) observe(v, h.f);
     };
   std::vector<std::vector<T>> out;
-  for (HostValue<T>& h : Interpreter<T>(g).run(std::move(in), see)) {
+  using Keep = typename Interpreter<T>::Keep;
+  for (HostValue<T>& h : Interpreter<T>(g).run(std::move(in), see, Keep::kOutputsOnly)) {
     if (h.dtype == DType::F32) {
       out.push_back(std::move(h.f));
     } else {

@@ -60,6 +60,15 @@ class KernelOverrides {
   }
   /// C[M, N] = A[M, K] W[N, K]^T (Gemm and MatMul, transposes already applied).
   virtual bool dense(const T* a, const T* w, T* c, int64_t m, int64_t n, int64_t k) = 0;
+  /// C[M, N] = A[M, K] B[K, N] of node `node` (MatMul, Gemm without transB), B at element
+  /// `b_offset` of the node's second input; `b_constant`: that input is a graph constant, so
+  /// what the caller derives from B (its transpose) may be kept across runs, keyed by the node
+  /// and the offset. False (the default): the interpreter transposes B and offers dense().
+  virtual bool dense_kn(NodeId /*node*/, bool /*b_constant*/, int64_t /*b_offset*/,
+                        const T* /*a*/, const T* /*b*/, T* /*c*/, int64_t /*m*/, int64_t /*n*/,
+                        int64_t /*k*/) {
+    return false;
+  }
   /// y = min(max(x, lo), hi) (Relu and float Clip).
   virtual bool clip(const T* x, T* y, int64_t count, T lo, T hi) = 0;
   /// Max or average pooling of float values; no dilation.
@@ -133,9 +142,14 @@ class Interpreter {
   /// The graph's outputs, in g.outputs() order.
   std::vector<HostValue<T>> outputs();
 
-  /// start, every node in topological order, outputs.
+  /// What run() keeps once a value's last reader has run.
+  enum class Keep { kEveryValue, kOutputsOnly };
+  /// start, every node in topological order, outputs. With Keep::kOutputsOnly each other value
+  /// is freed after the last node that reads it (value() of it then throws): the peak memory
+  /// is the widest cut of the graph rather than every value.
   std::vector<HostValue<T>> run(std::vector<HostValue<T>> inputs,
-                                const HostValueObserver<T>& observe = {});
+                                const HostValueObserver<T>& observe = {},
+                                Keep keep = Keep::kEveryValue);
 
  private:
   const Graph& g_;
@@ -149,7 +163,8 @@ extern template class Interpreter<double>;
 
 /// A graph whose inputs are all float: `inputs` holds one flat plain tensor per graph input
 /// (the input's shape); returns the outputs flat (float outputs; an integer output converted
-/// to T). `observe` sees every float value computed, inputs included.
+/// to T). `observe` sees every float value computed, inputs included; each value is freed after
+/// its last reader (Keep::kOutputsOnly).
 template <typename T>
 std::vector<std::vector<T>> interpret(
     const Graph& g, const std::vector<std::vector<T>>& inputs,

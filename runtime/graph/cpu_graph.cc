@@ -8,10 +8,13 @@
 // conversion of HostArrays and the per-node records (time, engine, multiply-accumulates).
 #include "runtime/graph/cpu_graph.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <map>
+#include <utility>
 
 #include "compiler/graph/interpret.h"
 #include "compiler/graph/passes/partition.h"
@@ -74,6 +77,20 @@ HostArray to_array(const HostValue<T>& v) {
   return a;
 }
 
+// The [cols, rows] transpose of row-major `x` [rows, cols], in 16 x 16 tiles (a row-by-row
+// transpose of a weight of megabytes reads each cache line of it for one element).
+std::vector<float> transposed_copy(const float* x, int64_t rows, int64_t cols) {
+  std::vector<float> t(static_cast<size_t>(rows * cols));
+  constexpr int64_t kTile = 16;
+  for (int64_t r0 = 0; r0 < rows; r0 += kTile)
+    for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+      const int64_t r1 = std::min(rows, r0 + kTile), c1 = std::min(cols, c0 + kTile);
+      for (int64_t c = c0; c < c1; ++c)
+        for (int64_t r = r0; r < r1; ++r) t[static_cast<size_t>(c * rows + r)] = x[r * cols + c];
+    }
+  return t;
+}
+
 }  // namespace
 
 // The fp32 path's JIT kernels (compiled once per shape) and packed constant weights (once per
@@ -84,6 +101,8 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
   cpu::ThreadPool workers;
   std::map<std::string, std::unique_ptr<cpu::CpuKernel>> kernels;
   std::map<NodeId, std::vector<float>> packed;  // conv: blocked weights
+  // MatMul and Gemm of a constant B [K, N]: W = B^T, by node and offset of B (a batch slice).
+  std::map<std::pair<NodeId, int64_t>, std::vector<float>> transposed;
   double compile_seconds = 0;
   bool used = false;  // the node now running took a JIT kernel
 
@@ -110,6 +129,21 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
                });
     kern.run({const_cast<float*>(a), const_cast<float*>(w), c}, &workers);
     return took(true);
+  }
+
+  // B [K, N] as the dense kernel's W [N, K], transposed once for a constant B (a linear layer's
+  // weight: before, every run transposed it again, most of a ViT's MatMul time).
+  bool dense_kn(NodeId node, bool b_constant, int64_t b_offset, const float* a, const float* b,
+                float* c, int64_t m, int64_t n, int64_t k) override {
+    const auto key = std::make_pair(node, b_offset);
+    auto it = b_constant ? transposed.find(key) : transposed.end();
+    std::vector<float> fresh;
+    const std::vector<float>* w = it != transposed.end() ? &it->second : &fresh;
+    if (it == transposed.end()) {
+      fresh = transposed_copy(b, k, n);
+      if (b_constant) w = &(transposed[key] = std::move(fresh));
+    }
+    return dense(a, w->data(), c, m, n, k);
   }
 
   // NCHW conv2d, zero padding given per side (pre-padded here when asymmetric), equal strides.

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <string>
+#include <tuple>
 
 #include "compiler/graph/transformer_kernels.h"
 #include "hardware/isa/errors.h"
@@ -379,6 +380,91 @@ TYPED_TEST(Interpret, KernelOverridesTakenOrDeclined) {
   EXPECT_EQ(interp.run({in})[0].f, std::vector<TypeParam>{7});
   // The conv's bias is added after a taken conv: its ones become 1.5.
   EXPECT_EQ(interp.value(c).f, (std::vector<TypeParam>{1.5, 1.5, 1.5, 1.5}));
+}
+
+// Takes B [K, N] as it is: records what it was offered and writes C = A B with the plain loops.
+template <typename T>
+class KnKernels final : public KernelOverrides<T> {
+ public:
+  std::vector<std::tuple<NodeId, bool, int64_t>> offered;
+  bool dense_kn(NodeId node, bool b_constant, int64_t b_offset, const T* a, const T* b, T* c,
+                int64_t m, int64_t n, int64_t k) override {
+    offered.emplace_back(node, b_constant, b_offset);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        T s = 0;
+        for (int64_t q = 0; q < k; ++q) s += a[i * k + q] * b[q * n + j];
+        c[i * n + j] = s;
+      }
+    return true;
+  }
+  bool conv2d(NodeId, bool, const T*, const T*, T*, const Window2d&, int64_t) override {
+    return false;
+  }
+  bool dense(const T*, const T*, T*, int64_t, int64_t, int64_t) override { return false; }
+  bool clip(const T*, T*, int64_t, T, T) override { return false; }
+  bool pool(bool, const T*, T*, const Window2d&, bool) override { return false; }
+  bool global_avg_pool(const T*, T*, int64_t, int64_t) override { return false; }
+  bool batch_norm(const T*, const T*, const T*, const T*, const T*, double, T*, int64_t, int64_t,
+                  int64_t) override {
+    return false;
+  }
+  bool unary(const ops::Unary&, const T*, T*, int64_t) override { return false; }
+  bool binary(ops::BinaryFn, const T*, const std::vector<int64_t>&, const T*,
+              const std::vector<int64_t>&, T*, const std::vector<int64_t>&) override {
+    return false;
+  }
+};
+
+TYPED_TEST(Interpret, AMatMulOffersBAsItIsWithItsNodeAndWhetherItIsConstant) {
+  Graph g;
+  const ValueId x = g.add_input("x", TensorType(DType::F32, {2, 1, 2}));
+  const ValueId y = g.add_input("y", TensorType(DType::F32, {2, 2, 1}));
+  const ValueId w = f32_const(g, "w", {2, 3}, {1, 2, 3, 4, 5, 6});
+  const ValueId lin = g.add_op(OpKind::MatMul, "linear", {x, w});  // [2, 1, 3]
+  const ValueId bat = g.add_op(OpKind::MatMul, "batched", {x, y});  // [2, 1, 1]
+  g.set_outputs({lin, bat});
+  HostValue<TypeParam> hx, hy;
+  hx.shape = {2, 1, 2};
+  hx.f = {1, 1, 2, 0};
+  hy.shape = {2, 2, 1};
+  hy.f = {3, 4, 5, 6};
+  KnKernels<TypeParam> kn;
+  const auto out = Interpreter<TypeParam>(g, &kn).run({hx, hy});
+  EXPECT_EQ(out[0].f, (std::vector<TypeParam>{5, 7, 9, 2, 4, 6}));
+  EXPECT_EQ(out[1].f, (std::vector<TypeParam>{7, 10}));
+  const NodeId nl = g.value(lin).producer, nb = g.value(bat).producer;
+  // The linear layer: one product of both rows over the constant B; the batched one: one per
+  // slice, B at its slice's offset.
+  EXPECT_EQ(kn.offered, (std::vector<std::tuple<NodeId, bool, int64_t>>{
+                            {nl, true, 0}, {nb, false, 0}, {nb, false, 2}}));
+}
+
+TYPED_TEST(Interpret, KeepingOutputsOnlyFreesEachValueAfterItsLastReader) {
+  Graph g;
+  const ValueId x = g.add_input("x", TensorType(DType::F32, {2}));
+  const ValueId r = g.add_op(OpKind::Relu, "relu", {x});
+  const ValueId a = g.add_op(OpKind::Add, "add", {r, x});
+  const ValueId y = g.add_op(OpKind::Relu, "relu2", {a});
+  g.set_outputs({y, r});
+  HostValue<TypeParam> in;
+  in.shape = {2};
+  in.f = {-1, 2};
+  std::vector<ValueId> seen;
+  Interpreter<TypeParam> interp(g);
+  const auto outs =
+      interp.run({in}, [&](ValueId v, const HostValue<TypeParam>&) { seen.push_back(v); },
+                 Interpreter<TypeParam>::Keep::kOutputsOnly);
+  EXPECT_EQ(outs[0].f, (std::vector<TypeParam>{0, 4}));
+  EXPECT_EQ(outs[1].f, (std::vector<TypeParam>{0, 2}));
+  EXPECT_EQ(seen, (std::vector<ValueId>{x, r, a, y}));
+  EXPECT_THROW(interp.value(a), InternalError);  // read by relu2 only: freed after it
+  EXPECT_THROW(interp.value(x), InternalError);  // last read by add
+  EXPECT_EQ(interp.value(r).f, (std::vector<TypeParam>{0, 2}));  // an output: kept
+  // The default keeps every value.
+  Interpreter<TypeParam> all(g);
+  all.run({in});
+  EXPECT_EQ(all.value(a).f, (std::vector<TypeParam>{-1, 4}));
 }
 
 TYPED_TEST(Interpret, StepByStep) {
