@@ -12,7 +12,9 @@
 
 #include <malloc.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <new>
@@ -47,6 +49,25 @@ namespace {
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
 constexpr std::size_t kHugeBlock = std::size_t{2} << 20;
 
+void advise_huge(std::uintptr_t begin, std::uintptr_t end) {
+  begin = (begin + kHugePage - 1) & ~(kHugePage - 1);
+  end &= ~(kHugePage - 1);
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+}
+
+// The heap as it grows (64 MiB at a time, tune_allocator) is advised too, as glibc's own
+// glibc.malloc.hugetlb=1 would: the many small blocks of the program passes and the executor
+// otherwise fault in one 4 KiB page at a time once calibration no longer leaves a large heap
+// behind to reuse. sbrk(0) reads glibc's cached break, no system call.
+std::atomic<std::uintptr_t> advised_break{0};
+
+void advise_heap_growth() {
+  const auto now = reinterpret_cast<std::uintptr_t>(::sbrk(0));
+  std::uintptr_t was = advised_break.load(std::memory_order_relaxed);
+  if (now <= was || !advised_break.compare_exchange_strong(was, now)) return;
+  if (was) advise_huge(was, now);  // the first call only notes where the heap ends
+}
+
 void* allocate(std::size_t size) {
   void* p = std::malloc(size == 0 ? 1 : size);
   while (!p) {  // as the standard's operator new: the new-handler may free memory, or throw
@@ -55,13 +76,10 @@ void* allocate(std::size_t size) {
     handler();
     p = std::malloc(size == 0 ? 1 : size);
   }
-  if (size >= kHugeBlock) {
-    // The whole huge pages inside the block.
-    const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(p) + kHugePage - 1) &
-                                 ~(kHugePage - 1);
-    const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(p) + size) & ~(kHugePage - 1);
-    if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+  if (size >= kHugeBlock) {  // the whole huge pages inside the block
+    advise_huge(reinterpret_cast<std::uintptr_t>(p), reinterpret_cast<std::uintptr_t>(p) + size);
   }
+  advise_heap_growth();
   return p;
 }
 
