@@ -75,7 +75,7 @@ CpuTarget::CpuTarget(Options o) : o_(std::move(o)) {
     throw UserError("--threads " + std::to_string(o_.threads) + " is outside [1, 1024]");
 }
 
-TargetOp CpuTarget::layouts(const OpRequest& r) {
+TargetOp CpuTarget::layouts(const OpRequest& r, int64_t conv_k_pack) {
   const DType dt = ops::parse_dtype(r.dtype, "--dtype", {DType::kFloat32, DType::kInt8});
   const DType out = ops::accumulator_of(dt);
   TargetOp t;
@@ -86,15 +86,16 @@ TargetOp CpuTarget::layouts(const OpRequest& r) {
   }
   if (r.op != "conv2d")
     throw UserError("the CPU backend has no operator '" + r.op + "' (dense or conv2d)");
-  // conv2d's inputs in the operator's blocked layouts (int8 weights paired), its output back.
+  // conv2d's inputs in the operator's blocked layouts (int8 weights in pairs or quads), its
+  // output back.
   const ops::Conv2dNchw s = r.conv;
   const int64_t cb = ops::cpu::conv_in_block(s.c), nob = (s.o + kConvOutBlock - 1) / kConvOutBlock;
-  t.pack = [s, dt, cb, nob](size_t arg, const std::vector<double>& v) {
+  t.pack = [s, dt, cb, nob, conv_k_pack](size_t arg, const std::vector<double>& v) {
     if (arg == 0) return to_bytes(ops::cpu::to_blocked(v, s.n, s.c, s.h, s.w, cb), dt);
     const auto wb = ops::cpu::pack_conv_weights(v, s.o, s.c, s.kh, s.kw, cb, kConvOutBlock);
     if (dt != DType::kInt8) return to_bytes(wb, dt);
-    return bytes_of(ops::cpu::pair_conv_weights(values_as<int8_t>(wb), nob, s.c / cb, s.kh, s.kw,
-                                                cb, kConvOutBlock));
+    return bytes_of(ops::cpu::pack_int8_conv_weights(values_as<int8_t>(wb), conv_k_pack, nob,
+                                                     s.c / cb, s.kh, s.kw, cb, kConvOutBlock));
   };
   t.unpack = [s, out](const std::vector<uint8_t>& b) {
     return ops::cpu::from_blocked(from_bytes(b, out), s.n, s.o, s.oh(), s.ow(), kConvOutBlock);
@@ -103,13 +104,14 @@ TargetOp CpuTarget::layouts(const OpRequest& r) {
 }
 
 TargetOp CpuTarget::build(const OpRequest& r) const {
-  TargetOp t = layouts(r);  // dtype and op errors first
+  const ops::cpu::ConvSchedule conv = o_.conv_schedule.value_or(ops::cpu::ConvSchedule{});
+  TargetOp t = layouts(r, conv.k_pack);  // dtype and op errors first
   const DType dt = ops::parse_dtype(r.dtype, "--dtype", {DType::kFloat32, DType::kInt8});
   if (r.op == "dense") {
     t.op =
         ops::cpu::dense(r.m, r.n, r.k, dt, o_.dense_schedule.value_or(ops::cpu::DenseSchedule{}));
   } else {
-    t.op = ops::cpu::conv2d(r.conv, dt, o_.conv_schedule.value_or(ops::cpu::ConvSchedule{}));
+    t.op = ops::cpu::conv2d(r.conv, dt, conv);
   }
   return t;
 }

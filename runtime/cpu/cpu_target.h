@@ -27,9 +27,10 @@ class CpuTarget : public Target {
   explicit CpuTarget(Options o);
 
   /// The conversions between the plain layouts of `r` and the buffers of the CPU operator built
-  /// for it with any schedule (`op` left empty for the caller to fill). UserError for a bad op
-  /// or dtype.
-  static TargetOp layouts(const OpRequest& r);
+  /// for it with any schedule whose int8 conv2d weights are packed by `conv_k_pack`
+  /// (ConvSchedule::k_pack: 2 pairs, 4 quads) (`op` left empty for the caller to fill).
+  /// UserError for a bad op or dtype.
+  static TargetOp layouts(const OpRequest& r, int64_t conv_k_pack = 2);
 
   std::string name() const override { return "llvm"; }
   TargetOp build(const OpRequest& r) const override;

@@ -49,10 +49,11 @@ ShapeDims conv2d_dims(const compiler::ops::Conv2dNchw& s);
 compiler::ops::cpu::DenseSchedule fit_dense(compiler::ops::cpu::DenseSchedule s, int64_t m,
                                             int64_t n, int64_t k, const std::string& dtype,
                                             const std::string& host_kind, int threads);
-/// The output columns no more than the shape's, oc_blocks and ci_unroll halved until they divide.
+/// The output columns no more than the shape's, oc_blocks and ci_unroll halved until they
+/// divide; int8 channels in byte quads on an AVX-512 VNNI host kind, else in int16 pairs.
 compiler::ops::cpu::ConvSchedule fit_conv2d(compiler::ops::cpu::ConvSchedule s,
                                             const compiler::ops::Conv2dNchw& shape,
-                                            const std::string& dtype);
+                                            const std::string& dtype, const std::string& host_kind);
 
 /// What the dispatch chose: the fitted schedule, the kernel, the bucket and the table's file.
 template <typename Schedule>

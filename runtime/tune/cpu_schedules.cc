@@ -41,6 +41,7 @@ compiler::ops::cpu::ConvSchedule conv_schedule_of(const CpuKnobs& k) {
   s.reduce_order = static_cast<int>(knob(k, "reduce_order"));
   s.ci_unroll = knob(k, "ci_unroll");
   s.rows_outer = knob(k, "rows_outer") != 0;
+  if (k.contains("k_pack")) s.k_pack = knob(k, "k_pack");  // records before it: pairs
   return s;
 }
 
@@ -62,7 +63,8 @@ CpuKnobs knobs_of(const compiler::ops::cpu::ConvSchedule& s) {
           {"oc_blocks", s.oc_blocks},
           {"reduce_order", s.reduce_order},
           {"ci_unroll", s.ci_unroll},
-          {"rows_outer", s.rows_outer ? 1 : 0}};
+          {"rows_outer", s.rows_outer ? 1 : 0},
+          {"k_pack", s.k_pack}};
 }
 
 compiler::tune::Workload cpu_dense_workload(int64_t m, int64_t n, int64_t k,

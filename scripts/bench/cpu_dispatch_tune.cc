@@ -34,7 +34,8 @@ compiler::ops::LoweredOp build(const std::string& op, DType dt, const ShapeDims&
   const int64_t k = h.at("kh"), pad = (k - 1) / 2;
   const compiler::ops::Conv2dNchw c{h.at("n"), h.at("ic"), h.at("oh"), h.at("ow"),
                                     h.at("oc"), k, k, h.at("stride"), pad};
-  return cpu::conv2d(c, dt, fit_conv2d(conv_schedule_of(knobs), c, compiler::ir::dtype_name(dt)));
+  return cpu::conv2d(c, dt,
+                     fit_conv2d(conv_schedule_of(knobs), c, compiler::ir::dtype_name(dt), host_kind));
 }
 
 std::string home_name(const ShapeDims& h) {

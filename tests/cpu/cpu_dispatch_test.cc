@@ -297,5 +297,54 @@ TEST(CpuDispatch, DispatchedConvComputesTheReferenceOnOddShapes) {
   }
 }
 
+// int8 convolutions take byte quads where the host kind has AVX-512 VNNI and int16 pairs
+// elsewhere, whatever a table entry says (a table measured before quads names pairs).
+TEST(CpuDispatch, Int8ConvolutionsTakeByteQuadsOnVnniHostKindsOnly) {
+  const compiler::ops::Conv2dNchw s{1, 64, 14, 14, 64, 3, 3, 1, 1};
+  const cpu::ConvSchedule pairs;
+  EXPECT_EQ(fit_conv2d(pairs, s, "int8", "avx512-vnni").k_pack, 4);
+  EXPECT_EQ(fit_conv2d(pairs, s, "int8", "avx2").k_pack, 2);
+  EXPECT_EQ(fit_conv2d(pairs, s, "float32", "avx512-vnni").k_pack, 2);
+  for (const CpuMicroKernel& k : micro_kernels("avx512-vnni", "conv2d", "int8"))
+    EXPECT_EQ(conv_schedule_of(k.knobs).k_pack, 4) << k.name;
+  for (const CpuMicroKernel& k : micro_kernels("avx2", "conv2d", "int8"))
+    EXPECT_EQ(conv_schedule_of(k.knobs).k_pack, 2) << k.name;
+  // ci_unroll is halved until it divides the block's quads: 8 channels are 2 quads.
+  cpu::ConvSchedule unrolled;
+  unrolled.ci_unroll = 4;
+  EXPECT_EQ(fit_conv2d(unrolled, {1, 8, 14, 14, 16, 3, 3, 1, 1}, "int8", "avx512-vnni").ci_unroll,
+            2);
+}
+
+// The dispatched int8 convolution (quads on this host when it has VNNI) is the reference
+// exactly, on the full int8 range.
+TEST(CpuDispatch, DispatchedInt8ConvIsTheReferenceExactly) {
+  if (compiler::codegen::host_isa().key() == "generic") GTEST_SKIP() << "no table for this host";
+  for (const compiler::ops::Conv2dNchw& s :
+       {compiler::ops::Conv2dNchw{1, 3, 9, 11, 20, 3, 3, 1, 1},
+        compiler::ops::Conv2dNchw{2, 16, 5, 33, 40, 1, 1, 1, 0},
+        compiler::ops::Conv2dNchw{1, 24, 15, 15, 16, 3, 3, 2, 1}}) {
+    auto d = dispatch_conv2d(s, "int8", 1);
+    ASSERT_TRUE(d.has_value());
+    rt::cpu::CpuKernel kernel(cpu::conv2d(s, DType::kInt8, d->schedule));
+    std::mt19937 rng(4);
+    std::uniform_int_distribution<int> u(-128, 127);
+    std::vector<int8_t> x(static_cast<size_t>(s.n * s.c * s.h * s.w)),
+        w(static_cast<size_t>(s.o * s.c * s.kh * s.kw));
+    for (int8_t& v : x) v = static_cast<int8_t>(u(rng));
+    for (int8_t& v : w) v = static_cast<int8_t>(u(rng));
+    const int64_t cb = cpu::conv_in_block(s.c), nob = (s.o + 15) / 16;
+    auto xb = cpu::to_blocked(x, s.n, s.c, s.h, s.w, cb);
+    auto wp = cpu::pack_int8_conv_weights(
+        cpu::pack_conv_weights(w, s.o, s.c, s.kh, s.kw, cb, cpu::kConvOutBlock),
+        d->schedule.k_pack, nob, s.c / cb, s.kh, s.kw, cb, cpu::kConvOutBlock);
+    std::vector<int32_t> yb(static_cast<size_t>(s.n * nob * s.oh() * s.ow() * 16));
+    kernel.run({xb.data(), wp.data(), yb.data()});
+    EXPECT_EQ(cpu::from_blocked(yb, s.n, s.o, s.oh(), s.ow(), cpu::kConvOutBlock),
+              (compiler::ops::conv2d_reference<int8_t, int32_t>(x, w, s)))
+        << d->kernel;
+  }
+}
+
 }  // namespace
 }  // namespace weft::rt::tune

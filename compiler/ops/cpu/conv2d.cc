@@ -43,8 +43,10 @@ void validate(const Conv2dNchw& sh, DType dtype, const ConvSchedule& sch) {
         " blocks has more than 32 accumulators");
   if (sch.reduce_order != 0 && sch.reduce_order != 1)
     bad("reduce_order " + std::to_string(sch.reduce_order) + " (0 or 1)");
+  if (sch.k_pack != 2 && (sch.k_pack != 4 || dtype != DType::kInt8))
+    bad("k_pack " + std::to_string(sch.k_pack) + " (2; 4: byte quads, int8 only)");
   const int64_t cb = conv_in_block(sh.c);
-  const int64_t cbk = dtype == DType::kInt8 ? (cb + 1) / 2 : cb;
+  const int64_t cbk = dtype == DType::kInt8 ? (cb + sch.k_pack - 1) / sch.k_pack : cb;
   if (sch.ci_unroll < 1 || cbk % sch.ci_unroll != 0)
     bad("ci_unroll " + std::to_string(sch.ci_unroll) + " does not divide the channel block of " +
         std::to_string(cbk));
@@ -62,10 +64,12 @@ LoweredOp conv2d(const Conv2dNchw& sh, DType dtype, const ConvSchedule& sch) {
   const int64_t owp = round_up(ow, r);
   const int64_t hp = sh.h + 2 * sh.pad, wpd = sh.w + 2 * sh.pad;
 
-  // int8 pairs the channels of a block (dot2_i16): weights arrive paired, the input is paired
-  // (and padded) by a stage of the kernel.
+  // int8 packs the channels of a block into int32s, pairs (dot2_i16) or quads (dot4_u8s8):
+  // weights arrive packed, the input is packed (and padded) by a stage of the kernel.
   const bool pairs = dtype == DType::kInt8;
-  const int64_t cbk = pairs ? (cb + 1) / 2 : cb;
+  const bool quads = pairs && sch.k_pack == 4;
+  const int64_t kp = quads ? 4 : 2;
+  const int64_t cbk = pairs ? (cb + kp - 1) / kp : cb;
   const DType wdt = pairs ? DType::kInt32 : dtype;
   te::Tensor x = te::placeholder({sh.n, ncb, sh.h, sh.w, cb}, dtype, "X");
   te::Tensor wt = te::placeholder({nob, ncb, sh.kh, sh.kw, cbk, ob}, wdt, "W");
@@ -90,17 +94,21 @@ LoweredOp conv2d(const Conv2dNchw& sh, DType dtype, const ConvSchedule& sch) {
             return inside ? ir::select(inside, v, ir::imm(0, dtype)) : v;
           };
           if (!pairs) return at(i[4], false);
-          Expr c0 = ir::mul(i[4], ir::imm(2));
+          Expr c0 = ir::mul(i[4], ir::imm(kp));
+          if (quads)
+            return byte_quad(
+                [&](int64_t b) { return at(ir::add(c0, ir::imm(b)), cb % 4 != 0 && b > 0); },
+                true);
           return pair16(at(c0, false), at(ir::add(c0, ir::imm(1)), cb % 2 != 0));
         },
-        pairs ? "X.pairs" : "X.padded");
+        quads ? "X.quads" : pairs ? "X.pairs" : "X.padded");
   }
   const te::IterVar rc = te::reduce_axis(ncb, "rc");
   const te::IterVar ry = te::reduce_axis(sh.kh, "ry");
   const te::IterVar rx = te::reduce_axis(sh.kw, "rx");
   const te::IterVar ri = te::reduce_axis(cbk, "ri");
   const bool exact = owp == ow;
-  te::Tensor yf = te::compute_reduce(
+  te::Tensor ysum = te::compute_reduce(
       {sh.n, nob, oh, owp, ob}, acc,
       [&](const std::vector<Expr>& i) {
         Expr iy = ir::add(ir::mul(i[2], ir::imm(sh.stride)), ir::ref(ry->var));
@@ -109,14 +117,41 @@ LoweredOp conv2d(const Conv2dNchw& sh, DType dtype, const ConvSchedule& sch) {
         Expr a = xp({i[0], ir::ref(rc->var), iy, ix, ir::ref(ri->var)});
         Expr b = wt(
             {i[1], ir::ref(rc->var), ir::ref(ry->var), ir::ref(rx->var), ir::ref(ri->var), i[4]});
+        if (quads) return te::sum(ir::dot4_u8s8(a, b), {rc, ry, rx, ri});
         if (pairs) return te::sum(ir::dot2_i16(a, b), {rc, ry, rx, ri});
         return te::sum(ir::mul(ir::cast(acc, a), ir::cast(acc, b)), {rc, ry, rx, ri});
       },
-      exact ? "Y" : "Y.padded");
+      quads ? "Y.acc" : exact ? "Y" : "Y.padded");
+  // quads: the input's +128 comes back out per output channel, comp[o] = 128 x the sum of its
+  // weights over every tap (dot4 of 128 in every byte with the weight quads), padding taps
+  // included, since a padding tap read 128 too.
+  te::Tensor yf = ysum, comp;
+  if (quads) {
+    const te::IterVar kc = te::reduce_axis(ncb, "kc"), ky = te::reduce_axis(sh.kh, "ky"),
+                      kx = te::reduce_axis(sh.kw, "kx"), kq = te::reduce_axis(cbk, "kq");
+    comp = te::compute_reduce(
+        {nob, ob}, acc,
+        [&](const std::vector<Expr>& i) {
+          Expr b = wt({i[0], ir::ref(kc->var), ir::ref(ky->var), ir::ref(kx->var),
+                       ir::ref(kq->var), i[1]});
+          return te::sum(ir::dot4_u8s8(ir::imm(int64_t{-2139062144}, acc), b), {kc, ky, kx, kq});
+        },
+        "W.comp");
+    yf = te::compute(
+        {sh.n, nob, oh, owp, ob}, acc,
+        [&](const std::vector<Expr>& i) { return ir::sub(ysum(i), comp({i[1], i[4]})); },
+        exact ? "Y" : "Y.padded");
+  }
   te::Tensor y = exact ? yf : crop(yf, {sh.n, nob, oh, ow, ob}, "Y");
 
   te::Schedule s({y});
-  const te::Tensor local = s.cache_write(yf, ir::Scope::kLocal);
+  te::Tensor local;
+  if (quads) {
+    s.set_scope(ysum, ir::Scope::kLocal);
+    local = ysum;
+  } else {
+    local = s.cache_write(yf, ir::Scope::kLocal);
+  }
   te::Stage& sy = s[yf];
   const auto axes = sy.axes();
   auto [xo, xi] = sy.split(axes[3], r);
@@ -160,7 +195,17 @@ LoweredOp conv2d(const Conv2dNchw& sh, DType dtype, const ConvSchedule& sch) {
   if (sh.pad > 0 || pairs) {
     te::Stage& sp = s[xp];
     if (sch.parallel) sp.set_kind(sp.axes()[1], ForKind::kParallel);
+    // Quads: each byte of a vector of quads is a gather (the code generator has no interleaved
+    // loads), so this pass is what keeps a 1x1 layer with many input channels and few output
+    // channels slow; a copy of offset bytes read four at a time measured slower still.
     if (cbk > 1) sp.set_kind(sp.axes()[4], ForKind::kVectorized);
+  }
+  if (quads) {  // ahead of the tiles: one vector of 16 channels per output-channel block
+    te::Stage& sk = s[comp];
+    const auto& ka = sk.axes();
+    const auto& kr = sk.reduce_axes();
+    sk.reorder({ka[0], kr[0], kr[1], kr[2], kr[3], ka[1]});
+    sk.set_kind(ka[1], ForKind::kVectorized);
   }
   if (!exact) schedule_blocked(s[y], 16);
   const double ops =

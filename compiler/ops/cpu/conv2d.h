@@ -2,8 +2,9 @@
 // int32, with its default schedule and the knobs of the CPU tuning space (ConvSchedule).
 //
 // Layouts: activations [N, C/cb, H, W, cb] (cb = conv_in_block(C)); weights [ceil(O/16), C/cb,
-// KH, KW, cb, 16] (output channels past O are zero; for int8 the cb axis is paired into
-// ceil(cb/2) int32 values, two int16 halves each: layout.h's pair_conv_weights); outputs
+// KH, KW, cb, 16] (output channels past O are zero; for int8 the cb axis is packed into int32
+// values by the schedule's k_pack: ceil(cb/2) pairs of int16 halves, layout.h's
+// pair_conv_weights, or ceil(cb/4) quads of bytes, quad_conv_weights); outputs
 // [N, ceil(O/16), OH, OW, 16]. layout.h converts from and to NCHW/OIHW.
 //
 // The schedule: a register tile of output columns x output-channel blocks of 16 (vectorized),
@@ -36,9 +37,15 @@ struct ConvSchedule {
   int reduce_order = 0;
   int64_t ci_unroll = 1;
   bool rows_outer = false;
+  // int8: channels per int32 of the reduction. 2: int16 pairs (dot2_i16, vpmaddwd); 4: byte
+  // quads (dot4_u8s8, vpdpbusd where the host has AVX-512 VNNI), the input offset by +128 to
+  // unsigned bytes in the kernel's padded copy (a padding tap reads 128 like any zero) and
+  // 128 x the sum of each output channel's weights taken back out at the end.
+  int64_t k_pack = 2;
   bool operator==(const ConvSchedule& o) const {
     return ow == o.ow && parallel == o.parallel && oc_blocks == o.oc_blocks &&
-           reduce_order == o.reduce_order && ci_unroll == o.ci_unroll && rows_outer == o.rows_outer;
+           reduce_order == o.reduce_order && ci_unroll == o.ci_unroll &&
+           rows_outer == o.rows_outer && k_pack == o.k_pack;
   }
 };
 /// UserError when `s` is not a schedule conv2d can build for `shape`.

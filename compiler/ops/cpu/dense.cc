@@ -130,25 +130,17 @@ LoweredOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedul
   // A's reduction step q of (clamped) row `row`: the element (fp32), or a pair of int8 as two
   // int16 halves (int8, for dot2_i16).
   const DType i32 = DType::kInt32;
-  // Byte b of a quad: A's offset by +128 (unsigned; the top byte as a signed value so that the
-  // int32 does not overflow), W's as they are; zero past K.
+  // Quad q of a row: A's bytes offset by +128 (unsigned), W's as they are; past K, zero values
+  // (A's then read 128, against W's zero bytes).
   auto quad = [&](const std::function<Expr(const Expr&)>& at, const Expr& q, bool a_side) {
-    Expr sum;
-    for (int64_t b = 0; b < 4; ++b) {
-      Expr idx = ir::add(ir::mul(q, ir::imm(4)), ir::imm(b));
-      const bool guard = k % 4 != 0;
-      Expr v = ir::cast(i32, at(guard ? ir::min(idx, ir::imm(k - 1)) : idx));
-      Expr byte;
-      if (b < 3) {
-        byte = ir::floormod(a_side ? ir::add(v, ir::imm(128, i32)) : v, ir::imm(256, i32));
-      } else {
-        byte = a_side ? ir::sub(ir::floormod(v, ir::imm(256, i32)), ir::imm(128, i32)) : v;
-      }
-      if (guard) byte = ir::select(ir::lt(idx, ir::imm(k)), byte, ir::imm(0, i32));
-      if (b > 0) byte = ir::mul(byte, ir::imm(int64_t{1} << (8 * b), i32));
-      sum = sum ? ir::add(sum, byte) : byte;
-    }
-    return sum;
+    return byte_quad(
+        [&](int64_t b) {
+          Expr idx = ir::add(ir::mul(q, ir::imm(4)), ir::imm(b));
+          if (k % 4 == 0) return ir::cast(i32, at(idx));
+          Expr v = ir::cast(i32, at(ir::min(idx, ir::imm(k - 1))));
+          return ir::select(ir::lt(idx, ir::imm(k)), v, ir::imm(0, i32));
+        },
+        a_side);
   };
   auto a_step = [&](const Expr& row, const Expr& q) -> Expr {
     if (dtype == DType::kFloat32) return a({row, q});

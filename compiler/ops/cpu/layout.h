@@ -74,4 +74,33 @@ inline std::vector<int32_t> pair_conv_weights(const std::vector<int8_t>& wb, int
   return out;
 }
 
+/// Blocked int8 conv weights [nob, ncb, KH, KW, cb, ob] -> the int8 conv2d's quad layout
+/// (ConvSchedule::k_pack 4) [nob, ncb, KH, KW, ceil(cb/4), ob] of int32: channels 4q to 4q+3
+/// (0 past cb) as its bytes, low byte first.
+inline std::vector<int32_t> quad_conv_weights(const std::vector<int8_t>& wb, int64_t nob,
+                                              int64_t ncb, int64_t kh, int64_t kw, int64_t cb,
+                                              int64_t ob) {
+  const int64_t cb4 = (cb + 3) / 4, outer = nob * ncb * kh * kw;
+  std::vector<int32_t> out(static_cast<size_t>(outer * cb4 * ob));
+  for (int64_t t = 0; t < outer; ++t)
+    for (int64_t q = 0; q < cb4; ++q)
+      for (int64_t o = 0; o < ob; ++o) {
+        uint32_t v = 0;
+        for (int64_t b = 0; b < 4 && 4 * q + b < cb; ++b)
+          v |= static_cast<uint32_t>(static_cast<uint8_t>(
+                   wb[static_cast<size_t>((t * cb + 4 * q + b) * ob + o)]))
+               << (8 * b);
+        out[static_cast<size_t>((t * cb4 + q) * ob + o)] = static_cast<int32_t>(v);
+      }
+  return out;
+}
+
+/// The int8 conv2d's weights for a schedule's k_pack: pairs (2) or quads (4).
+inline std::vector<int32_t> pack_int8_conv_weights(const std::vector<int8_t>& wb, int64_t k_pack,
+                                                   int64_t nob, int64_t ncb, int64_t kh,
+                                                   int64_t kw, int64_t cb, int64_t ob) {
+  return k_pack == 4 ? quad_conv_weights(wb, nob, ncb, kh, kw, cb, ob)
+                     : pair_conv_weights(wb, nob, ncb, kh, kw, cb, ob);
+}
+
 }  // namespace weft::compiler::ops::cpu

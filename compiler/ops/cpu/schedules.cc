@@ -70,4 +70,21 @@ Expr pair16(const Expr& lo, const Expr& hi) {
                  ir::mul(ir::cast(i32, hi), ir::imm(65536, i32)));
 }
 
+Expr byte_quad(const std::function<Expr(int64_t)>& byte, bool offset) {
+  const ir::DType i32 = ir::DType::kInt32;
+  Expr sum;
+  for (int64_t b = 0; b < 4; ++b) {
+    const Expr v = ir::cast(i32, byte(b));
+    Expr x;
+    if (b < 3) {
+      x = ir::floormod(offset ? ir::add(v, ir::imm(128, i32)) : v, ir::imm(256, i32));
+    } else {  // the top byte as a signed value, so that the int32 does not overflow
+      x = offset ? ir::sub(ir::floormod(v, ir::imm(256, i32)), ir::imm(128, i32)) : v;
+    }
+    if (b > 0) x = ir::mul(x, ir::imm(int64_t{1} << (8 * b), i32));
+    sum = sum ? ir::add(sum, x) : x;
+  }
+  return sum;
+}
+
 }  // namespace weft::compiler::ops::cpu

@@ -1,10 +1,11 @@
 // Schedule pieces and expression helpers the CPU operators share (internal to
 // compiler/ops/cpu): the element-wise schedules of the channel-blocked operators and of the
 // graph's flat kernels, the window-reduction order of pooling, the crop that drops a padded
-// domain, and the int16 pairs of the int8 dot products.
+// domain, and the int16 pairs and byte quads of the int8 dot products.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -34,5 +35,9 @@ te::Tensor crop(const te::Tensor& src, const std::vector<int64_t>& shape, const 
 
 /// Two int8/int16 values as the low and high int16 halves of an int32 (for dot2_i16).
 ir::Expr pair16(const ir::Expr& lo, const ir::Expr& hi);
+/// Four int8 values, byte(0) to byte(3) (of any integer type), as the bytes of an int32, low
+/// byte first (for dot4_u8s8). `offset`: each shifted by +128 to an unsigned byte (the operand
+/// dot4_u8s8 reads as unsigned); else each kept as a signed byte.
+ir::Expr byte_quad(const std::function<ir::Expr(int64_t)>& byte, bool offset);
 
 }  // namespace weft::compiler::ops::cpu

@@ -200,7 +200,7 @@ void check_conv(const Conv2dNchw& s, int threads, std::mt19937& rng, const ConvS
   ThreadPool pool(threads);
   std::vector<int32_t> wpairs;
   if constexpr (std::is_same_v<In, int8_t>) {
-    wpairs = pair_conv_weights(wb, nob, s.c / cb, s.kh, s.kw, cb, ob);
+    wpairs = pack_int8_conv_weights(wb, sch.k_pack, nob, s.c / cb, s.kh, s.kw, cb, ob);
   }
   kernel.run({xb.data(), wpairs.empty() ? static_cast<void*>(wb.data()) : wpairs.data(), yb.data()},
              &pool);
@@ -233,6 +233,25 @@ TEST(CpuConv2d, Int8BlockedAccumulatesInInt32) {
   for (const Conv2dNchw& s : conv_shapes()) check_conv<int8_t, int32_t>(s, 2, rng);
 }
 
+// Byte quads (dot4_u8s8): the input offset to unsigned bytes in the padded copy, padding taps
+// and channels past a block included, and 128 x each channel's weight sum taken back out; exact
+// against the reference on the same shapes (3, 5, 8, 16, 24 and 32 channels: blocks of 3, 5 and
+// 8 channels end inside a quad), with the channel loop unrolled too.
+TEST(CpuConv2d, Int8ByteQuadsAreExact) {
+  std::mt19937 rng(6);
+  ConvSchedule q;
+  q.k_pack = 4;
+  for (const Conv2dNchw& s : conv_shapes()) check_conv<int8_t, int32_t>(s, 2, rng, q);
+  q.ci_unroll = 2;
+  check_conv<int8_t, int32_t>({2, 32, 9, 9, 32, 3, 3, 1, 1}, 1, rng, q);
+  EXPECT_THAT(
+      [] {
+        conv2d({1, 16, 8, 8, 16, 3, 3, 1, 1}, DType::kFloat32,
+               ConvSchedule{0, true, 1, 0, 1, false, 4});
+      },
+      ::testing::ThrowsMessage<UserError>(HasSubstr("k_pack 4 (2; 4: byte quads, int8 only)")));
+}
+
 TEST(CpuConv2d, ShapeErrors) {
   EXPECT_THAT(
       [] {
@@ -255,13 +274,16 @@ TEST(CpuConv2d, ShapeErrors) {
 // over its own channels (batch 2, stride 1 and 2, with and without padding).
 TEST(CpuGroupedConv, EachGroupIsTheDenseReferenceOfItsChannels) {
   std::mt19937 rng(41);
-  struct Case { int64_t c, o, group, k, stride, pad, h; };
+  struct Case {
+    int64_t c, o, group, k, stride, pad, h;
+  };
   for (const Case& t : {Case{8, 8, 8, 3, 1, 1, 9}, Case{12, 12, 12, 3, 2, 1, 10},
                         Case{16, 8, 4, 3, 1, 0, 7}, Case{6, 9, 3, 1, 1, 0, 5}}) {
     const int64_t n = 2, cg = t.c / t.group, og = t.o / t.group;
     Conv2dNchw one{n, cg, t.h, t.h, og, t.k, t.k, t.stride, t.pad};
     const int64_t oh = one.oh(), ow = one.ow();
-    GroupedConv gc{n, t.c, t.h, t.h, t.o, t.group, t.k, t.k, t.stride, t.stride, t.pad, t.pad, oh, ow};
+    GroupedConv gc{n,   t.c,      t.h,      t.h,   t.o,   t.group, t.k,
+                   t.k, t.stride, t.stride, t.pad, t.pad, oh,      ow};
     SCOPED_TRACE(gc.str());
     auto x = random_vector<float>(static_cast<size_t>(n * t.c * t.h * t.h), rng);
     auto w = random_vector<float>(static_cast<size_t>(t.o * cg * t.k * t.k), rng);
