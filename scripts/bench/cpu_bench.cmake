@@ -42,3 +42,13 @@ if(WEFT_CPU_BACKEND)
     target_compile_definitions(bench_cpu_generic PRIVATE WEFT_HAVE_DNNL)
   endif()
 endif()
+
+# ResNet-18/50 convolutions, fp32 and int8, against oneDNN (scripts/bench/cpu_resnet_conv_bench.sh).
+if(WEFT_CPU_BACKEND)
+  add_executable(bench_cpu_resnet_conv ${CMAKE_CURRENT_LIST_DIR}/cpu_resnet_conv.cc)
+  target_link_libraries(bench_cpu_resnet_conv PRIVATE weft_runtime_tune weft_runtime_cpu CLI11::CLI11)
+  if(WEFT_HAVE_DNNL)
+    target_link_libraries(bench_cpu_resnet_conv PRIVATE DNNL::dnnl)
+    target_compile_definitions(bench_cpu_resnet_conv PRIVATE WEFT_HAVE_DNNL)
+  endif()
+endif()
