@@ -70,6 +70,18 @@ Expr pair16(const Expr& lo, const Expr& hi) {
                  ir::mul(ir::cast(i32, hi), ir::imm(65536, i32)));
 }
 
+Expr offset_quad(const Expr& word) {
+  const ir::DType i32 = ir::DType::kInt32;
+  return byte_quad(
+      [&](int64_t b) {
+        // Byte b's bits as 0..255 (floor division and modulo by powers of two: a shift and a
+        // mask); byte_quad's offset needs them only modulo 256.
+        return ir::floormod(ir::floordiv(word, ir::imm(int64_t{1} << (8 * b), i32)),
+                            ir::imm(256, i32));
+      },
+      true);
+}
+
 Expr byte_quad(const std::function<Expr(int64_t)>& byte, bool offset) {
   const ir::DType i32 = ir::DType::kInt32;
   Expr sum;

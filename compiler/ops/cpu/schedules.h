@@ -37,7 +37,11 @@ te::Tensor crop(const te::Tensor& src, const std::vector<int64_t>& shape, const 
 ir::Expr pair16(const ir::Expr& lo, const ir::Expr& hi);
 /// Four int8 values, byte(0) to byte(3) (of any integer type), as the bytes of an int32, low
 /// byte first (for dot4_u8s8). `offset`: each shifted by +128 to an unsigned byte (the operand
-/// dot4_u8s8 reads as unsigned); else each kept as a signed byte.
+/// dot4_u8s8 reads as unsigned; only each value modulo 256 counts); else each kept as a signed
+/// byte.
 ir::Expr byte_quad(const std::function<ir::Expr(int64_t)>& byte, bool offset);
+/// An int32 holding four signed bytes as the same bytes offset by +128 to unsigned ones (each
+/// byte's top bit flipped), from shifts and masks that vectorize.
+ir::Expr offset_quad(const ir::Expr& word);
 
 }  // namespace weft::compiler::ops::cpu
