@@ -172,8 +172,9 @@ TEST(SetAsideWeights, EveryTruncationIsRefusedOrParsedNeverReadPastTheEnd) {
     // A copy of exactly n bytes, so that a read past them is a sanitizer's error.
     std::vector<uint8_t> cut(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n));
     SetAside split;
-    if (set_aside_weights(cut.data(), cut.size(), &split))
+    if (set_aside_weights(cut.data(), cut.size(), &split)) {
       for (const auto& w : split.weights) EXPECT_LE(w.data + w.size, cut.data() + cut.size());
+    }
     try {
       parse_model(cut, "'cut.onnx'");
     } catch (const UserError&) {
