@@ -71,18 +71,22 @@ LoweredOp conv2d(const Conv2dNchw& sh, DType dtype, const ConvSchedule& sch) {
   const int64_t kp = quads ? 4 : 2;
   const int64_t cbk = pairs ? (cb + kp - 1) / kp : cb;
   const DType wdt = pairs ? DType::kInt32 : dtype;
-  // Quads of whole blocks read the input as int32 words, four channels each (the same bytes:
-  // the caller's buffer is unchanged), and offset them with shifts and masks in vectors; a
-  // quad built from four int8 loads vectorizes into a gather per byte.
-  const bool x_words = quads && cb % 4 == 0;
+  // int8 blocks of whole words read the input as int32 words, four channels each (the same
+  // bytes: the caller's buffer is unchanged), and take the bytes apart with shifts and masks in
+  // vectors; quads and pairs built from int8 loads vectorize into a gather per byte. Pairs are
+  // then [.., words, 2]: the low and the high pair of each word.
+  const bool x_words = pairs && cb % 4 == 0;
+  const bool pair_words = x_words && !quads;
   te::Tensor x = x_words ? te::placeholder({sh.n, ncb, sh.h, sh.w, cb / 4}, DType::kInt32, "X")
                          : te::placeholder({sh.n, ncb, sh.h, sh.w, cb}, dtype, "X");
   te::Tensor wt = te::placeholder({nob, ncb, sh.kh, sh.kw, cbk, ob}, wdt, "W");
   te::Tensor xp = x;
   if (sh.pad > 0 || pairs) {
     const int64_t p = sh.pad;
+    std::vector<int64_t> xp_shape{sh.n, ncb, hp, wpd, cbk};
+    if (pair_words) xp_shape = {sh.n, ncb, hp, wpd, cb / 4, 2};
     xp = te::compute(
-        {sh.n, ncb, hp, wpd, cbk}, wdt,
+        xp_shape, wdt,
         [&](const std::vector<Expr>& i) {
           auto at = [&](const Expr& c, bool c_guard) {
             Expr inside;
@@ -99,15 +103,23 @@ LoweredOp conv2d(const Conv2dNchw& sh, DType dtype, const ConvSchedule& sch) {
             return inside ? ir::select(inside, v, ir::imm(0, dtype)) : v;
           };
           if (!pairs) return at(i[4], false);
-          if (x_words) {  // a padding tap reads 128 in every byte
-            Expr v = offset_quad(x({i[0], i[1],
-                                    p > 0 ? clamp(ir::sub(i[2], ir::imm(p)), 0, sh.h - 1) : i[2],
-                                    p > 0 ? clamp(ir::sub(i[3], ir::imm(p)), 0, sh.w - 1) : i[3],
-                                    i[4]}));
+          if (x_words) {
+            Expr word = x({i[0], i[1],
+                           p > 0 ? clamp(ir::sub(i[2], ir::imm(p)), 0, sh.h - 1) : i[2],
+                           p > 0 ? clamp(ir::sub(i[3], ir::imm(p)), 0, sh.w - 1) : i[3], i[4]});
+            Expr v;
+            if (quads) {
+              v = offset_quad(word);
+            } else {  // pair i[5] of the word: its bytes 2 i[5] and 2 i[5] + 1
+              Expr low = ir::lt(i[5], ir::imm(1));
+              v = pair16(ir::select(low, signed_byte(word, 0), signed_byte(word, 2)),
+                         ir::select(low, signed_byte(word, 1), signed_byte(word, 3)));
+            }
             if (p == 0) return v;
+            // A padding tap reads zeros: 128 in every byte of a quad.
             return ir::select(
                 ir::logical_and(in_range(i[2], p, sh.h + p), in_range(i[3], p, sh.w + p)), v,
-                ir::imm(int64_t{-2139062144}, DType::kInt32));
+                ir::imm(quads ? int64_t{-2139062144} : 0, DType::kInt32));
           }
           Expr c0 = ir::mul(i[4], ir::imm(kp));
           if (quads)
@@ -129,7 +141,10 @@ LoweredOp conv2d(const Conv2dNchw& sh, DType dtype, const ConvSchedule& sch) {
         Expr iy = ir::add(ir::mul(i[2], ir::imm(sh.stride)), ir::ref(ry->var));
         Expr ix = ir::add(ir::mul(i[3], ir::imm(sh.stride)), ir::ref(rx->var));
         if (!exact) ix = ir::min(ix, ir::imm(wpd - 1));
-        Expr a = xp({i[0], ir::ref(rc->var), iy, ix, ir::ref(ri->var)});
+        Expr a = pair_words ? xp({i[0], ir::ref(rc->var), iy, ix,
+                                  ir::floordiv(ir::ref(ri->var), ir::imm(2)),
+                                  ir::floormod(ir::ref(ri->var), ir::imm(2))})
+                            : xp({i[0], ir::ref(rc->var), iy, ix, ir::ref(ri->var)});
         Expr b = wt(
             {i[1], ir::ref(rc->var), ir::ref(ry->var), ir::ref(rx->var), ir::ref(ri->var), i[4]});
         if (quads) return te::sum(ir::dot4_u8s8(a, b), {rc, ry, rx, ri});
@@ -212,7 +227,12 @@ LoweredOp conv2d(const Conv2dNchw& sh, DType dtype, const ConvSchedule& sch) {
     if (sch.parallel) sp.set_kind(sp.axes()[1], ForKind::kParallel);
     // Quads of a block that is not whole words (3, 5 channels) are built from bytes, each byte
     // of a vector of quads a gather (the code generator has no interleaved loads).
-    if (cbk > 1) sp.set_kind(sp.axes()[4], ForKind::kVectorized);
+    if (pair_words) {
+      if (cb / 4 > 1) sp.set_kind(sp.axes()[4], ForKind::kVectorized);
+      sp.set_kind(sp.axes()[5], ForKind::kUnrolled);
+    } else if (cbk > 1) {
+      sp.set_kind(sp.axes()[4], ForKind::kVectorized);
+    }
   }
   if (quads) {  // ahead of the tiles: one vector of 16 channels per output-channel block
     te::Stage& sk = s[comp];

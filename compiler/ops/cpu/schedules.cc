@@ -70,6 +70,13 @@ Expr pair16(const Expr& lo, const Expr& hi) {
                  ir::mul(ir::cast(i32, hi), ir::imm(65536, i32)));
 }
 
+Expr signed_byte(const Expr& word, int64_t b) {
+  const ir::DType i32 = ir::DType::kInt32;
+  const Expr u =
+      ir::floormod(ir::floordiv(word, ir::imm(int64_t{1} << (8 * b), i32)), ir::imm(256, i32));
+  return ir::sub(u, ir::mul(ir::floordiv(u, ir::imm(128, i32)), ir::imm(256, i32)));
+}
+
 Expr offset_quad(const Expr& word) {
   const ir::DType i32 = ir::DType::kInt32;
   return byte_quad(

@@ -43,5 +43,7 @@ ir::Expr byte_quad(const std::function<ir::Expr(int64_t)>& byte, bool offset);
 /// An int32 holding four signed bytes as the same bytes offset by +128 to unsigned ones (each
 /// byte's top bit flipped), from shifts and masks that vectorize.
 ir::Expr offset_quad(const ir::Expr& word);
+/// Byte `b` (0 lowest) of an int32 as the signed value it holds, from a shift and a mask.
+ir::Expr signed_byte(const ir::Expr& word, int64_t b);
 
 }  // namespace weft::compiler::ops::cpu
