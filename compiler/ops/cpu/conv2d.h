@@ -5,7 +5,9 @@
 // KH, KW, cb, 16] (output channels past O are zero; for int8 the cb axis is packed into int32
 // values by the schedule's k_pack: ceil(cb/2) pairs of int16 halves, layout.h's
 // pair_conv_weights, or ceil(cb/4) quads of bytes, quad_conv_weights); outputs
-// [N, ceil(O/16), OH, OW, 16]. layout.h converts from and to NCHW/OIHW.
+// [N, ceil(O/16), OH, OW, 16]. layout.h converts from and to NCHW/OIHW. An int8 kernel whose
+// block is whole words (cb a multiple of 4) types its input [N, C/cb, H, W, cb/4] int32 over
+// the same bytes, so callers pass the int8 activations unchanged.
 //
 // The schedule: a register tile of output columns x output-channel blocks of 16 (vectorized),
 // the padded (and, for int8, channel-paired) input a stage of the kernel, the reduction over
