@@ -86,6 +86,7 @@ std::vector<T> random_vector(size_t n, std::mt19937& rng) {
 }
 
 struct Row {
+  Row(std::string n, double o, double w) : name(std::move(n)), ops(o), weft_s(w) {}
   std::string name;
   double ops, weft_s;
   double tuned_s = 0;  // with --records: the tuned schedule's median (weft_s: the default's)

@@ -49,7 +49,9 @@ TEST(CpuTune, HostIsaComesFromFeatures) {
 TEST(CpuTune, HostDescriptionNamesTheRealCpu) {
   const std::string d = compiler::codegen::host_cpu_description();
   EXPECT_THAT(d, HasSubstr("LLVM host CPU " + compiler::codegen::host_cpu_name()));
-  if (compiler::codegen::host_isa().avx2) EXPECT_THAT(d, HasSubstr("avx2"));
+  if (compiler::codegen::host_isa().avx2) {
+    EXPECT_THAT(d, HasSubstr("avx2"));
+  }
   std::ifstream in("/proc/cpuinfo");
   for (std::string line; std::getline(in, line);)
     if (line.rfind("model name", 0) == 0) {
