@@ -210,22 +210,14 @@ void dense(Op<T>& op, const T* a, const T* w, T* c, int64_t m, int64_t n, int64_
   dense_kernel<T>(a, w, c, m, n, k);
 }
 
-// C[M, N] = A[M, K] B[K, N], B at element `b_offset` of input 1: the plain kernel reads B as
-// it is; the overrides take it as it is (dense_kn) or W = B^T, copied (`wt`: a buffer kept
-// across calls).
+// C[M, N] = A[M, K] B[K, N], B at element `b_offset` of input 1: the overrides take B as it
+// is (dense_kn), else the plain kernel reads it.
 template <typename T>
-void dense_kn(Op<T>& op, const T* a, int64_t b_offset, T* c, int64_t m, int64_t n, int64_t k,
-              std::vector<T>& wt) {
+void dense_kn(Op<T>& op, const T* a, int64_t b_offset, T* c, int64_t m, int64_t n, int64_t k) {
   const T* b = op.floats(1) + b_offset;
-  if (op.over) {
-    if (op.over->dense_kn(op.n.id, op.g.value(op.n.inputs[1]).is_constant(), b_offset, a, b, c,
-                          m, n, k))
-      return;
-    wt.resize(static_cast<size_t>(n * k));
-    for (int64_t j = 0; j < n; ++j)
-      for (int64_t q = 0; q < k; ++q) wt[j * k + q] = b[q * n + j];
-    if (op.over->dense(a, wt.data(), c, m, n, k)) return;
-  }
+  if (op.over && op.over->dense_kn(op.n.id, op.g.value(op.n.inputs[1]).is_constant(), b_offset,
+                                   a, b, c, m, n, k))
+    return;
   dense_kernel<T>(a, b, c, m, n, k, /*w_kn=*/true);
 }
 
@@ -236,7 +228,7 @@ void gemm(Op<T>& op) {
   const bool ta = op.n.get_int("transA", 0), tb = op.n.get_int("transB", 0);
   const int64_t m = op.y.shape[0], nn = op.y.shape[1], k = ta ? a.shape[0] : a.shape[1];
   // A as [M, K] and B as W[N, K] (the dense kernel's layouts).
-  std::vector<T> at, wt;
+  std::vector<T> at;
   const T* ap = a.f.data();
   if (ta) {
     at.resize(static_cast<size_t>(m * k));
@@ -247,7 +239,7 @@ void gemm(Op<T>& op) {
   if (tb) {
     dense(op, ap, b, op.y.f.data(), m, nn, k);
   } else {
-    dense_kn(op, ap, 0, op.y.f.data(), m, nn, k, wt);
+    dense_kn(op, ap, 0, op.y.f.data(), m, nn, k);
   }
   const T alpha = T(op.n.get_float("alpha", 1.0)), beta = T(op.n.get_float("beta", 1.0));
   std::vector<int64_t> cs;
@@ -282,13 +274,12 @@ void matmul(Op<T>& op) {
   const auto sa = broadcast_strides(ab, rank), sb = broadcast_strides(bb, rank);
   int64_t total = 1;
   for (int64_t d : batch) total *= d;
-  std::vector<T> wt;
   int64_t a_total = 1, b_total = 1;
   for (int64_t d : ab) a_total *= d;
   for (int64_t d : bb) b_total *= d;
   if (b_total == 1 && a_total == total) {
     // One B for every batch (a linear layer over [batch..., m, k]): one product of all rows.
-    dense_kn(op, a.f.data(), 0, op.y.f.data(), total * m, nn, k, wt);
+    dense_kn(op, a.f.data(), 0, op.y.f.data(), total * m, nn, k);
     return;
   }
   for (int64_t t = 0; t < total; ++t) {
@@ -300,7 +291,7 @@ void matmul(Op<T>& op) {
       ib += idx * sb[d];
     }
     const T* ap = a.f.data() + ia * m * k;
-    dense_kn(op, ap, ib * k * nn, op.y.f.data() + t * m * nn, m, nn, k, wt);
+    dense_kn(op, ap, ib * k * nn, op.y.f.data() + t * m * nn, m, nn, k);
   }
 }
 

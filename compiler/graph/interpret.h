@@ -63,7 +63,7 @@ class KernelOverrides {
   /// C[M, N] = A[M, K] B[K, N] of node `node` (MatMul, Gemm without transB), B at element
   /// `b_offset` of the node's second input; `b_constant`: that input is a graph constant, so
   /// what the caller derives from B (its transpose) may be kept across runs, keyed by the node
-  /// and the offset. False (the default): the interpreter transposes B and offers dense().
+  /// and the offset. False (the default): the interpreter's loops read B as it is.
   virtual bool dense_kn(NodeId /*node*/, bool /*b_constant*/, int64_t /*b_offset*/,
                         const T* /*a*/, const T* /*b*/, T* /*c*/, int64_t /*m*/, int64_t /*n*/,
                         int64_t /*k*/) {

@@ -77,20 +77,6 @@ HostArray to_array(const HostValue<T>& v) {
   return a;
 }
 
-// The [cols, rows] transpose of row-major `x` [rows, cols], in 16 x 16 tiles (a row-by-row
-// transpose of a weight of megabytes reads each cache line of it for one element).
-std::vector<float> transposed_copy(const float* x, int64_t rows, int64_t cols) {
-  std::vector<float> t(static_cast<size_t>(rows * cols));
-  constexpr int64_t kTile = 16;
-  for (int64_t r0 = 0; r0 < rows; r0 += kTile)
-    for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
-      const int64_t r1 = std::min(rows, r0 + kTile), c1 = std::min(cols, c0 + kTile);
-      for (int64_t c = c0; c < c1; ++c)
-        for (int64_t r = r0; r < r1; ++r) t[static_cast<size_t>(c * rows + r)] = x[r * cols + c];
-    }
-  return t;
-}
-
 }  // namespace
 
 // The fp32 path's JIT kernels (compiled once per shape) and packed constant weights (once per
@@ -140,7 +126,9 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
     std::vector<float> fresh;
     const std::vector<float>* w = it != transposed.end() ? &it->second : &fresh;
     if (it == transposed.end()) {
-      fresh = transposed_copy(b, k, n);
+      fresh.resize(static_cast<size_t>(k * n));
+      if (!llvm_transpose_f32(b, {k, n}, {1, 0}, fresh.data()))
+        compiler::graph::transpose_kernel<float>(b, {k, n}, {1, 0}, fresh.data());
       if (b_constant) w = &(transposed[key] = std::move(fresh));
     }
     return dense(a, w->data(), c, m, n, k);
