@@ -1,7 +1,9 @@
 // The bytes of a constant tensor: a buffer of its own, or a read-only view of memory that an
-// owner keeps alive (the mapped model file a weight was read from, so that import copies no
-// weight at all). Reads never copy; the first write to a view copies it into a buffer of its
-// own. Copies of a view share the owner.
+// owner keeps alive (the mapped model file a weight was read from, so that import need not copy
+// a weight). Reads never copy; the first write to a view copies it into a buffer of its own.
+// Copies of a view share the owner. The bytes are always aligned for their elements, as typed
+// readers cast data() to float* or int32_t* (ConstData::f32): a view is only taken of aligned
+// memory, and a buffer of its own is aligned as operator new aligns.
 #pragma once
 
 #include <cstddef>
@@ -22,8 +24,13 @@ class Bytes {
     return *this;
   }
 
-  /// A view of `n` bytes at `p`, valid while `owner` lives.
-  static Bytes view(const uint8_t* p, size_t n, std::shared_ptr<const void> owner) {
+  /// A view of `n` bytes at `p`, valid while `owner` lives, where `p` is aligned to
+  /// `element_bytes`; else a copy (ONNX does not align a weight's raw bytes in its file).
+  static Bytes view(const uint8_t* p, size_t n, size_t element_bytes,
+                    std::shared_ptr<const void> owner) {
+    if (element_bytes > 1 && reinterpret_cast<uintptr_t>(p) % element_bytes != 0) {
+      return Bytes(std::vector<uint8_t>(p, p + n));
+    }
     Bytes b;
     b.view_ = p;
     b.view_size_ = n;

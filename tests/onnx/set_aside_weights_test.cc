@@ -9,6 +9,7 @@
 #include <onnx/onnx_pb.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -184,35 +185,63 @@ TEST(SetAsideWeights, EveryTruncationIsRefusedOrParsedNeverReadPastTheEnd) {
   EXPECT_GT(refused, 0);
 }
 
-TEST(SetAsideWeights, TheGraphsWeightsViewTheMappedFileAndOutliveTheModel) {
-  char path[] = "/tmp/weft_set_aside_XXXXXX";
-  const int fd = ::mkstemp(path);
-  ASSERT_GE(fd, 0);
-  ::close(fd);
-  const std::vector<uint8_t> bytes = serialized(test_model());
-  std::ofstream(path, std::ios::binary)
-      .write(reinterpret_cast<const char*>(bytes.data()),
-             static_cast<std::streamsize>(bytes.size()));
-  Imported imported = import_onnx(path);
-  std::remove(path);  // the mapping stays valid after the file's name goes
-  const graph::Graph& g = imported.graph;
-  bool found = false;
-  for (graph::ValueId v = 0; v < static_cast<graph::ValueId>(g.num_values()); ++v) {
-    if (g.value(v).name != "w_big" || !g.value(v).is_constant()) continue;
-    found = true;
-    const graph::Bytes& b = g.value(v).data->bytes;
-    EXPECT_TRUE(b.is_view());
-    ASSERT_EQ(b.size(), 64u * 64u * 4u);
-    EXPECT_EQ(b[2], 0x3c);
-    EXPECT_EQ(b[3], 0x3f);
+// ONNX does not align a weight's bytes in its file: a weight at an aligned offset is a view of
+// the mapping (mmap maps at a page boundary), any other is copied, and either is read as floats
+// from an aligned address. Producer names of four lengths shift the weight across all four.
+TEST(SetAsideWeights, TheGraphsWeightsViewTheMappedFileWhereAlignedAndOutliveTheModel) {
+  int views = 0, copies = 0;
+  for (int shift = 0; shift < 4; ++shift) {
+    char path[] = "/tmp/weft_set_aside_XXXXXX";
+    const int fd = ::mkstemp(path);
+    ASSERT_GE(fd, 0);
+    ::close(fd);
+    onnx::ModelProto model = test_model();
+    model.set_producer_name(model.producer_name() + std::string(static_cast<size_t>(shift), '+'));
+    const std::vector<uint8_t> bytes = serialized(model);
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()),
+               static_cast<std::streamsize>(bytes.size()));
+    size_t offset = 0;  // of w_big's raw bytes in the file: its first value, 0x3f3c0000
+    const uint8_t first[] = {0, 0, 0x3c, 0x3f, 0, 0, 0x3c, 0x3f};
+    offset = static_cast<size_t>(
+        std::search(bytes.begin(), bytes.end(), std::begin(first), std::end(first)) -
+        bytes.begin());
+    ASSERT_LT(offset, bytes.size());
+    Imported imported = import_onnx(path);
+    std::remove(path);  // the mapping stays valid after the file's name goes
+    const graph::Graph& g = imported.graph;
+    bool found = false;
+    for (graph::ValueId v = 0; v < static_cast<graph::ValueId>(g.num_values()); ++v) {
+      if (g.value(v).name != "w_big" || !g.value(v).is_constant()) continue;
+      found = true;
+      const graph::ConstData& c = *g.value(v).data;
+      EXPECT_EQ(c.bytes.is_view(), offset % 4 == 0) << "offset " << offset;
+      (c.bytes.is_view() ? views : copies)++;
+      ASSERT_EQ(c.bytes.size(), 64u * 64u * 4u);
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(c.f32()) % alignof(float), 0u);
+      EXPECT_EQ(c.f32()[0], 0.734375f);
+      EXPECT_EQ(c.f32()[64 * 64 - 1], 0.734375f);
+    }
+    EXPECT_TRUE(found);
   }
-  EXPECT_TRUE(found);
+  EXPECT_EQ(views, 1);
+  EXPECT_EQ(copies, 3);
+}
+
+TEST(Bytes, AViewOfMemoryNotAlignedForItsElementsIsACopy) {
+  auto owner = std::make_shared<std::vector<uint8_t>>(std::vector<uint8_t>{1, 2, 3, 4, 5, 6, 7, 8});
+  graph::Bytes aligned = graph::Bytes::view(owner->data(), 4, 4, owner);
+  EXPECT_TRUE(aligned.is_view());
+  graph::Bytes shifted = graph::Bytes::view(owner->data() + 1, 4, 4, owner);
+  EXPECT_FALSE(shifted.is_view());
+  EXPECT_EQ(shifted, graph::Bytes(std::vector<uint8_t>{2, 3, 4, 5}));
+  EXPECT_TRUE(graph::Bytes::view(owner->data() + 1, 4, 1, owner).is_view());  // bytes: any address
 }
 
 TEST(Bytes, AViewIsCopiedOnItsFirstWriteAndKeepsItsOwnerAlive) {
   auto owner = std::make_shared<std::vector<uint8_t>>(std::vector<uint8_t>{1, 2, 3, 4});
   std::weak_ptr<std::vector<uint8_t>> alive = owner;
-  graph::Bytes a = graph::Bytes::view(owner->data(), owner->size(), owner);
+  graph::Bytes a = graph::Bytes::view(owner->data(), owner->size(), 1, owner);
   const graph::Bytes& ca = a;  // reads through a const reference never copy
   owner.reset();
   EXPECT_FALSE(alive.expired());

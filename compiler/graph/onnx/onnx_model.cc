@@ -483,7 +483,7 @@ Model parse_model(const uint8_t* data, size_t size, const std::string& what,
     TensorData& t = m.initializers[w.name];
     elem_type_of(w.data_type, &t.type);
     t.shape = w.dims;
-    t.bytes = owner ? graph::Bytes::view(w.data, w.size, owner)
+    t.bytes = owner ? graph::Bytes::view(w.data, w.size, w.element_bytes, owner)
                     : graph::Bytes(std::vector<uint8_t>(w.data, w.data + w.size));
     init_names.insert(w.name);
   }

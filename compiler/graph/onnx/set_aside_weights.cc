@@ -140,6 +140,7 @@ bool as_weight(const uint8_t* p, const uint8_t* end, SetAsideWeight* w) {
     want *= static_cast<size_t>(d);
   }
   w->data_type = static_cast<int32_t>(type);
+  w->element_bytes = eb;
   return want == w->size;
 }
 

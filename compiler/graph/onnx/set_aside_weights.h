@@ -19,6 +19,7 @@ namespace weft::compiler::onnx_import {
 struct SetAsideWeight {
   std::string name;
   int32_t data_type = 0;  // the TensorProto element type
+  size_t element_bytes = 0;
   std::vector<int64_t> dims;
   const uint8_t* data = nullptr;
   size_t size = 0;  // exactly dims' elements x the element size
