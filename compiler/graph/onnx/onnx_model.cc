@@ -542,7 +542,8 @@ Model parse_model(const uint8_t* data, size_t size, const std::string& what,
 Model load_model(const std::string& path, const LoadOptions& options) {
   // The file is mapped, not read into a buffer: protobuf parses the skeleton straight from the
   // page cache, and the large weights stay views of the mapping (kept alive by the tensors
-  // that view it, the graph's constants included), so import copies no weight.
+  // that view it, the graph's constants included) where aligned, so import copies a weight at
+  // most once.
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw UserError("cannot open ONNX model '" + path + "': " + std::strerror(errno));
   struct stat st {};

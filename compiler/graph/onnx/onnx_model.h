@@ -24,7 +24,7 @@ const char* elem_type_name(ElemType t);
 int elem_bytes(ElemType t);
 
 /// A dense, C-order tensor: shape and little-endian element bytes (a large weight's are a
-/// view of the mapped model file).
+/// view of the mapped model file where aligned for its elements).
 struct TensorData {
   ElemType type = ElemType::kFloat32;
   std::vector<int64_t> shape;
