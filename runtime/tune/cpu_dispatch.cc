@@ -44,6 +44,8 @@ CpuMicroKernel dense_kernel(const std::string& prefix, int64_t rows, int64_t vec
   return {name, knobs_of(s)};
 }
 
+// ci_unroll: input channels per step of the reduction loop (fitted down to a divisor of the
+// channel block); more is fewer loop branches and address updates per multiply.
 CpuMicroKernel conv_kernel(int64_t ow, int64_t oc_blocks, int64_t ci_unroll, bool rows_outer,
                            int64_t k_pack = 2) {
   cpu::ConvSchedule s;
@@ -53,7 +55,7 @@ CpuMicroKernel conv_kernel(int64_t ow, int64_t oc_blocks, int64_t ci_unroll, boo
   s.rows_outer = rows_outer;
   s.k_pack = k_pack;
   return {std::to_string(ow) + "x" + std::to_string(oc_blocks) + "b" + (rows_outer ? ".ro" : "") +
-              (k_pack == 4 ? ".q" : ""),
+              (ci_unroll != 2 ? ".u" + std::to_string(ci_unroll) : "") + (k_pack == 4 ? ".q" : ""),
           knobs_of(s)};
 }
 
@@ -76,11 +78,12 @@ std::vector<CpuMicroKernel> micro_kernels(const std::string& host_kind, const st
     // 12 of 16 ymm, leaving registers for the weights and the broadcast.
     const int64_t kp = conv_k_pack(host_kind, dtype);
     if (wide)
-      return {conv_kernel(7, 2, 2, false, kp), conv_kernel(7, 2, 2, true, kp),
+      return {conv_kernel(7, 2, 2, false, kp),  conv_kernel(7, 2, 2, true, kp),
               conv_kernel(14, 1, 2, false, kp), conv_kernel(4, 4, 2, false, kp),
-              conv_kernel(12, 2, 2, false, kp)};
+              conv_kernel(12, 2, 2, false, kp), conv_kernel(7, 2, 16, false, kp),
+              conv_kernel(7, 2, 16, true, kp)};
     return {conv_kernel(6, 1, 2, false), conv_kernel(6, 1, 2, true), conv_kernel(5, 1, 2, false),
-            conv_kernel(2, 2, 2, false)};
+            conv_kernel(2, 2, 2, false), conv_kernel(6, 1, 16, false)};
   }
   if (op != "dense") throw UserError("CPU dispatch: no micro-kernels for op '" + op + "'");
   if (dtype == "float32") {
@@ -131,15 +134,25 @@ std::vector<CpuBucket> family_buckets(const std::string& op) {
     return out;
   }
   if (op != "conv2d") throw UserError("CPU dispatch: no buckets for op '" + op + "'");
-  // The output width decides the tile's columns; few input channels (a network's first layer)
-  // the channel block.
+  // The output width decides the tile's columns; the input channels the channel block (few: a
+  // network's first layer) and how long each output's reduction is; a 1x1 kernel reads one
+  // input row per output row and a 3x3 three, and a stride of 2 reads each input row at every
+  // other column: each changes which tile keeps the loads in step with the multiplies.
   const std::vector<Range> ows{{{1, 7}, 7}, {{8, 27}, 14}, {{28, kAny}, 56}};
-  const std::vector<Range> ics{{{1, 15}, 3}, {{16, kAny}, 64}};
+  const std::vector<Range> ics{{{1, 15}, 3}, {{16, 191}, 128}, {{192, kAny}, 512}};
+  const std::vector<Range> khs{{{1, 1}, 1}, {{2, kAny}, 3}};
+  const std::vector<Range> strides{{{1, 1}, 1}, {{2, kAny}, 2}};
   for (const auto& [orng, oh] : ows)
     for (const auto& [irng, ih] : ics)
-      out.push_back({{{"ow", orng}, {"ic", irng}},
-                     {{"n", 1}, {"ic", ih}, {"oc", 64}, {"oh", oh}, {"ow", oh}, {"kh", 3},
-                      {"stride", 1}}});
+      for (const auto& [krng, kh] : khs)
+        for (const auto& [srng, st] : strides) {
+          // A home shape of a network's proportions (wide layers have fewer channels), inside
+          // its own bucket.
+          const int64_t ic = oh >= 56 && ih > 16 ? ih / 2 : ih;
+          out.push_back({{{"ow", orng}, {"ic", irng}, {"kh", krng}, {"stride", srng}},
+                         {{"n", 1}, {"ic", ic}, {"oc", ih < 16 ? 64 : ic}, {"oh", oh},
+                          {"ow", oh}, {"kh", kh}, {"stride", st}}});
+        }
   return out;
 }
 

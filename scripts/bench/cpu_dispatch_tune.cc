@@ -31,9 +31,11 @@ compiler::ops::LoweredOp build(const std::string& op, DType dt, const ShapeDims&
                   compiler::ir::dtype_name(dt), host_kind, 1);
     return cpu::dense(h.at("m"), h.at("n"), h.at("k"), dt, s);
   }
-  const int64_t k = h.at("kh"), pad = (k - 1) / 2;
-  const compiler::ops::Conv2dNchw c{h.at("n"), h.at("ic"), h.at("oh"), h.at("ow"),
-                                    h.at("oc"), k, k, h.at("stride"), pad};
+  // The home names the output's size (as conv2d_dims does); the input is what gives it.
+  const int64_t k = h.at("kh"), pad = (k - 1) / 2, stride = h.at("stride");
+  const int64_t ih = (h.at("oh") - 1) * stride + k - 2 * pad;
+  const int64_t iw = (h.at("ow") - 1) * stride + k - 2 * pad;
+  const compiler::ops::Conv2dNchw c{h.at("n"), h.at("ic"), ih, iw, h.at("oc"), k, k, stride, pad};
   return cpu::conv2d(c, dt,
                      fit_conv2d(conv_schedule_of(knobs), c, compiler::ir::dtype_name(dt), host_kind));
 }
