@@ -18,8 +18,6 @@ namespace codegen = compiler::codegen;
 
 namespace {
 
-constexpr int64_t kAny = int64_t{1} << 40;  // "no upper bound" in a bucket's range
-
 // 32-bit lanes of a vector register on a host kind.
 int64_t lanes_of(const std::string& host_kind) {
   if (host_kind == "avx512-vnni" || host_kind == "avx512") return 16;
@@ -119,9 +117,9 @@ std::vector<CpuBucket> family_buckets(const std::string& op) {
     // kernel) still fits in L2 next to the rows streaming past it: where tiles are full,
     // long reductions are a bucket of their own.
     const std::vector<Range> ms{
-        {{1, 1}, 1}, {{2, 3}, 3}, {{4, 15}, 10}, {{16, 255}, 128}, {{256, kAny}, 1024}};
-    const std::vector<Range> ns{{{1, 31}, 24}, {{32, 255}, 128}, {{256, kAny}, 1024}};
-    const std::vector<Range> ks{{{1, 1535}, 1024}, {{1536, kAny}, 3072}};
+        {{1, 1}, 1}, {{2, 3}, 3}, {{4, 15}, 10}, {{16, 255}, 128}, {{256, kNoUpperBound}, 1024}};
+    const std::vector<Range> ns{{{1, 31}, 24}, {{32, 255}, 128}, {{256, kNoUpperBound}, 1024}};
+    const std::vector<Range> ks{{{1, 1535}, 1024}, {{1536, kNoUpperBound}, 3072}};
     for (const auto& [mr, mh] : ms)
       for (const auto& [nr, nh] : ns) {
         if (mr.first < 16 || nr.first < 32) {
@@ -138,10 +136,10 @@ std::vector<CpuBucket> family_buckets(const std::string& op) {
   // network's first layer) and how long each output's reduction is; a 1x1 kernel reads one
   // input row per output row and a 3x3 three, and a stride of 2 reads each input row at every
   // other column: each changes which tile keeps the loads in step with the multiplies.
-  const std::vector<Range> ows{{{1, 7}, 7}, {{8, 27}, 14}, {{28, kAny}, 56}};
-  const std::vector<Range> ics{{{1, 15}, 3}, {{16, 191}, 128}, {{192, kAny}, 512}};
-  const std::vector<Range> khs{{{1, 1}, 1}, {{2, kAny}, 3}};
-  const std::vector<Range> strides{{{1, 1}, 1}, {{2, kAny}, 2}};
+  const std::vector<Range> ows{{{1, 7}, 7}, {{8, 27}, 14}, {{28, kNoUpperBound}, 56}};
+  const std::vector<Range> ics{{{1, 15}, 3}, {{16, 191}, 128}, {{192, kNoUpperBound}, 512}};
+  const std::vector<Range> khs{{{1, 1}, 1}, {{2, kNoUpperBound}, 3}};
+  const std::vector<Range> strides{{{1, 1}, 1}, {{2, kNoUpperBound}, 2}};
   for (const auto& [orng, oh] : ows)
     for (const auto& [irng, ih] : ics)
       for (const auto& [krng, kh] : khs)

@@ -98,8 +98,8 @@ bool CpuDispatchEntry::holds(const ShapeDims& d) const {
 std::string CpuDispatchEntry::describe() const {
   std::string s;
   for (const auto& [name, r] : when)
-    s += (s.empty() ? "" : ", ") + name + " " + std::to_string(r.first) + ".." +
-         std::to_string(r.second);
+    s += (s.empty() ? "" : ", ") + name + " " + std::to_string(r.first) +
+         (r.second >= kNoUpperBound ? "+" : ".." + std::to_string(r.second));
   return s.empty() ? "any shape" : s;
 }
 

@@ -3,8 +3,8 @@
 // or int8), each with the micro-kernel a tuning run measured best at the bucket's home shape.
 // A shape that was never tuned takes the kernel of the first bucket whose ranges hold it.
 // Tables are data files shipped next to the tuning records
-// (runtime/tune/records/cpu_dispatch_<host kind>.json), made by `bench_cpu_generic
-// --make-table` (scripts/bench/cpu_generic_bench.sh); docs/cpu-tuning.md shows the format.
+// (runtime/tune/records/cpu_dispatch_<host kind>.json), made by `bench_cpu_dispatch_tune`
+// (scripts/bench/cpu_dispatch_tune.cc); docs/cpu-tuning.md shows the format.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +16,9 @@
 #include <vector>
 
 namespace weft::rt::tune {
+
+/// The upper end of a range that has none ("ic 192+").
+constexpr int64_t kNoUpperBound = int64_t{1} << 40;
 
 /// A shape as the buckets see it: dimension name -> size (dense: m, n, k; conv2d: ic, oc, ow,
 /// oh, kh, stride, n).
@@ -31,7 +34,7 @@ struct CpuDispatchEntry {
   nlohmann::json knobs = nlohmann::json::object();
   double seconds = 0;  // the kernel's time at the home shape when it was tuned (0: unknown)
   bool holds(const ShapeDims& d) const;
-  /// e.g. "m 16..4096, n 1..31".
+  /// e.g. "m 16..255, n 1..31, k 1536+".
   std::string describe() const;
 };
 

@@ -157,6 +157,16 @@ TEST(CpuDispatch, MatrixVectorProductsTakeTheGemvForm) {
   }
 }
 
+TEST(CpuDispatch, ABucketsRangesReadAsTheyAreWritten) {
+  // The shipped conv2d bucket of a stride-2 3x3 layer of 256 channels 14 wide, as `weft run
+  // conv2d --target llvm` names it: open-ended ranges as "lo+".
+  const CpuDispatchTable t = CpuDispatchTable::load(dispatch_table_path("avx512-vnni"));
+  const CpuDispatchEntry* e = t.find(
+      "conv2d", "float32", conv2d_dims(compiler::ops::Conv2dNchw{1, 256, 28, 28, 256, 3, 3, 2, 1}));
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->describe(), "ic 192+, kh 2+, ow 8..27, stride 2+");
+}
+
 TEST(CpuDispatch, ShippedTablesCoverEveryBucket) {
   for (const std::string kind : {"avx512-vnni", "avx2"}) {
     const CpuDispatchTable t = CpuDispatchTable::load(dispatch_table_path(kind));

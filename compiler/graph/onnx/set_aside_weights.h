@@ -19,7 +19,7 @@ namespace weft::compiler::onnx_import {
 struct SetAsideWeight {
   std::string name;
   int32_t data_type = 0;  // the TensorProto element type
-  size_t element_bytes = 0;
+  size_t element_bytes = 0;  // of data_type (4 for float: a view of the bytes must be aligned so)
   std::vector<int64_t> dims;
   const uint8_t* data = nullptr;
   size_t size = 0;  // exactly dims' elements x the element size
