@@ -86,8 +86,13 @@ void conv(Op<T>& op) {
                                op.y.f.data(), s, o)
              : group > 1 && op.over->grouped_conv2d(x.f.data(), w, op.y.f.data(), s, o, group))) {
     const int64_t plane = s.oh * s.ow;
-    if (bias)
-      for (int64_t i = 0; i < op.y.elements(); ++i) op.y.f[i] += bias[(i / plane) % o];
+    if (bias) {
+      T* y = op.y.f.data();
+      for (int64_t i = 0; i < s.n * o; ++i, y += plane) {  // a plane at a time: no division
+        const T b = bias[i % o];
+        for (int64_t p = 0; p < plane; ++p) y[p] += b;
+      }
+    }
     return;
   }
   conv2d_kernel<T>(x.f.data(), w, bias, op.y.f.data(), s, o, group);

@@ -89,6 +89,9 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
   std::map<NodeId, std::vector<float>> packed;  // conv: blocked weights
   // MatMul and Gemm of a constant B [K, N]: W = B^T, by node and offset of B (a batch slice).
   std::map<std::pair<NodeId, int64_t>, std::vector<float>> transposed;
+  // conv: the input in channel blocks and the blocked output, kept across nodes and runs (fresh
+  // pages for each were a large part of a small layer's time).
+  std::vector<float> x_blocked, y_blocked, y_planes;
   double compile_seconds = 0;
   bool used = false;  // the node now running took a JIT kernel
 
@@ -178,14 +181,30 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
         wb = &wpacked;
       }
     }
-    std::vector<float> xv(xin, xin + s.n * s.c * h * wd);
-    std::vector<float> xb = cpu_ops::to_blocked(xv, s.n, s.c, h, wd, cb);
-    const int64_t nob = (o + cpu_ops::kConvOutBlock - 1) / cpu_ops::kConvOutBlock;
-    std::vector<float> yb(static_cast<size_t>(s.n * nob * s.oh * s.ow * cpu_ops::kConvOutBlock));
-    kern.run({xb.data(), const_cast<float*>(wb->data()), yb.data()}, &workers);
-    const std::vector<float> plain = cpu_ops::from_blocked(yb, s.n, o, s.oh, s.ow, cpu_ops::kConvOutBlock);
-    std::memcpy(y, plain.data(), plain.size() * 4);
+    // NCHW to [N, C/cb, H, W, cb] and the blocked output back: each a transpose of the two
+    // inner dimensions (cb divides C; output channels past O are the last block's padding).
+    const int64_t ob = cpu_ops::kConvOutBlock, nob = (o + ob - 1) / ob, hw = h * wd;
+    const int64_t ohw = s.oh * s.ow;
+    x_blocked.resize(static_cast<size_t>(s.n * s.c * hw));
+    transpose(xin, {s.n * (s.c / cb), cb, hw}, x_blocked.data());
+    y_blocked.resize(static_cast<size_t>(s.n * nob * ohw * ob));
+    kern.run({x_blocked.data(), const_cast<float*>(wb->data()), y_blocked.data()}, &workers);
+    if (o == nob * ob) {
+      transpose(y_blocked.data(), {s.n * nob, ohw, ob}, y);
+    } else {
+      y_planes.resize(y_blocked.size());
+      transpose(y_blocked.data(), {s.n * nob, ohw, ob}, y_planes.data());
+      for (int64_t i = 0; i < s.n; ++i)
+        std::memcpy(y + i * o * ohw, y_planes.data() + i * nob * ob * ohw,
+                    static_cast<size_t>(o * ohw) * sizeof(float));
+    }
     return took(true);
+  }
+
+  // y[a, c, b] = x[a, b, c] for x of shape `xs` [A, B, C].
+  static void transpose(const float* x, const std::vector<int64_t>& xs, float* y) {
+    if (!llvm_transpose_f32(x, xs, {0, 2, 1}, y))
+      compiler::graph::transpose_kernel<float>(x, xs, {0, 2, 1}, y);
   }
 
   bool grouped_conv2d(const float* x, const float* w, float* y, const Window2d& s, int64_t o,

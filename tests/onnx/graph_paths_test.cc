@@ -61,6 +61,44 @@ void expect_matches_reference(const std::string& name, int runs) {
   }
 }
 
+// Two convolutions of batch 2 whose output channels are not whole blocks of 16 (20, then 16
+// from 20), with a bias: the LLVM path's layout changes (NCHW to channel blocks and back through
+// buffers it keeps across nodes and runs) against the float64 reference, three runs.
+TEST(OnnxGraph, ConvsOfPartBlocksAndBatchTwoOnLlvmMatchFloat64) {
+  namespace cg = compiler::graph;
+  auto random_f32 = [](int64_t count, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> d(0.0f, 0.3f);
+    std::vector<float> v(static_cast<size_t>(count));
+    for (float& x : v) x = d(rng);
+    return cg::ConstData::from_f32(v);
+  };
+  cg::Graph g("part_blocks");
+  const cg::ValueId x = g.add_input("x", cg::TensorType(DType::F32, {2, 8, 9, 11}));
+  auto conv = [&](const std::string& name, cg::ValueId in, int64_t c, int64_t o, int64_t stride,
+                  uint32_t seed) {
+    const cg::ValueId w = g.add_constant(name + ".w", cg::TensorType(DType::F32, {o, c, 3, 3}),
+                                         random_f32(o * c * 9, seed));
+    const cg::ValueId b =
+        g.add_constant(name + ".b", cg::TensorType(DType::F32, {o}), random_f32(o, seed + 1));
+    return g.add_op(OpKind::Conv, name, {in, w, b},
+                    {{"strides", std::vector<int64_t>{stride, stride}},
+                     {"pads", std::vector<int64_t>{1, 1, 1, 1}},
+                     {"kernel_shape", std::vector<int64_t>{3, 3}}});
+  };
+  const cg::ValueId y = conv("c2", conv("c1", x, 8, 20, 1, 5), 20, 16, 2, 7);
+  g.set_outputs({y});
+  rt::graph::LlvmGraphRunner runner(g, 1);
+  for (int r = 0; r < 3; ++r) {
+    const auto in = random_input(g, 21 + r);
+    const auto got = runner.run({in});
+    const auto want = rt::graph::run_reference_f64(g, {in});
+    const auto e = rt::graph::output_error(got.outputs.at(0), want.outputs.at(0));
+    EXPECT_LE(e.relative_to_max, 1e-5) << "run " << r;
+    for (const auto& rec : got.nodes) EXPECT_EQ(rec.engine, "llvm") << rec.op;
+  }
+}
+
 TEST(OnnxGraph, SmallCnnOnLlvmMatchesFloat64) { expect_matches_reference("small_cnn", 3); }
 
 TEST(OnnxGraph, ResNet18OnLlvmMatchesFloat64) { expect_matches_reference("resnet18", 1); }
