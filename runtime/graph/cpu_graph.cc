@@ -120,6 +120,13 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
     return took(true);
   }
 
+  // x (shape `xs`) with its dimensions permuted: the fp32 path's JIT transpose, else the loops.
+  static void permute(const float* x, const std::vector<int64_t>& xs,
+                      const std::vector<int64_t>& perm, float* y) {
+    if (!llvm_transpose_f32(x, xs, perm, y))
+      compiler::graph::transpose_kernel<float>(x, xs, perm, y);
+  }
+
   // B [K, N] as the dense kernel's W [N, K], transposed once for a constant B (a linear layer's
   // weight: before, every run transposed it again, most of a ViT's MatMul time).
   bool dense_kn(NodeId node, bool b_constant, int64_t b_offset, const float* a, const float* b,
@@ -130,8 +137,7 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
     const std::vector<float>* w = it != transposed.end() ? &it->second : &fresh;
     if (it == transposed.end()) {
       fresh.resize(static_cast<size_t>(k * n));
-      if (!llvm_transpose_f32(b, {k, n}, {1, 0}, fresh.data()))
-        compiler::graph::transpose_kernel<float>(b, {k, n}, {1, 0}, fresh.data());
+      permute(b, {k, n}, {1, 0}, fresh.data());
       if (b_constant) w = &(transposed[key] = std::move(fresh));
     }
     return dense(a, w->data(), c, m, n, k);
@@ -186,25 +192,19 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
     const int64_t ob = cpu_ops::kConvOutBlock, nob = (o + ob - 1) / ob, hw = h * wd;
     const int64_t ohw = s.oh * s.ow;
     x_blocked.resize(static_cast<size_t>(s.n * s.c * hw));
-    transpose(xin, {s.n * (s.c / cb), cb, hw}, x_blocked.data());
+    permute(xin, {s.n * (s.c / cb), cb, hw}, {0, 2, 1}, x_blocked.data());
     y_blocked.resize(static_cast<size_t>(s.n * nob * ohw * ob));
     kern.run({x_blocked.data(), const_cast<float*>(wb->data()), y_blocked.data()}, &workers);
     if (o == nob * ob) {
-      transpose(y_blocked.data(), {s.n * nob, ohw, ob}, y);
+      permute(y_blocked.data(), {s.n * nob, ohw, ob}, {0, 2, 1}, y);
     } else {
       y_planes.resize(y_blocked.size());
-      transpose(y_blocked.data(), {s.n * nob, ohw, ob}, y_planes.data());
+      permute(y_blocked.data(), {s.n * nob, ohw, ob}, {0, 2, 1}, y_planes.data());
       for (int64_t i = 0; i < s.n; ++i)
         std::memcpy(y + i * o * ohw, y_planes.data() + i * nob * ob * ohw,
                     static_cast<size_t>(o * ohw) * sizeof(float));
     }
     return took(true);
-  }
-
-  // y[a, c, b] = x[a, b, c] for x of shape `xs` [A, B, C].
-  static void transpose(const float* x, const std::vector<int64_t>& xs, float* y) {
-    if (!llvm_transpose_f32(x, xs, {0, 2, 1}, y))
-      compiler::graph::transpose_kernel<float>(x, xs, {0, 2, 1}, y);
   }
 
   bool grouped_conv2d(const float* x, const float* w, float* y, const Window2d& s, int64_t o,
