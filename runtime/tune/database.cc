@@ -4,6 +4,7 @@
 #include "runtime/tune/database.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -51,6 +52,21 @@ TuningRecord TuningRecord::from_json(const json& j) {
   r.value = j["value"].get<double>();
   if (!j["unit"].is_string()) throw UserError("record field 'unit' is not a string");
   r.unit = j["unit"];
+  // The optional fields, each of its own type: a number past an integer's range (the parser
+  // keeps it as a double) is an error, not a conversion.
+  auto check = [&](const char* f, bool ok, const char* what) {
+    if (j.contains(f) && !ok)
+      throw UserError(std::string("record field '") + f + "' is not " + what);
+  };
+  check("error", j.value("error", json("")).is_string(), "a string");
+  check("strategy", j.value("strategy", json("")).is_string(), "a string");
+  const json trial = j.value("trial", json(0));
+  check("trial",
+        trial.is_number_integer() &&
+            !(trial.is_number_unsigned() && trial.get<uint64_t>() > uint64_t{INT64_MAX}),
+        "an integer");
+  check("seed", j.value("seed", json(0u)).is_number_unsigned(), "a non-negative integer");
+  check("stopped_early", j.value("stopped_early", json(false)).is_boolean(), "true or false");
   r.error = j.value("error", "");
   r.trial = j.value("trial", int64_t{0});
   r.strategy = j.value("strategy", "");

@@ -171,6 +171,29 @@ TEST_F(DatabaseTest, ACorruptLineInTheMiddleIsAnError) {
               ::testing::ThrowsMessage<UserError>(HasSubstr("db.jsonl:2: not valid JSON")));
 }
 
+// An optional field of the wrong type, or a number past an integer's range (JSON parses it
+// as a double, which must not be converted), is the record's named error (a fuzzer's find).
+TEST_F(DatabaseTest, AnOptionalFieldOfTheWrongTypeIsNamed) {
+  const nlohmann::json good = record(3).to_json();
+  EXPECT_EQ(TuningRecord::from_json(good).seed, 1u);
+  const std::vector<std::pair<std::string, std::string>> bad{
+      {"seed", "4444444444444444444444444444444"},
+      {"seed", "-1"},
+      {"seed", "1.5"},
+      {"trial", "1e30"},
+      {"trial", "18446744073709551615"},
+      {"error", "3"},
+      {"strategy", "[]"},
+      {"stopped_early", "1"}};
+  for (const auto& [field, value] : bad) {
+    nlohmann::json j = good;
+    j[field] = nlohmann::json::parse(value);
+    EXPECT_THAT([&] { TuningRecord::from_json(j); },
+                ::testing::ThrowsMessage<UserError>(HasSubstr("record field '" + field + "'")))
+        << field << " = " << value;
+  }
+}
+
 TEST_F(DatabaseTest, ADirectoryIsRefusedByNameBeforeAnyWork) {
   EXPECT_THAT([&] { Database db(dir_.string()); },
               ::testing::ThrowsMessage<UserError>(HasSubstr("it is a directory, not a file")));
