@@ -28,6 +28,30 @@ void check_plain(const Value& v, const std::string& what) {
                     "plain-layout graphs (before pack_layouts)");
 }
 
+// Whether every path of `n` (its loops and its KernelOverrides) writes each element of its
+// float output, so that run_node need not clear it first: the element-wise kinds and a
+// convolution of one group. (Others, the JIT dense kernels among them, may accumulate.)
+bool writes_every_element(const Node& n) {
+  switch (n.kind) {
+    case OpKind::Conv: return n.get_int("group", 1) == 1;
+    case OpKind::Relu:
+    case OpKind::Clip:
+    case OpKind::Add:
+    case OpKind::Sub:
+    case OpKind::Mul:
+    case OpKind::Div:
+    case OpKind::Pow:
+    case OpKind::Sigmoid:
+    case OpKind::Tanh:
+    case OpKind::Erf:
+    case OpKind::Sqrt:
+    case OpKind::HardSigmoid:
+    case OpKind::HardSwish:
+    case OpKind::Gelu: return true;
+    default: return false;
+  }
+}
+
 // What an operator's code sees.
 template <typename T>
 struct Op {
@@ -38,6 +62,8 @@ struct Op {
   HostValue<T>& y;
 
   const HostValue<T>& in(size_t k) const { return it.value(n.inputs.at(k)); }
+  // Input k as held: possibly in channel blocks (for the readers that keep them).
+  const HostValue<T>& stored(size_t k) const { return it.stored(n.inputs.at(k)); }
   bool has(size_t k) const { return k < n.inputs.size() && n.inputs[k] != kNone; }
   // Input k's floats; a float32 constant's (a weight) are read where the graph keeps them,
   // not copied into a HostValue first (in double they are widened once, by in()).
@@ -74,13 +100,21 @@ int64_t axis_index(const std::vector<int64_t>& shape, int64_t axis, int64_t coun
 
 template <typename T>
 void conv(Op<T>& op) {
-  const HostValue<T>& x = op.in(0);
   const T* w = op.floats(1);
   const std::vector<int64_t>& ws = op.shape(1);
-  const Window2d s = window(op.n, x.shape, op.y.shape, ws[2], ws[3]);
+  const Window2d s = window(op.n, op.shape(0), op.y.shape, ws[2], ws[3]);
   const int64_t o = ws[0], group = op.n.get_int("group", 1);
   const T* bias = op.has(2) ? op.in(2).f.data() : nullptr;
   const bool dense = group == 1 && s.sh == s.sw;
+  if (op.over && s.dh == 1 && s.dw == 1 && dense) {
+    ConvEpilogue<T> ep = op.it.epilogue_for(op.n);
+    if (op.over->conv2d_blocked(op.n.id, op.g.value(op.n.inputs[1]).is_constant(), op.stored(0),
+                                w, bias, op.y, s, o, ep)) {
+      if (ep.applied) op.it.fold(op.n, ep);
+      return;
+    }
+  }
+  const HostValue<T>& x = op.in(0);
   if (op.over && s.dh == 1 && s.dw == 1 &&
       (dense ? op.over->conv2d(op.n.id, op.g.value(op.n.inputs[1]).is_constant(), x.f.data(), w,
                                op.y.f.data(), s, o)
@@ -116,9 +150,9 @@ void batch_norm(Op<T>& op) {
 // Relu and Clip; Relu is Clip(0, +inf). Float bounds: the attributes, then the inputs.
 template <typename T>
 void clip(Op<T>& op) {
-  const HostValue<T>& x = op.in(0);
   const bool relu = op.n.kind == OpKind::Relu;
-  if (x.dtype != DType::F32) {
+  if (op.stored(0).dtype != DType::F32) {
+    const HostValue<T>& x = op.in(0);
     int32_t lo = relu ? 0 : std::numeric_limits<int32_t>::min();
     int32_t hi = std::numeric_limits<int32_t>::max();
     if (!relu && op.has(1)) lo = op.in(1).i.at(0);
@@ -131,16 +165,34 @@ void clip(Op<T>& op) {
   T hi = relu ? inf : static_cast<T>(op.n.get_float("max", inf));
   if (!relu && op.has(1)) lo = op.in(1).f.at(0);
   if (!relu && op.has(2)) hi = op.in(2).f.at(0);
+  const HostValue<T>& held = op.stored(0);
+  if (held.cblock) {  // element-wise: the blocks stay, lanes past C included
+    op.y.cblock = held.cblock;
+    op.y.f.resize(held.f.size());
+    if (op.over && op.over->clip(held.f.data(), op.y.f.data(), static_cast<int64_t>(held.f.size()), lo, hi))
+      return;
+    clip_kernel<T>(held.f.data(), op.y.f.data(), static_cast<int64_t>(held.f.size()), lo, hi);
+    return;
+  }
+  const HostValue<T>& x = op.in(0);
   if (op.over && op.over->clip(x.f.data(), op.y.f.data(), x.elements(), lo, hi)) return;
   clip_kernel<T>(x.f.data(), op.y.f.data(), x.elements(), lo, hi);
 }
 
 template <typename T>
 void pool(Op<T>& op) {
-  const HostValue<T>& x = op.in(0);
   const auto k = op.n.get_ints("kernel_shape");
-  const Window2d s = window(op.n, x.shape, op.y.shape, k[0], k[1]);
+  const Window2d s = window(op.n, op.shape(0), op.y.shape, k[0], k[1]);
   const bool max = op.n.kind == OpKind::MaxPool;
+  const HostValue<T>& held = op.stored(0);
+  if (max && held.cblock) {  // the blocks stay
+    const int64_t cb = held.cblock;
+    op.y.cblock = cb;
+    op.y.f.resize(static_cast<size_t>(s.n * ((s.c + cb - 1) / cb) * s.oh * s.ow * cb));
+    max_pool_blocked_kernel<T>(held.f.data(), op.y.f.data(), s, cb);
+    return;
+  }
+  const HostValue<T>& x = op.in(0);
   const bool incl = op.n.get_int("count_include_pad", 0) != 0;
   if (x.dtype == DType::F32 && op.over && s.dh == 1 && s.dw == 1 &&
       op.over->pool(max, x.f.data(), op.y.f.data(), s, incl))
@@ -165,6 +217,18 @@ void global_avg_pool(Op<T>& op) {
 // Add, Sub, Mul, Div, Pow on floats, broadcasting.
 template <typename T>
 void binary(Op<T>& op, ops::BinaryFn f) {
+  const HostValue<T>& ha = op.stored(0);
+  const HostValue<T>& hb = op.stored(1);
+  if (ha.cblock && ha.cblock == hb.cblock && ha.shape == hb.shape) {
+    // Operands of one shape in the same blocks: element by element, the blocks stay.
+    const std::vector<int64_t> flat{static_cast<int64_t>(ha.f.size())};
+    op.y.cblock = ha.cblock;
+    op.y.f.resize(ha.f.size());
+    if (op.over && op.over->binary(f, ha.f.data(), flat, hb.f.data(), flat, op.y.f.data(), flat)) return;
+    broadcast_kernel<T>(ha.f.data(), flat, hb.f.data(), flat, op.y.f.data(), flat,
+                        [f](T u, T v) { return ops::apply<T>(f, u, v); });
+    return;
+  }
   const HostValue<T>& a = op.in(0);
   const HostValue<T>& b = op.in(1);
   if (a.dtype != DType::F32)
@@ -419,7 +483,57 @@ void qlinear_conv(Op<T>& op) {
 
 template <typename T>
 Interpreter<T>::Interpreter(const Graph& g, KernelOverrides<T>* overrides)
-    : g_(g), overrides_(overrides) {}
+    : g_(g), overrides_(overrides) {
+  readers_.resize(g.num_values());
+  is_output_.assign(g.num_values(), 0);
+  for (NodeId id : g.topo_order())
+    for (ValueId v : g.node(id).inputs)
+      if (v != kNone) readers_[static_cast<size_t>(v)].push_back(id);
+  for (ValueId v : g.outputs()) is_output_[static_cast<size_t>(v)] = 1;
+}
+
+template <typename T>
+const Node* Interpreter<T>::only_reader(ValueId v, OpKind kind) const {
+  const auto& r = readers_.at(static_cast<size_t>(v));
+  if (r.size() != 1 || is_output_[static_cast<size_t>(v)]) return nullptr;
+  const Node& n = g_.node(r[0]);
+  return n.kind == kind ? &n : nullptr;
+}
+
+template <typename T>
+ConvEpilogue<T> Interpreter<T>::epilogue_for(const Node& conv) const {
+  ConvEpilogue<T> ep;
+  if (!overrides_) return ep;
+  ValueId last = conv.outputs.at(0);
+  if (const Node* add = only_reader(last, OpKind::Add)) {
+    const ValueId r = add->inputs.at(0) == last ? add->inputs.at(1) : add->inputs.at(0);
+    const HostValue<T>& held = values_.at(static_cast<size_t>(r));
+    if (r != last && ready_[static_cast<size_t>(r)] && held.dtype == DType::F32 &&
+        g_.value(r).type.shape == g_.value(last).type.shape) {
+      ep.residual = &held;
+      last = add->outputs.at(0);
+    }
+  }
+  ep.relu = only_reader(last, OpKind::Relu) != nullptr;
+  return ep;
+}
+
+template <typename T>
+void Interpreter<T>::fold(const Node& conv, const ConvEpilogue<T>& ep) {
+  ValueId last = conv.outputs.at(0);
+  if (ep.residual) {
+    const Node* add = only_reader(last, OpKind::Add);
+    folded_into_.at(static_cast<size_t>(add->id)) = last;
+    last = add->outputs.at(0);
+  }
+  if (ep.relu) folded_into_.at(static_cast<size_t>(only_reader(last, OpKind::Relu)->id)) = last;
+}
+
+template <typename T>
+bool Interpreter<T>::folded(NodeId n) const {
+  return static_cast<size_t>(n) < folded_into_.size() &&
+         folded_into_[static_cast<size_t>(n)] != kNone;
+}
 
 template <typename T>
 void Interpreter<T>::start(std::vector<HostValue<T>> inputs) {
@@ -442,8 +556,10 @@ void Interpreter<T>::start(std::vector<HostValue<T>> inputs) {
                       " elements, its type " + v.type.str() + " needs " +
                       std::to_string(v.type.elements()));
   }
-  values_.assign(g_.num_values(), HostValue<T>());
+  // Earlier values' storage stays for the nodes to reuse (run_node); none is ready.
+  values_.resize(g_.num_values());
   ready_.assign(g_.num_values(), 0);
+  folded_into_.assign(g_.num_nodes(), kNone);
   for (size_t k = 0; k < ins.size(); ++k) {
     values_[static_cast<size_t>(ins[k])] = std::move(inputs[k]);
     ready_[static_cast<size_t>(ins[k])] = 1;
@@ -451,8 +567,23 @@ void Interpreter<T>::start(std::vector<HostValue<T>> inputs) {
 }
 
 template <typename T>
+const HostValue<T>& Interpreter<T>::stored(ValueId v) {
+  if (ready_.at(static_cast<size_t>(v))) return values_[static_cast<size_t>(v)];
+  return value(v);
+}
+
+template <typename T>
 const HostValue<T>& Interpreter<T>::value(ValueId v) {
   HostValue<T>& s = values_.at(static_cast<size_t>(v));
+  if (ready_[static_cast<size_t>(v)] && s.cblock) {  // to the logical layout, once
+    const int64_t n = s.shape.at(0), c = s.shape.at(1);
+    const int64_t plane = n * c > 0 ? s.elements() / (n * c) : 0;
+    std::vector<T> plain(static_cast<size_t>(s.elements()));
+    if (!overrides_ || !overrides_->unblock(s, plain.data()))
+      unblock_channels_kernel<T>(s.f.data(), plain.data(), n, c, plane, s.cblock);
+    s.f.swap(plain);
+    s.cblock = 0;
+  }
   if (ready_[static_cast<size_t>(v)]) return s;
   const Value& val = g_.value(v);
   if (!val.is_constant())
@@ -476,13 +607,34 @@ const HostValue<T>& Interpreter<T>::run_node(const Node& n) {
     if (v != kNone) check_plain(g_.value(v), where(n) + ": input ");
   const auto& t = g_.value(n.outputs.at(0)).type;
   HostValue<T>& y = values_.at(static_cast<size_t>(n.outputs[0]));
-  y = HostValue<T>();
+  if (folded(n.id)) {
+    // Computed by the convolution before it: its storage becomes this node's (a swap, so that
+    // both keep storage for the next run); nothing else read it.
+    const size_t from = static_cast<size_t>(folded_into_[static_cast<size_t>(n.id)]);
+    HostValue<T>& src = values_.at(from);
+    y.dtype = t.dtype;
+    y.shape = t.shape;
+    y.cblock = src.cblock;
+    y.f.swap(src.f);
+    ready_[from] = 0;
+    ready_[static_cast<size_t>(n.outputs[0])] = 1;
+    return y;
+  }
+  // The last run's storage is kept (fresh pages for every value were a large part of a small
+  // network's time). Operators whose every path writes each output element skip the zeros.
   y.dtype = t.dtype;
   y.shape = t.shape;
+  y.cblock = 0;
   if (t.dtype == DType::F32) {
-    y.f.assign(static_cast<size_t>(t.elements()), T(0));
+    if (writes_every_element(n)) {
+      y.f.resize(static_cast<size_t>(t.elements()));
+    } else {
+      y.f.assign(static_cast<size_t>(t.elements()), T(0));
+    }
+    y.i.clear();
   } else {
     y.i.assign(static_cast<size_t>(t.elements()), 0);
+    y.f.clear();
   }
   ready_[static_cast<size_t>(n.outputs[0])] = 1;
   Op<T> op{g_, *this, overrides_, n, y};

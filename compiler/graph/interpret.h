@@ -27,20 +27,34 @@
 
 namespace weft::compiler::graph {
 
-/// A value of an interpreted graph in its logical layout: float values (F32) in `f`, integer
-/// values (I8, I32) in `i`.
+/// A value of an interpreted graph: float values (F32) in `f`, integer values (I8, I32) in
+/// `i`, in the logical layout unless `cblock` is set. With `cblock` > 0 (only KernelOverrides
+/// produce it: the fp32 path's convolutions) the float values hold dimension 1 in blocks of
+/// `cblock` channels, innermost: [N, ceil(C / cblock), spatial..., cblock], the lanes past C
+/// unspecified. value() gives every reader but the layout-aware ones the logical layout.
 template <typename T>
 struct HostValue {
   DType dtype = DType::F32;
   std::vector<int64_t> shape;
   std::vector<T> f;
   std::vector<int32_t> i;
+  int64_t cblock = 0;
 
   int64_t elements() const {
     int64_t n = 1;
     for (int64_t d : shape) n *= d;
     return n;
   }
+};
+
+/// What follows a convolution that its output pass may take on (the fp32 path's fusion): the
+/// interpreter offers it where the convolution's output is read only by an Add (whose other
+/// operand is already computed: `residual`) and/or only by a Relu.
+template <typename T>
+struct ConvEpilogue {
+  const HostValue<T>* residual = nullptr;  // added after the bias
+  bool relu = false;                        // then max(0, .)
+  bool applied = false;  // set by the taker: it did both (else the Add and Relu run as nodes)
 };
 
 /// Kernels a caller puts in place of the interpreter's loops (the fp32 LLVM path's JIT
@@ -52,6 +66,18 @@ class KernelOverrides {
   /// Conv without bias (the interpreter adds it after), group 1, equal strides, no dilation.
   virtual bool conv2d(NodeId, bool weights_constant, const T* x, const T* w, T* y,
                       const Window2d& s, int64_t o) = 0;
+  /// The same conv with its bias (null: none) added, `x` as held (plain or in channel blocks),
+  /// and `y` (shape set) left in the layout the caller chooses: it sets y.cblock and sizes
+  /// y.f; it may also apply `epilogue` (and then sets epilogue.applied). Offered before
+  /// conv2d; false (the default) declines.
+  virtual bool conv2d_blocked(NodeId, bool /*weights_constant*/, const HostValue<T>& /*x*/,
+                              const T* /*w*/, const T* /*bias*/, HostValue<T>& /*y*/,
+                              const Window2d&, int64_t /*o*/, ConvEpilogue<T>& /*epilogue*/) {
+    return false;
+  }
+  /// `x`, held in channel blocks, in its logical layout at `y`. False (the default): the
+  /// interpreter's loop.
+  virtual bool unblock(const HostValue<T>& /*x*/, T* /*y*/) { return false; }
   /// Grouped or depthwise conv (`group` > 1) without bias, as conv2d otherwise; false unless
   /// the caller has such a kernel.
   virtual bool grouped_conv2d(const T*, const T*, T*, const Window2d&, int64_t /*o*/,
@@ -135,8 +161,18 @@ class Interpreter {
   /// Runs node `n` (its inputs computed) and returns its output.
   const HostValue<T>& run_node(const Node& n);
   /// A computed value, or a constant (converted on first use; UserError for one in a blocked
-  /// layout).
+  /// layout), in the logical layout (a value held in channel blocks is converted, once).
   const HostValue<T>& value(ValueId v);
+  /// A computed value as held: possibly in channel blocks (HostValue::cblock).
+  const HostValue<T>& stored(ValueId v);
+  /// The epilogue convolution `conv` may take on: the Add and Relu after it that only read it
+  /// (only with KernelOverrides; the loops never fold).
+  ConvEpilogue<T> epilogue_for(const Node& conv) const;
+  /// The overrides applied `ep` to `conv`'s output: those nodes take it over when they run.
+  void fold(const Node& conv, const ConvEpilogue<T>& ep);
+  /// Whether node `n` of this run was folded into the convolution before it (ConvEpilogue):
+  /// running it took the convolution's output as its own.
+  bool folded(NodeId n) const;
   /// Makes `h` the value of `v` (a node's input computed elsewhere: run_float_node).
   void set_value(ValueId v, HostValue<T> h);
   /// The graph's outputs, in g.outputs() order.
@@ -152,10 +188,16 @@ class Interpreter {
                                 Keep keep = Keep::kEveryValue);
 
  private:
+  // The single reader of `v` when it has exactly one, is not a graph output and is of `kind`.
+  const Node* only_reader(ValueId v, OpKind kind) const;
+
   const Graph& g_;
   KernelOverrides<T>* overrides_;
   std::vector<HostValue<T>> values_;
   std::vector<char> ready_;
+  std::vector<std::vector<NodeId>> readers_;  // by value
+  std::vector<char> is_output_;               // by value
+  std::vector<ValueId> folded_into_;          // by node: the value it takes over, this run
 };
 
 extern template class Interpreter<float>;

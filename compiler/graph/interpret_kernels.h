@@ -307,6 +307,42 @@ void max_pool_kernel(const T* x, T* y, const Window2d& s) {
       }
 }
 
+/// max_pool_kernel on values held in channel blocks of `cb` (HostValue::cblock): y in the same
+/// blocks; each output position takes the lane-wise maximum of its taps' blocks, in a local
+/// array (no aliasing with x, so the lanes vectorize; a block of 16, the fp32 path's
+/// convolutions, with its count known).
+template <typename T>
+void max_pool_blocked_kernel(const T* x, T* y, const Window2d& s, int64_t cb) {
+  const T start = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                       : std::numeric_limits<T>::lowest();
+  auto blocks = [&](auto width, T* acc) {
+    const int64_t nb = (s.c + cb - 1) / cb;
+    for (int64_t b = 0; b < s.n * nb; ++b)
+      for (int64_t r = 0; r < s.oh; ++r)
+        for (int64_t q = 0; q < s.ow; ++q) {
+          for (int64_t l = 0; l < width(); ++l) acc[l] = start;
+          for (int64_t dy = 0; dy < s.kh; ++dy) {
+            const int64_t iy = r * s.sh + dy * s.dh - s.pt;
+            if (iy < 0 || iy >= s.h) continue;
+            for (int64_t dx = 0; dx < s.kw; ++dx) {
+              const int64_t ix = q * s.sw + dx * s.dw - s.pl;
+              if (ix < 0 || ix >= s.w) continue;
+              const T* in = x + ((b * s.h + iy) * s.w + ix) * cb;
+              for (int64_t l = 0; l < width(); ++l) acc[l] = std::max(acc[l], in[l]);
+            }
+          }
+          std::copy(acc, acc + width(), y + ((b * s.oh + r) * s.ow + q) * cb);
+        }
+  };
+  if (cb == 16) {
+    T acc[16];
+    blocks([] { return int64_t{16}; }, acc);
+  } else {
+    std::vector<T> acc(static_cast<size_t>(cb));
+    blocks([cb] { return cb; }, acc.data());
+  }
+}
+
 /// Average pooling: y = mean(sum, count) with the window's sum (in Acc, taps in row-major
 /// order) and count. count_include_pad: the window clipped to the padded input (ONNX's rule:
 /// taps past the explicit pads, from ceil_mode, never count); else the taps inside the input.
@@ -349,6 +385,19 @@ void global_avg_pool_kernel(const T* x, T* y, int64_t nc, int64_t plane) {
     for (int64_t k = 0; k < plane; ++k) sum += x[i * plane + k];
     y[i] = static_cast<T>(sum / static_cast<double>(plane));
   }
+}
+
+/// x held in channel blocks of `cb` ([N, ceil(C / cb), spatial, cb]: HostValue::cblock) to its
+/// logical layout [N, C, spatial] at y; `plane` is the spatial size.
+template <typename T>
+void unblock_channels_kernel(const T* x, T* y, int64_t n, int64_t c, int64_t plane, int64_t cb) {
+  const int64_t blocks = (c + cb - 1) / cb;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t k = 0; k < c; ++k) {
+      const T* from = x + ((i * blocks + k / cb) * plane) * cb + k % cb;
+      T* to = y + (i * c + k) * plane;
+      for (int64_t p = 0; p < plane; ++p) to[p] = from[p * cb];
+    }
 }
 
 /// Inference batch norm over NC(spatial) data: (x - mean) / sqrt(var + eps) * scale + bias,

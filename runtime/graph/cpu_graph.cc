@@ -89,9 +89,10 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
   std::map<NodeId, std::vector<float>> packed;  // conv: blocked weights
   // MatMul and Gemm of a constant B [K, N]: W = B^T, by node and offset of B (a batch slice).
   std::map<std::pair<NodeId, int64_t>, std::vector<float>> transposed;
-  // conv: the input in channel blocks and the blocked output, kept across nodes and runs (fresh
-  // pages for each were a large part of a small layer's time).
-  std::vector<float> x_blocked, y_blocked, y_planes;
+  // conv: the input in channel blocks, a blocked output, a plain copy of a blocked input and
+  // non-constant weights in blocks, kept across nodes and runs (fresh pages for each were a
+  // large part of a small layer's time).
+  std::vector<float> x_blocked, y_blocked, y_planes, x_plain, w_scratch;
   double compile_seconds = 0;
   bool used = false;  // the node now running took a JIT kernel
 
@@ -143,7 +144,137 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
     return dense(a, w->data(), c, m, n, k);
   }
 
-  // NCHW conv2d, zero padding given per side (pre-padded here when asymmetric), equal strides.
+  // The conv kernel of shape `cs` (compiled once per shape) and node's weights in its blocks
+  // (packed once for constant weights).
+  cpu::CpuKernel& conv_kernel(const compiler::ops::Conv2dNchw& cs) {
+    const std::string key = "conv " + std::to_string(cs.n) + "," + std::to_string(cs.c) + "," +
+                            std::to_string(cs.h) + "," + std::to_string(cs.w) + "," +
+                            std::to_string(cs.o) + "," + std::to_string(cs.kh) + "," +
+                            std::to_string(cs.kw) + "," + std::to_string(cs.stride) + "," +
+                            std::to_string(cs.pad);
+    return kernel(key, [&] {
+      return cpu_ops::conv2d(cs, compiler::ir::DType::kFloat32,
+                             tune::conv2d_schedule_for(cs, "float32", threads));
+    });
+  }
+  const float* conv_weights(NodeId node, bool weights_constant, const float* w,
+                            const compiler::ops::Conv2dNchw& cs, int64_t cb) {
+    auto it = packed.find(node);
+    if (weights_constant && it != packed.end()) return it->second.data();
+    const std::vector<float> wv(w, w + cs.o * cs.c * cs.kh * cs.kw);
+    std::vector<float> p = cpu_ops::pack_conv_weights(wv, cs.o, cs.c, cs.kh, cs.kw, cb,
+                                                      cpu_ops::kConvOutBlock);
+    std::vector<float>& kept = weights_constant ? packed[node] : w_scratch;
+    kept = std::move(p);
+    return kept.data();
+  }
+
+  // [N, C, H, W] (cb divides C) in channel blocks [N, C/cb, H, W, cb] at x_blocked: a transpose
+  // of the two inner dimensions of [N * C/cb, cb, H*W].
+  const float* to_blocks(const float* x, int64_t n, int64_t c, int64_t plane, int64_t cb) {
+    x_blocked.resize(static_cast<size_t>(n * c * plane));
+    permute(x, {n * (c / cb), cb, plane}, {0, 2, 1}, x_blocked.data());
+    return x_blocked.data();
+  }
+
+  // Blocked [N, ceil(C/cb), plane, cb] to [N, C, plane] at y: the inverse transpose; a partial
+  // last block goes through y_planes and only its channels are copied out.
+  void from_blocks(const float* x, int64_t n, int64_t c, int64_t plane, int64_t cb, float* y) {
+    const int64_t nb = (c + cb - 1) / cb;
+    if (c == nb * cb) {
+      permute(x, {n * nb, plane, cb}, {0, 2, 1}, y);
+      return;
+    }
+    y_planes.resize(static_cast<size_t>(n * nb * cb * plane));
+    permute(x, {n * nb, plane, cb}, {0, 2, 1}, y_planes.data());
+    for (int64_t i = 0; i < n; ++i)
+      std::memcpy(y + i * c * plane, y_planes.data() + i * nb * cb * plane,
+                  static_cast<size_t>(c * plane) * sizeof(float));
+  }
+
+  bool unblock(const HostValue<float>& x, float* y) override {
+    const int64_t n = x.shape.at(0), c = x.shape.at(1);
+    from_blocks(x.f.data(), n, c, x.elements() / (n * c), x.cblock, y);
+    return true;
+  }
+
+  // The conv's output stays in the kernel's blocks of 16 output channels, where the next
+  // convolution reads it as it is (a Relu, an Add or a MaxPool between them keeps the blocks):
+  // the NCHW round trip around every convolution was a large part of a ResNet's run.
+  bool conv2d_blocked(NodeId node, bool weights_constant, const HostValue<float>& x,
+                      const float* w, const float* bias, HostValue<float>& y, const Window2d& s,
+                      int64_t o, compiler::graph::ConvEpilogue<float>& ep) override {
+    if (!(s.pt == s.pl && s.pt == s.pb && s.pt == s.pr)) return false;  // conv2d pads it
+    compiler::ops::Conv2dNchw cs;
+    cs.n = s.n, cs.c = s.c, cs.h = s.h, cs.w = s.w, cs.o = o, cs.kh = s.kh, cs.kw = s.kw;
+    cs.stride = s.sh, cs.pad = s.pt;
+    cpu::CpuKernel& kern = conv_kernel(cs);
+    const int64_t cb = cpu_ops::conv_in_block(cs.c), plane = s.h * s.w;
+    const float* wb = conv_weights(node, weights_constant, w, cs, cb);
+    const float* xb = x.f.data();
+    if (x.cblock != cb) {
+      const float* plain = x.f.data();
+      if (x.cblock) {
+        x_plain.resize(static_cast<size_t>(x.elements()));
+        unblock(x, x_plain.data());
+        plain = x_plain.data();
+      }
+      xb = to_blocks(plain, s.n, s.c, plane, cb);
+    }
+    const int64_t ob = cpu_ops::kConvOutBlock, nob = (o + ob - 1) / ob, ohw = s.oh * s.ow;
+    y.cblock = ob;
+    y.f.resize(static_cast<size_t>(s.n * nob * ohw * ob));
+    kern.run({const_cast<float*>(xb), const_cast<float*>(wb), y.f.data()}, &workers);
+    // One pass for the bias and what the epilogue brings: a residual held in the same blocks
+    // (a ResNet block's Add), then ReLU.
+    const float* res = nullptr;
+    if (ep.residual) {
+      if (ep.residual->cblock == ob && ep.residual->f.size() == y.f.size())
+        res = ep.residual->f.data();
+    }
+    ep.applied = res || !ep.residual;
+    const bool relu = ep.applied && ep.relu;
+    if (bias || res || relu) epilogue(y.f.data(), bias, res, relu, s.n, o, ohw);
+    return took(true);
+  }
+
+  // y (blocked: [N, O/16, plane, 16]) = max(y + bias + res, 0), each part where given, chosen
+  // outside the loops; the 16 lanes of a position a loop of fixed count over unaliased
+  // pointers, which GCC's -O2 vectorizes.
+  template <bool kRes, bool kRelu>
+  static void epilogue_blocks(float* __restrict__ y, const float* bias,
+                              const float* __restrict__ res, int64_t n, int64_t o,
+                              int64_t plane) {
+    constexpr int64_t ob = cpu_ops::kConvOutBlock;
+    const int64_t nob = (o + ob - 1) / ob;
+    for (int64_t b = 0; b < nob; ++b) {
+      float lanes[ob];
+      for (int64_t l = 0; l < ob; ++l) lanes[l] = bias && b * ob + l < o ? bias[b * ob + l] : 0.0f;
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t at = (i * nob + b) * plane * ob;
+        for (int64_t p = at; p < at + plane * ob; p += ob)
+          for (int64_t l = 0; l < ob; ++l) {
+            float v = y[p + l] + lanes[l];
+            if constexpr (kRes) v += res[p + l];
+            if constexpr (kRelu) v = std::max(v, 0.0f);  // a NaN stays, as in Relu's clip
+            y[p + l] = v;
+          }
+      }
+    }
+  }
+  static void epilogue(float* y, const float* bias, const float* res, bool relu, int64_t n,
+                       int64_t o, int64_t plane) {
+    if (res) {
+      relu ? epilogue_blocks<true, true>(y, bias, res, n, o, plane)
+           : epilogue_blocks<true, false>(y, bias, res, n, o, plane);
+    } else {
+      relu ? epilogue_blocks<false, true>(y, bias, res, n, o, plane)
+           : epilogue_blocks<false, false>(y, bias, res, n, o, plane);
+    }
+  }
+
+  // NCHW conv2d with asymmetric padding (conv2d_blocked takes the rest): pre-padded here, in
+  // and out of the kernel's blocks.
   bool conv2d(NodeId node, bool weights_constant, const float* x, const float* w, float* y,
               const Window2d& s, int64_t o) override {
     std::vector<float> padded;
@@ -163,47 +294,14 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
     compiler::ops::Conv2dNchw cs;
     cs.n = s.n, cs.c = s.c, cs.h = h, cs.w = wd, cs.o = o, cs.kh = s.kh, cs.kw = s.kw;
     cs.stride = s.sh, cs.pad = pad;
-    const std::string key = "conv " + std::to_string(cs.n) + "," + std::to_string(cs.c) + "," +
-                            std::to_string(cs.h) + "," + std::to_string(cs.w) + "," +
-                            std::to_string(cs.o) + "," + std::to_string(cs.kh) + "," +
-                            std::to_string(cs.kw) + "," + std::to_string(cs.stride) + "," +
-                            std::to_string(cs.pad);
-    cpu::CpuKernel& kern =
-        kernel(key, [&] {
-          return cpu_ops::conv2d(cs, compiler::ir::DType::kFloat32,
-                                 tune::conv2d_schedule_for(cs, "float32", threads));
-        });
+    cpu::CpuKernel& kern = conv_kernel(cs);
     const int64_t cb = cpu_ops::conv_in_block(cs.c);
-    std::vector<float> wpacked;
-    const std::vector<float>* wb = nullptr;
-    if (weights_constant && packed.count(node)) {
-      wb = &packed[node];
-    } else {
-      const std::vector<float> wv(w, w + o * s.c * s.kh * s.kw);
-      wpacked = cpu_ops::pack_conv_weights(wv, o, s.c, s.kh, s.kw, cb, cpu_ops::kConvOutBlock);
-      if (weights_constant) {
-        wb = &(packed[node] = std::move(wpacked));
-      } else {
-        wb = &wpacked;
-      }
-    }
-    // NCHW to [N, C/cb, H, W, cb] and the blocked output back: each a transpose of the two
-    // inner dimensions (cb divides C; output channels past O are the last block's padding).
-    const int64_t ob = cpu_ops::kConvOutBlock, nob = (o + ob - 1) / ob, hw = h * wd;
-    const int64_t ohw = s.oh * s.ow;
-    x_blocked.resize(static_cast<size_t>(s.n * s.c * hw));
-    permute(xin, {s.n * (s.c / cb), cb, hw}, {0, 2, 1}, x_blocked.data());
+    const float* wb = conv_weights(node, weights_constant, w, cs, cb);
+    const float* xb = to_blocks(xin, s.n, s.c, h * wd, cb);
+    const int64_t ob = cpu_ops::kConvOutBlock, nob = (o + ob - 1) / ob, ohw = s.oh * s.ow;
     y_blocked.resize(static_cast<size_t>(s.n * nob * ohw * ob));
-    kern.run({x_blocked.data(), const_cast<float*>(wb->data()), y_blocked.data()}, &workers);
-    if (o == nob * ob) {
-      permute(y_blocked.data(), {s.n * nob, ohw, ob}, {0, 2, 1}, y);
-    } else {
-      y_planes.resize(y_blocked.size());
-      permute(y_blocked.data(), {s.n * nob, ohw, ob}, {0, 2, 1}, y_planes.data());
-      for (int64_t i = 0; i < s.n; ++i)
-        std::memcpy(y + i * o * ohw, y_planes.data() + i * nob * ob * ohw,
-                    static_cast<size_t>(o * ohw) * sizeof(float));
-    }
+    kern.run({const_cast<float*>(xb), const_cast<float*>(wb), y_blocked.data()}, &workers);
+    from_blocks(y_blocked.data(), s.n, o, ohw, ob, y);
     return took(true);
   }
 
@@ -314,7 +412,8 @@ GraphRun run_graph(const Graph& g, const std::vector<HostArray>& inputs,
     rec.start = std::chrono::duration<double>(t0 - t_all).count();
     interp.run_node(n);
     rec.seconds = since(t0);
-    rec.engine = took && *took ? "llvm" : "host";
+    // "fused": an Add or Relu the convolution before it computed in its output pass.
+    rec.engine = interp.folded(id) ? "fused" : took && *took ? "llvm" : "host";
     r.nodes.push_back(rec);
   }
   for (const HostValue<T>& v : interp.outputs()) r.outputs.push_back(to_array(v));

@@ -24,7 +24,8 @@ namespace weft::rt::graph {
 /// What one node did in a run.
 struct NodeRecord {
   std::string name, op;
-  std::string engine;   // "llvm" (a JIT-compiled kernel) or "host" (a plain kernel)
+  std::string engine;   // "llvm" (a JIT-compiled kernel), "host" (a plain kernel) or "fused"
+                        // (an Add or Relu done in the convolution before it)
   double start = 0;     // seconds from the start of the run
   double seconds = 0;   // host time
   double macs = 0;      // multiply-accumulates (conv, gemm, matmul)

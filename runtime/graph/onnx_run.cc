@@ -178,7 +178,7 @@ nlohmann::ordered_json run_onnx_llvm(const OnnxRunRequest& r, OutputSet& outputs
   double macs = 0, llvm_s = 0, host_s = 0;
   for (const NodeRecord& n : run.nodes) {
     macs += n.macs;
-    (n.engine == "llvm" ? llvm_s : host_s) += n.seconds;
+    (n.engine == "host" ? host_s : llvm_s) += n.seconds;
   }
   const nlohmann::ordered_json nodes = per_node_json(run);
   j["nodes"] = run.nodes.size();

@@ -165,10 +165,10 @@ cpu::DenseSchedule fit_dense(cpu::DenseSchedule s, int64_t m, int64_t n, int64_t
                              const std::string& dtype, const std::string& host_kind,
                              int threads) {
   const int64_t vl = lanes_of(host_kind);
-  if (n == 1 && m > 1) {
-    // dense's matrix-vector form (compiler/ops/cpu/gemv.h): rows of two vectors of partial
-    // sums along K, whatever the bucket's tile.
-    s.rows = std::min<int64_t>(4, m);
+  if ((n == 1 && m > 1) || (m == 1 && n > 1)) {
+    // dense's matrix-vector forms (compiler/ops/cpu/gemv.h): the matrix's rows (A's, or W's
+    // when M = 1) in twos of vectors of partial sums along K, whatever the bucket's tile.
+    s.rows = std::min<int64_t>(4, std::max(m, n));
     s.cols = 2 * vl;
     s.lanes = vl;
     s.row_block = 0;

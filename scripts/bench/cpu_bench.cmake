@@ -52,3 +52,15 @@ if(WEFT_CPU_BACKEND)
     target_compile_definitions(bench_cpu_resnet_conv PRIVATE WEFT_HAVE_DNNL)
   endif()
 endif()
+
+# An ONNX CNN's fp32 inference on the LLVM path against the same graph on oneDNN
+# (scripts/bench/onnx_onednn.sh).
+if(TARGET weft_onnx_run)
+  add_executable(bench_onnx_onednn ${CMAKE_CURRENT_LIST_DIR}/onnx_onednn.cc)
+  target_include_directories(bench_onnx_onednn PRIVATE ${PROJECT_SOURCE_DIR})
+  target_link_libraries(bench_onnx_onednn PRIVATE weft_onnx_run CLI11::CLI11)
+  if(WEFT_HAVE_DNNL)
+    target_link_libraries(bench_onnx_onednn PRIVATE DNNL::dnnl)
+    target_compile_definitions(bench_onnx_onednn PRIVATE WEFT_HAVE_DNNL)
+  endif()
+endif()

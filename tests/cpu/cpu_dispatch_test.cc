@@ -62,7 +62,7 @@ TEST(CpuDispatch, MicroKernelsFitTheHostKindsRegisters) {
 std::string write_table(const std::string& kind, const std::string& name) {
   const int64_t vl = kind == "avx2" ? 8 : 16;
   json small = knobs_of(cpu::DenseSchedule{});
-  small["rows"] = 2;
+  small["rows"] = 3;
   small["cols"] = 4 * vl;
   small["lanes"] = vl;
   json big = small;
@@ -86,12 +86,12 @@ TEST(CpuDispatch, ShapeGoesToItsBucketsKernelFittedToTheShape) {
   for (const std::string kind : {"avx512-vnni", "avx2"}) {
     const int64_t vl = kind == "avx2" ? 8 : 16;
     const std::string path = write_table(kind, kind);
-    auto d = dispatch_dense(1, 1000, 33, "float32", 1, kind, path);
+    auto d = dispatch_dense(2, 1000, 33, "float32", 1, kind, path);
     ASSERT_TRUE(d.has_value());
     EXPECT_EQ(d->kernel, "small");
     EXPECT_EQ(d->bucket, "m 1..3");
     EXPECT_EQ(d->source, path);
-    EXPECT_EQ(d->schedule.rows, 1) << "no taller than the shape";
+    EXPECT_EQ(d->schedule.rows, 2) << "no taller than the shape";
     EXPECT_EQ(d->schedule.cols, 4 * vl);
     d = dispatch_dense(1000, 7, 7, "float32", 1, kind, path);
     ASSERT_TRUE(d.has_value());
@@ -137,8 +137,8 @@ TEST(CpuDispatch, LongReductionsNarrowTheFusedPanel) {
 }
 
 TEST(CpuDispatch, MatrixVectorProductsTakeTheGemvForm) {
-  // N = 1: rows of two vectors of partial sums along K (gemv.h), whatever the bucket's tile;
-  // a 1x1 product or K shorter than the vectors stays a dense tile.
+  // N = 1 or M = 1: rows of two vectors of partial sums along K (gemv.h), whatever the
+  // bucket's tile; a 1x1 product or K shorter than the vectors stays a dense tile.
   for (const std::string kind : {"avx512-vnni", "avx2"}) {
     const int64_t vl = kind == "avx2" ? 8 : 16;
     for (const CpuMicroKernel& mk : micro_kernels(kind, "dense", "float32")) {
@@ -148,6 +148,11 @@ TEST(CpuDispatch, MatrixVectorProductsTakeTheGemvForm) {
       EXPECT_EQ(g.cols, 2 * vl) << mk.name;
       EXPECT_TRUE(cpu::gemv_applies(2660, 1, 1049, g)) << mk.name;
       EXPECT_FALSE(cpu::gemv_applies(2660, 1, 2 * vl - 1, g)) << mk.name;
+      // M = 1 (a linear layer at batch 1): W's rows times A's one row.
+      const cpu::DenseSchedule v =
+          fit_dense(dense_schedule_of(mk.knobs), 1, 1000, 2048, "float32", kind, 1);
+      EXPECT_EQ(v.rows, 4) << mk.name;
+      EXPECT_TRUE(cpu::gemv_applies(1, 1000, 2048, v)) << mk.name;
     }
     EXPECT_EQ(fit_dense(dense_schedule_of(micro_kernels(kind, "dense", "float32")[0].knobs), 1,
                         1, 64, "float32", kind, 1)
@@ -257,7 +262,8 @@ void expect_dense_reference(int64_t m, int64_t n, int64_t k, DType dt, int threa
 
 const int64_t kOdd[][3] = {{1, 1, 1},    {1, 7, 33},     {7, 1, 1000},   {33, 7, 7},
                            {7, 33, 1},   {1, 1000, 7},   {1000, 33, 7},  {33, 1000, 33},
-                           {17, 40, 2500}, {37, 1, 100}, {2660, 1, 1049}, {5, 1, 32}};
+                           {17, 40, 2500}, {37, 1, 100}, {2660, 1, 1049}, {5, 1, 32},
+                           {1, 1000, 2048}, {1, 37, 100}};
 
 TEST(CpuDispatch, DispatchedDenseComputesTheReferenceOnOddShapes) {
   if (compiler::codegen::host_isa().key() == "generic") GTEST_SKIP() << "no table for this host";

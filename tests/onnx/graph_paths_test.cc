@@ -61,32 +61,38 @@ void expect_matches_reference(const std::string& name, int runs) {
   }
 }
 
-// Two convolutions of batch 2 whose output channels are not whole blocks of 16 (20, then 16
-// from 20), with a bias: the LLVM path's layout changes (NCHW to channel blocks and back through
-// buffers it keeps across nodes and runs) against the float64 reference, three runs.
-TEST(OnnxGraph, ConvsOfPartBlocksAndBatchTwoOnLlvmMatchFloat64) {
+// A conv of `in` (c channels) to o channels, k x k, with a bias, weights drawn from `seed`.
+compiler::graph::ValueId add_conv(compiler::graph::Graph& g, const std::string& name,
+                                  compiler::graph::ValueId in, int64_t c, int64_t o, int64_t k,
+                                  int64_t stride, uint32_t seed) {
   namespace cg = compiler::graph;
-  auto random_f32 = [](int64_t count, uint32_t seed) {
-    std::mt19937 rng(seed);
+  auto random_f32 = [](int64_t count, uint32_t s) {
+    std::mt19937 rng(s);
     std::normal_distribution<float> d(0.0f, 0.3f);
     std::vector<float> v(static_cast<size_t>(count));
     for (float& x : v) x = d(rng);
     return cg::ConstData::from_f32(v);
   };
+  const cg::ValueId w = g.add_constant(name + ".w", cg::TensorType(DType::F32, {o, c, k, k}),
+                                       random_f32(o * c * k * k, seed));
+  const cg::ValueId b =
+      g.add_constant(name + ".b", cg::TensorType(DType::F32, {o}), random_f32(o, seed + 1));
+  const int64_t p = k / 2;
+  return g.add_op(OpKind::Conv, name, {in, w, b},
+                  {{"strides", std::vector<int64_t>{stride, stride}},
+                   {"pads", std::vector<int64_t>{p, p, p, p}},
+                   {"kernel_shape", std::vector<int64_t>{k, k}}});
+}
+
+// Two convolutions of batch 2 whose output channels are not whole blocks of 16 (20, then 16
+// from 20), with a bias: the LLVM path's layout changes (NCHW to channel blocks, a blocked
+// output read by the next convolution in other blocks, and back) against the float64
+// reference, three runs.
+TEST(OnnxGraph, ConvsOfPartBlocksAndBatchTwoOnLlvmMatchFloat64) {
+  namespace cg = compiler::graph;
   cg::Graph g("part_blocks");
   const cg::ValueId x = g.add_input("x", cg::TensorType(DType::F32, {2, 8, 9, 11}));
-  auto conv = [&](const std::string& name, cg::ValueId in, int64_t c, int64_t o, int64_t stride,
-                  uint32_t seed) {
-    const cg::ValueId w = g.add_constant(name + ".w", cg::TensorType(DType::F32, {o, c, 3, 3}),
-                                         random_f32(o * c * 9, seed));
-    const cg::ValueId b =
-        g.add_constant(name + ".b", cg::TensorType(DType::F32, {o}), random_f32(o, seed + 1));
-    return g.add_op(OpKind::Conv, name, {in, w, b},
-                    {{"strides", std::vector<int64_t>{stride, stride}},
-                     {"pads", std::vector<int64_t>{1, 1, 1, 1}},
-                     {"kernel_shape", std::vector<int64_t>{3, 3}}});
-  };
-  const cg::ValueId y = conv("c2", conv("c1", x, 8, 20, 1, 5), 20, 16, 2, 7);
+  const cg::ValueId y = add_conv(g, "c2", add_conv(g, "c1", x, 8, 20, 3, 1, 5), 20, 16, 3, 2, 7);
   g.set_outputs({y});
   rt::graph::LlvmGraphRunner runner(g, 1);
   for (int r = 0; r < 3; ++r) {
@@ -96,6 +102,32 @@ TEST(OnnxGraph, ConvsOfPartBlocksAndBatchTwoOnLlvmMatchFloat64) {
     const auto e = rt::graph::output_error(got.outputs.at(0), want.outputs.at(0));
     EXPECT_LE(e.relative_to_max, 1e-5) << "run " << r;
     for (const auto& rec : got.nodes) EXPECT_EQ(rec.engine, "llvm") << rec.op;
+  }
+}
+
+// A residual block of 20 channels, batch 2, as ResNet writes it: conv -> relu -> conv -> relu
+// -> conv -> add(first relu, .) -> relu. The activations stay in channel blocks between the
+// convolutions (the 20-channel ones re-blocked by 10 for the next input), and every Relu and
+// the Add are folded into the convolution before them ("fused"); the same values as the float64
+// reference, three runs through storage kept from the run before.
+TEST(OnnxGraph, AResidualBlockOnLlvmFoldsItsAddAndRelusAndMatchesFloat64) {
+  namespace cg = compiler::graph;
+  cg::Graph g("residual_block");
+  const cg::ValueId x = g.add_input("x", cg::TensorType(DType::F32, {2, 20, 7, 9}));
+  const cg::ValueId r0 = g.add_op(OpKind::Relu, "r0", {add_conv(g, "c0", x, 20, 20, 1, 1, 3)});
+  const cg::ValueId r1 = g.add_op(OpKind::Relu, "r1", {add_conv(g, "c1", r0, 20, 24, 3, 1, 5)});
+  const cg::ValueId c2 = add_conv(g, "c2", r1, 24, 20, 3, 1, 7);
+  const cg::ValueId sum = g.add_op(OpKind::Add, "add", {r0, c2});
+  g.set_outputs({g.add_op(OpKind::Relu, "out", {sum})});
+  rt::graph::LlvmGraphRunner runner(g, 1);
+  for (int r = 0; r < 3; ++r) {
+    const auto in = random_input(g, 31 + r);
+    const auto got = runner.run({in});
+    const auto want = rt::graph::run_reference_f64(g, {in});
+    const auto e = rt::graph::output_error(got.outputs.at(0), want.outputs.at(0));
+    EXPECT_LE(e.relative_to_max, 1e-5) << "run " << r;
+    for (const auto& rec : got.nodes)
+      EXPECT_EQ(rec.engine, rec.op == "Conv" ? "llvm" : "fused") << rec.name;
   }
 }
 

@@ -104,9 +104,11 @@ LoweredOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedul
   check_positive("dense", "N", n);
   check_positive("dense", "K", k);
   validate(sch);
-  // A matrix-vector product runs along K (gemv.h): a register tile would use one lane of its
-  // vectors.
-  if (gemv_applies(m, n, k, sch)) return gemv(m, k, dtype, sch.rows, sch.cols);
+  // A matrix-vector product (N = 1, or M = 1) runs along K (gemv.h): a register tile would use
+  // one lane of its vectors, or pack all of W for one row.
+  if (gemv_applies(m, n, k, sch))
+    return m == 1 ? gemv(n, k, dtype, sch.rows, sch.cols, /*vector_first=*/true)
+                  : gemv(m, k, dtype, sch.rows, sch.cols);
   const DType acc = accumulator_of(dtype);
   const int64_t mr = sch.rows, nr = sch.cols;
   // Rows are padded to whole tiles (and to whole row blocks when blocked).

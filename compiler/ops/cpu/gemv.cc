@@ -12,17 +12,21 @@ using ir::Expr;
 using ir::ForKind;
 
 bool gemv_applies(int64_t m, int64_t n, int64_t k, const DenseSchedule& s) {
-  return n == 1 && m > 1 && k >= s.cols;
+  return ((n == 1 && m > 1) || (m == 1 && n > 1)) && k >= s.cols;
 }
 
-LoweredOp gemv(int64_t m, int64_t k, ir::DType dtype, int64_t rows, int64_t lanes) {
+LoweredOp gemv(int64_t m, int64_t k, ir::DType dtype, int64_t rows, int64_t lanes,
+               bool vector_first) {
   const ir::DType acc = accumulator_of(dtype);
   const int64_t r = std::min(rows, m), mp = round_up(m, r);
   const int64_t steps = k / lanes, k0 = steps * lanes, tail = k - k0;
-  te::Tensor a = te::placeholder({m, k}, dtype, "A");
-  te::Tensor w = te::placeholder({1, k}, dtype, "W");
+  // The arguments in dense's order (A, W): the matrix is A, or W when the vector comes first.
+  te::Tensor a = te::placeholder({vector_first ? 1 : m, k}, dtype, "A");
+  te::Tensor w = te::placeholder({vector_first ? m : 1, k}, dtype, "W");
+  const te::Tensor& matrix = vector_first ? w : a;
+  const te::Tensor& vec = vector_first ? a : w;
   auto product = [&](const Expr& row, const Expr& col) {
-    Expr x = a({row, col}), y = w({ir::imm(0), col});
+    Expr x = matrix({row, col}), y = vec({ir::imm(0), col});
     if (dtype != acc) x = ir::cast(acc, x), y = ir::cast(acc, y);
     return ir::mul(x, y);
   };

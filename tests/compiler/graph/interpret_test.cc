@@ -416,6 +416,105 @@ class KnKernels final : public KernelOverrides<T> {
   }
 };
 
+// Leaves every conv's output in blocks of two channels (lanes past C hold -99) and reads its
+// input as held; declines unblock, so the interpreter's own loop converts for other readers.
+// With `fold`, takes the epilogue it is offered (a residual in the same blocks, ReLU).
+template <typename T>
+class BlockingKernels final : public KernelOverrides<T> {
+ public:
+  explicit BlockingKernels(bool fold) : fold_(fold) {}
+  int convs = 0, residuals = 0, relus = 0;
+  bool conv2d_blocked(NodeId, bool, const HostValue<T>& x, const T* w, const T* bias,
+                      HostValue<T>& y, const Window2d& s, int64_t o,
+                      ConvEpilogue<T>& ep) override {
+    ++convs;
+    std::vector<T> plain = x.f;
+    if (x.cblock)
+      unblock_channels_kernel<T>(x.f.data(), plain.data(), s.n, s.c, s.h * s.w, x.cblock);
+    std::vector<T> out(static_cast<size_t>(s.n * o * s.oh * s.ow));
+    conv2d_kernel<T>(plain.data(), w, bias, out.data(), s, o, 1);
+    const int64_t cb = 2, blocks = (o + cb - 1) / cb, plane = s.oh * s.ow;
+    y.cblock = cb;
+    y.f.assign(static_cast<size_t>(s.n * blocks * plane * cb), T(-99));
+    for (int64_t i = 0; i < s.n; ++i)
+      for (int64_t k = 0; k < o; ++k)
+        for (int64_t p = 0; p < plane; ++p)
+          y.f[((i * blocks + k / cb) * plane + p) * cb + k % cb] = out[(i * o + k) * plane + p];
+    if (fold_ && (!ep.residual || ep.residual->cblock == cb)) {
+      for (size_t k = 0; k < y.f.size(); ++k) {
+        if (ep.residual) y.f[k] += ep.residual->f[k];
+        if (ep.relu) y.f[k] = std::max(y.f[k], T(0));
+      }
+      residuals += ep.residual != nullptr;
+      relus += ep.relu;
+      ep.applied = true;
+    }
+    return true;
+  }
+  bool conv2d(NodeId, bool, const T*, const T*, T*, const Window2d&, int64_t) override {
+    return false;
+  }
+  bool dense(const T*, const T*, T*, int64_t, int64_t, int64_t) override { return false; }
+  bool clip(const T*, T*, int64_t, T, T) override { return false; }
+  bool pool(bool, const T*, T*, const Window2d&, bool) override { return false; }
+  bool global_avg_pool(const T*, T*, int64_t, int64_t) override { return false; }
+  bool batch_norm(const T*, const T*, const T*, const T*, const T*, double, T*, int64_t, int64_t,
+                  int64_t) override {
+    return false;
+  }
+  bool unary(const ops::Unary&, const T*, T*, int64_t) override { return false; }
+  bool binary(ops::BinaryFn, const T*, const std::vector<int64_t>&, const T*,
+              const std::vector<int64_t>&, T*, const std::vector<int64_t>&) override {
+    return false;
+  }
+
+ private:
+  bool fold_;
+};
+
+// conv -> relu -> conv -> add(relu, conv) -> relu -> (output, pool, flatten): the blocks pass
+// through the convs, the Relus and the Add of equal shapes, and every other reader (a pool, a
+// flatten, the graph's outputs) sees the logical layout: the same values as the plain loops.
+// Taken as the convs' epilogues, the first Relu, the Add and the last Relu are folded.
+TYPED_TEST(Interpret, ValuesInChannelBlocksPassThroughElementWiseNodesAndReachOthersPlain) {
+  Graph g;
+  const ValueId x = g.add_input("x", TensorType(DType::F32, {1, 2, 2, 2}));
+  const ValueId c1 = g.add_op(
+      OpKind::Conv, "c1",
+      {x, f32_const(g, "w1", {3, 2, 1, 1}, {1, -1, 2, 0.5, -1, 3}), f32_const(g, "b1", {3}, {0.5, -1, 2})});
+  const ValueId r = g.add_op(OpKind::Relu, "r", {c1});
+  const ValueId c2 = g.add_op(
+      OpKind::Conv, "c2",
+      {r, f32_const(g, "w2", {3, 3, 3, 3}, std::vector<float>(81, -0.25f)), f32_const(g, "b2", {3}, {1, 2, 3})},
+      {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+  const ValueId sum = g.add_op(OpKind::Add, "add", {r, c2});
+  const ValueId out = g.add_op(OpKind::Relu, "out", {sum});
+  const ValueId pooled = g.add_op(OpKind::GlobalAveragePool, "gap", {out});
+  g.set_outputs({out, g.add_op(OpKind::Flatten, "flat", {pooled})});
+  HostValue<TypeParam> in;
+  in.shape = {1, 2, 2, 2};
+  in.f = {1, -2, 3, -4, 0.5, 2, -1, 1};
+  const auto want = Interpreter<TypeParam>(g).run({in});
+  for (bool fold : {false, true}) {
+    BlockingKernels<TypeParam> blocking(fold);
+    Interpreter<TypeParam> interp(g, &blocking);
+    for (int round = 0; round < 2; ++round) {  // the second run reuses the first one's storage
+      const auto got = interp.run({in});
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t k = 0; k < got.size(); ++k) {
+        EXPECT_EQ(got[k].cblock, 0);
+        EXPECT_EQ(got[k].shape, want[k].shape);
+        EXPECT_EQ(got[k].f, want[k].f) << "output " << k << ", run " << round << ", fold " << fold;
+      }
+      EXPECT_EQ(interp.stored(r).cblock, 2);  // read by the conv and the Add: never converted
+      for (ValueId v : {r, sum, out}) EXPECT_EQ(interp.folded(g.value(v).producer), fold) << v;
+    }
+    EXPECT_EQ(blocking.convs, 4);
+    EXPECT_EQ(blocking.residuals, fold ? 2 : 0);
+    EXPECT_EQ(blocking.relus, fold ? 4 : 0);
+  }
+}
+
 TYPED_TEST(Interpret, AMatMulOffersBAsItIsWithItsNodeAndWhetherItIsConstant) {
   Graph g;
   const ValueId x = g.add_input("x", TensorType(DType::F32, {2, 1, 2}));
