@@ -238,39 +238,44 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
     return took(true);
   }
 
-  // y (blocked: [N, O/16, plane, 16]) = max(y + bias + res, 0), each part where given, chosen
-  // outside the loops; the 16 lanes of a position a loop of fixed count over unaliased
-  // pointers, which GCC's -O2 vectorizes.
+  // y (blocked: [N, O/16, plane, 16]) = max(y + bias + res, 0), each part where given: one
+  // task per (image, channel block) on the pool, the parts chosen outside the loops, the 16
+  // lanes of a position a loop of fixed count over unaliased pointers (GCC's -O2 vectorizes it;
+  // with an alias check to make instead, it did not, and the pass took 3x as long).
+  struct Epilogue {
+    float* y;
+    const float *bias, *res;
+    int64_t nob, o, plane;
+  };
+  // Positions [begin, end) of one block (GCC honours __restrict__ on parameters).
   template <bool kRes, bool kRelu>
-  static void epilogue_blocks(float* __restrict__ y, const float* bias,
-                              const float* __restrict__ res, int64_t n, int64_t o,
-                              int64_t plane) {
+  static void epilogue_lanes(float* __restrict__ y, const float* __restrict__ lanes,
+                             const float* __restrict__ res, int64_t begin, int64_t end) {
     constexpr int64_t ob = cpu_ops::kConvOutBlock;
-    const int64_t nob = (o + ob - 1) / ob;
-    for (int64_t b = 0; b < nob; ++b) {
-      float lanes[ob];
-      for (int64_t l = 0; l < ob; ++l) lanes[l] = bias && b * ob + l < o ? bias[b * ob + l] : 0.0f;
-      for (int64_t i = 0; i < n; ++i) {
-        const int64_t at = (i * nob + b) * plane * ob;
-        for (int64_t p = at; p < at + plane * ob; p += ob)
-          for (int64_t l = 0; l < ob; ++l) {
-            float v = y[p + l] + lanes[l];
-            if constexpr (kRes) v += res[p + l];
-            if constexpr (kRelu) v = std::max(v, 0.0f);  // a NaN stays, as in Relu's clip
-            y[p + l] = v;
-          }
+    for (int64_t p = begin; p < end; p += ob)
+      for (int64_t l = 0; l < ob; ++l) {
+        float v = y[p + l] + lanes[l];
+        if constexpr (kRes) v += res[p + l];
+        if constexpr (kRelu) v = std::max(v, 0.0f);  // a NaN stays, as in Relu's clip
+        y[p + l] = v;
       }
-    }
   }
-  static void epilogue(float* y, const float* bias, const float* res, bool relu, int64_t n,
-                       int64_t o, int64_t plane) {
-    if (res) {
-      relu ? epilogue_blocks<true, true>(y, bias, res, n, o, plane)
-           : epilogue_blocks<true, false>(y, bias, res, n, o, plane);
-    } else {
-      relu ? epilogue_blocks<false, true>(y, bias, res, n, o, plane)
-           : epilogue_blocks<false, false>(y, bias, res, n, o, plane);
-    }
+  template <bool kRes, bool kRelu>
+  static void epilogue_block(int64_t task, void* closure) {
+    const Epilogue& e = *static_cast<const Epilogue*>(closure);
+    constexpr int64_t ob = cpu_ops::kConvOutBlock;
+    const int64_t b = task % e.nob, begin = task * e.plane * ob;
+    float lanes[ob];
+    for (int64_t l = 0; l < ob; ++l) lanes[l] = e.bias && b * ob + l < e.o ? e.bias[b * ob + l] : 0.0f;
+    epilogue_lanes<kRes, kRelu>(e.y, lanes, e.res, begin, begin + e.plane * ob);
+  }
+  void epilogue(float* y, const float* bias, const float* res, bool relu, int64_t n, int64_t o,
+                int64_t plane) {
+    const int64_t nob = (o + cpu_ops::kConvOutBlock - 1) / cpu_ops::kConvOutBlock;
+    Epilogue e{y, bias, res, nob, o, plane};
+    const cpu::TaskFn f = res ? (relu ? &epilogue_block<true, true> : &epilogue_block<true, false>)
+                              : (relu ? &epilogue_block<false, true> : &epilogue_block<false, false>);
+    workers.parallel_for(n * nob, f, &e);
   }
 
   // NCHW conv2d with asymmetric padding (conv2d_blocked takes the rest): pre-padded here, in
