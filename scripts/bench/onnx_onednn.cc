@@ -321,8 +321,9 @@ class OneDnnGraph {
 int run(int argc, char** argv) {
   CLI::App app{
       "An ONNX CNN's fp32 inference: Weft's LLVM path against the same graph on oneDNN (fused "
-      "convolutions in oneDNN's layouts), interleaved in one process, one thread each (set "
-      "OMP_NUM_THREADS alike); prints both times, their ratio and the output difference."};
+      "convolutions in oneDNN's layouts), interleaved in one process with the same thread "
+      "count (--threads for Weft; set OMP_NUM_THREADS alike for oneDNN); prints both times, "
+      "their ratio, the output difference and each side's time by operator."};
   std::string model, input, json_out;
   int rounds = 5, threads = 1;
   app.add_option("model", model, "the .onnx file")->required();
