@@ -14,7 +14,15 @@
 // Add, Sub, Mul, Div, Pow, Sigmoid, Tanh, Erf, Sqrt, HardSigmoid, HardSwish, Flatten, Reshape,
 // Concat, Transpose, Slice, Softmax, ReduceMean, LayerNormalization (transformer_kernels.h), Gemm, MatMul, QuantizeLinear, DequantizeLinear, QLinearConv (the element-wise
 // functions are compiler/ops/float_eltwise.h's, by compiler/graph/elementwise.h).
-// Anything else, or a value in a blocked layout, is a UserError naming the node.
+// Anything else, or a graph value in a blocked layout (after pack_layouts), is a UserError
+// naming the node.
+//
+// With KernelOverrides, a convolution's output may be held in channel blocks
+// (HostValue::cblock) and passed on as it is to the readers that keep blocks (Conv, Relu, Clip,
+// MaxPool, Add/Sub/Mul/Div/Pow of two operands in the same shape and blocks); every other
+// reader sees the logical layout (value() converts it). A Relu or an Add that only reads a
+// convolution's output may be folded into it (ConvEpilogue): the overrides compute them in the
+// convolution's output pass.
 #pragma once
 
 #include <functional>
