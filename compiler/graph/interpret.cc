@@ -32,24 +32,8 @@ void check_plain(const Value& v, const std::string& what) {
 // float output, so that run_node need not clear it first: the element-wise kinds and a
 // convolution of one group. (Others, the JIT dense kernels among them, may accumulate.)
 bool writes_every_element(const Node& n) {
-  switch (n.kind) {
-    case OpKind::Conv: return n.get_int("group", 1) == 1;
-    case OpKind::Relu:
-    case OpKind::Clip:
-    case OpKind::Add:
-    case OpKind::Sub:
-    case OpKind::Mul:
-    case OpKind::Div:
-    case OpKind::Pow:
-    case OpKind::Sigmoid:
-    case OpKind::Tanh:
-    case OpKind::Erf:
-    case OpKind::Sqrt:
-    case OpKind::HardSigmoid:
-    case OpKind::HardSwish:
-    case OpKind::Gelu: return true;
-    default: return false;
-  }
+  if (n.kind == OpKind::Conv) return n.get_int("group", 1) == 1;
+  return n.kind == OpKind::Relu || n.kind == OpKind::Clip || binary_of(n.kind) || unary_of(n);
 }
 
 // What an operator's code sees.

@@ -155,12 +155,15 @@ TEST(CpuTune, KBlockAndRowPackingFromTheSpaceComputeTheReference) {
 
 TEST(CpuTune, EveryConvKnobComputesTheReference) {
   compiler::ops::Conv2dNchw s{1, 16, 9, 9, 64, 3, 3, 1, 1};
+  // Tiles that fit the host's register file: a block of 16 channels is one AVX-512 register
+  // but two of AVX2 (16 registers in all), where more than one block a tile does not fit.
+  const bool wide = compiler::codegen::host_isa().avx512f;
   for (const char* dtype : {"float32", "int8"}) {
     Task t = make_cpu_task(cpu_conv2d_workload(s, dtype), "c");
     for (const CpuKnobs& k : std::vector<CpuKnobs>{
-             {{"ow", 3}, {"oc_blocks", 2}, {"reduce_order", 1}, {"ci_unroll", 2},
+             {{"ow", 3}, {"oc_blocks", wide ? 2 : 1}, {"reduce_order", 1}, {"ci_unroll", 2},
               {"rows_outer", 1}},
-             {{"ow", 4}, {"oc_blocks", 4}, {"reduce_order", 0}, {"ci_unroll", 4},
+             {{"ow", 4}, {"oc_blocks", wide ? 4 : 1}, {"reduce_order", 0}, {"ci_unroll", 4},
               {"rows_outer", 0}},
              {{"ow", 5}, {"oc_blocks", 1}, {"reduce_order", 1}, {"ci_unroll", 1},
               {"rows_outer", 0}}}) {
@@ -210,11 +213,13 @@ TEST(CpuTune, SpacesSampleReplayAndRecordInvalidCandidates) {
   }
   EXPECT_GT(valid, 0);
   EXPECT_GT(invalid, 0);
-  // A register tile larger than the register file is an invalid candidate with its reason.
-  CpuKnobs big = knobs_of(cpu::DenseSchedule{16, 64});
+  // A register tile larger than the register file is an invalid candidate with its reason
+  // (the widest column choice: four vectors, 64 lanes of AVX-512 or 32 of AVX2).
+  const int64_t widest = 4 * compiler::codegen::host_isa().lanes32();
+  CpuKnobs big = knobs_of(cpu::DenseSchedule{16, widest});
   compiler::tune::Candidate c = sp.apply(sp.trace_of(big));
   EXPECT_FALSE(c.ok());
-  EXPECT_THAT(c.error, HasSubstr("register tile 16x64 needs"));
+  EXPECT_THAT(c.error, HasSubstr("register tile 16x" + std::to_string(widest) + " needs"));
   // A knob outside the space is a user error naming it.
   CpuKnobs odd = knobs_of(cpu::DenseSchedule{});
   odd["k_unroll"] = 3;

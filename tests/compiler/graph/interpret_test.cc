@@ -382,22 +382,10 @@ TYPED_TEST(Interpret, KernelOverridesTakenOrDeclined) {
   EXPECT_EQ(interp.value(c).f, (std::vector<TypeParam>{1.5, 1.5, 1.5, 1.5}));
 }
 
-// Takes B [K, N] as it is: records what it was offered and writes C = A B with the plain loops.
+// Declines every kernel the interface requires; the fakes below take what they test.
 template <typename T>
-class KnKernels final : public KernelOverrides<T> {
+class DecliningKernels : public KernelOverrides<T> {
  public:
-  std::vector<std::tuple<NodeId, bool, int64_t>> offered;
-  bool dense_kn(NodeId node, bool b_constant, int64_t b_offset, const T* a, const T* b, T* c,
-                int64_t m, int64_t n, int64_t k) override {
-    offered.emplace_back(node, b_constant, b_offset);
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        T s = 0;
-        for (int64_t q = 0; q < k; ++q) s += a[i * k + q] * b[q * n + j];
-        c[i * n + j] = s;
-      }
-    return true;
-  }
   bool conv2d(NodeId, bool, const T*, const T*, T*, const Window2d&, int64_t) override {
     return false;
   }
@@ -416,11 +404,29 @@ class KnKernels final : public KernelOverrides<T> {
   }
 };
 
+// Takes B [K, N] as it is: records what it was offered and writes C = A B with the plain loops.
+template <typename T>
+class KnKernels final : public DecliningKernels<T> {
+ public:
+  std::vector<std::tuple<NodeId, bool, int64_t>> offered;
+  bool dense_kn(NodeId node, bool b_constant, int64_t b_offset, const T* a, const T* b, T* c,
+                int64_t m, int64_t n, int64_t k) override {
+    offered.emplace_back(node, b_constant, b_offset);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        T s = 0;
+        for (int64_t q = 0; q < k; ++q) s += a[i * k + q] * b[q * n + j];
+        c[i * n + j] = s;
+      }
+    return true;
+  }
+};
+
 // Leaves every conv's output in blocks of two channels (lanes past C hold -99) and reads its
 // input as held; declines unblock, so the interpreter's own loop converts for other readers.
 // With `fold`, takes the epilogue it is offered (a residual in the same blocks, ReLU).
 template <typename T>
-class BlockingKernels final : public KernelOverrides<T> {
+class BlockingKernels final : public DecliningKernels<T> {
  public:
   explicit BlockingKernels(bool fold) : fold_(fold) {}
   int convs = 0, residuals = 0, relus = 0;
@@ -450,22 +456,6 @@ class BlockingKernels final : public KernelOverrides<T> {
       ep.applied = true;
     }
     return true;
-  }
-  bool conv2d(NodeId, bool, const T*, const T*, T*, const Window2d&, int64_t) override {
-    return false;
-  }
-  bool dense(const T*, const T*, T*, int64_t, int64_t, int64_t) override { return false; }
-  bool clip(const T*, T*, int64_t, T, T) override { return false; }
-  bool pool(bool, const T*, T*, const Window2d&, bool) override { return false; }
-  bool global_avg_pool(const T*, T*, int64_t, int64_t) override { return false; }
-  bool batch_norm(const T*, const T*, const T*, const T*, const T*, double, T*, int64_t, int64_t,
-                  int64_t) override {
-    return false;
-  }
-  bool unary(const ops::Unary&, const T*, T*, int64_t) override { return false; }
-  bool binary(ops::BinaryFn, const T*, const std::vector<int64_t>&, const T*,
-              const std::vector<int64_t>&, T*, const std::vector<int64_t>&) override {
-    return false;
   }
 
  private:
