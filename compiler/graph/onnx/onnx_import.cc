@@ -557,7 +557,12 @@ class Importer {
       if (int_attr_string(n, "auto_pad") != "NOTSET" || pads.ints.size() != 4)
         fail(n, "reads " + p.where + " and has auto_pad or pads that are not 2D; only explicit "
                 "2D pads combine with a Pad");
-      for (size_t k = 0; k < 4; ++k) pads.ints[k] += p.pads[k];
+      for (size_t k = 0; k < 4; ++k) {
+        const int64_t own = pads.ints[k];
+        if (__builtin_add_overflow(own, p.pads[k], &pads.ints[k]))
+          fail(n, "pad " + std::to_string(own) + " plus the " + std::to_string(p.pads[k]) +
+                      " of " + p.where + " overflows 64 bits");
+      }
       return import_node(conv);
     }
     graph::OpKind kind;
