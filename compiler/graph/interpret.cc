@@ -498,8 +498,30 @@ ConvEpilogue<T> Interpreter<T>::epilogue_for(const Node& conv) const {
       last = add->outputs.at(0);
     }
   }
-  ep.relu = only_reader(last, OpKind::Relu) != nullptr;
+  ep.clip = clip_after(last, &ep.lo, &ep.hi) != nullptr;
   return ep;
+}
+
+template <typename T>
+const Node* Interpreter<T>::clip_after(ValueId v, T* lo, T* hi) const {
+  const T inf = std::numeric_limits<T>::infinity();
+  if (const Node* relu = only_reader(v, OpKind::Relu)) {
+    *lo = T(0), *hi = inf;
+    return relu;
+  }
+  const Node* clip = only_reader(v, OpKind::Clip);
+  if (!clip) return nullptr;
+  // As clip() reads them: the attributes (opset 6), then the min and max inputs (opset 11 on),
+  // here only where those are float constants.
+  *lo = static_cast<T>(clip->get_float("min", -inf));
+  *hi = static_cast<T>(clip->get_float("max", inf));
+  for (size_t k = 1; k < 3 && k < clip->inputs.size(); ++k) {
+    if (clip->inputs[k] == kNone) continue;
+    const Value& b = g_.value(clip->inputs[k]);
+    if (!b.is_constant() || b.type.dtype != DType::F32 || b.type.elements() < 1) return nullptr;
+    (k == 1 ? *lo : *hi) = static_cast<T>(b.data->f32()[0]);
+  }
+  return clip;
 }
 
 template <typename T>
@@ -510,7 +532,8 @@ void Interpreter<T>::fold(const Node& conv, const ConvEpilogue<T>& ep) {
     folded_into_.at(static_cast<size_t>(add->id)) = last;
     last = add->outputs.at(0);
   }
-  if (ep.relu) folded_into_.at(static_cast<size_t>(only_reader(last, OpKind::Relu)->id)) = last;
+  T lo, hi;
+  if (ep.clip) folded_into_.at(static_cast<size_t>(clip_after(last, &lo, &hi)->id)) = last;
 }
 
 template <typename T>

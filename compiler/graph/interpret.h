@@ -21,8 +21,8 @@
 // (HostValue::cblock) and passed on as it is to the readers that keep blocks (Conv, Relu, Clip,
 // MaxPool, Add/Sub/Mul/Div/Pow of two operands in the same shape and blocks); every other
 // reader sees the logical layout (value() converts it). A Relu or an Add that only reads a
-// convolution's output may be folded into it (ConvEpilogue): the overrides compute them in the
-// convolution's output pass.
+// convolution's output (or a Clip of constant bounds) may be folded into it (ConvEpilogue): the
+// overrides compute them in the convolution's output pass.
 #pragma once
 
 #include <functional>
@@ -57,12 +57,13 @@ struct HostValue {
 
 /// What follows a convolution that its output pass may take on (the fp32 path's fusion): the
 /// interpreter offers it where the convolution's output is read only by an Add (whose other
-/// operand is already computed: `residual`) and/or only by a Relu.
+/// operand is already computed: `residual`) and/or only by a Relu or a Clip of constant bounds.
 template <typename T>
 struct ConvEpilogue {
   const HostValue<T>* residual = nullptr;  // added after the bias
-  bool relu = false;                        // then max(0, .)
-  bool applied = false;  // set by the taker: it did both (else the Add and Relu run as nodes)
+  bool clip = false;                        // then min(max(., lo), hi) (a Relu: [0, +inf])
+  T lo = 0, hi = 0;
+  bool applied = false;  // set by the taker: it did all (else those nodes run as nodes)
 };
 
 /// Kernels a caller puts in place of the interpreter's loops (the fp32 LLVM path's JIT
@@ -198,6 +199,8 @@ class Interpreter {
  private:
   // The single reader of `v` when it has exactly one, is not a graph output and is of `kind`.
   const Node* only_reader(ValueId v, OpKind kind) const;
+  // The Relu, or the Clip with constant bounds, that is `v`'s only reader; its bounds.
+  const Node* clip_after(ValueId v, T* lo, T* hi) const;
 
   const Graph& g_;
   KernelOverrides<T>* overrides_;

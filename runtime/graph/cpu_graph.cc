@@ -233,48 +233,50 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
         res = ep.residual->f.data();
     }
     ep.applied = res || !ep.residual;
-    const bool relu = ep.applied && ep.relu;
-    if (bias || res || relu) epilogue(y.f.data(), bias, res, relu, s.n, o, ohw);
+    const bool clip = ep.applied && ep.clip;
+    if (bias || res || clip) epilogue(y.f.data(), bias, res, clip, ep.lo, ep.hi, s.n, o, ohw);
     return took(true);
   }
 
-  // y (blocked: [N, O/16, plane, 16]) = max(y + bias + res, 0), each part where given: one
-  // task per (image, channel block) on the pool, the parts chosen outside the loops, the 16
-  // lanes of a position a loop of fixed count over unaliased pointers (GCC's -O2 vectorizes it;
-  // with an alias check to make instead, it did not, and the pass took 3x as long).
+  // y (blocked: [N, O/16, plane, 16]) = min(max(y + bias + res, lo), hi), each part where
+  // given: one task per (image, channel block) on the pool, the parts chosen outside the loops,
+  // the 16 lanes of a position a loop of fixed count over unaliased pointers (GCC's -O2
+  // vectorizes it; with an alias check to make instead, it did not, and the pass took 3x as long).
   struct Epilogue {
     float* y;
     const float *bias, *res;
+    float lo, hi;
     int64_t nob, o, plane;
   };
   // Positions [begin, end) of one block (GCC honours __restrict__ on parameters).
-  template <bool kRes, bool kRelu>
+  template <bool kRes, bool kClip>
   static void epilogue_lanes(float* __restrict__ y, const float* __restrict__ lanes,
-                             const float* __restrict__ res, int64_t begin, int64_t end) {
+                             const float* __restrict__ res, float lo, float hi, int64_t begin,
+                             int64_t end) {
     constexpr int64_t ob = cpu_ops::kConvOutBlock;
     for (int64_t p = begin; p < end; p += ob)
       for (int64_t l = 0; l < ob; ++l) {
         float v = y[p + l] + lanes[l];
         if constexpr (kRes) v += res[p + l];
-        if constexpr (kRelu) v = std::max(v, 0.0f);  // a NaN stays, as in Relu's clip
+        if constexpr (kClip) v = std::min(std::max(v, lo), hi);  // as clip_kernel: a NaN stays
         y[p + l] = v;
       }
   }
-  template <bool kRes, bool kRelu>
+  template <bool kRes, bool kClip>
   static void epilogue_block(int64_t task, void* closure) {
     const Epilogue& e = *static_cast<const Epilogue*>(closure);
     constexpr int64_t ob = cpu_ops::kConvOutBlock;
     const int64_t b = task % e.nob, begin = task * e.plane * ob;
     float lanes[ob];
     for (int64_t l = 0; l < ob; ++l) lanes[l] = e.bias && b * ob + l < e.o ? e.bias[b * ob + l] : 0.0f;
-    epilogue_lanes<kRes, kRelu>(e.y, lanes, e.res, begin, begin + e.plane * ob);
+    epilogue_lanes<kRes, kClip>(e.y, lanes, e.res, e.lo, e.hi, begin, begin + e.plane * ob);
   }
-  void epilogue(float* y, const float* bias, const float* res, bool relu, int64_t n, int64_t o,
-                int64_t plane) {
+  void epilogue(float* y, const float* bias, const float* res, bool clip, float lo, float hi,
+                int64_t n, int64_t o, int64_t plane) {
     const int64_t nob = (o + cpu_ops::kConvOutBlock - 1) / cpu_ops::kConvOutBlock;
-    Epilogue e{y, bias, res, nob, o, plane};
-    const cpu::TaskFn f = res ? (relu ? &epilogue_block<true, true> : &epilogue_block<true, false>)
-                              : (relu ? &epilogue_block<false, true> : &epilogue_block<false, false>);
+    Epilogue e{y, bias, res, lo, hi, nob, o, plane};
+    const cpu::TaskFn f = res ? (clip ? &epilogue_block<true, true> : &epilogue_block<true, false>)
+                              : (clip ? &epilogue_block<false, true> : &epilogue_block<false, false>);
     workers.parallel_for(n * nob, f, &e);
   }
 

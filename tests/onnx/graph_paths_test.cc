@@ -105,17 +105,22 @@ TEST(OnnxGraph, ConvsOfPartBlocksAndBatchTwoOnLlvmMatchFloat64) {
   }
 }
 
-// A residual block of 20 channels, batch 2, as ResNet writes it: conv -> relu -> conv -> relu
-// -> conv -> add(first relu, .) -> relu. The activations stay in channel blocks between the
-// convolutions (the 20-channel ones re-blocked by 10 for the next input), and every Relu and
-// the Add are folded into the convolution before them ("fused"); the same values as the float64
-// reference, three runs through storage kept from the run before.
-TEST(OnnxGraph, AResidualBlockOnLlvmFoldsItsAddAndRelusAndMatchesFloat64) {
+// A residual block of 20 channels, batch 2, as ResNet writes it (with a clipped ReLU in the
+// middle): conv -> relu -> conv -> clip -> conv -> add(first relu, .) -> relu. The activations
+// stay in channel blocks between the convolutions (the 20-channel ones re-blocked by 10 for the
+// next input), and every Relu, the Clip and the Add are folded into the convolution before them
+// ("fused"); the same values as the float64 reference, three runs through storage kept from
+// the run before.
+TEST(OnnxGraph, AResidualBlockOnLlvmFoldsItsAddAndActivationsAndMatchesFloat64) {
   namespace cg = compiler::graph;
   cg::Graph g("residual_block");
   const cg::ValueId x = g.add_input("x", cg::TensorType(DType::F32, {2, 20, 7, 9}));
   const cg::ValueId r0 = g.add_op(OpKind::Relu, "r0", {add_conv(g, "c0", x, 20, 20, 1, 1, 3)});
-  const cg::ValueId r1 = g.add_op(OpKind::Relu, "r1", {add_conv(g, "c1", r0, 20, 24, 3, 1, 5)});
+  // A ReLU6 as opset 11 writes it: Clip with constant min and max inputs.
+  const cg::ValueId lo = g.add_constant("lo", cg::TensorType(DType::F32, {}), cg::ConstData::from_f32({0.0f}));
+  const cg::ValueId hi = g.add_constant("hi", cg::TensorType(DType::F32, {}), cg::ConstData::from_f32({0.5f}));
+  const cg::ValueId r1 =
+      g.add_op(OpKind::Clip, "r1", {add_conv(g, "c1", r0, 20, 24, 3, 1, 5), lo, hi});
   const cg::ValueId c2 = add_conv(g, "c2", r1, 24, 20, 3, 1, 7);
   const cg::ValueId sum = g.add_op(OpKind::Add, "add", {r0, c2});
   g.set_outputs({g.add_op(OpKind::Relu, "out", {sum})});

@@ -429,7 +429,7 @@ template <typename T>
 class BlockingKernels final : public DecliningKernels<T> {
  public:
   explicit BlockingKernels(bool fold) : fold_(fold) {}
-  int convs = 0, residuals = 0, relus = 0;
+  int convs = 0, residuals = 0, clips = 0;
   bool conv2d_blocked(NodeId, bool, const HostValue<T>& x, const T* w, const T* bias,
                       HostValue<T>& y, const Window2d& s, int64_t o,
                       ConvEpilogue<T>& ep) override {
@@ -449,10 +449,10 @@ class BlockingKernels final : public DecliningKernels<T> {
     if (fold_ && (!ep.residual || ep.residual->cblock == cb)) {
       for (size_t k = 0; k < y.f.size(); ++k) {
         if (ep.residual) y.f[k] += ep.residual->f[k];
-        if (ep.relu) y.f[k] = std::max(y.f[k], T(0));
+        if (ep.clip) y.f[k] = std::min(std::max(y.f[k], ep.lo), ep.hi);
       }
       residuals += ep.residual != nullptr;
-      relus += ep.relu;
+      clips += ep.clip;
       ep.applied = true;
     }
     return true;
@@ -462,10 +462,10 @@ class BlockingKernels final : public DecliningKernels<T> {
   bool fold_;
 };
 
-// conv -> relu -> conv -> add(relu, conv) -> relu -> (output, pool, flatten): the blocks pass
-// through the convs, the Relus and the Add of equal shapes, and every other reader (a pool, a
-// flatten, the graph's outputs) sees the logical layout: the same values as the plain loops.
-// Taken as the convs' epilogues, the first Relu, the Add and the last Relu are folded.
+// conv -> relu -> conv -> add(relu, conv) -> clip -> (output, pool, flatten): the blocks pass
+// through the convs, the Relu, the Add of equal shapes and the Clip, and every other reader (a
+// pool, a flatten, the graph's outputs) sees the logical layout: the same values as the plain
+// loops. Taken as the convs' epilogues, the Relu, the Add and the Clip are folded.
 TYPED_TEST(Interpret, ValuesInChannelBlocksPassThroughElementWiseNodesAndReachOthersPlain) {
   Graph g;
   const ValueId x = g.add_input("x", TensorType(DType::F32, {1, 2, 2, 2}));
@@ -478,7 +478,8 @@ TYPED_TEST(Interpret, ValuesInChannelBlocksPassThroughElementWiseNodesAndReachOt
       {r, f32_const(g, "w2", {3, 3, 3, 3}, std::vector<float>(81, -0.25f)), f32_const(g, "b2", {3}, {1, 2, 3})},
       {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
   const ValueId sum = g.add_op(OpKind::Add, "add", {r, c2});
-  const ValueId out = g.add_op(OpKind::Relu, "out", {sum});
+  const ValueId out = g.add_op(OpKind::Clip, "out", {sum},  // bounds as attributes (opset 6)
+                               {{"min", -0.5}, {"max", 0.75}});
   const ValueId pooled = g.add_op(OpKind::GlobalAveragePool, "gap", {out});
   g.set_outputs({out, g.add_op(OpKind::Flatten, "flat", {pooled})});
   HostValue<TypeParam> in;
@@ -501,7 +502,7 @@ TYPED_TEST(Interpret, ValuesInChannelBlocksPassThroughElementWiseNodesAndReachOt
     }
     EXPECT_EQ(blocking.convs, 4);
     EXPECT_EQ(blocking.residuals, fold ? 2 : 0);
-    EXPECT_EQ(blocking.relus, fold ? 4 : 0);
+    EXPECT_EQ(blocking.clips, fold ? 4 : 0);
   }
 }
 
