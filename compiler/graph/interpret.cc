@@ -468,6 +468,9 @@ void qlinear_conv(Op<T>& op) {
 template <typename T>
 Interpreter<T>::Interpreter(const Graph& g, KernelOverrides<T>* overrides)
     : g_(g), overrides_(overrides) {
+  // Who reads what, for folding epilogues into convolutions: only the overrides fold (an
+  // interpreter per node, as run_float_node makes, never walks the whole graph for it).
+  if (!overrides_) return;
   readers_.resize(g.num_values());
   is_output_.assign(g.num_values(), 0);
   for (NodeId id : g.topo_order())
@@ -478,6 +481,7 @@ Interpreter<T>::Interpreter(const Graph& g, KernelOverrides<T>* overrides)
 
 template <typename T>
 const Node* Interpreter<T>::only_reader(ValueId v, OpKind kind) const {
+  if (readers_.empty()) return nullptr;
   const auto& r = readers_.at(static_cast<size_t>(v));
   if (r.size() != 1 || is_output_[static_cast<size_t>(v)]) return nullptr;
   const Node& n = g_.node(r[0]);
@@ -623,6 +627,9 @@ const HostValue<T>& Interpreter<T>::run_node(const Node& n) {
     y.shape = t.shape;
     y.cblock = src.cblock;
     y.f.swap(src.f);
+    // The convolution's value now holds this node's storage of the run before; on a first run
+    // there is none, and it is made here, so that the next run writes into memory it has.
+    src.f.resize(y.f.size());
     ready_[from] = 0;
     ready_[static_cast<size_t>(n.outputs[0])] = 1;
     return y;

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
 #include <utility>
 
 #include "compiler/graph/interpret.h"
@@ -95,6 +96,8 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
   std::vector<float> x_blocked, y_blocked, y_planes, x_plain, w_scratch;
   double compile_seconds = 0;
   bool used = false;  // the node now running took a JIT kernel
+  // The runs' interpreter (made on the first run): its values keep their storage across runs.
+  std::unique_ptr<compiler::graph::Interpreter<float>> interp;
 
   cpu::CpuKernel& kernel(const std::string& key, const std::function<compiler::ops::LoweredOp()>& make) {
     auto it = kernels.find(key);
@@ -397,10 +400,9 @@ namespace {
 // One run of `g`: the interpreter node by node, each timed and labelled ("llvm" when `jit`
 // took its work: it sets `*took`), stopping before a node once `*cancelled` is set.
 template <typename T>
-GraphRun run_graph(const Graph& g, const std::vector<HostArray>& inputs,
-                   compiler::graph::KernelOverrides<T>* jit, bool* took,
+GraphRun run_graph(const Graph& g, compiler::graph::Interpreter<T>& interp,
+                   const std::vector<HostArray>& inputs, bool* took,
                    const std::atomic<bool>* cancelled = nullptr) {
-  compiler::graph::Interpreter<T> interp(g, jit);
   std::vector<HostValue<T>> values;
   for (const HostArray& a : inputs) values.push_back(to_value<T>(a));
   const auto t_all = Clock::now();
@@ -444,7 +446,8 @@ nlohmann::ordered_json per_node_json(const GraphRun& run) {
 }
 
 GraphRun run_reference_f64(const Graph& g, const std::vector<HostArray>& inputs) {
-  return run_graph<double>(g, inputs, nullptr, nullptr);
+  compiler::graph::Interpreter<double> interp(g);
+  return run_graph<double>(g, interp, inputs, nullptr);
 }
 
 LlvmGraphRunner::LlvmGraphRunner(const Graph& g, int threads)
@@ -453,7 +456,10 @@ LlvmGraphRunner::~LlvmGraphRunner() = default;
 
 GraphRun LlvmGraphRunner::run(const std::vector<HostArray>& inputs) {
   cancelled_ = false;
-  return run_graph<float>(g_, inputs, state_.get(), &state_->used, &cancelled_);
+  // One interpreter for every run: the values' storage is reused from the run before.
+  if (!state_->interp)
+    state_->interp = std::make_unique<compiler::graph::Interpreter<float>>(g_, state_.get());
+  return run_graph<float>(g_, *state_->interp, inputs, &state_->used, &cancelled_);
 }
 double LlvmGraphRunner::compile_seconds() const { return state_->compile_seconds; }
 int LlvmGraphRunner::kernels_compiled() const { return static_cast<int>(state_->kernels.size()); }
