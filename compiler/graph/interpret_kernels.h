@@ -284,33 +284,11 @@ void conv2d_kernel(const T* x, const T* w, const T* bias, T* y, const Window2d& 
   conv2d_kernel_loops(x, w, bias, y, s, o, group);
 }
 
-/// Max pooling; padded taps never win (ONNX's MaxPool). The start value is -inf for floating
-/// types, the lowest value otherwise.
-template <typename T>
-void max_pool_kernel(const T* x, T* y, const Window2d& s) {
-  const T start = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
-                                                       : std::numeric_limits<T>::lowest();
-  for (int64_t nc = 0; nc < s.n * s.c; ++nc)
-    for (int64_t r = 0; r < s.oh; ++r)
-      for (int64_t q = 0; q < s.ow; ++q) {
-        T m = start;
-        for (int64_t dy = 0; dy < s.kh; ++dy) {
-          const int64_t iy = r * s.sh + dy * s.dh - s.pt;
-          if (iy < 0 || iy >= s.h) continue;
-          for (int64_t dx = 0; dx < s.kw; ++dx) {
-            const int64_t ix = q * s.sw + dx * s.dw - s.pl;
-            if (ix < 0 || ix >= s.w) continue;
-            m = std::max(m, x[(nc * s.h + iy) * s.w + ix]);
-          }
-        }
-        y[(nc * s.oh + r) * s.ow + q] = m;
-      }
-}
-
-/// max_pool_kernel on values held in channel blocks of `cb` (HostValue::cblock): y in the same
-/// blocks; each output position takes the lane-wise maximum of its taps' blocks, in a local
-/// array (no aliasing with x, so the lanes vectorize; a block of 16, the fp32 path's
-/// convolutions, with its count known).
+/// Max pooling of values held in channel blocks of `cb` (HostValue::cblock; a plain NCHW tensor
+/// is blocks of 1): y in the same blocks; padded taps never win (ONNX's MaxPool). Each output
+/// position takes the lane-wise maximum of its taps' blocks in a local array (no aliasing with
+/// x, so the lanes vectorize; a block of 16, the fp32 path's convolutions, with its count
+/// known).
 template <typename T>
 void max_pool_blocked_kernel(const T* x, T* y, const Window2d& s, int64_t cb) {
   const T start = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
@@ -341,6 +319,13 @@ void max_pool_blocked_kernel(const T* x, T* y, const Window2d& s, int64_t cb) {
     std::vector<T> acc(static_cast<size_t>(cb));
     blocks([cb] { return cb; }, acc.data());
   }
+}
+
+/// Max pooling; padded taps never win (ONNX's MaxPool). The start value is -inf for floating
+/// types, the lowest value otherwise.
+template <typename T>
+void max_pool_kernel(const T* x, T* y, const Window2d& s) {
+  max_pool_blocked_kernel<T>(x, y, s, 1);
 }
 
 /// Average pooling: y = mean(sum, count) with the window's sum (in Acc, taps in row-major
