@@ -4,8 +4,10 @@
 // MatMul on JIT-compiled kernels of runtime/cpu, compiled once per shape with the schedule the
 // shipped record or the host kind's dispatch table gives the shape; Relu, Clip, the pools,
 // batch norm and the float element-wise operators, broadcasting ones included, on
-// llvm_kernels.h's graph kernels). What stays here is the
-// conversion of HostArrays and the per-node records (time, engine, multiply-accumulates).
+// llvm_kernels.h's graph kernels). Convolutions leave their outputs in channel blocks and take
+// on the Relu, Clip or residual Add that only reads them (interpret.h's ConvEpilogue). What
+// stays here is the conversion of HostArrays and the per-node records (time, engine,
+// multiply-accumulates).
 #include "runtime/graph/cpu_graph.h"
 
 #include <algorithm>
@@ -397,8 +399,9 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
 
 namespace {
 
-// One run of `g`: the interpreter node by node, each timed and labelled ("llvm" when `jit`
-// took its work: it sets `*took`), stopping before a node once `*cancelled` is set.
+// One run of `g` on `interp`: node by node, each timed and labelled ("llvm" when the
+// interpreter's overrides took its work: they set `*took`; "fused" when the convolution before
+// it did), stopping before a node once `*cancelled` is set.
 template <typename T>
 GraphRun run_graph(const Graph& g, compiler::graph::Interpreter<T>& interp,
                    const std::vector<HostArray>& inputs, bool* took,
@@ -421,7 +424,6 @@ GraphRun run_graph(const Graph& g, compiler::graph::Interpreter<T>& interp,
     rec.start = std::chrono::duration<double>(t0 - t_all).count();
     interp.run_node(n);
     rec.seconds = since(t0);
-    // "fused": an Add or Relu the convolution before it computed in its output pass.
     rec.engine = interp.folded(id) ? "fused" : took && *took ? "llvm" : "host";
     r.nodes.push_back(rec);
   }

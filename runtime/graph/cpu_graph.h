@@ -25,7 +25,7 @@ namespace weft::rt::graph {
 struct NodeRecord {
   std::string name, op;
   std::string engine;   // "llvm" (a JIT-compiled kernel), "host" (a plain kernel) or "fused"
-                        // (an Add or Relu done in the convolution before it)
+                        // (an Add, Relu or Clip done in the convolution before it)
   double start = 0;     // seconds from the start of the run
   double seconds = 0;   // host time
   double macs = 0;      // multiply-accumulates (conv, gemm, matmul)
@@ -47,7 +47,8 @@ nlohmann::ordered_json per_node_json(const GraphRun& run);
 GraphRun run_reference_f64(const compiler::graph::Graph& g, const std::vector<HostArray>& inputs);
 
 /// The fp32 path on the LLVM CPU backend. Kernels are compiled on first use of a shape and
-/// constant weights packed once per node; later runs reuse both.
+/// constant weights packed once per node; later runs reuse both, and the storage of every
+/// value of the run before (the runner holds the network's activations between runs).
 class LlvmGraphRunner {
  public:
   /// `threads`: the thread pool the JIT kernels' parallel loops use.
