@@ -117,9 +117,9 @@ class OneDnnGraph {
                       }});
     return r;
   }
-  memory keep(const memory::desc& d, const float* data) {
-    memory plain(d, eng_, const_cast<float*>(data));
-    return plain;
+  // A memory over bytes the graph owns (a constant's weights), read by a reorder.
+  memory over(const memory::desc& d, const float* data) {
+    return memory(d, eng_, const_cast<float*>(data));
   }
 
   void build(const Node& n) {
@@ -175,7 +175,7 @@ class OneDnnGraph {
     dnnl::convolution_forward::primitive_desc pd(d, attr, eng_);
     memory src = as(mem_.at(x), pd.src_desc(), "Conv");
     memory wm(pd.weights_desc(), eng_);
-    memory wplain = keep({dims(w), dt::f32, tag::oihw}, constant(w));
+    memory wplain = over({dims(w), dt::f32, tag::oihw}, constant(w));
     dnnl::reorder(wplain, wm).execute(strm_, wplain, wm);
     memory bm;
     if (has_bias) {
@@ -214,8 +214,6 @@ class OneDnnGraph {
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_DST, dst}};
     if (has_bias) args[DNNL_ARG_BIAS] = bm;
     steps_.push_back({"Conv", [this, prim, args]() { prim.execute(strm_, args); }});
-    weights_.push_back(wm);
-    weights_.push_back(bm);
     mem_[y] = dst;
     for (ValueId a : aliases) mem_[a] = dst;
   }
@@ -274,8 +272,8 @@ class OneDnnGraph {
     const memory x = mem_.at(n.inputs[0]);
     const auto xs = dims(n.inputs[0]);
     memory plain = as(x, memory::desc(xs, dt::f32, xs.size() == 4 ? tag::nchw : tag::nc), "Flatten");
+    // A view: `plain` stays alive in mem_ or in the reorder step that writes it.
     mem_[n.outputs[0]] = memory({dims(n.outputs[0]), dt::f32, tag::nc}, eng_, plain.get_data_handle());
-    weights_.push_back(plain);
   }
 
   void gemm(const Node& n, const std::string& where) {
@@ -290,7 +288,7 @@ class OneDnnGraph {
                                         memory::desc(dims(y), dt::f32, tag::nc));
     dnnl::inner_product_forward::primitive_desc pd(d, eng_);
     memory wm(pd.weights_desc(), eng_), bm(bias_md, eng_);
-    memory wplain = keep({dims(w), dt::f32, tag::oi}, constant(w));
+    memory wplain = over({dims(w), dt::f32, tag::oi}, constant(w));
     dnnl::reorder(wplain, wm).execute(strm_, wplain, wm);
     std::memcpy(bm.get_data_handle(), constant(n.inputs[2]), bias_md.get_size());
     strm_.wait();
@@ -300,8 +298,6 @@ class OneDnnGraph {
                         prim.execute(strm_, {{DNNL_ARG_SRC, x}, {DNNL_ARG_WEIGHTS, wm},
                                              {DNNL_ARG_BIAS, bm}, {DNNL_ARG_DST, out}});
                       }});
-    weights_.push_back(wm);
-    weights_.push_back(bm);
     mem_[y] = out;
   }
 
@@ -310,7 +306,6 @@ class OneDnnGraph {
   dnnl::stream strm_;
   std::vector<float> input_, output_;
   std::map<ValueId, memory> mem_;
-  std::vector<memory> weights_;  // kept alive with the primitives
   std::map<ValueId, std::vector<NodeId>> readers_;
   std::map<NodeId, size_t> step_of_;
   std::set<NodeId> skipped_;  // fused into an earlier primitive

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <random>
 
 #include "compiler/graph/dump.h"
@@ -84,6 +85,22 @@ compiler::graph::ValueId add_conv(compiler::graph::Graph& g, const std::string& 
                    {"kernel_shape", std::vector<int64_t>{k, k}}});
 }
 
+// Three runs of `g` on one LlvmGraphRunner (inputs from `seed` on, each through the storage of
+// the run before) against the float64 reference, within 1e-5; each node's engine is what
+// `engine_of` names for it.
+void expect_runs_match_f64(const compiler::graph::Graph& g, uint32_t seed,
+                           const std::function<std::string(const rt::graph::NodeRecord&)>& engine_of) {
+  rt::graph::LlvmGraphRunner runner(g, 1);
+  for (int r = 0; r < 3; ++r) {
+    const auto in = random_input(g, seed + r);
+    const auto got = runner.run({in});
+    const auto want = rt::graph::run_reference_f64(g, {in});
+    const auto e = rt::graph::output_error(got.outputs.at(0), want.outputs.at(0));
+    EXPECT_LE(e.relative_to_max, 1e-5) << "run " << r;
+    for (const auto& rec : got.nodes) EXPECT_EQ(rec.engine, engine_of(rec)) << rec.name;
+  }
+}
+
 // Two convolutions of batch 2 whose output channels are not whole blocks of 16 (20, then 16
 // from 20), with a bias: the LLVM path's layout changes (NCHW to channel blocks, a blocked
 // output read by the next convolution in other blocks, and back) against the float64
@@ -94,15 +111,7 @@ TEST(OnnxGraph, ConvsOfPartBlocksAndBatchTwoOnLlvmMatchFloat64) {
   const cg::ValueId x = g.add_input("x", cg::TensorType(DType::F32, {2, 8, 9, 11}));
   const cg::ValueId y = add_conv(g, "c2", add_conv(g, "c1", x, 8, 20, 3, 1, 5), 20, 16, 3, 2, 7);
   g.set_outputs({y});
-  rt::graph::LlvmGraphRunner runner(g, 1);
-  for (int r = 0; r < 3; ++r) {
-    const auto in = random_input(g, 21 + r);
-    const auto got = runner.run({in});
-    const auto want = rt::graph::run_reference_f64(g, {in});
-    const auto e = rt::graph::output_error(got.outputs.at(0), want.outputs.at(0));
-    EXPECT_LE(e.relative_to_max, 1e-5) << "run " << r;
-    for (const auto& rec : got.nodes) EXPECT_EQ(rec.engine, "llvm") << rec.op;
-  }
+  expect_runs_match_f64(g, 21, [](const rt::graph::NodeRecord&) { return "llvm"; });
 }
 
 // A residual block of 20 channels, batch 2, as ResNet writes it (with a clipped ReLU in the
@@ -124,16 +133,9 @@ TEST(OnnxGraph, AResidualBlockOnLlvmFoldsItsAddAndActivationsAndMatchesFloat64) 
   const cg::ValueId c2 = add_conv(g, "c2", r1, 24, 20, 3, 1, 7);
   const cg::ValueId sum = g.add_op(OpKind::Add, "add", {r0, c2});
   g.set_outputs({g.add_op(OpKind::Relu, "out", {sum})});
-  rt::graph::LlvmGraphRunner runner(g, 1);
-  for (int r = 0; r < 3; ++r) {
-    const auto in = random_input(g, 31 + r);
-    const auto got = runner.run({in});
-    const auto want = rt::graph::run_reference_f64(g, {in});
-    const auto e = rt::graph::output_error(got.outputs.at(0), want.outputs.at(0));
-    EXPECT_LE(e.relative_to_max, 1e-5) << "run " << r;
-    for (const auto& rec : got.nodes)
-      EXPECT_EQ(rec.engine, rec.op == "Conv" ? "llvm" : "fused") << rec.name;
-  }
+  expect_runs_match_f64(g, 31, [](const rt::graph::NodeRecord& rec) {
+    return rec.op == "Conv" ? "llvm" : "fused";
+  });
 }
 
 TEST(OnnxGraph, SmallCnnOnLlvmMatchesFloat64) { expect_matches_reference("small_cnn", 3); }
