@@ -1,6 +1,6 @@
 // Fuzz target: the graph pipeline as a differential test. The bytes build a random valid
 // float network (an NCHW input; convolutions of any kernel, stride and padding with or without
-// bias and batch norm, ReLU and Clip, max and average pools, residual adds, channel concats, and
+// bias and batch norm, depthwise convolutions, ReLU and Clip, max and average pools, residual adds, channel concats, and
 // optionally the classifier head: global average pool, flatten, Gemm) and pick a configuration.
 // Then:
 //   fp32: the LLVM CPU path (runtime/graph/cpu_graph.h) must agree with the float64 reference
@@ -112,6 +112,27 @@ class NetBuilder {
     return y;
   }
 
+  // A depthwise convolution (group = channels; kernel up to 5, stride up to 2, each of the four
+  // pads below the kernel), with or without bias.
+  cg::ValueId depthwise(cg::ValueId x) {
+    const auto s = shape(x);
+    const int64_t c = s[1];
+    const int64_t k = std::min<int64_t>(f_.ConsumeIntegralInRange<int64_t>(1, 5), std::min(s[2], s[3]));
+    const int64_t stride = f_.ConsumeIntegralInRange<int64_t>(1, 2);
+    std::vector<int64_t> pads(4);
+    for (int64_t& p : pads) p = f_.ConsumeIntegralInRange<int64_t>(0, k - 1);
+    const int64_t oh = (s[2] + pads[0] + pads[2] - k) / stride + 1,
+                  ow = (s[3] + pads[1] + pads[3] - k) / stride + 1;
+    macs_ += s[0] * c * oh * ow * k * k;
+    std::vector<cg::ValueId> in = {x, constant({c, 1, k, k}, std::sqrt(6.0f / float(k * k)))};
+    if (f_.ConsumeBool()) in.push_back(constant({c}, 0.1f));
+    return g_.add_op(cg::OpKind::Conv, name("dwconv"), in,
+                     {{"kernel_shape", std::vector<int64_t>{k, k}},
+                      {"strides", std::vector<int64_t>{stride, stride}},
+                      {"pads", pads},
+                      {"group", c}});
+  }
+
   cg::ValueId pool(cg::ValueId x, cg::OpKind kind) {
     const auto s = shape(x);
     const int64_t k = std::min<int64_t>(f_.ConsumeIntegralInRange<int64_t>(1, 3),
@@ -150,7 +171,7 @@ cg::Graph random_network(FuzzedDataProvider& f, std::vector<float>& x, int64_t& 
   const int layers = f.ConsumeIntegralInRange(1, 6);
   for (int i = 0; i < layers && f.remaining_bytes() > 0; ++i) {
     const int64_t ch = b.shape(y)[1];
-    switch (f.ConsumeIntegralInRange(0, 7)) {
+    switch (f.ConsumeIntegralInRange(0, 8)) {
       case 0:  // a convolution, then usually a ReLU
         y = b.conv(y, f.ConsumeIntegralInRange<int64_t>(1, 24), false);
         if (f.ConsumeProbability<float>() < 0.7f) y = b.relu(y);
@@ -177,6 +198,12 @@ cg::Graph random_network(FuzzedDataProvider& f, std::vector<float>& x, int64_t& 
                      {y, b.constant({}, 0.0f, 0.0f), b.constant({}, 0.0f, 6.0f)});
         break;
       }
+      case 7:  // a depthwise convolution, then usually a ReLU6 (MobileNet's middle layer)
+        y = b.depthwise(y);
+        if (f.ConsumeProbability<float>() < 0.7f)
+          y = g.add_op(cg::OpKind::Clip, b.name("clip"),
+                       {y, b.constant({}, 0.0f, 0.0f), b.constant({}, 0.0f, 6.0f)});
+        break;
       default:  // two convolutions, the second strided: a downsampling stage
         y = b.relu(b.conv(y, f.ConsumeIntegralInRange<int64_t>(1, 24), true));
         y = b.conv(y, f.ConsumeIntegralInRange<int64_t>(1, 24), false);

@@ -75,13 +75,15 @@ class KernelOverrides {
   /// Conv without bias (the interpreter adds it after), group 1, equal strides, no dilation.
   virtual bool conv2d(NodeId, bool weights_constant, const T* x, const T* w, T* y,
                       const Window2d& s, int64_t o) = 0;
-  /// The same conv with its bias (null: none) added, `x` as held (plain or in channel blocks),
-  /// and `y` (shape set) left in the layout the caller chooses: it sets y.cblock and sizes
-  /// y.f; it may also apply `epilogue` (and then sets epilogue.applied). Offered before
-  /// conv2d; false (the default) declines.
+  /// A conv with its bias (null: none) added, `x` as held (plain or in channel blocks), and
+  /// `y` (shape set) left in the layout the caller chooses: it sets y.cblock and sizes y.f; it
+  /// may also apply `epilogue` (and then sets epilogue.applied). Offered, before conv2d and
+  /// grouped_conv2d, for group 1 with equal strides and for depthwise convs (`group` = C = O,
+  /// any strides and pads); no dilation. False (the default) declines.
   virtual bool conv2d_blocked(NodeId, bool /*weights_constant*/, const HostValue<T>& /*x*/,
                               const T* /*w*/, const T* /*bias*/, HostValue<T>& /*y*/,
-                              const Window2d&, int64_t /*o*/, ConvEpilogue<T>& /*epilogue*/) {
+                              const Window2d&, int64_t /*o*/, int64_t /*group*/,
+                              ConvEpilogue<T>& /*epilogue*/) {
     return false;
   }
   /// `x`, held in channel blocks, in its logical layout at `y`. False (the default): the

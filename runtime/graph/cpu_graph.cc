@@ -24,6 +24,7 @@
 #include "compiler/graph/transformer_kernels.h"
 #include "compiler/ops/cpu/conv2d.h"
 #include "compiler/ops/cpu/dense.h"
+#include "compiler/ops/cpu/depthwise_conv.h"
 #include "compiler/ops/cpu/grouped_conv.h"
 #include "compiler/ops/cpu/layout.h"
 #include "hardware/isa/errors.h"
@@ -95,7 +96,7 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
   // conv: the input in channel blocks, a blocked output, a plain copy of a blocked input and
   // non-constant weights in blocks, kept across nodes and runs (fresh pages for each were a
   // large part of a small layer's time).
-  std::vector<float> x_blocked, y_blocked, y_planes, x_plain, w_scratch;
+  std::vector<float> x_blocked, y_blocked, y_planes, x_plain, w_scratch, b_blocked;
   double compile_seconds = 0;
   bool used = false;  // the node now running took a JIT kernel
   // The runs' interpreter (made on the first run): its values keep their storage across runs.
@@ -205,44 +206,104 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
 
   // The conv's output stays in the kernel's blocks of 16 output channels, where the next
   // convolution reads it as it is (a Relu, an Add or a MaxPool between them keeps the blocks):
-  // the NCHW round trip around every convolution was a large part of a ResNet's run.
+  // the NCHW round trip around every convolution was a large part of a ResNet's run. A
+  // depthwise conv reads and writes the same blocks (MobileNet's expansion, depthwise layer and
+  // projection never leave them).
   bool conv2d_blocked(NodeId node, bool weights_constant, const HostValue<float>& x,
                       const float* w, const float* bias, HostValue<float>& y, const Window2d& s,
-                      int64_t o, compiler::graph::ConvEpilogue<float>& ep) override {
-    if (!(s.pt == s.pl && s.pt == s.pb && s.pt == s.pr)) return false;  // conv2d pads it
-    compiler::ops::Conv2dNchw cs;
-    cs.n = s.n, cs.c = s.c, cs.h = s.h, cs.w = s.w, cs.o = o, cs.kh = s.kh, cs.kw = s.kw;
-    cs.stride = s.sh, cs.pad = s.pt;
-    cpu::CpuKernel& kern = conv_kernel(cs);
-    const int64_t cb = cpu_ops::conv_in_block(cs.c), plane = s.h * s.w;
-    const float* wb = conv_weights(node, weights_constant, w, cs, cb);
-    const float* xb = x.f.data();
-    if (x.cblock != cb) {
-      const float* plain = x.f.data();
-      if (x.cblock) {
-        x_plain.resize(static_cast<size_t>(x.elements()));
-        unblock(x, x_plain.data());
-        plain = x_plain.data();
+                      int64_t o, int64_t group, compiler::graph::ConvEpilogue<float>& ep) override {
+    if (group > 1) {
+      // Without a residual the kernel takes the bias and the clip itself; with one (never in
+      // the torchvision networks) the pass below adds bias and residual, then clips.
+      const bool own = !ep.residual;
+      depthwise(node, weights_constant, x, w, own ? bias : nullptr, own && ep.clip, ep.lo, ep.hi,
+                y, s);
+      if (own) {
+        ep.applied = true;
+        return took(true);
       }
-      xb = to_blocks(plain, s.n, s.c, plane, cb);
+    } else {
+      if (!(s.pt == s.pl && s.pt == s.pb && s.pt == s.pr)) return false;  // conv2d pads it
+      compiler::ops::Conv2dNchw cs;
+      cs.n = s.n, cs.c = s.c, cs.h = s.h, cs.w = s.w, cs.o = o, cs.kh = s.kh, cs.kw = s.kw;
+      cs.stride = s.sh, cs.pad = s.pt;
+      cpu::CpuKernel& kern = conv_kernel(cs);
+      const int64_t cb = cpu_ops::conv_in_block(cs.c);
+      const float* wb = conv_weights(node, weights_constant, w, cs, cb);
+      const float* xb = in_blocks(x, cb);
+      const int64_t ob = cpu_ops::kConvOutBlock, nob = (o + ob - 1) / ob;
+      y.cblock = ob;
+      y.f.resize(static_cast<size_t>(s.n * nob * s.oh * s.ow * ob));
+      kern.run({const_cast<float*>(xb), const_cast<float*>(wb), y.f.data()}, &workers);
     }
-    const int64_t ob = cpu_ops::kConvOutBlock, nob = (o + ob - 1) / ob, ohw = s.oh * s.ow;
-    y.cblock = ob;
-    y.f.resize(static_cast<size_t>(s.n * nob * ohw * ob));
-    kern.run({const_cast<float*>(xb), const_cast<float*>(wb), y.f.data()}, &workers);
     // One pass for the bias and what the epilogue brings: a residual held in the same blocks
     // (a ResNet block's Add), then ReLU.
     const float* res = nullptr;
     if (ep.residual) {
-      if (ep.residual->cblock == ob && ep.residual->f.size() == y.f.size())
+      if (ep.residual->cblock == y.cblock && ep.residual->f.size() == y.f.size())
         res = ep.residual->f.data();
     }
     ep.applied = res || !ep.residual;
     const bool clip = ep.applied && ep.clip;
-    if (bias || res || clip) epilogue(y.f.data(), bias, res, clip, ep.lo, ep.hi, s.n, o, ohw);
+    if (bias || res || clip) epilogue(y.f.data(), bias, res, clip, ep.lo, ep.hi, s.n, o, s.oh * s.ow);
     return took(true);
   }
 
+  // x (held plain or in blocks of any size) in channel blocks of cb: as it is when it is held
+  // so; else at x_blocked, a partial last block's spare lanes zero.
+  const float* in_blocks(const HostValue<float>& x, int64_t cb) {
+    if (x.cblock == cb) return x.f.data();
+    const int64_t n = x.shape.at(0), c = x.shape.at(1), plane = x.elements() / (n * c);
+    const float* plain = x.f.data();
+    if (x.cblock) {
+      x_plain.resize(static_cast<size_t>(x.elements()));
+      unblock(x, x_plain.data());
+      plain = x_plain.data();
+    }
+    if (c % cb == 0) return to_blocks(plain, n, c, plane, cb);
+    const int64_t nb = (c + cb - 1) / cb;
+    x_blocked.assign(static_cast<size_t>(n * nb * plane * cb), 0.0f);
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t ch = 0; ch < c; ++ch) {
+        const float* from = plain + (i * c + ch) * plane;
+        float* to = x_blocked.data() + ((i * nb + ch / cb) * plane) * cb + ch % cb;
+        for (int64_t p = 0; p < plane; ++p) to[p * cb] = from[p];
+      }
+    return x_blocked.data();
+  }
+
+  // y = the depthwise conv of x (group = C = O) in blocks of 16, plus `bias` (null: none), then
+  // with `clip` min(max(., lo), hi).
+  void depthwise(NodeId node, bool weights_constant, const HostValue<float>& x, const float* w,
+                 const float* bias, bool clip, float lo, float hi, HostValue<float>& y,
+                 const Window2d& s) {
+    cpu_ops::DepthwiseConv dc{s.n,  s.c,  s.h,  s.w,  s.kh, s.kw, s.sh,
+                              s.sw, s.pt, s.pl, s.pb, s.pr, s.oh, s.ow};
+    dc.bias = bias != nullptr, dc.clip = clip, dc.lo = lo, dc.hi = hi;
+    cpu::CpuKernel& kern =
+        kernel("depthwise conv " + dc.str(), [&] { return cpu_ops::depthwise_conv2d(dc); });
+    // Weights (and bias) in blocks, packed once for a constant weight.
+    auto it = packed.find(node);
+    std::vector<float>* wb = nullptr;
+    if (weights_constant && it != packed.end()) {
+      wb = &it->second;
+    } else {
+      wb = weights_constant ? &packed[node] : &w_scratch;
+      *wb = cpu_ops::pack_depthwise_weights(w, s.c, s.kh, s.kw);
+    }
+    std::vector<void*> args{const_cast<float*>(in_blocks(x, cpu_ops::kDepthwiseBlock)), wb->data()};
+    if (bias) {
+      b_blocked = cpu_ops::pack_depthwise_weights(bias, s.c, 1, 1);
+      args.push_back(b_blocked.data());
+    }
+    y.cblock = cpu_ops::kDepthwiseBlock;
+    y.f.resize(static_cast<size_t>(s.n * dc.blocks() * s.oh * s.ow * cpu_ops::kDepthwiseBlock));
+    args.push_back(y.f.data());
+    kern.run(args, &workers);
+  }
+
+  static_assert(cpu_ops::kDepthwiseBlock == cpu_ops::kConvOutBlock,
+                "the epilogue pass takes both convolutions' outputs in blocks of 16");
   // y (blocked: [N, O/16, plane, 16]) = min(max(y + bias + res, lo), hi), each part where
   // given: one task per (image, channel block) on the pool, the parts chosen outside the loops,
   // the 16 lanes of a position a loop of fixed count over unaliased pointers (GCC's -O2

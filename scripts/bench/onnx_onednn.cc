@@ -3,10 +3,11 @@
 // (scripts/bench/onnx_onednn.sh; issue #29's "within 1.2x of oneDNN-backed inference").
 //
 // The oneDNN side is what a oneDNN-backed framework builds for the graph: every convolution in
-// the layouts oneDNN prefers (format `any`), its weights reordered once, a Relu that is a
+// the layouts oneDNN prefers (format `any`; grouped and depthwise ones as oneDNN's grouped
+// convolution), its weights reordered once, a Relu or constant-bound Clip (ReLU6) that is a
 // convolution's only reader fused as a post-op, and a residual Add fused as a `sum` post-op
 // (the convolution accumulates onto the residual, in place when nothing reads the residual
-// later), then ReLU; pooling, the global average, Flatten and the linear layer as oneDNN
+// later), then the Relu or Clip; pooling, the global average, Flatten and the linear layer as oneDNN
 // primitives. Both read the same input; the outputs are compared.
 #include <cmath>
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -49,6 +51,13 @@ using tag = memory::format_tag;
 using dt = memory::data_type;
 
 // The graph as oneDNN primitives, built once; run() executes them in order.
+// The operator kind a time is added under: grouped convolutions (MobileNet's depthwise
+// layers) apart from the others.
+std::string op_label(const Node& n) {
+  const std::string op = weft::compiler::graph::op_name(n.kind);
+  return n.kind == OpKind::Conv && n.get_int("group", 1) > 1 ? op + " (grouped)" : op;
+}
+
 class OneDnnGraph {
  public:
   OneDnnGraph(const Graph& g, const std::vector<float>& input) : g_(g), eng_(dnnl::engine::kind::cpu, 0), strm_(eng_) {
@@ -126,27 +135,61 @@ class OneDnnGraph {
     const std::string where = "node '" + n.name + "' (" + weft::compiler::graph::op_name(n.kind) + ")";
     switch (n.kind) {
       case OpKind::Conv: conv(n, where); break;
-      case OpKind::Relu: eltwise(n); break;
+      case OpKind::Relu:
+      case OpKind::Clip: eltwise(n, where); break;
       case OpKind::Add: add(n, where); break;
       case OpKind::MaxPool:
       case OpKind::GlobalAveragePool: pool(n); break;
       case OpKind::Flatten: flatten(n); break;
       case OpKind::Gemm: gemm(n, where); break;
       default: throw UserError(where + " has no oneDNN mapping in this benchmark (CNNs of Conv, "
-                               "Relu, Add, MaxPool, GlobalAveragePool, Flatten and Gemm)");
+                               "Relu, Clip, Add, MaxPool, GlobalAveragePool, Flatten and Gemm)");
     }
   }
 
+  // A Relu (lo 0, hi +inf) or a Clip of constant bounds as oneDNN's clip: false for a Clip
+  // whose bounds are computed.
+  bool clip_bounds(const Node& n, float* lo, float* hi) const {
+    const float inf = std::numeric_limits<float>::infinity();
+    *lo = n.kind == OpKind::Relu ? 0.0f : static_cast<float>(n.get_float("min", -inf));
+    *hi = n.kind == OpKind::Relu ? inf : static_cast<float>(n.get_float("max", inf));
+    for (size_t k = 1; k < 3 && k < n.inputs.size(); ++k) {
+      if (n.inputs[k] == weft::compiler::graph::kNone) continue;
+      const auto& b = g_.value(n.inputs[k]);
+      if (!b.is_constant() || b.type.dtype != weft::compiler::graph::DType::F32) return false;
+      (k == 1 ? *lo : *hi) = b.data->f32()[0];
+    }
+    return true;
+  }
+  // The Relu or constant-bound Clip that is `v`'s only reader, its bounds at lo, hi.
+  const Node* clip_reader(ValueId v, float* lo, float* hi) const {
+    const Node* r = only_reader(v, OpKind::Relu);
+    if (!r) r = only_reader(v, OpKind::Clip);
+    return r && clip_bounds(*r, lo, hi) ? r : nullptr;
+  }
+  void append_clip(dnnl::post_ops& po, float lo, float hi) {
+    if (lo == 0.0f && std::isinf(hi))
+      po.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+    else
+      po.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, lo, hi);
+  }
+
   void conv(const Node& n, const std::string& where) {
-    if (n.get_int("group", 1) != 1) throw UserError(where + ": grouped convolutions are not mapped");
     const ValueId x = n.inputs[0], w = n.inputs[1], y = n.outputs[0];
     const auto st = n.get_ints("strides", {1, 1}), p = n.get_ints("pads", {0, 0, 0, 0});
     const bool has_bias = n.inputs.size() > 2 && n.inputs[2] != weft::compiler::graph::kNone;
-    const memory::desc src_any(dims(x), dt::f32, tag::any), w_any(dims(w), dt::f32, tag::any),
+    // Grouped (depthwise: G = C = O) as oneDNN's grouped weights [G, O/G, C/G, KH, KW]: the
+    // same bytes as ONNX's [O, C/G, KH, KW].
+    const int64_t group = n.get_int("group", 1);
+    memory::dims wd = dims(w);
+    if (group < 1 || wd[0] % group) throw UserError(where + ": group does not divide the output channels");
+    if (group > 1) wd = {group, wd[0] / group, wd[1], wd[2], wd[3]};
+    const memory::desc src_any(dims(x), dt::f32, tag::any), w_any(wd, dt::f32, tag::any),
         dst_any(dims(y), dt::f32, tag::any);
     const memory::desc bias_md = has_bias ? memory::desc({dims(w)[0]}, dt::f32, tag::x) : memory::desc();
-    // Fusions: Relu as the only reader; Add(y, r) [-> Relu] as a sum onto r.
+    // Fusions: a Relu or Clip as the only reader; Add(y, r) [-> Relu/Clip] as a sum onto r.
     dnnl::post_ops po;
+    float lo = 0.0f, hi = 0.0f;
     std::vector<ValueId> aliases;
     ValueId residual = weft::compiler::graph::kNone;
     if (const Node* a = only_reader(y, OpKind::Add)) {
@@ -156,14 +199,14 @@ class OneDnnGraph {
         po.append_sum(1.0f);
         skipped_.insert(a->id);
         aliases.push_back(a->outputs[0]);
-        if (const Node* rl = only_reader(a->outputs[0], OpKind::Relu)) {
-          po.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+        if (const Node* rl = clip_reader(a->outputs[0], &lo, &hi)) {
+          append_clip(po, lo, hi);
           skipped_.insert(rl->id);
           aliases.push_back(rl->outputs[0]);
         }
       }
-    } else if (const Node* rl = only_reader(y, OpKind::Relu)) {
-      po.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+    } else if (const Node* rl = clip_reader(y, &lo, &hi)) {
+      append_clip(po, lo, hi);
       skipped_.insert(rl->id);
       aliases.push_back(rl->outputs[0]);
     }
@@ -175,7 +218,7 @@ class OneDnnGraph {
     dnnl::convolution_forward::primitive_desc pd(d, attr, eng_);
     memory src = as(mem_.at(x), pd.src_desc(), "Conv");
     memory wm(pd.weights_desc(), eng_);
-    memory wplain = over({dims(w), dt::f32, tag::oihw}, constant(w));
+    memory wplain = over({wd, dt::f32, group > 1 ? tag::goihw : tag::oihw}, constant(w));
     dnnl::reorder(wplain, wm).execute(strm_, wplain, wm);
     memory bm;
     if (has_bias) {
@@ -213,19 +256,23 @@ class OneDnnGraph {
     dnnl::convolution_forward prim(pd);
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_DST, dst}};
     if (has_bias) args[DNNL_ARG_BIAS] = bm;
-    steps_.push_back({"Conv", [this, prim, args]() { prim.execute(strm_, args); }});
+    steps_.push_back({op_label(n), [this, prim, args]() { prim.execute(strm_, args); }});
     mem_[y] = dst;
     for (ValueId a : aliases) mem_[a] = dst;
   }
 
-  void eltwise(const Node& n) {
+  void eltwise(const Node& n, const std::string& where) {
     const memory x = mem_.at(n.inputs[0]);
-    dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::eltwise_relu,
-                                  x.get_desc(), 0.0f, 0.0f);
+    float lo = 0.0f, hi = 0.0f;
+    if (!clip_bounds(n, &lo, &hi)) throw UserError(where + ": a Clip of computed bounds is not mapped");
+    const bool relu = lo == 0.0f && std::isinf(hi);
+    dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference,
+                                  relu ? dnnl::algorithm::eltwise_relu : dnnl::algorithm::eltwise_clip,
+                                  x.get_desc(), relu ? 0.0f : lo, relu ? 0.0f : hi);
     dnnl::eltwise_forward::primitive_desc pd(d, eng_);
     memory y(pd.dst_desc(), eng_);
     dnnl::eltwise_forward prim(pd);
-    steps_.push_back({"Relu", [this, prim, x, y]() {
+    steps_.push_back({weft::compiler::graph::op_name(n.kind), [this, prim, x, y]() {
                         prim.execute(strm_, {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, y}});
                       }});
     mem_[n.outputs[0]] = y;
@@ -356,7 +403,9 @@ int run(int argc, char** argv) {
     d_cpu.push_back(b.cpu());
     d_wall.push_back(b.wall());
   }
-  for (const rg::NodeRecord& n : last.nodes) weft_ops[n.op] += n.seconds;
+  std::map<std::string, std::string> label;
+  for (NodeId id : g.topo_order()) label[g.node(id).name] = op_label(g.node(id));
+  for (const rg::NodeRecord& n : last.nodes) weft_ops[label.at(n.name)] += n.seconds;
   onednn.run(&dnnl_ops);
   const std::vector<float>& ref = onednn.run();
   const rg::HostArray& y = last.outputs.at(0);

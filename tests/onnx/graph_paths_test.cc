@@ -138,6 +138,51 @@ TEST(OnnxGraph, AResidualBlockOnLlvmFoldsItsAddAndActivationsAndMatchesFloat64) 
   });
 }
 
+// MobileNet V2's inverted residual on 20 channels (not whole blocks of 16), batch 2: a depthwise
+// conv of the plain input (re-blocked with a partial block) -> ReLU6, then the block: a 1x1
+// expansion to 40 -> ReLU6 -> a 3x3 depthwise conv (group 40, with a bias) -> ReLU6 -> a 1x1
+// projection -> the residual Add; then a strided depthwise conv with asymmetric pads (as
+// TensorFlow's SAME writes them). The depthwise convs run in channel blocks (the one in the
+// block reads the expansion's blocks as they are) with their bias and ReLU6 in the kernel,
+// every Clip and the Add folded ("fused"); the float64 reference's values, three runs.
+TEST(OnnxGraph, AnInvertedResidualBlockOnLlvmRunsItsDepthwiseConvsInBlocksAndMatchesFloat64) {
+  namespace cg = compiler::graph;
+  cg::Graph g("inverted_residual");
+  auto random_f32 = [](int64_t count, uint32_t s) {
+    std::mt19937 rng(s);
+    std::normal_distribution<float> d(0.0f, 0.3f);
+    std::vector<float> v(static_cast<size_t>(count));
+    for (float& x : v) x = d(rng);
+    return cg::ConstData::from_f32(v);
+  };
+  auto depthwise = [&](const std::string& name, cg::ValueId in, int64_t c, int64_t stride,
+                       std::vector<int64_t> pads, uint32_t seed) {
+    const cg::ValueId w = g.add_constant(name + ".w", cg::TensorType(DType::F32, {c, 1, 3, 3}),
+                                         random_f32(c * 9, seed));
+    const cg::ValueId b =
+        g.add_constant(name + ".b", cg::TensorType(DType::F32, {c}), random_f32(c, seed + 1));
+    return g.add_op(OpKind::Conv, name, {in, w, b},
+                    {{"group", c},
+                     {"strides", std::vector<int64_t>{stride, stride}},
+                     {"pads", pads},
+                     {"kernel_shape", std::vector<int64_t>{3, 3}}});
+  };
+  const cg::ValueId lo = g.add_constant("lo", cg::TensorType(DType::F32, {}), cg::ConstData::from_f32({0.0f}));
+  const cg::ValueId hi = g.add_constant("hi", cg::TensorType(DType::F32, {}), cg::ConstData::from_f32({0.6f}));
+  auto relu6 = [&](const std::string& name, cg::ValueId v) {
+    return g.add_op(OpKind::Clip, name, {v, lo, hi});
+  };
+  const cg::ValueId x = g.add_input("x", cg::TensorType(DType::F32, {2, 20, 9, 11}));
+  const cg::ValueId r = relu6("dw0.clip", depthwise("dw0", x, 20, 1, {1, 1, 1, 1}, 2));
+  const cg::ValueId e = relu6("e.clip", add_conv(g, "expand", r, 20, 40, 1, 1, 3));
+  const cg::ValueId d = relu6("dw.clip", depthwise("dw", e, 40, 1, {1, 1, 1, 1}, 5));
+  const cg::ValueId sum = g.add_op(OpKind::Add, "add", {r, add_conv(g, "project", d, 40, 20, 1, 1, 7)});
+  g.set_outputs({depthwise("dw2", sum, 20, 2, {0, 0, 1, 1}, 9)});
+  expect_runs_match_f64(g, 41, [](const rt::graph::NodeRecord& rec) {
+    return rec.op == "Conv" ? "llvm" : "fused";
+  });
+}
+
 TEST(OnnxGraph, SmallCnnOnLlvmMatchesFloat64) { expect_matches_reference("small_cnn", 3); }
 
 TEST(OnnxGraph, ResNet18OnLlvmMatchesFloat64) { expect_matches_reference("resnet18", 1); }

@@ -431,14 +431,14 @@ class BlockingKernels final : public DecliningKernels<T> {
   explicit BlockingKernels(bool fold) : fold_(fold) {}
   int convs = 0, residuals = 0, clips = 0;
   bool conv2d_blocked(NodeId, bool, const HostValue<T>& x, const T* w, const T* bias,
-                      HostValue<T>& y, const Window2d& s, int64_t o,
+                      HostValue<T>& y, const Window2d& s, int64_t o, int64_t group,
                       ConvEpilogue<T>& ep) override {
     ++convs;
     std::vector<T> plain = x.f;
     if (x.cblock)
       unblock_channels_kernel<T>(x.f.data(), plain.data(), s.n, s.c, s.h * s.w, x.cblock);
     std::vector<T> out(static_cast<size_t>(s.n * o * s.oh * s.ow));
-    conv2d_kernel<T>(plain.data(), w, bias, out.data(), s, o, 1);
+    conv2d_kernel<T>(plain.data(), w, bias, out.data(), s, o, group);
     const int64_t cb = 2, blocks = (o + cb - 1) / cb, plane = s.oh * s.ow;
     y.cblock = cb;
     y.f.assign(static_cast<size_t>(s.n * blocks * plane * cb), T(-99));

@@ -5,12 +5,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "compiler/ops/cpu/blocked_ops.h"
 #include "compiler/ops/cpu/conv2d.h"
 #include "compiler/ops/cpu/dense.h"
+#include "compiler/ops/cpu/depthwise_conv.h"
 #include "compiler/ops/cpu/grouped_conv.h"
 #include "compiler/ops/cpu/layout.h"
 #include "compiler/ops/op_args.h"
@@ -305,6 +308,72 @@ TEST(CpuGroupedConv, EachGroupIsTheDenseReferenceOfItsChannels) {
     }
   }
   EXPECT_THROW(grouped_conv2d(GroupedConv{1, 6, 5, 5, 6, 4, 3, 3, 1, 1, 1, 1, 5, 5}), UserError);
+}
+
+// The depthwise conv on channel blocks against a scalar loop over each channel: a partial last
+// block (its spare input lanes hold garbage the zero weights must not let through), strides 1
+// and 2, symmetric, asymmetric and no padding, 3x3, 5x5 and 1x3 kernels, widths that take a
+// register tile of 7 columns and a prime one, batch 2; the kernel's own epilogue (bias, then a
+// ReLU6 or a ReLU) on every other shape.
+TEST(CpuDepthwiseConv, EachChannelIsItsOwnWindowSum) {
+  std::mt19937 rng(43);
+  const int64_t B = kDepthwiseBlock;
+  int index = 0;
+  for (DepthwiseConv d :
+       {DepthwiseConv{2, 40, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 14, 14},
+        DepthwiseConv{1, 16, 15, 15, 3, 3, 2, 2, 1, 1, 1, 1, 8, 8},
+        DepthwiseConv{2, 24, 11, 13, 5, 5, 2, 2, 2, 2, 2, 2, 6, 7},
+        DepthwiseConv{1, 8, 9, 9, 3, 3, 2, 2, 0, 0, 1, 1, 4, 4},
+        DepthwiseConv{1, 32, 6, 17, 1, 3, 1, 1, 0, 1, 0, 1, 6, 17},
+        DepthwiseConv{1, 16, 7, 7, 3, 3, 1, 1, 0, 0, 0, 0, 5, 5}}) {
+    if (index++ % 2) {
+      d.bias = d.clip = true;
+      d.lo = 0.0f;
+      d.hi = index % 4 == 2 ? 0.5f : std::numeric_limits<float>::infinity();
+    }
+    SCOPED_TRACE(d.str());
+    const int64_t nb = d.blocks(), plane = d.h * d.w, oplane = d.oh * d.ow, taps = d.kh * d.kw;
+    const auto x = random_vector<float>(static_cast<size_t>(d.n * d.c * plane), rng);
+    const auto w = random_vector<float>(static_cast<size_t>(d.c * taps), rng);
+    std::vector<float> xb(static_cast<size_t>(d.n * nb * plane * B), 1e30f);
+    for (int64_t i = 0; i < d.n; ++i)
+      for (int64_t ch = 0; ch < d.c; ++ch)
+        for (int64_t p = 0; p < plane; ++p)
+          xb[static_cast<size_t>(((i * nb + ch / B) * plane + p) * B + ch % B)] =
+              x[static_cast<size_t>((i * d.c + ch) * plane + p)];
+    std::vector<float> wb = pack_depthwise_weights(w.data(), d.c, d.kh, d.kw);
+    const auto bias = random_vector<float>(static_cast<size_t>(d.c), rng);
+    std::vector<float> bb = pack_depthwise_weights(bias.data(), d.c, 1, 1);
+    std::vector<float> yb(static_cast<size_t>(d.n * nb * oplane * B), -7.0f);
+    CpuKernel kernel(depthwise_conv2d(d));
+    ThreadPool pool(2);
+    if (d.bias)
+      kernel.run({xb.data(), wb.data(), bb.data(), yb.data()}, &pool);
+    else
+      kernel.run({xb.data(), wb.data(), yb.data()}, &pool);
+    std::vector<float> got, want;
+    for (int64_t i = 0; i < d.n; ++i)
+      for (int64_t ch = 0; ch < d.c; ++ch)
+        for (int64_t oy = 0; oy < d.oh; ++oy)
+          for (int64_t ox = 0; ox < d.ow; ++ox) {
+            double sum = 0;
+            for (int64_t ky = 0; ky < d.kh; ++ky)
+              for (int64_t kx = 0; kx < d.kw; ++kx) {
+                const int64_t iy = oy * d.sh + ky - d.pt, ix = ox * d.sw + kx - d.pl;
+                if (iy < 0 || iy >= d.h || ix < 0 || ix >= d.w) continue;
+                sum += double(x[static_cast<size_t>(((i * d.c + ch) * d.h + iy) * d.w + ix)]) *
+                       w[static_cast<size_t>(ch * taps + ky * d.kw + kx)];
+              }
+            if (d.bias) sum += bias[static_cast<size_t>(ch)];
+            if (d.clip) sum = std::min(std::max(sum, double(d.lo)), double(d.hi));
+            want.push_back(static_cast<float>(sum));
+            got.push_back(yb[static_cast<size_t>(((i * nb + ch / B) * oplane + oy * d.ow + ox) * B + ch % B)]);
+          }
+    expect_close(got, want, double(taps), "depthwise");
+  }
+  // Outputs that would read past the padded input, a zero stride.
+  EXPECT_THROW(depthwise_conv2d(DepthwiseConv{1, 16, 5, 5, 3, 3, 1, 1, 1, 1, 1, 1, 6, 5}), UserError);
+  EXPECT_THROW(depthwise_conv2d(DepthwiseConv{1, 16, 5, 5, 3, 3, 0, 1, 1, 1, 1, 1, 5, 5}), UserError);
 }
 
 // Elementwise, pooling and epilogue operators on a blocked shape with an awkward width.
