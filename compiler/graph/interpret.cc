@@ -193,10 +193,54 @@ void pool(Op<T>& op) {
 
 template <typename T>
 void global_avg_pool(Op<T>& op) {
+  const HostValue<T>& held = op.stored(0);
+  if (held.cblock) {
+    // Read in its blocks (the squeeze of a squeeze-and-excite block converts nothing): the
+    // overrides' mean per (image, block, lane) over the plane, then the C real lanes to [N, C];
+    // or the loop.
+    const int64_t n = held.shape[0], c = held.shape[1], cb = held.cblock, blocks = (c + cb - 1) / cb;
+    const int64_t plane = held.elements() / (n * c);
+    std::vector<T> means(static_cast<size_t>(n * blocks * cb));
+    if (op.over && op.over->reduce_mean(held.f.data(), {n * blocks, plane, cb},
+                                        {false, true, false}, means.data())) {
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t k = 0; k < c; ++k)
+          op.y.f[static_cast<size_t>(i * c + k)] =
+              means[static_cast<size_t>((i * blocks + k / cb) * cb + k % cb)];
+      return;
+    }
+    global_avg_pool_blocked_kernel<T>(held.f.data(), op.y.f.data(), n, c, plane, cb);
+    return;
+  }
   const HostValue<T>& x = op.in(0);
   const int64_t planes = x.shape[0] * x.shape[1], plane = x.elements() / planes;
   if (op.over && op.over->global_avg_pool(x.f.data(), op.y.f.data(), planes, plane)) return;
   global_avg_pool_kernel<T>(x.f.data(), op.y.f.data(), planes, plane);
+}
+
+// `v` as one value per (image, channel) of a blocked [N, C, spatial...] `shape` in its blocks of
+// `cb`: [N or 1, ceil(C / cb), 1, cb] (spare lanes 0), its shape at `vs`; v's own storage when
+// it is held so already (a convolution's [N, C, 1, 1] output), else packed at `scratch`. Null
+// unless v's shape broadcasts so (a squeeze-and-excite scale [N, C, 1, 1], a bias [C, 1, 1]).
+template <typename T>
+const T* per_channel_in_blocks(const HostValue<T>& v, const std::vector<int64_t>& shape,
+                               int64_t cb, std::vector<T>& scratch, std::vector<int64_t>& vs) {
+  const size_t rank = shape.size();
+  if (rank < 3 || v.shape.size() > rank || (v.cblock && v.cblock != cb)) return nullptr;
+  std::vector<int64_t> d(rank - v.shape.size(), 1);  // right-aligned to the rank of `shape`
+  d.insert(d.end(), v.shape.begin(), v.shape.end());
+  const int64_t n = shape[0], c = shape[1], blocks = (c + cb - 1) / cb;
+  if ((d[0] != 1 && d[0] != n) || (d[1] != 1 && d[1] != c)) return nullptr;
+  for (size_t k = 2; k < rank; ++k)
+    if (d[k] != 1) return nullptr;
+  vs = {d[0], blocks, 1, cb};
+  if (v.cblock) return d[1] == c ? v.f.data() : nullptr;
+  scratch.assign(static_cast<size_t>(d[0] * blocks * cb), T(0));
+  for (int64_t i = 0; i < d[0]; ++i)
+    for (int64_t k = 0; k < c; ++k)
+      scratch[static_cast<size_t>((i * blocks + k / cb) * cb + k % cb)] =
+          v.f[static_cast<size_t>(i * d[1] + (d[1] == 1 ? 0 : k))];
+  return scratch.data();
 }
 
 // Add, Sub, Mul, Div, Pow on floats, broadcasting.
@@ -204,14 +248,39 @@ template <typename T>
 void binary(Op<T>& op, ops::BinaryFn f) {
   const HostValue<T>& ha = op.stored(0);
   const HostValue<T>& hb = op.stored(1);
+  auto run = [&](const T* a, const std::vector<int64_t>& as, const T* b,
+                 const std::vector<int64_t>& bs, const std::vector<int64_t>& ys) {
+    if (op.over && op.over->binary(f, a, as, b, bs, op.y.f.data(), ys)) return;
+    broadcast_kernel<T>(a, as, b, bs, op.y.f.data(), ys,
+                        [f](T u, T v) { return ops::apply<T>(f, u, v); });
+  };
   if (ha.cblock && ha.cblock == hb.cblock && ha.shape == hb.shape) {
     // Operands of one shape in the same blocks: element by element, the blocks stay.
     const std::vector<int64_t> flat{static_cast<int64_t>(ha.f.size())};
     op.y.cblock = ha.cblock;
     op.y.f.resize(ha.f.size());
-    if (op.over && op.over->binary(f, ha.f.data(), flat, hb.f.data(), flat, op.y.f.data(), flat)) return;
-    broadcast_kernel<T>(ha.f.data(), flat, hb.f.data(), flat, op.y.f.data(), flat,
-                        [f](T u, T v) { return ops::apply<T>(f, u, v); });
+    run(ha.f.data(), flat, hb.f.data(), flat, flat);
+    return;
+  }
+  // One operand in blocks, the other one value per channel (a squeeze-and-excite scale): the
+  // blocks stay, the other operand broadcast over each block's positions.
+  const bool a_full = ha.cblock && ha.shape == op.y.shape;
+  const HostValue<T>& blocked = a_full ? ha : hb;
+  const HostValue<T>& other = a_full ? hb : ha;
+  std::vector<T> scratch;
+  std::vector<int64_t> ls;
+  const T* lanes = blocked.cblock && blocked.shape == op.y.shape
+                       ? per_channel_in_blocks(other, blocked.shape, blocked.cblock, scratch, ls)
+                       : nullptr;
+  if (lanes) {
+    const int64_t cb = blocked.cblock, n = blocked.shape[0];
+    const std::vector<int64_t> bs{n, ls[1], static_cast<int64_t>(blocked.f.size()) / (n * ls[1] * cb), cb};
+    op.y.cblock = cb;
+    op.y.f.resize(blocked.f.size());
+    if (&blocked == &ha)
+      run(ha.f.data(), bs, lanes, ls, bs);
+    else
+      run(lanes, ls, hb.f.data(), bs, bs);
     return;
   }
   const HostValue<T>& a = op.in(0);
@@ -229,8 +298,14 @@ void binary(Op<T>& op, ops::BinaryFn f) {
 // Sigmoid, Tanh, Erf, Sqrt, HardSigmoid, HardSwish, Gelu.
 template <typename T>
 void unary(Op<T>& op, const ops::Unary& u) {
-  const HostValue<T>& x = op.in(0);
-  const int64_t count = x.elements();
+  const HostValue<T>& held = op.stored(0);
+  // Element-wise: a value in channel blocks stays in them (its spare lanes computed too).
+  const HostValue<T>& x = held.cblock ? held : op.in(0);
+  const int64_t count = held.cblock ? static_cast<int64_t>(held.f.size()) : x.elements();
+  if (held.cblock) {
+    op.y.cblock = held.cblock;
+    op.y.f.resize(held.f.size());
+  }
   if (op.over && op.over->unary(u, x.f.data(), op.y.f.data(), count)) return;
   for (int64_t i = 0; i < count; ++i) op.y.f[i] = ops::apply<T>(u, x.f[i]);
 }

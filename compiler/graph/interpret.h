@@ -19,8 +19,9 @@
 //
 // With KernelOverrides, a convolution's output may be held in channel blocks
 // (HostValue::cblock) and passed on as it is to the readers that keep blocks (Conv, Relu, Clip,
-// MaxPool, Add/Sub/Mul/Div/Pow of two operands in the same shape and blocks); every other
-// reader sees the logical layout (value() converts it). A Relu or an Add that only reads a
+// the unary functions (Sigmoid, HardSigmoid, ...), MaxPool, Add/Sub/Mul/Div/Pow of two operands
+// in the same shape and blocks or of one in blocks and one value per channel) or read them
+// (GlobalAveragePool); every other reader sees the logical layout (value() converts it). A Relu or an Add that only reads a
 // convolution's output (or a Clip of constant bounds) may be folded into it (ConvEpilogue): the
 // overrides compute them in the convolution's output pass.
 #pragma once

@@ -372,6 +372,21 @@ void global_avg_pool_kernel(const T* x, T* y, int64_t nc, int64_t plane) {
   }
 }
 
+/// global_avg_pool_kernel of x held in channel blocks of `cb` ([N, ceil(C / cb), plane, cb]:
+/// HostValue::cblock) to y [N, C]: the same sums in the same order, lane by lane.
+template <typename T>
+void global_avg_pool_blocked_kernel(const T* x, T* y, int64_t n, int64_t c, int64_t plane,
+                                    int64_t cb) {
+  const int64_t blocks = (c + cb - 1) / cb;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t k = 0; k < c; ++k) {
+      const T* from = x + ((i * blocks + k / cb) * plane) * cb + k % cb;
+      double sum = 0;
+      for (int64_t p = 0; p < plane; ++p) sum += from[p * cb];
+      y[i * c + k] = static_cast<T>(sum / static_cast<double>(plane));
+    }
+}
+
 /// x held in channel blocks of `cb` ([N, ceil(C / cb), spatial, cb]: HostValue::cblock) to its
 /// logical layout [N, C, spatial] at y; `plane` is the spatial size.
 template <typename T>

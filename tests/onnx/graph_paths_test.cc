@@ -85,6 +85,29 @@ compiler::graph::ValueId add_conv(compiler::graph::Graph& g, const std::string& 
                    {"kernel_shape", std::vector<int64_t>{k, k}}});
 }
 
+// A depthwise 3x3 conv of `in` (c channels) with a bias, `pads` as ONNX's four.
+compiler::graph::ValueId add_depthwise(compiler::graph::Graph& g, const std::string& name,
+                                       compiler::graph::ValueId in, int64_t c, int64_t stride,
+                                       const std::vector<int64_t>& pads, uint32_t seed) {
+  namespace cg = compiler::graph;
+  auto random_f32 = [](int64_t count, uint32_t s) {
+    std::mt19937 rng(s);
+    std::normal_distribution<float> d(0.0f, 0.3f);
+    std::vector<float> v(static_cast<size_t>(count));
+    for (float& x : v) x = d(rng);
+    return cg::ConstData::from_f32(v);
+  };
+  const cg::ValueId w = g.add_constant(name + ".w", cg::TensorType(DType::F32, {c, 1, 3, 3}),
+                                       random_f32(c * 9, seed));
+  const cg::ValueId b =
+      g.add_constant(name + ".b", cg::TensorType(DType::F32, {c}), random_f32(c, seed + 1));
+  return g.add_op(OpKind::Conv, name, {in, w, b},
+                  {{"group", c},
+                   {"strides", std::vector<int64_t>{stride, stride}},
+                   {"pads", pads},
+                   {"kernel_shape", std::vector<int64_t>{3, 3}}});
+}
+
 // Three runs of `g` on one LlvmGraphRunner (inputs from `seed` on, each through the storage of
 // the run before) against the float64 reference, within 1e-5; each node's engine is what
 // `engine_of` names for it.
@@ -148,39 +171,42 @@ TEST(OnnxGraph, AResidualBlockOnLlvmFoldsItsAddAndActivationsAndMatchesFloat64) 
 TEST(OnnxGraph, AnInvertedResidualBlockOnLlvmRunsItsDepthwiseConvsInBlocksAndMatchesFloat64) {
   namespace cg = compiler::graph;
   cg::Graph g("inverted_residual");
-  auto random_f32 = [](int64_t count, uint32_t s) {
-    std::mt19937 rng(s);
-    std::normal_distribution<float> d(0.0f, 0.3f);
-    std::vector<float> v(static_cast<size_t>(count));
-    for (float& x : v) x = d(rng);
-    return cg::ConstData::from_f32(v);
-  };
-  auto depthwise = [&](const std::string& name, cg::ValueId in, int64_t c, int64_t stride,
-                       std::vector<int64_t> pads, uint32_t seed) {
-    const cg::ValueId w = g.add_constant(name + ".w", cg::TensorType(DType::F32, {c, 1, 3, 3}),
-                                         random_f32(c * 9, seed));
-    const cg::ValueId b =
-        g.add_constant(name + ".b", cg::TensorType(DType::F32, {c}), random_f32(c, seed + 1));
-    return g.add_op(OpKind::Conv, name, {in, w, b},
-                    {{"group", c},
-                     {"strides", std::vector<int64_t>{stride, stride}},
-                     {"pads", pads},
-                     {"kernel_shape", std::vector<int64_t>{3, 3}}});
-  };
   const cg::ValueId lo = g.add_constant("lo", cg::TensorType(DType::F32, {}), cg::ConstData::from_f32({0.0f}));
   const cg::ValueId hi = g.add_constant("hi", cg::TensorType(DType::F32, {}), cg::ConstData::from_f32({0.6f}));
   auto relu6 = [&](const std::string& name, cg::ValueId v) {
     return g.add_op(OpKind::Clip, name, {v, lo, hi});
   };
   const cg::ValueId x = g.add_input("x", cg::TensorType(DType::F32, {2, 20, 9, 11}));
-  const cg::ValueId r = relu6("dw0.clip", depthwise("dw0", x, 20, 1, {1, 1, 1, 1}, 2));
+  const cg::ValueId r = relu6("dw0.clip", add_depthwise(g, "dw0", x, 20, 1, {1, 1, 1, 1}, 2));
   const cg::ValueId e = relu6("e.clip", add_conv(g, "expand", r, 20, 40, 1, 1, 3));
-  const cg::ValueId d = relu6("dw.clip", depthwise("dw", e, 40, 1, {1, 1, 1, 1}, 5));
+  const cg::ValueId d = relu6("dw.clip", add_depthwise(g, "dw", e, 40, 1, {1, 1, 1, 1}, 5));
   const cg::ValueId sum = g.add_op(OpKind::Add, "add", {r, add_conv(g, "project", d, 40, 20, 1, 1, 7)});
-  g.set_outputs({depthwise("dw2", sum, 20, 2, {0, 0, 1, 1}, 9)});
+  g.set_outputs({add_depthwise(g, "dw2", sum, 20, 2, {0, 0, 1, 1}, 9)});
   expect_runs_match_f64(g, 41, [](const rt::graph::NodeRecord& rec) {
     return rec.op == "Conv" ? "llvm" : "fused";
   });
+}
+
+// EfficientNet's MBConv block on 24 channels: a 1x1 expansion to 40 -> SiLU (Sigmoid, Mul) ->
+// a depthwise 3x3 -> SiLU -> squeeze-and-excite (GlobalAveragePool, a 1x1 conv to 8, SiLU, a
+// 1x1 conv back to 40, Sigmoid, Mul by the scale) -> a 1x1 projection. The activations, the
+// pool and the excitation's Mul read the blocks (no conversion); every node on an LLVM kernel;
+// the float64 reference's values, three runs.
+TEST(OnnxGraph, AnMBConvBlockOnLlvmKeepsItsBlocksThroughSiluAndSqueezeExcite) {
+  namespace cg = compiler::graph;
+  cg::Graph g("mbconv");
+  auto silu = [&](const std::string& name, cg::ValueId v) {
+    return g.add_op(OpKind::Mul, name + ".mul", {v, g.add_op(OpKind::Sigmoid, name, {v})});
+  };
+  const cg::ValueId x = g.add_input("x", cg::TensorType(DType::F32, {1, 24, 10, 10}));
+  const cg::ValueId e = silu("e.silu", add_conv(g, "expand", x, 24, 40, 1, 1, 3));
+  const cg::ValueId d = silu("dw.silu", add_depthwise(g, "dw", e, 40, 1, {1, 1, 1, 1}, 5));
+  const cg::ValueId pooled = g.add_op(OpKind::GlobalAveragePool, "se.pool", {d});
+  const cg::ValueId squeezed = silu("se.silu", add_conv(g, "se.reduce", pooled, 40, 8, 1, 1, 7));
+  const cg::ValueId scale = g.add_op(OpKind::Sigmoid, "se.gate", {add_conv(g, "se.expand", squeezed, 8, 40, 1, 1, 9)});
+  const cg::ValueId excited = g.add_op(OpKind::Mul, "se.excite", {d, scale});
+  g.set_outputs({add_conv(g, "project", excited, 40, 24, 1, 1, 11)});
+  expect_runs_match_f64(g, 51, [](const rt::graph::NodeRecord&) { return "llvm"; });
 }
 
 TEST(OnnxGraph, SmallCnnOnLlvmMatchesFloat64) { expect_matches_reference("small_cnn", 3); }

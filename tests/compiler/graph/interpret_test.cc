@@ -506,6 +506,47 @@ TYPED_TEST(Interpret, ValuesInChannelBlocksPassThroughElementWiseNodesAndReachOt
   }
 }
 
+// EfficientNet's SiLU and squeeze-and-excite on blocked values: conv -> Sigmoid -> Mul(conv,
+// sigmoid) -> GlobalAveragePool -> 1x1 conv -> HardSigmoid -> Mul(scale, x) (the per-channel
+// operand first, itself held in blocks) -> Div by a plain per-channel constant [3, 1, 1] ->
+// Sub from a per-image [1, 3, 1, 1] input. The unary functions and the per-channel binaries
+// keep the blocks (spare lanes included) and the pool reads them: the plain loops' values, bit
+// for bit.
+TYPED_TEST(Interpret, ActivationsAndPerChannelScalesKeepChannelBlocks) {
+  Graph g;
+  const ValueId x = g.add_input("x", TensorType(DType::F32, {1, 2, 2, 3}));
+  const ValueId z = g.add_input("z", TensorType(DType::F32, {1, 3, 1, 1}));
+  const ValueId c1 = g.add_op(
+      OpKind::Conv, "c1",
+      {x, f32_const(g, "w1", {3, 2, 1, 1}, {1, -1, 2, 0.5, -1, 3}), f32_const(g, "b1", {3}, {0.5, -1, 2})});
+  const ValueId s1 = g.add_op(OpKind::Sigmoid, "s1", {c1});
+  const ValueId silu = g.add_op(OpKind::Mul, "silu", {c1, s1});
+  const ValueId gap = g.add_op(OpKind::GlobalAveragePool, "gap", {silu});
+  const ValueId c2 = g.add_op(
+      OpKind::Conv, "c2",
+      {gap, f32_const(g, "w2", {3, 3, 1, 1}, {0.5, -1, 0.25, 2, 1, -0.5, -2, 0.75, 1}),
+       f32_const(g, "b2", {3}, {0.1f, -0.2f, 0.3f})});
+  const ValueId scale = g.add_op(OpKind::HardSigmoid, "hsig", {c2}, {{"alpha", 0.2}, {"beta", 0.5}});
+  const ValueId excited = g.add_op(OpKind::Mul, "excite", {scale, silu});
+  const ValueId divided = g.add_op(OpKind::Div, "div", {excited, f32_const(g, "d", {3, 1, 1}, {2, -4, 0.5})});
+  g.set_outputs({g.add_op(OpKind::Sub, "sub", {z, divided})});
+  HostValue<TypeParam> in, zin;
+  in.shape = {1, 2, 2, 3};
+  in.f = {1, -2, 3, -4, 0.5, 2, -1, 1, 0.25, -3, 1.5, 2};
+  zin.shape = {1, 3, 1, 1};
+  zin.f = {0.5, -1, 2};
+  const auto want = Interpreter<TypeParam>(g).run({in, zin});
+  BlockingKernels<TypeParam> blocking(false);
+  Interpreter<TypeParam> interp(g, &blocking);
+  for (int round = 0; round < 2; ++round) {
+    const auto got = interp.run({in, zin});
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0].cblock, 0);
+    EXPECT_EQ(got[0].f, want[0].f) << "run " << round;
+    for (ValueId v : {s1, silu, scale, excited, divided}) EXPECT_EQ(interp.stored(v).cblock, 2) << v;
+  }
+}
+
 TYPED_TEST(Interpret, AMatMulOffersBAsItIsWithItsNodeAndWhetherItIsConstant) {
   Graph g;
   const ValueId x = g.add_input("x", TensorType(DType::F32, {2, 1, 2}));
