@@ -1,6 +1,6 @@
 // Fuzz target: the graph pipeline as a differential test. The bytes build a random valid
 // float network (an NCHW input; convolutions of any kernel, stride and padding with or without
-// bias and batch norm, depthwise convolutions, ReLU and Clip, max and average pools, residual adds, channel concats, and
+// bias, groups and batch norm, depthwise convolutions, ReLU and Clip, max and average pools, residual adds, channel concats, and
 // optionally the classifier head: global average pool, flatten, Gemm) and pick a configuration.
 // Then:
 //   fp32: the LLVM CPU path (runtime/graph/cpu_graph.h) must agree with the float64 reference
@@ -95,14 +95,18 @@ class NetBuilder {
     k = std::min(k, std::min(h, w) + 2 * pad);
     if (keep_size) pad = k / 2;
     const int64_t oh = (h + 2 * pad - k) / stride + 1, ow = (w + 2 * pad - k) / stride + 1;
-    macs_ += s[0] * oc * oh * ow * s[1] * k * k;
-    const float a = std::sqrt(6.0f / static_cast<float>(s[1] * k * k));
-    std::vector<cg::ValueId> in = {x, constant({oc, s[1], k, k}, a)};
+    // Groups: a common divisor of the channels in and out (ResNeXt's grouped convs).
+    int64_t groups = f_.ConsumeIntegralInRange<int64_t>(1, 8);
+    while (s[1] % groups || oc % groups) --groups;
+    macs_ += s[0] * oc * oh * ow * (s[1] / groups) * k * k;
+    const float a = std::sqrt(6.0f / static_cast<float>(s[1] / groups * k * k));
+    std::vector<cg::ValueId> in = {x, constant({oc, s[1] / groups, k, k}, a)};
     if (f_.ConsumeBool()) in.push_back(constant({oc}, 0.1f));
     cg::ValueId y = g_.add_op(cg::OpKind::Conv, name("conv"), in,
                               {{"kernel_shape", std::vector<int64_t>{k, k}},
                                {"strides", std::vector<int64_t>{stride, stride}},
-                               {"pads", std::vector<int64_t>{pad, pad, pad, pad}}});
+                               {"pads", std::vector<int64_t>{pad, pad, pad, pad}},
+                               {"group", groups}});
     if (f_.ConsumeBool()) {
       y = g_.add_op(cg::OpKind::BatchNormalization, name("bn"),
                     {y, constant({oc}, 0.1f, 1.0f), constant({oc}, 0.1f),

@@ -90,8 +90,7 @@ void conv(Op<T>& op) {
   const int64_t o = ws[0], group = op.n.get_int("group", 1);
   const T* bias = op.has(2) ? op.in(2).f.data() : nullptr;
   const bool dense = group == 1 && s.sh == s.sw;
-  const bool depthwise = group > 1 && group == s.c && group == o;
-  if (op.over && s.dh == 1 && s.dw == 1 && (dense || depthwise)) {
+  if (op.over && s.dh == 1 && s.dw == 1 && (dense || group > 1)) {
     ConvEpilogue<T> ep = op.it.epilogue_for(op.n);
     if (op.over->conv2d_blocked(op.n.id, op.g.value(op.n.inputs[1]).is_constant(), op.stored(0),
                                 w, bias, op.y, s, o, group, ep)) {

@@ -79,8 +79,9 @@ class KernelOverrides {
   /// A conv with its bias (null: none) added, `x` as held (plain or in channel blocks), and
   /// `y` (shape set) left in the layout the caller chooses: it sets y.cblock and sizes y.f; it
   /// may also apply `epilogue` (and then sets epilogue.applied). Offered, before conv2d and
-  /// grouped_conv2d, for group 1 with equal strides and for depthwise convs (`group` = C = O,
-  /// any strides and pads); no dilation. False (the default) declines.
+  /// grouped_conv2d, for group 1 with equal strides and for every grouped or depthwise conv
+  /// (`group` > 1, any strides and pads: the caller declines what it has no kernel for); no
+  /// dilation. False (the default) declines.
   virtual bool conv2d_blocked(NodeId, bool /*weights_constant*/, const HostValue<T>& /*x*/,
                               const T* /*w*/, const T* /*bias*/, HostValue<T>& /*y*/,
                               const Window2d&, int64_t /*o*/, int64_t /*group*/,

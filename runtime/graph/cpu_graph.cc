@@ -152,23 +152,34 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
 
   // The conv kernel of shape `cs` (compiled once per shape) and node's weights in its blocks
   // (packed once for constant weights).
-  cpu::CpuKernel& conv_kernel(const compiler::ops::Conv2dNchw& cs) {
+  // `groups` > 1: a grouped conv (the schedule is the table's for one group's reduction).
+  cpu::CpuKernel& conv_kernel(const compiler::ops::Conv2dNchw& cs, int64_t groups = 1) {
     const std::string key = "conv " + std::to_string(cs.n) + "," + std::to_string(cs.c) + "," +
                             std::to_string(cs.h) + "," + std::to_string(cs.w) + "," +
                             std::to_string(cs.o) + "," + std::to_string(cs.kh) + "," +
                             std::to_string(cs.kw) + "," + std::to_string(cs.stride) + "," +
-                            std::to_string(cs.pad);
+                            std::to_string(cs.pad) + " groups " + std::to_string(groups);
     return kernel(key, [&] {
+      compiler::ops::Conv2dNchw group = cs;
+      group.c = cs.c / groups;
       return cpu_ops::conv2d(cs, compiler::ir::DType::kFloat32,
-                             tune::conv2d_schedule_for(cs, "float32", threads));
+                             tune::conv2d_schedule_for(group, "float32", threads), groups);
     });
   }
+  // The weights [O, C/group, KH, KW] of a conv of `group` groups, run as `group / merge` groups
+  // (`merge` of them block-diagonal in one: zeros between), in the kernel's blocks.
   const float* conv_weights(NodeId node, bool weights_constant, const float* w,
-                            const compiler::ops::Conv2dNchw& cs, int64_t cb) {
+                            const compiler::ops::Conv2dNchw& cs, int64_t cb, int64_t group = 1,
+                            int64_t merge = 1) {
     auto it = packed.find(node);
     if (weights_constant && it != packed.end()) return it->second.data();
-    const std::vector<float> wv(w, w + cs.o * cs.c * cs.kh * cs.kw);
-    std::vector<float> p = cpu_ops::pack_conv_weights(wv, cs.o, cs.c, cs.kh, cs.kw, cb,
+    const int64_t taps = cs.kh * cs.kw, cg = cs.c / group, og = cs.o / group, cm = cg * merge;
+    std::vector<float> wv(static_cast<size_t>(cs.o * cm * taps), 0.0f);
+    for (int64_t oc = 0; oc < cs.o; ++oc) {
+      const int64_t at = ((oc / og) % merge) * cg;  // its group's channels within the merged ones
+      std::copy(w + oc * cg * taps, w + (oc + 1) * cg * taps, wv.begin() + (oc * cm + at) * taps);
+    }
+    std::vector<float> p = cpu_ops::pack_conv_weights(wv, cs.o, cm, cs.kh, cs.kw, cb,
                                                       cpu_ops::kConvOutBlock);
     std::vector<float>& kept = weights_constant ? packed[node] : w_scratch;
     kept = std::move(p);
@@ -212,7 +223,7 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
   bool conv2d_blocked(NodeId node, bool weights_constant, const HostValue<float>& x,
                       const float* w, const float* bias, HostValue<float>& y, const Window2d& s,
                       int64_t o, int64_t group, compiler::graph::ConvEpilogue<float>& ep) override {
-    if (group > 1) {
+    if (group > 1 && group == s.c && group == o) {
       // Without a residual the kernel takes the bias and the clip itself; with one (never in
       // the torchvision networks) the pass below adds bias and residual, then clips.
       const bool own = !ep.residual;
@@ -223,15 +234,25 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
         return took(true);
       }
     } else {
-      if (!(s.pt == s.pl && s.pt == s.pb && s.pt == s.pr)) return false;  // conv2d pads it
+      // conv2d pads asymmetric windows; grouped_conv2d takes unequal strides.
+      if (!(s.pt == s.pl && s.pt == s.pb && s.pt == s.pr) || s.sh != s.sw) return false;
+      // A grouped conv (ResNeXt, RegNet) runs as groups of whole blocks of 16 output channels:
+      // groups with fewer are merged (block-diagonal weights, zeros between: ResNeXt-50's 4 and
+      // 8 channels a group do 4 and 2 times their MACs) when they divide 16.
+      const int64_t ob = cpu_ops::kConvOutBlock, og = o / group;
+      int64_t merge = 1;
+      if (group > 1 && og % ob) {
+        if (ob % og || group % (ob / og)) return false;
+        merge = ob / og;
+      }
       compiler::ops::Conv2dNchw cs;
       cs.n = s.n, cs.c = s.c, cs.h = s.h, cs.w = s.w, cs.o = o, cs.kh = s.kh, cs.kw = s.kw;
       cs.stride = s.sh, cs.pad = s.pt;
-      cpu::CpuKernel& kern = conv_kernel(cs);
-      const int64_t cb = cpu_ops::conv_in_block(cs.c);
-      const float* wb = conv_weights(node, weights_constant, w, cs, cb);
+      cpu::CpuKernel& kern = conv_kernel(cs, group / merge);
+      const int64_t cb = cpu_ops::conv_in_block(cs.c / (group / merge));
+      const float* wb = conv_weights(node, weights_constant, w, cs, cb, group, merge);
       const float* xb = in_blocks(x, cb);
-      const int64_t ob = cpu_ops::kConvOutBlock, nob = (o + ob - 1) / ob;
+      const int64_t nob = (o + ob - 1) / ob;
       y.cblock = ob;
       y.f.resize(static_cast<size_t>(s.n * nob * s.oh * s.ow * ob));
       kern.run({const_cast<float*>(xb), const_cast<float*>(wb), y.f.data()}, &workers);

@@ -209,6 +209,40 @@ TEST(OnnxGraph, AnMBConvBlockOnLlvmKeepsItsBlocksThroughSiluAndSqueezeExcite) {
   expect_runs_match_f64(g, 51, [](const rt::graph::NodeRecord&) { return "llvm"; });
 }
 
+// ResNeXt's block on 16 channels, batch 2: a 1x1 conv to 32 -> ReLU -> a 3x3 conv of 8 groups
+// of 4 channels (run in channel blocks as 2 merged groups of 16, block-diagonal weights) ->
+// ReLU -> a 1x1 conv back -> the residual Add -> ReLU; then a 1x1 conv to 24 and a strided
+// conv of 3 groups of 8 (which no group of whole blocks takes: the NCHW grouped kernel). Every
+// activation and the Add folded; the float64 reference's values, three runs.
+TEST(OnnxGraph, AResNeXtBlockOnLlvmRunsItsGroupedConvsInBlocksAndMatchesFloat64) {
+  namespace cg = compiler::graph;
+  cg::Graph g("resnext_block");
+  auto grouped = [&](const std::string& name, cg::ValueId in, int64_t c, int64_t groups,
+                     int64_t stride, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> d(0.0f, 0.3f);
+    std::vector<float> w(static_cast<size_t>(c * (c / groups) * 9));
+    for (float& v : w) v = d(rng);
+    const cg::ValueId wv = g.add_constant(name + ".w", cg::TensorType(DType::F32, {c, c / groups, 3, 3}),
+                                          cg::ConstData::from_f32(w));
+    return g.add_op(OpKind::Conv, name, {in, wv},
+                    {{"group", groups},
+                     {"strides", std::vector<int64_t>{stride, stride}},
+                     {"pads", std::vector<int64_t>{1, 1, 1, 1}},
+                     {"kernel_shape", std::vector<int64_t>{3, 3}}});
+  };
+  const cg::ValueId x = g.add_input("x", cg::TensorType(DType::F32, {2, 16, 9, 9}));
+  const cg::ValueId r0 = g.add_op(OpKind::Relu, "r0", {add_conv(g, "c0", x, 16, 16, 1, 1, 2)});
+  const cg::ValueId r1 = g.add_op(OpKind::Relu, "r1", {add_conv(g, "reduce", r0, 16, 32, 1, 1, 3)});
+  const cg::ValueId r2 = g.add_op(OpKind::Relu, "r2", {grouped("grouped", r1, 32, 8, 1, 5)});
+  const cg::ValueId sum = g.add_op(OpKind::Add, "add", {r0, add_conv(g, "expand", r2, 32, 16, 1, 1, 7)});
+  const cg::ValueId r3 = g.add_op(OpKind::Relu, "r3", {sum});
+  g.set_outputs({grouped("odd_groups", add_conv(g, "c24", r3, 16, 24, 1, 1, 9), 24, 3, 2, 11)});
+  expect_runs_match_f64(g, 61, [](const rt::graph::NodeRecord& rec) {
+    return rec.op == "Conv" ? "llvm" : "fused";
+  });
+}
+
 TEST(OnnxGraph, SmallCnnOnLlvmMatchesFloat64) { expect_matches_reference("small_cnn", 3); }
 
 TEST(OnnxGraph, ResNet18OnLlvmMatchesFloat64) { expect_matches_reference("resnet18", 1); }

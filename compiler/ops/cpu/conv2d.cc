@@ -52,14 +52,22 @@ void validate(const Conv2dNchw& sh, DType dtype, const ConvSchedule& sch) {
         std::to_string(cbk));
 }
 
-LoweredOp conv2d(const Conv2dNchw& sh, DType dtype, const ConvSchedule& sch) {
+LoweredOp conv2d(const Conv2dNchw& sh, DType dtype, const ConvSchedule& sch, int64_t groups) {
   check_dtype(dtype, "conv2d", {DType::kFloat32, DType::kInt8});
   check_conv2d_shape(sh);
-  const DType acc = accumulator_of(dtype);
-  const int64_t cb = conv_in_block(sh.c), ncb = sh.c / cb;
   const int64_t ob = kConvOutBlock, nob = (sh.o + ob - 1) / ob;
+  if (groups < 1 || sh.c % groups || sh.o % groups || (groups > 1 && (dtype != DType::kFloat32 || (sh.o / groups) % ob)))
+    throw UserError("conv2d: " + std::to_string(groups) + " groups of " + std::to_string(sh.c) +
+                    " input and " + std::to_string(sh.o) + " output channels (grouped: float32, " +
+                    "whole blocks of " + std::to_string(ob) + " output channels per group)");
+  // A group reduces over its own input channels: the schedule's blocks are a group's.
+  Conv2dNchw group = sh;
+  group.c = sh.c / groups;
+  const DType acc = accumulator_of(dtype);
+  const int64_t cb = conv_in_block(group.c), ncb = sh.c / cb, gcb = group.c / cb;
+  const int64_t gob = sh.o / groups / ob;  // output blocks per group
   const int64_t oh = sh.oh(), ow = sh.ow();
-  validate(sh, dtype, sch);
+  validate(group, dtype, sch);
   const int64_t r = conv_tile_cols(sh, sch);
   const int64_t owp = round_up(ow, r);
   const int64_t hp = sh.h + 2 * sh.pad, wpd = sh.w + 2 * sh.pad;
@@ -79,7 +87,7 @@ LoweredOp conv2d(const Conv2dNchw& sh, DType dtype, const ConvSchedule& sch) {
   const bool pair_words = x_words && !quads;
   te::Tensor x = x_words ? te::placeholder({sh.n, ncb, sh.h, sh.w, cb / 4}, DType::kInt32, "X")
                          : te::placeholder({sh.n, ncb, sh.h, sh.w, cb}, dtype, "X");
-  te::Tensor wt = te::placeholder({nob, ncb, sh.kh, sh.kw, cbk, ob}, wdt, "W");
+  te::Tensor wt = te::placeholder({nob, gcb, sh.kh, sh.kw, cbk, ob}, wdt, "W");
   te::Tensor xp = x;
   if (sh.pad > 0 || pairs) {
     const int64_t p = sh.pad;
@@ -130,7 +138,7 @@ LoweredOp conv2d(const Conv2dNchw& sh, DType dtype, const ConvSchedule& sch) {
         },
         quads ? "X.quads" : pairs ? "X.pairs" : "X.padded");
   }
-  const te::IterVar rc = te::reduce_axis(ncb, "rc");
+  const te::IterVar rc = te::reduce_axis(gcb, "rc");
   const te::IterVar ry = te::reduce_axis(sh.kh, "ry");
   const te::IterVar rx = te::reduce_axis(sh.kw, "rx");
   const te::IterVar ri = te::reduce_axis(cbk, "ri");
@@ -141,10 +149,14 @@ LoweredOp conv2d(const Conv2dNchw& sh, DType dtype, const ConvSchedule& sch) {
         Expr iy = ir::add(ir::mul(i[2], ir::imm(sh.stride)), ir::ref(ry->var));
         Expr ix = ir::add(ir::mul(i[3], ir::imm(sh.stride)), ir::ref(rx->var));
         if (!exact) ix = ir::min(ix, ir::imm(wpd - 1));
-        Expr a = pair_words ? xp({i[0], ir::ref(rc->var), iy, ix,
+        // The input block: rc of the output block's group.
+        const Expr in_block =
+            groups > 1 ? ir::add(ir::mul(ir::floordiv(i[1], ir::imm(gob)), ir::imm(gcb)), ir::ref(rc->var))
+                       : ir::ref(rc->var);
+        Expr a = pair_words ? xp({i[0], in_block, iy, ix,
                                   ir::floordiv(ir::ref(ri->var), ir::imm(2)),
                                   ir::floormod(ir::ref(ri->var), ir::imm(2))})
-                            : xp({i[0], ir::ref(rc->var), iy, ix, ir::ref(ri->var)});
+                            : xp({i[0], in_block, iy, ix, ir::ref(ri->var)});
         Expr b = wt(
             {i[1], ir::ref(rc->var), ir::ref(ry->var), ir::ref(rx->var), ir::ref(ri->var), i[4]});
         if (quads) return te::sum(ir::dot4_u8s8(a, b), {rc, ry, rx, ri});
@@ -157,7 +169,7 @@ LoweredOp conv2d(const Conv2dNchw& sh, DType dtype, const ConvSchedule& sch) {
   // included, since a padding tap read 128 too.
   te::Tensor yf = ysum, comp;
   if (quads) {
-    const te::IterVar kc = te::reduce_axis(ncb, "kc"), ky = te::reduce_axis(sh.kh, "ky"),
+    const te::IterVar kc = te::reduce_axis(gcb, "kc"), ky = te::reduce_axis(sh.kh, "ky"),
                       kx = te::reduce_axis(sh.kw, "kx"), kq = te::reduce_axis(cbk, "kq");
     comp = te::compute_reduce(
         {nob, ob}, acc,
@@ -243,7 +255,7 @@ LoweredOp conv2d(const Conv2dNchw& sh, DType dtype, const ConvSchedule& sch) {
   }
   if (!exact) schedule_blocked(s[y], 16);
   const double ops =
-      2.0 * static_cast<double>(sh.n * sh.o * oh * ow) * static_cast<double>(sh.c * sh.kh * sh.kw);
+      2.0 * static_cast<double>(sh.n * sh.o * oh * ow) * static_cast<double>(group.c * sh.kh * sh.kw);
   return lower_op(std::string("conv2d_") + ir::dtype_name(dtype), s, {x, wt}, {y}, ops);
 }
 

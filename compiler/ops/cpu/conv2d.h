@@ -53,6 +53,11 @@ struct ConvSchedule {
 /// UserError when `s` is not a schedule conv2d can build for `shape`.
 void validate(const Conv2dNchw& shape, DType dtype, const ConvSchedule& s);
 /// Blocked conv2d; float32 -> float32 or int8 -> int32. UserError for impossible shapes.
-LoweredOp conv2d(const Conv2dNchw& shape, DType dtype, const ConvSchedule& s = {});
+/// With `groups` > 1 (float32 only; each group's output channels whole blocks of 16): ONNX's
+/// grouped conv, weights [O, C/groups, KH, KW] packed as a conv over C/groups channels (the
+/// layout above with C/groups), the input blocks those of conv_in_block(C/groups); an output
+/// block reduces over its group's input blocks only, and the schedule is a group's.
+LoweredOp conv2d(const Conv2dNchw& shape, DType dtype, const ConvSchedule& s = {},
+                 int64_t groups = 1);
 
 }  // namespace weft::compiler::ops::cpu

@@ -255,6 +255,55 @@ TEST(CpuConv2d, Int8ByteQuadsAreExact) {
       ::testing::ThrowsMessage<UserError>(HasSubstr("k_pack 4 (2; 4: byte quads, int8 only)")));
 }
 
+// Grouped convs on channel blocks: each group's outputs against the dense reference over its
+// own channels (groups of 16 and 32 output channels, input groups of 16, 8 and 24 channels:
+// blocks of 16 and 8; a register tile over two output blocks of different groups; stride 2 and
+// padding; batch 2); int8 and groups of part of a block are refused.
+TEST(CpuConv2d, Float32GroupedOnBlocksReducesOverEachGroupsChannels) {
+  std::mt19937 rng(8);
+  struct Case {
+    Conv2dNchw s;
+    int64_t groups;
+    ConvSchedule sch;
+  };
+  for (const Case& t : {Case{{2, 32, 9, 9, 32, 3, 3, 1, 1}, 2, {}},
+                        Case{{1, 32, 10, 10, 64, 3, 3, 2, 1}, 4, {}},
+                        Case{{1, 48, 7, 7, 32, 1, 1, 1, 0}, 2, ConvSchedule{7, true, 2}}}) {
+    const Conv2dNchw& s = t.s;
+    const int64_t g = t.groups, cg = s.c / g, og = s.o / g, taps = s.kh * s.kw;
+    SCOPED_TRACE("groups " + std::to_string(g) + " c " + std::to_string(s.c));
+    auto x = random_vector<float>(static_cast<size_t>(s.n * s.c * s.h * s.w), rng);
+    auto w = random_vector<float>(static_cast<size_t>(s.o * cg * taps), rng);
+    const int64_t cb = conv_in_block(cg), ob = kConvOutBlock;
+    auto xb = to_blocked(x, s.n, s.c, s.h, s.w, cb);
+    auto wb = pack_conv_weights(w, s.o, cg, s.kh, s.kw, cb, ob);
+    std::vector<float> yb(static_cast<size_t>(s.n * (s.o / ob) * s.oh() * s.ow() * ob));
+    CpuKernel kernel(conv2d(s, DType::kFloat32, t.sch, g));
+    ThreadPool pool(2);
+    kernel.run({xb.data(), wb.data(), yb.data()}, &pool);
+    const auto y = from_blocked(yb, s.n, s.o, s.oh(), s.ow(), ob);
+    const int64_t plane = s.h * s.w, oplane = s.oh() * s.ow();
+    for (int64_t k = 0; k < g; ++k) {
+      Conv2dNchw one = s;
+      one.c = cg, one.o = og;
+      std::vector<float> xg, yg;
+      const std::vector<float> wg(w.begin() + k * og * cg * taps, w.begin() + (k + 1) * og * cg * taps);
+      for (int64_t b = 0; b < s.n; ++b) {
+        const auto at = x.begin() + (b * s.c + k * cg) * plane;
+        xg.insert(xg.end(), at, at + cg * plane);
+        const auto yat = y.begin() + (b * s.o + k * og) * oplane;
+        yg.insert(yg.end(), yat, yat + og * oplane);
+      }
+      const auto ref = conv2d_reference<float, double>(xg, wg, one);
+      expect_close(yg, std::vector<float>(ref.begin(), ref.end()), double(cg * taps),
+                   "group " + std::to_string(k));
+    }
+  }
+  EXPECT_THROW(conv2d({1, 32, 8, 8, 32, 3, 3, 1, 1}, DType::kInt8, {}, 2), UserError);
+  EXPECT_THROW(conv2d({1, 32, 8, 8, 32, 3, 3, 1, 1}, DType::kFloat32, {}, 4), UserError);
+  EXPECT_THROW(conv2d({1, 30, 8, 8, 32, 3, 3, 1, 1}, DType::kFloat32, {}, 4), UserError);
+}
+
 TEST(CpuConv2d, ShapeErrors) {
   EXPECT_THAT(
       [] {
