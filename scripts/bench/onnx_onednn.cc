@@ -83,13 +83,16 @@ class OneDnnGraph {
                       }});
   }
 
-  // One inference; seconds spent in each operator kind are added to `by_op`.
-  const std::vector<float>& run(std::map<std::string, double>* by_op = nullptr) {
+  // One inference; seconds spent in each operator kind are added to `by_op`, and those of each
+  // convolution's primitive to `by_conv` under its node's name.
+  const std::vector<float>& run(std::map<std::string, double>* by_op = nullptr,
+                                std::map<std::string, double>* by_conv = nullptr) {
     for (auto& s : steps_) {
       weft::bench::Stopwatch t;
       s.run();
       strm_.wait();
       if (by_op) (*by_op)[s.op] += t.cpu();
+      if (by_conv && !s.conv.empty()) (*by_conv)[s.conv] += t.cpu();
     }
     return output_;
   }
@@ -98,6 +101,7 @@ class OneDnnGraph {
   struct Step {
     std::string op;
     std::function<void()> run;
+    std::string conv = {};  // the Conv node a convolution primitive computes
   };
 
   memory::dims dims(ValueId v) const {
@@ -256,7 +260,7 @@ class OneDnnGraph {
     dnnl::convolution_forward prim(pd);
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_DST, dst}};
     if (has_bias) args[DNNL_ARG_BIAS] = bm;
-    steps_.push_back({op_label(n), [this, prim, args]() { prim.execute(strm_, args); }});
+    steps_.push_back({op_label(n), [this, prim, args]() { prim.execute(strm_, args); }, n.name});
     mem_[y] = dst;
     for (ValueId a : aliases) mem_[a] = dst;
   }
@@ -406,7 +410,8 @@ int run(int argc, char** argv) {
   std::map<std::string, std::string> label;
   for (NodeId id : g.topo_order()) label[g.node(id).name] = op_label(g.node(id));
   for (const rg::NodeRecord& n : last.nodes) weft_ops[label.at(n.name)] += n.seconds;
-  onednn.run(&dnnl_ops);
+  std::map<std::string, double> dnnl_convs;
+  onednn.run(&dnnl_ops, &dnnl_convs);
   const std::vector<float>& ref = onednn.run();
   const rg::HostArray& y = last.outputs.at(0);
   double worst = 0, scale = 0;
@@ -443,6 +448,16 @@ int run(int argc, char** argv) {
     j["output_error"] = scale > 0 ? worst / scale : worst;
     j["weft_by_op_seconds"] = weft_ops;
     j["onednn_by_op_seconds"] = dnnl_ops;
+    // Each convolution, last round: Weft's node (its folded epilogue included) against
+    // oneDNN's primitive (post-ops included).
+    nlohmann::ordered_json convs = nlohmann::ordered_json::array();
+    for (const rg::NodeRecord& n : last.nodes) {
+      auto it = dnnl_convs.find(n.name);
+      if (it == dnnl_convs.end()) continue;
+      convs.push_back({{"node", n.name}, {"op", label.at(n.name)}, {"macs", n.macs},
+                       {"weft_seconds", n.seconds}, {"onednn_seconds", it->second}});
+    }
+    j["convs"] = convs;
     std::ofstream(json_out) << j.dump(2) << "\n";
   }
   return 0;
