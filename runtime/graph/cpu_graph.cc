@@ -152,18 +152,21 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
 
   // The conv kernel of shape `cs` (compiled once per shape) and node's weights in its blocks
   // (packed once for constant weights).
-  // `groups` > 1: a grouped conv (the schedule is the table's for one group's reduction).
-  cpu::CpuKernel& conv_kernel(const compiler::ops::Conv2dNchw& cs, int64_t groups = 1) {
+  // `groups` > 1: a grouped conv (the schedule is the table's for one group's reduction);
+  // `x_block` > 0: the input held in blocks of that many channels (conv2d.h).
+  cpu::CpuKernel& conv_kernel(const compiler::ops::Conv2dNchw& cs, int64_t groups = 1,
+                              int64_t x_block = 0) {
     const std::string key = "conv " + std::to_string(cs.n) + "," + std::to_string(cs.c) + "," +
                             std::to_string(cs.h) + "," + std::to_string(cs.w) + "," +
                             std::to_string(cs.o) + "," + std::to_string(cs.kh) + "," +
                             std::to_string(cs.kw) + "," + std::to_string(cs.stride) + "," +
-                            std::to_string(cs.pad) + " groups " + std::to_string(groups);
+                            std::to_string(cs.pad) + " groups " + std::to_string(groups) +
+                            " x_block " + std::to_string(x_block);
     return kernel(key, [&] {
       compiler::ops::Conv2dNchw group = cs;
       group.c = cs.c / groups;
       return cpu_ops::conv2d(cs, compiler::ir::DType::kFloat32,
-                             tune::conv2d_schedule_for(group, "float32", threads), groups);
+                             tune::conv2d_schedule_for(group, "float32", threads), groups, x_block);
     });
   }
   // The weights [O, C/group, KH, KW] of a conv of `group` groups, run as `group / merge` groups
@@ -248,10 +251,13 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
       compiler::ops::Conv2dNchw cs;
       cs.n = s.n, cs.c = s.c, cs.h = s.h, cs.w = s.w, cs.o = o, cs.kh = s.kh, cs.kw = s.kw;
       cs.stride = s.sh, cs.pad = s.pt;
-      cpu::CpuKernel& kern = conv_kernel(cs, group / merge);
       const int64_t cb = cpu_ops::conv_in_block(cs.c / (group / merge));
+      // An input in blocks of a multiple of the kernel's (24 channels in blocks of 16 for a
+      // kernel of 8) is read as it is; other layouts are converted.
+      const bool as_held = x.cblock > cb && x.cblock % cb == 0;
+      cpu::CpuKernel& kern = conv_kernel(cs, group / merge, as_held ? x.cblock : 0);
       const float* wb = conv_weights(node, weights_constant, w, cs, cb, group, merge);
-      const float* xb = in_blocks(x, cb);
+      const float* xb = as_held ? x.f.data() : in_blocks(x, cb);
       const int64_t nob = (o + ob - 1) / ob;
       y.cblock = ob;
       y.f.resize(static_cast<size_t>(s.n * nob * s.oh * s.ow * ob));

@@ -52,7 +52,8 @@ void validate(const Conv2dNchw& sh, DType dtype, const ConvSchedule& sch) {
         std::to_string(cbk));
 }
 
-LoweredOp conv2d(const Conv2dNchw& sh, DType dtype, const ConvSchedule& sch, int64_t groups) {
+LoweredOp conv2d(const Conv2dNchw& sh, DType dtype, const ConvSchedule& sch, int64_t groups,
+                 int64_t x_block) {
   check_dtype(dtype, "conv2d", {DType::kFloat32, DType::kInt8});
   check_conv2d_shape(sh);
   const int64_t ob = kConvOutBlock, nob = (sh.o + ob - 1) / ob;
@@ -68,6 +69,15 @@ LoweredOp conv2d(const Conv2dNchw& sh, DType dtype, const ConvSchedule& sch, int
   const int64_t gob = sh.o / groups / ob;  // output blocks per group
   const int64_t oh = sh.oh(), ow = sh.ow();
   validate(group, dtype, sch);
+  // The block the input is held in: the kernel's own, or (float32) a multiple of it, whose
+  // channel c the kernel finds at block c / xb, lane c % xb (a value in the blocks of 16 an
+  // earlier convolution wrote, read by a kernel whose block is 8: no conversion between).
+  const int64_t xb = x_block > 0 ? x_block : cb;
+  if (xb != cb && (xb % cb || dtype != DType::kFloat32))
+    throw UserError("conv2d: an input held in blocks of " + std::to_string(xb) +
+                    " for a kernel whose blocks are " + std::to_string(cb) +
+                    " channels (float32, a multiple of them)");
+  const int64_t nxb = (sh.c + xb - 1) / xb;
   const int64_t r = conv_tile_cols(sh, sch);
   const int64_t owp = round_up(ow, r);
   const int64_t hp = sh.h + 2 * sh.pad, wpd = sh.w + 2 * sh.pad;
@@ -86,7 +96,13 @@ LoweredOp conv2d(const Conv2dNchw& sh, DType dtype, const ConvSchedule& sch, int
   const bool x_words = pairs && cb % 4 == 0;
   const bool pair_words = x_words && !quads;
   te::Tensor x = x_words ? te::placeholder({sh.n, ncb, sh.h, sh.w, cb / 4}, DType::kInt32, "X")
-                         : te::placeholder({sh.n, ncb, sh.h, sh.w, cb}, dtype, "X");
+                         : te::placeholder({sh.n, nxb, sh.h, sh.w, xb}, dtype, "X");
+  // Channel `lane` of the kernel's input block `block` at row y, column x of image n.
+  auto x_at = [&](const Expr& n, const Expr& block, const Expr& y, const Expr& col, const Expr& lane) {
+    if (xb == cb) return x({n, block, y, col, lane});
+    const Expr c = ir::add(ir::mul(block, ir::imm(cb)), lane);
+    return x({n, ir::floordiv(c, ir::imm(xb)), y, col, ir::floormod(c, ir::imm(xb))});
+  };
   te::Tensor wt = te::placeholder({nob, gcb, sh.kh, sh.kw, cbk, ob}, wdt, "W");
   te::Tensor xp = x;
   if (sh.pad > 0 || pairs) {
@@ -105,9 +121,9 @@ LoweredOp conv2d(const Conv2dNchw& sh, DType dtype, const ConvSchedule& sch, int
               Expr ok = ir::lt(c, ir::imm(cb));
               inside = inside ? ir::logical_and(inside, ok) : ok;
             }
-            Expr v = x({i[0], i[1], p > 0 ? clamp(ir::sub(i[2], ir::imm(p)), 0, sh.h - 1) : i[2],
-                        p > 0 ? clamp(ir::sub(i[3], ir::imm(p)), 0, sh.w - 1) : i[3],
-                        c_guard ? ir::min(c, ir::imm(cb - 1)) : c});
+            Expr v = x_at(i[0], i[1], p > 0 ? clamp(ir::sub(i[2], ir::imm(p)), 0, sh.h - 1) : i[2],
+                          p > 0 ? clamp(ir::sub(i[3], ir::imm(p)), 0, sh.w - 1) : i[3],
+                          c_guard ? ir::min(c, ir::imm(cb - 1)) : c);
             return inside ? ir::select(inside, v, ir::imm(0, dtype)) : v;
           };
           if (!pairs) return at(i[4], false);
@@ -156,7 +172,8 @@ LoweredOp conv2d(const Conv2dNchw& sh, DType dtype, const ConvSchedule& sch, int
         Expr a = pair_words ? xp({i[0], in_block, iy, ix,
                                   ir::floordiv(ir::ref(ri->var), ir::imm(2)),
                                   ir::floormod(ir::ref(ri->var), ir::imm(2))})
-                            : xp({i[0], in_block, iy, ix, ir::ref(ri->var)});
+                        : xp.get() == x.get() ? x_at(i[0], in_block, iy, ix, ir::ref(ri->var))
+                                              : xp({i[0], in_block, iy, ix, ir::ref(ri->var)});
         Expr b = wt(
             {i[1], ir::ref(rc->var), ir::ref(ry->var), ir::ref(rx->var), ir::ref(ri->var), i[4]});
         if (quads) return te::sum(ir::dot4_u8s8(a, b), {rc, ry, rx, ri});

@@ -57,7 +57,9 @@ void validate(const Conv2dNchw& shape, DType dtype, const ConvSchedule& s);
 /// grouped conv, weights [O, C/groups, KH, KW] packed as a conv over C/groups channels (the
 /// layout above with C/groups), the input blocks those of conv_in_block(C/groups); an output
 /// block reduces over its group's input blocks only, and the schedule is a group's.
+/// `x_block` > 0 (float32): the input is held in blocks of that many channels, a multiple of
+/// the kernel's ([N, ceil(C / x_block), H, W, x_block], its spare lanes never read).
 LoweredOp conv2d(const Conv2dNchw& shape, DType dtype, const ConvSchedule& s = {},
-                 int64_t groups = 1);
+                 int64_t groups = 1, int64_t x_block = 0);
 
 }  // namespace weft::compiler::ops::cpu

@@ -304,6 +304,36 @@ TEST(CpuConv2d, Float32GroupedOnBlocksReducesOverEachGroupsChannels) {
   EXPECT_THROW(conv2d({1, 30, 8, 8, 32, 3, 3, 1, 1}, DType::kFloat32, {}, 4), UserError);
 }
 
+// An input held in blocks of 16 read by kernels whose blocks are 8 (24 and 40 channels; 8 in
+// one half-filled block), without padding (read directly) and with it (the padded stage): the
+// reference's values, and the spare lanes (NaN here) never read.
+TEST(CpuConv2d, Float32ReadsAnInputHeldInBlocksOfAMultipleOfItsOwn) {
+  std::mt19937 rng(9);
+  for (const Conv2dNchw& s : {Conv2dNchw{1, 24, 8, 8, 32, 1, 1, 1, 0}, Conv2dNchw{2, 40, 7, 9, 16, 3, 3, 1, 1},
+                              Conv2dNchw{1, 8, 6, 6, 16, 3, 3, 2, 1}}) {
+    SCOPED_TRACE("c " + std::to_string(s.c));
+    ASSERT_EQ(conv_in_block(s.c), 8);
+    const auto x = random_vector<float>(static_cast<size_t>(s.n * s.c * s.h * s.w), rng);
+    const auto w = random_vector<float>(static_cast<size_t>(s.o * s.c * s.kh * s.kw), rng);
+    auto xb = to_blocked(x, s.n, s.c, s.h, s.w, 16);
+    const int64_t plane = s.h * s.w, nb = (s.c + 15) / 16;
+    for (int64_t i = 0; i < s.n; ++i)
+      for (int64_t ch = s.c; ch < nb * 16; ++ch)
+        for (int64_t p = 0; p < plane; ++p)
+          xb[static_cast<size_t>(((i * nb + ch / 16) * plane + p) * 16 + ch % 16)] = std::nanf("");
+    const auto wb = pack_conv_weights(w, s.o, s.c, s.kh, s.kw, 8, kConvOutBlock);
+    std::vector<float> yb(static_cast<size_t>(s.n * (s.o / 16) * s.oh() * s.ow() * 16));
+    CpuKernel kernel(conv2d(s, DType::kFloat32, {}, 1, 16));
+    ThreadPool pool(2);
+    kernel.run({xb.data(), const_cast<float*>(wb.data()), yb.data()}, &pool);
+    const auto ref = conv2d_reference<float, double>(x, w, s);
+    expect_close(from_blocked(yb, s.n, s.o, s.oh(), s.ow(), 16), std::vector<float>(ref.begin(), ref.end()),
+                 double(s.c * s.kh * s.kw), "held in 16");
+  }
+  EXPECT_THROW(conv2d({1, 24, 8, 8, 32, 1, 1, 1, 0}, DType::kFloat32, {}, 1, 12), UserError);
+  EXPECT_THROW(conv2d({1, 24, 8, 8, 32, 1, 1, 1, 0}, DType::kInt8, {}, 1, 16), UserError);
+}
+
 TEST(CpuConv2d, ShapeErrors) {
   EXPECT_THAT(
       [] {
