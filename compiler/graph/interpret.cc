@@ -225,7 +225,8 @@ template <typename T>
 const T* per_channel_in_blocks(const HostValue<T>& v, const std::vector<int64_t>& shape,
                                int64_t cb, std::vector<T>& scratch, std::vector<int64_t>& vs) {
   const size_t rank = shape.size();
-  if (rank < 3 || v.shape.size() > rank || (v.cblock && v.cblock != cb)) return nullptr;
+  if (rank < 3 || v.dtype != DType::F32 || v.shape.size() > rank || (v.cblock && v.cblock != cb))
+    return nullptr;
   std::vector<int64_t> d(rank - v.shape.size(), 1);  // right-aligned to the rank of `shape`
   d.insert(d.end(), v.shape.begin(), v.shape.end());
   const int64_t n = shape[0], c = shape[1], blocks = (c + cb - 1) / cb;

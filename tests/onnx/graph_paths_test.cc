@@ -62,18 +62,20 @@ void expect_matches_reference(const std::string& name, int runs) {
   }
 }
 
+// `count` weights from N(0, 0.3^2), drawn from `seed`.
+std::shared_ptr<const compiler::graph::ConstData> random_f32(int64_t count, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> d(0.0f, 0.3f);
+  std::vector<float> v(static_cast<size_t>(count));
+  for (float& x : v) x = d(rng);
+  return compiler::graph::ConstData::from_f32(v);
+}
+
 // A conv of `in` (c channels) to o channels, k x k, with a bias, weights drawn from `seed`.
 compiler::graph::ValueId add_conv(compiler::graph::Graph& g, const std::string& name,
                                   compiler::graph::ValueId in, int64_t c, int64_t o, int64_t k,
                                   int64_t stride, uint32_t seed) {
   namespace cg = compiler::graph;
-  auto random_f32 = [](int64_t count, uint32_t s) {
-    std::mt19937 rng(s);
-    std::normal_distribution<float> d(0.0f, 0.3f);
-    std::vector<float> v(static_cast<size_t>(count));
-    for (float& x : v) x = d(rng);
-    return cg::ConstData::from_f32(v);
-  };
   const cg::ValueId w = g.add_constant(name + ".w", cg::TensorType(DType::F32, {o, c, k, k}),
                                        random_f32(o * c * k * k, seed));
   const cg::ValueId b =
@@ -90,13 +92,6 @@ compiler::graph::ValueId add_depthwise(compiler::graph::Graph& g, const std::str
                                        compiler::graph::ValueId in, int64_t c, int64_t stride,
                                        const std::vector<int64_t>& pads, uint32_t seed) {
   namespace cg = compiler::graph;
-  auto random_f32 = [](int64_t count, uint32_t s) {
-    std::mt19937 rng(s);
-    std::normal_distribution<float> d(0.0f, 0.3f);
-    std::vector<float> v(static_cast<size_t>(count));
-    for (float& x : v) x = d(rng);
-    return cg::ConstData::from_f32(v);
-  };
   const cg::ValueId w = g.add_constant(name + ".w", cg::TensorType(DType::F32, {c, 1, 3, 3}),
                                        random_f32(c * 9, seed));
   const cg::ValueId b =
@@ -219,12 +214,8 @@ TEST(OnnxGraph, AResNeXtBlockOnLlvmRunsItsGroupedConvsInBlocksAndMatchesFloat64)
   cg::Graph g("resnext_block");
   auto grouped = [&](const std::string& name, cg::ValueId in, int64_t c, int64_t groups,
                      int64_t stride, uint32_t seed) {
-    std::mt19937 rng(seed);
-    std::normal_distribution<float> d(0.0f, 0.3f);
-    std::vector<float> w(static_cast<size_t>(c * (c / groups) * 9));
-    for (float& v : w) v = d(rng);
     const cg::ValueId wv = g.add_constant(name + ".w", cg::TensorType(DType::F32, {c, c / groups, 3, 3}),
-                                          cg::ConstData::from_f32(w));
+                                          random_f32(c * (c / groups) * 9, seed));
     return g.add_op(OpKind::Conv, name, {in, wv},
                     {{"group", groups},
                      {"strides", std::vector<int64_t>{stride, stride}},

@@ -1,6 +1,7 @@
 // The CPU depthwise convolution on channel blocks; see depthwise_conv.h.
 #include "compiler/ops/cpu/depthwise_conv.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "compiler/ops/cpu/schedules.h"
@@ -32,12 +33,18 @@ int64_t tile_cols(int64_t ow) {
   return 1;
 }
 
-// Output rows of a band, whose padded input rows are made at once: the largest divisor of OH
-// up to 8.
-int64_t band_rows(int64_t oh) {
-  for (int64_t r = 8; r > 1; --r)
-    if (oh % r == 0) return r;
-  return 1;
+// The padded input rows of a band of output rows are a buffer on the stack of the thread that
+// computes the band; a band's buffer is kept within this (a very wide input instead pads into
+// a workspace of the whole input, band_rows 0).
+constexpr int64_t kBandBytes = int64_t{256} << 10;
+
+// Output rows of a band: the largest divisor of OH up to 8 whose input rows fit kBandBytes; 0
+// when one row's do not.
+int64_t band_rows(const DepthwiseConv& s) {
+  const int64_t row_bytes = (s.w + s.pl + s.pr) * kDepthwiseBlock * int64_t{sizeof(float)};
+  for (int64_t r = 8; r >= 1; --r)
+    if (s.oh % r == 0 && ((r - 1) * s.sh + s.kh) * row_bytes <= kBandBytes) return r;
+  return 0;
 }
 
 }  // namespace
@@ -104,7 +111,8 @@ LoweredOp depthwise_conv2d(const DepthwiseConv& s) {
   te::Stage& sy = sc[y];
   const auto axes = sy.axes();
   auto [xo, xi] = sy.split(axes[3], tile_cols(s.ow));
-  auto [yo, yi] = sy.split(axes[2], band_rows(s.oh));
+  const int64_t band = band_rows(s);
+  auto [yo, yi] = sy.split(axes[2], std::max<int64_t>(band, 1));
   // Outer: image, channel block, band of output rows, output row, column tile; the tile:
   // columns (unrolled) x the block's 16 lanes (vectorized), the taps reduced outside it.
   sy.reorder({axes[0], axes[1], yo, yi, xo, xi, axes[4]});
@@ -121,9 +129,13 @@ LoweredOp depthwise_conv2d(const DepthwiseConv& s) {
     st.set_kind(la[4], ForKind::kVectorized);
   }
   if (padded) {
-    sc.set_scope(xp, ir::Scope::kLocal);
     te::Stage& sp = sc[xp];
-    sp.compute_at(sy, yo);
+    if (band > 0) {
+      sc.set_scope(xp, ir::Scope::kLocal);
+      sp.compute_at(sy, yo);
+    } else {
+      sp.set_kind(sp.axes()[1], ForKind::kParallel);
+    }
     sp.set_kind(sp.axes()[4], ForKind::kVectorized);
   }
   const double ops = 2.0 * static_cast<double>(s.n * s.c * s.oh * s.ow * s.kh * s.kw);

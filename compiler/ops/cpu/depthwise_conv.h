@@ -8,7 +8,8 @@
 // Each output lane reads its own lane only, so the 16 channels of a block are one vector with
 // no reduction across lanes: the schedule is a register tile of output columns x the block's
 // lanes (vectorized), the KH x KW taps reduced around it, the zero padding a stage of the kernel
-// so that no tap is guarded. (grouped_conv.h's NCHW kernel, vectorized along output columns with
+// made per band of output rows (a buffer of at most 256 KiB on the stack) so that no tap is
+// guarded. (grouped_conv.h's NCHW kernel, vectorized along output columns with
 // a guard on every tap, ran MobileNet V2's depthwise layers at about a twentieth of the speed of
 // its 1x1 layers.)
 #pragma once

@@ -392,8 +392,8 @@ TEST(CpuGroupedConv, EachGroupIsTheDenseReferenceOfItsChannels) {
 // The depthwise conv on channel blocks against a scalar loop over each channel: a partial last
 // block (its spare input lanes hold garbage the zero weights must not let through), strides 1
 // and 2, symmetric, asymmetric and no padding, 3x3, 5x5 and 1x3 kernels, widths that take a
-// register tile of 7 columns and a prime one, batch 2; the kernel's own epilogue (bias, then a
-// ReLU6 or a ReLU) on every other shape.
+// register tile of 7 columns and a prime one, batch 2, rows too wide to pad per band; the
+// kernel's own epilogue (bias, then a ReLU6 or a ReLU) on every other shape.
 TEST(CpuDepthwiseConv, EachChannelIsItsOwnWindowSum) {
   std::mt19937 rng(43);
   const int64_t B = kDepthwiseBlock;
@@ -404,7 +404,9 @@ TEST(CpuDepthwiseConv, EachChannelIsItsOwnWindowSum) {
         DepthwiseConv{2, 24, 11, 13, 5, 5, 2, 2, 2, 2, 2, 2, 6, 7},
         DepthwiseConv{1, 8, 9, 9, 3, 3, 2, 2, 0, 0, 1, 1, 4, 4},
         DepthwiseConv{1, 32, 6, 17, 1, 3, 1, 1, 0, 1, 0, 1, 6, 17},
-        DepthwiseConv{1, 16, 7, 7, 3, 3, 1, 1, 0, 0, 0, 0, 5, 5}}) {
+        DepthwiseConv{1, 16, 7, 7, 3, 3, 1, 1, 0, 0, 0, 0, 5, 5},
+        // rows too wide for a band on the stack: the padding a workspace of the whole input
+        DepthwiseConv{1, 16, 4, 2100, 3, 3, 1, 1, 1, 1, 1, 1, 4, 2100}}) {
     if (index++ % 2) {
       d.bias = d.clip = true;
       d.lo = 0.0f;
