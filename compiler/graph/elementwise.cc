@@ -1,6 +1,8 @@
 // The float element-wise node kinds; see elementwise.h.
 #include "compiler/graph/elementwise.h"
 
+#include <limits>
+
 namespace weft::compiler::graph {
 
 std::optional<ops::Unary> unary_of(const Node& n) {
@@ -23,6 +25,18 @@ std::optional<ops::Unary> unary_of(const Node& n) {
     default: return std::nullopt;
   }
   return u;
+}
+
+bool constant_clip_bounds(const Graph& g, const Node& clip, double* lo, double* hi) {
+  *lo = clip.get_float("min", -std::numeric_limits<double>::infinity());
+  *hi = clip.get_float("max", std::numeric_limits<double>::infinity());
+  for (size_t k = 1; k < 3 && k < clip.inputs.size(); ++k) {
+    if (clip.inputs[k] == kNone) continue;
+    const Value& b = g.value(clip.inputs[k]);
+    if (!b.is_constant() || b.type.dtype != DType::F32 || b.type.elements() < 1) return false;
+    (k == 1 ? *lo : *hi) = b.data->f32()[0];
+  }
+  return true;
 }
 
 std::optional<ops::BinaryFn> binary_of(OpKind k) {

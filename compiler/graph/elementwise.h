@@ -14,6 +14,11 @@ namespace weft::compiler::graph {
 /// ONNX's defaults 0.2 and 0.5) or HardSwish node; nothing for another kind.
 std::optional<ops::Unary> unary_of(const Node& n);
 
+/// A Clip's bounds as the interpreter reads them: the attributes (opset 6), then the min and
+/// max inputs (opset 11 on), absent ones -inf and +inf; false when an input bound is not a
+/// float constant.
+bool constant_clip_bounds(const Graph& g, const Node& clip, double* lo, double* hi);
+
 /// The two-operand function of an Add, Sub, Mul, Div or Pow node; nothing for another kind.
 std::optional<ops::BinaryFn> binary_of(OpKind k);
 

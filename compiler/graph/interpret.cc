@@ -202,10 +202,7 @@ void global_avg_pool(Op<T>& op) {
     std::vector<T> means(static_cast<size_t>(n * blocks * cb));
     if (op.over && op.over->reduce_mean(held.f.data(), {n * blocks, plane, cb},
                                         {false, true, false}, means.data())) {
-      for (int64_t i = 0; i < n; ++i)
-        for (int64_t k = 0; k < c; ++k)
-          op.y.f[static_cast<size_t>(i * c + k)] =
-              means[static_cast<size_t>((i * blocks + k / cb) * cb + k % cb)];
+      unblock_channels_kernel<T>(means.data(), op.y.f.data(), n, c, 1, cb);
       return;
     }
     global_avg_pool_blocked_kernel<T>(held.f.data(), op.y.f.data(), n, c, plane, cb);
@@ -590,17 +587,9 @@ const Node* Interpreter<T>::clip_after(ValueId v, T* lo, T* hi) const {
     return relu;
   }
   const Node* clip = only_reader(v, OpKind::Clip);
-  if (!clip) return nullptr;
-  // As clip() reads them: the attributes (opset 6), then the min and max inputs (opset 11 on),
-  // here only where those are float constants.
-  *lo = static_cast<T>(clip->get_float("min", -inf));
-  *hi = static_cast<T>(clip->get_float("max", inf));
-  for (size_t k = 1; k < 3 && k < clip->inputs.size(); ++k) {
-    if (clip->inputs[k] == kNone) continue;
-    const Value& b = g_.value(clip->inputs[k]);
-    if (!b.is_constant() || b.type.dtype != DType::F32 || b.type.elements() < 1) return nullptr;
-    (k == 1 ? *lo : *hi) = static_cast<T>(b.data->f32()[0]);
-  }
+  double l = 0, h = 0;
+  if (!clip || !constant_clip_bounds(g_, *clip, &l, &h)) return nullptr;
+  *lo = static_cast<T>(l), *hi = static_cast<T>(h);
   return clip;
 }
 

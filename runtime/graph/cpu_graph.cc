@@ -288,14 +288,7 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
       plain = x_plain.data();
     }
     if (c % cb == 0) return to_blocks(plain, n, c, plane, cb);
-    const int64_t nb = (c + cb - 1) / cb;
-    x_blocked.assign(static_cast<size_t>(n * nb * plane * cb), 0.0f);
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t ch = 0; ch < c; ++ch) {
-        const float* from = plain + (i * c + ch) * plane;
-        float* to = x_blocked.data() + ((i * nb + ch / cb) * plane) * cb + ch % cb;
-        for (int64_t p = 0; p < plane; ++p) to[p * cb] = from[p];
-      }
+    x_blocked = cpu_ops::to_blocked(plain, n, c, 1, plane, cb);
     return x_blocked.data();
   }
 

@@ -26,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compiler/codegen/llvm/codegen_llvm.h"
+#include "compiler/graph/elementwise.h"
 #include "compiler/graph/onnx/onnx_import.h"
 #include "hardware/isa/errors.h"
 #include "runtime/graph/cpu_graph.h"
@@ -154,15 +155,10 @@ class OneDnnGraph {
   // A Relu (lo 0, hi +inf) or a Clip of constant bounds as oneDNN's clip: false for a Clip
   // whose bounds are computed.
   bool clip_bounds(const Node& n, float* lo, float* hi) const {
-    const float inf = std::numeric_limits<float>::infinity();
-    *lo = n.kind == OpKind::Relu ? 0.0f : static_cast<float>(n.get_float("min", -inf));
-    *hi = n.kind == OpKind::Relu ? inf : static_cast<float>(n.get_float("max", inf));
-    for (size_t k = 1; k < 3 && k < n.inputs.size(); ++k) {
-      if (n.inputs[k] == weft::compiler::graph::kNone) continue;
-      const auto& b = g_.value(n.inputs[k]);
-      if (!b.is_constant() || b.type.dtype != weft::compiler::graph::DType::F32) return false;
-      (k == 1 ? *lo : *hi) = b.data->f32()[0];
-    }
+    double l = 0, h = std::numeric_limits<double>::infinity();
+    if (n.kind == OpKind::Clip && !weft::compiler::graph::constant_clip_bounds(g_, n, &l, &h))
+      return false;
+    *lo = static_cast<float>(l), *hi = static_cast<float>(h);
     return true;
   }
   // The Relu or constant-bound Clip that is `v`'s only reader, its bounds at lo, hi.

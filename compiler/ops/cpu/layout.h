@@ -10,8 +10,7 @@ namespace weft::compiler::ops::cpu {
 
 /// NCHW -> [N, ceil(C/cb), H, W, cb], channels past C zero.
 template <typename T>
-std::vector<T> to_blocked(const std::vector<T>& x, int64_t n, int64_t c, int64_t h, int64_t w,
-                          int64_t cb) {
+std::vector<T> to_blocked(const T* x, int64_t n, int64_t c, int64_t h, int64_t w, int64_t cb) {
   const int64_t nb = (c + cb - 1) / cb;
   std::vector<T> out(static_cast<size_t>(n * nb * h * w * cb), T(0));
   for (int64_t in = 0; in < n; ++in)
@@ -19,8 +18,13 @@ std::vector<T> to_blocked(const std::vector<T>& x, int64_t n, int64_t c, int64_t
       for (int64_t y = 0; y < h; ++y)
         for (int64_t xx = 0; xx < w; ++xx)
           out[static_cast<size_t>((((in * nb + ic / cb) * h + y) * w + xx) * cb + ic % cb)] =
-              x[static_cast<size_t>(((in * c + ic) * h + y) * w + xx)];
+              x[((in * c + ic) * h + y) * w + xx];
   return out;
+}
+template <typename T>
+std::vector<T> to_blocked(const std::vector<T>& x, int64_t n, int64_t c, int64_t h, int64_t w,
+                          int64_t cb) {
+  return to_blocked(x.data(), n, c, h, w, cb);
 }
 
 /// [N, ceil(C/cb), H, W, cb] -> NCHW (dropping padded channels).
