@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "compiler/ir/float_functions.h"
+
 namespace weft::compiler::graph {
 
 /// Row-major strides of `shape`.
@@ -74,7 +76,7 @@ void softmax_kernel(const T* x, const std::vector<int64_t>& xs, int64_t axis, T*
       for (int64_t k = 1; k < s.n; ++k) m = std::max(m, x[base + k * s.inner]);
       T sum = T(0);
       for (int64_t k = 0; k < s.n; ++k) {
-        const T e = std::exp(x[base + k * s.inner] - m);
+        const T e = ir::exp_of(x[base + k * s.inner] - m);
         y[base + k * s.inner] = e;
         sum += e;
       }

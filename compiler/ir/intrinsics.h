@@ -32,10 +32,10 @@ enum class Intrinsic : uint8_t {
   kRoundEven,
   /// rcp(x): 1.0f / x for float32 (CUDA).
   kRcp,
-  /// Float32 math of the graph's element-wise operators, each as C's function of that name
-  /// (the CPU backend calls the C library's float function or LLVM's intrinsic of it, so a
-  /// host loop calling the same function computes the same bits): exp(x), tanh(x), erf(x),
-  /// sqrt(x), pow(x, y), and fdiv(x, y) the IEEE quotient x / y (the IR's own division is
+  /// Float32 math of the graph's element-wise operators: exp(x), tanh(x) and erf(x) as
+  /// compiler/ir/float_functions.h defines them (vectorized by the CPU backend; a host loop
+  /// calls the same definition and computes the same bits), sqrt(x) and pow(x, y) as C's
+  /// functions of that name, and fdiv(x, y) the IEEE quotient x / y (the IR's own division is
   /// integer floor division).
   kExp,
   kTanh,

@@ -2,9 +2,10 @@
 // HardSigmoid, HardSwish, Gelu; Add, Sub, Mul, Div, Pow), written once twice: as scalar templates
 // in T (the host interpreter's float and double loops, compiler/graph/interpret.h) and as
 // loop IR (the CPU operators of compiler/ops/cpu/elementwise.h), the same operations in the
-// same order. Transcendental functions are C's (std::exp, std::tanh, std::erf, std::pow,
-// std::sqrt), which the IR calls as its float math intrinsics (compiler/ir/intrinsics.h):
-// the fp32 JIT kernels and a float loop call the same C library.
+// same order. exp, tanh and erf are weft's (compiler/ir/float_functions.h: vectorized in the
+// JIT; a float loop calls ir::exp_of / tanh_of / erf_of, a double loop C's); pow and sqrt are
+// C's. The IR calls them as its float math intrinsics (compiler/ir/intrinsics.h), so the fp32
+// JIT kernels and a float loop compute the same bits.
 //   sigmoid(x)         = 1 / (1 + exp(-x))
 //   hard_sigmoid(x)    = min(max((x + beta / alpha) alpha, 0), 1)   (ONNX: alpha x + beta;
 //                        alpha 0.2, beta 0.5 by default; alpha 0: min(max(beta, 0), 1))
@@ -22,6 +23,7 @@
 #include <cstdint>
 #include <string>
 
+#include "compiler/ir/float_functions.h"
 #include "compiler/ir/ir.h"
 
 namespace weft::compiler::ops {
@@ -57,15 +59,15 @@ T apply(const Unary& u, T x) {
     return lo < T(1) ? lo : T(1);
   };
   switch (u.fn) {
-    case Unary::kSigmoid: return T(1) / (T(1) + std::exp(-x));
-    case Unary::kTanh: return std::tanh(x);
-    case Unary::kErf: return std::erf(x);
+    case Unary::kSigmoid: return T(1) / (T(1) + ir::exp_of(-x));
+    case Unary::kTanh: return ir::tanh_of(x);
+    case Unary::kErf: return ir::erf_of(x);
     case Unary::kSqrt: return std::sqrt(x);
     case Unary::kHardSigmoid: return hard_sigmoid(x, u.alpha, u.beta);
     case Unary::kHardSwish: return x * hard_sigmoid(x, kHardSwishAlpha, kHardSwishBeta);
-    case Unary::kGelu: return x * T(0.5) * (T(1) + std::erf(x * T(kSqrtHalf)));
+    case Unary::kGelu: return x * T(0.5) * (T(1) + ir::erf_of(x * T(kSqrtHalf)));
     case Unary::kGeluTanh:
-      return x * T(0.5) * (T(1) + std::tanh(x * T(kGeluTanhScale) * (T(1) + x * x * T(kGeluTanhCubic))));
+      return x * T(0.5) * (T(1) + ir::tanh_of(x * T(kGeluTanhScale) * (T(1) + x * x * T(kGeluTanhCubic))));
   }
   return x;
 }

@@ -1,10 +1,9 @@
 // Internal to compiler/codegen/llvm: the LLVM IR of the float32 math intrinsics (weft.exp,
 // weft.tanh, weft.erf, weft.sqrt, weft.pow, weft.fdiv; compiler/ir/intrinsics.h). Division and
-// square root are LLVM instructions (exact, vectorized); exp and pow are LLVM's intrinsics,
-// which the x86 backend lowers to the C library's expf / powf; tanh and erf, which LLVM has no
-// intrinsic for, are calls of the C library's tanhf / erff (the JIT resolves them among the
-// process's symbols), lane by lane on vectors. So a host loop calling the same C functions in
-// float computes the same bits. The declarations need no LLVM headers.
+// square root are LLVM instructions (exact, vectorized); exp, tanh and erf are the sequences of
+// compiler/ir/float_functions.h, vectorized, which host loops compute bit for bit; pow is LLVM's
+// intrinsic, which the x86 backend lowers to the C library's powf, as a host loop calls it.
+// The declarations need no LLVM headers.
 #pragma once
 
 #include "compiler/ir/intrinsics.h"

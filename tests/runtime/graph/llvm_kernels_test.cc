@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <tuple>
 
@@ -443,6 +444,56 @@ TEST(LlvmKernels, DataMovementAndReduceMeanMatchTheHostLoopsBitForBit) {
   compiler::graph::resize_kernel<float>(x.data(), xs, axes, want.data());
   for (size_t i = 0; i < y.size(); ++i)
     EXPECT_NEAR(y[i], want[i], 1e-6f * (1 + std::fabs(want[i]))) << i;
+}
+
+// weft.exp, weft.tanh and weft.erf are one definition each (compiler/ir/float_functions.h): the
+// JIT's vector code and the host's functions give the same bits, through every unary function
+// that uses them (Sigmoid: the exp's last product feeds an add, which the JIT must not fuse into
+// an fma; Tanh, Erf, both GELUs) and Softmax, over a sweep of the whole range, the limits,
+// subnormal results, infinities and NaN.
+TEST(LlvmKernels, FloatFunctionsAreOneDefinitionOnTheHostAndInTheJit) {
+  if (!have_llvm_kernels()) GTEST_SKIP() << "built without the LLVM CPU backend";
+  namespace ops = compiler::ops;
+  std::vector<float> x;
+  for (float v = -120.f; v <= 120.f; v += 0.0137f) x.push_back(v);
+  for (float v = -6.f; v <= 6.f; v += 0.000731f) x.push_back(v);  // the branches of tanh and erf
+  const float inf = std::numeric_limits<float>::infinity();
+  for (float v : {0.f, -0.f, 88.72f, 88.73f, -87.34f, -103.9f, -104.1f, 0.55f, -0.55f, 0.875f,
+                  -0.875f, 4.f, -4.f, 1e-30f, -1e-38f, inf, -inf,
+                  std::numeric_limits<float>::quiet_NaN()})
+    x.push_back(v);
+  if (x.size() % 2 == 0) x.push_back(0.25f);  // an odd count: a scalar tail as well as vectors
+  auto bits = [](float f) {
+    uint32_t b;
+    std::memcpy(&b, &f, 4);
+    return b;
+  };
+  for (ops::Unary u : {ops::Unary{ops::Unary::kSigmoid}, ops::Unary{ops::Unary::kTanh},
+                       ops::Unary{ops::Unary::kErf}, ops::Unary{ops::Unary::kGelu},
+                       ops::Unary{ops::Unary::kGeluTanh}}) {
+    std::vector<float> y(x.size());
+    ASSERT_TRUE(llvm_unary_f32(u, x.data(), y.data(), int64_t(x.size())));
+    for (size_t i = 0; i < x.size(); ++i) {
+      const float want = ops::apply<float>(u, x[i]);
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(y[i])) << u.str() << "(" << x[i] << ")";
+        continue;
+      }
+      // The tanh GELU's polynomial may round differently (compiler/ops/float_eltwise.h).
+      if (u.fn == ops::Unary::kGeluTanh && y[i] != want) {
+        ASSERT_NEAR(y[i], want, 4e-7f * std::max(1.f, std::fabs(want))) << x[i];
+        continue;
+      }
+      ASSERT_EQ(bits(y[i]), bits(want))
+          << u.str() << "(" << x[i] << ") = " << y[i] << ", not " << want;
+    }
+  }
+  // Softmax over rows of 7 of the first sweep's values (exp of x - max, then the sum).
+  const int64_t rows = 2000;
+  std::vector<float> s(size_t(rows * 7)), want(s.size());
+  ASSERT_TRUE(llvm_softmax_f32(x.data(), s.data(), rows, 7, 1));
+  compiler::graph::softmax_kernel<float>(x.data(), {rows, 7}, 1, want.data());
+  for (size_t i = 0; i < s.size(); ++i) ASSERT_EQ(bits(s[i]), bits(want[i])) << i;
 }
 
 TEST(LlvmKernels, FloatElementwiseFunctionsMatchTheScalarDefinitions) {
