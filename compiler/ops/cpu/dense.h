@@ -22,7 +22,8 @@ using ir::DType;
 /// for AVX2): a `rows` x `cols` register tile (accumulators; `cols` vectorized, in pieces of
 /// `lanes` when lanes > 0, the pieces unrolled), `k_unroll` reduction steps unrolled in the
 /// micro-kernel, A packed into row panels [M/rows, K, rows] when `pack_a`, rows blocked by
-/// `row_block` (a multiple of `rows`; 0: none) outside the column panels, and the parallel
+/// `row_block` (a multiple of `rows`; 0: none) outside the column panels (M splits into the
+/// fewest blocks of at most that many rows, of equal size in whole tiles), and the parallel
 /// loop: `parallel_axis` 0 = column panels, 1 = row tiles (row blocks when blocked).
 struct DenseSchedule {
   int64_t rows = 6, cols = 16;
