@@ -62,6 +62,10 @@ LoweredOp reduce_mean_f32(int64_t outer, int64_t n, int64_t inner) {
       },
       "Y");
   te::Schedule sc({yt});
+  // With an inner axis (a mean over positions of channel blocks, [blocks, plane, 16]), the
+  // reduction runs outside a vector of it: memory in order, each sum still in k's order.
+  schedule_window(sc[sum]);
+  vectorize_inner(sc[yt]);
   return lower_op(kGraphKernelName, sc, {xt}, {yt});
 }
 
