@@ -7,6 +7,7 @@
 #include "compiler/graph/passes/partition.h"
 #include "compiler/passes/bias_gemm.h"
 #include "compiler/passes/residual_init.h"
+#include "hardware/isa/config_file.h"
 
 namespace weft::compiler::graph {
 
@@ -17,13 +18,10 @@ namespace {
 // decide whether it runs).
 std::string program_key(const isa::Layout& l, const ops::Conv2d& op, const PipelineOptions& p) {
   const ops::Conv2dEpilogue& e = op.epilogue;
-  // The configuration by its name and the numbers the programs depend on (a user's file may
-  // reuse a shipped name).
-  const auto& c = l.config;
-  std::string k = c.name + "/" + std::to_string(c.batch()) + "x" + std::to_string(c.block_in()) +
-                  "x" + std::to_string(c.block_out()) + "/" + std::to_string(l.uop_depth) + "," +
-                  std::to_string(l.inp_depth) + "," + std::to_string(l.wgt_depth) + "," +
-                  std::to_string(l.acc_depth) + "|";
+  // The whole configuration, as its file writes it: a user's file may reuse a shipped name,
+  // and passes read more of it than the shape and the buffers (store_requant runs when the
+  // option is on).
+  std::string k = isa::config_to_json(l.config).dump() + "|";
   k += op.shape.describe() + "|" + op.knobs.describe() + "|" + std::to_string(e.shift);
   for (bool b : {e.bias, e.relu, e.bias_first, e.residual, e.channel_shifts}) k += b ? '1' : '0';
   const auto& r = p.residual_init;

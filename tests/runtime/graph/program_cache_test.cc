@@ -2,7 +2,8 @@
 // rebound to the finder's tensors, a corrupt and a truncated file ignored with one warning and
 // rewritten, a folder that cannot be created (a run without the cache, one warning), and a
 // small ResNet whose second executor takes every program from the cache and runs bit for bit
-// as the first, with the same instructions.
+// as the first, with the same instructions, and a configuration that differs only in a hardware
+// option, which compiles its own.
 #include "runtime/graph/program_cache.h"
 
 #include <gtest/gtest.h>
@@ -13,6 +14,8 @@
 
 #include "compiler/graph/models/resnet.h"
 #include "compiler/graph/pipeline.h"
+#include "hardware/isa/config_file.h"
+#include "hardware/isa/layout.h"
 #include "runtime/graph/executor.h"
 
 namespace weft::rt::graph {
@@ -181,6 +184,38 @@ TEST(ProgramFileCache, SecondExecutorTakesEveryProgramFromTheCacheAndRunsTheSame
   auto d1 = open_graph_device("functional", cold, l, pf);
   auto d2 = open_graph_device("functional", warm, l, pf);
   EXPECT_EQ(cold.run(*d1, {x}).outputs, warm.run(*d2, {x}).outputs);
+  fs::remove_all(dir);
+}
+
+// The key is the whole configuration: a user's file that reuses a shipped name with a hardware
+// option on (the same shape and buffers) does not take the shipped configuration's programs,
+// whose STOREs do not requantize, and runs the same output bytes with its own.
+TEST(ProgramFileCache, AConfigurationThatDiffersInAnOptionCompilesItsOwnPrograms) {
+  const std::string dir = fresh_dir("option");
+  const isa::Layout& plain = isa::layout_for("vta");
+  nlohmann::json j = isa::config_to_json(plain.config);
+  j["options"] = {{"store_requant", true}};
+  const isa::Layout rq = isa::derive_layout(isa::config_from_json(j, "test"));
+  ASSERT_EQ(rq.config.name, plain.config.name);
+  const isa::Platform& pf = isa::find_platform("sim");
+  cg::models::ResNetOptions o;
+  o.image = 32, o.width = 16, o.classes = 10, o.stages = 2;
+  const cg::Graph g = cg::models::resnet18(o);
+  cg::GraphCompileOptions co;
+  co.cpu_gmacs = 0.01;
+  ExecutorOptions eo;
+  eo.program_cache = dir;
+  const auto x = cg::models::synthetic_input(g.value(g.inputs()[0]).type, 5);
+  const cg::CompiledGraph c1 = cg::compile_graph(g, plain, pf, co);
+  GraphExecutor first(c1, plain, pf, eo);
+  const cg::CompiledGraph c2 = cg::compile_graph(g, rq, pf, co);
+  GraphExecutor second(c2, rq, pf, eo);
+  EXPECT_GT(first.program_sources().compiled, 0);
+  EXPECT_EQ(second.program_sources().cached, 0);
+  EXPECT_NE(first.listing(), second.listing());
+  auto d1 = open_graph_device("functional", first, plain, pf);
+  auto d2 = open_graph_device("functional", second, rq, pf);
+  EXPECT_EQ(first.run(*d1, {x}).outputs, second.run(*d2, {x}).outputs);
   fs::remove_all(dir);
 }
 
