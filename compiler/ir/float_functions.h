@@ -8,7 +8,10 @@
 // Rules both sides follow: every multiply that feeds an add is an explicit fma (the JIT fuses
 // multiply-adds freely, an explicit fma pins the rounding); a function's result is fenced in
 // the JIT so that a caller's add (1 + exp(-x)) is not fused into its last product; branches are
-// selects, every lane computing both sides; a NaN fails every comparison and stays NaN.
+// selects, every lane computing both sides; a NaN fails every comparison and stays NaN. The
+// host's definitions (float_functions.cc) are compiled without contraction, out of line (a
+// caller's add cannot fuse into them either), and twice on x86-64, with FMA instructions and
+// without, the loader picking the host's.
 //
 // exp(x) = 2^n e^r, n = round(x / ln 2), r = x - n ln 2 in [-ln2/2, ln2/2]:
 //   t = fma(x, 1/ln2, 1.5 * 2^23)     the add rounds x/ln2 to an integer n, then t's low bits
@@ -29,7 +32,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 
 namespace weft::compiler::ir {
 
@@ -70,56 +72,11 @@ inline constexpr float kR[] = {-0.017795730382204056f, 0.13535985350608826f,
                                9.75712391664274e-05f};
 }  // namespace ferf
 
-/// Horner's rule in fma: c[0] x^(n-1) + ... + c[n-1].
-template <size_t N>
-float horner_f32(const float (&c)[N], float x) {
-  float p = c[0];
-  for (size_t k = 1; k < N; ++k) p = std::fma(p, x, c[k]);
-  return p;
-}
-
-/// weft.exp on the host: the JIT's float32 exp, bit for bit.
-inline float exp_f32(float x) {
-  using namespace fexp;
-  x = x < kLo ? kLo : x;
-  x = x > kHi ? kHi : x;
-  const float t = std::fma(x, kLog2e, kRound);
-  const float n = t - kRound;
-  float r = std::fma(n, -kLn2Hi, x);
-  r = std::fma(n, -kLn2Lo, r);
-  const float p = horner_f32(kPoly, r);
-  uint32_t tb;
-  std::memcpy(&tb, &t, 4);
-  const int32_t ni = static_cast<int32_t>(tb - kRoundBits);
-  const int32_t n1 = ni >> 1;
-  auto pow2 = [](int32_t e) {
-    const uint32_t b = static_cast<uint32_t>(e + 127) << 23;
-    float f;
-    std::memcpy(&f, &b, 4);
-    return f;
-  };
-  return p * pow2(n1) * pow2(ni - n1);
-}
-
-/// weft.tanh on the host: the JIT's float32 tanh, bit for bit.
-inline float tanh_f32(float x) {
-  const float a = x < 0.0f ? -x : x;
-  const float small = x * horner_f32(ftanh::kQ, x * x);
-  const float v = 1.0f - 2.0f / (exp_f32(a * 2.0f) + 1.0f);
-  const float large = x < 0.0f ? -v : v;
-  return a < ftanh::kSmall ? small : large;
-}
-
-/// weft.erf on the host: the JIT's float32 erf, bit for bit.
-inline float erf_f32(float x) {
-  const float a = x < 0.0f ? -x : x;
-  const float small = x * horner_f32(ferf::kP, x * x);
-  const float ac = a > ferf::kMax ? ferf::kMax : a;
-  const float e = exp_f32(-(ac * ac));
-  const float v = std::fma(-e, horner_f32(ferf::kR, 1.0f / ac), 1.0f);
-  const float large = x < 0.0f ? -v : v;
-  return a < ferf::kSmall ? small : large;
-}
+/// weft.exp, weft.tanh and weft.erf on the host: the JIT's float32 functions, bit for bit
+/// (float_functions.cc).
+float exp_f32(float x);
+float tanh_f32(float x);
+float erf_f32(float x);
 
 /// The functions in the precision of a host loop: weft's in float, C's in double (the float64
 /// reference, which checks the float paths, keeps the correctly rounded functions).
