@@ -82,18 +82,27 @@ float erf_f32(float x);
 /// reference, which checks the float paths, keeps the correctly rounded functions).
 template <typename T>
 T exp_of(T x) {
-  if constexpr (sizeof(T) == sizeof(float)) return exp_f32(x);
-  else return std::exp(x);
+  if constexpr (sizeof(T) == sizeof(float)) {
+    return exp_f32(x);
+  } else {
+    return std::exp(x);
+  }
 }
 template <typename T>
 T tanh_of(T x) {
-  if constexpr (sizeof(T) == sizeof(float)) return tanh_f32(x);
-  else return std::tanh(x);
+  if constexpr (sizeof(T) == sizeof(float)) {
+    return tanh_f32(x);
+  } else {
+    return std::tanh(x);
+  }
 }
 template <typename T>
 T erf_of(T x) {
-  if constexpr (sizeof(T) == sizeof(float)) return erf_f32(x);
-  else return std::erf(x);
+  if constexpr (sizeof(T) == sizeof(float)) {
+    return erf_f32(x);
+  } else {
+    return std::erf(x);
+  }
 }
 
 }  // namespace weft::compiler::ir

@@ -67,7 +67,8 @@ T apply(const Unary& u, T x) {
     case Unary::kHardSwish: return x * hard_sigmoid(x, kHardSwishAlpha, kHardSwishBeta);
     case Unary::kGelu: return x * T(0.5) * (T(1) + ir::erf_of(x * T(kSqrtHalf)));
     case Unary::kGeluTanh:
-      return x * T(0.5) * (T(1) + ir::tanh_of(x * T(kGeluTanhScale) * (T(1) + x * x * T(kGeluTanhCubic))));
+      return x * T(0.5) *
+             (T(1) + ir::tanh_of(x * T(kGeluTanhScale) * (T(1) + x * x * T(kGeluTanhCubic))));
   }
   return x;
 }

@@ -115,7 +115,8 @@ LoweredOp dense(int64_t m, int64_t n, int64_t k, DType dtype, const DenseSchedul
   // row_block rows, as many as that takes and of equal size, so that the last block is not
   // mostly padding (197 rows in blocks of 192 computed 384; as two blocks of 102, 204).
   const int64_t mt = round_up(m, mr);
-  const int64_t mb = sch.row_block > 0 ? round_up(ceil_div(mt, ceil_div(mt, sch.row_block)), mr) : 0;
+  const int64_t mb =
+      sch.row_block > 0 ? round_up(ceil_div(mt, ceil_div(mt, sch.row_block)), mr) : 0;
   const int64_t mp = round_up(m, mb > 0 ? mb : mr), np = round_up(n, nr);
   const bool exact = mp == m && np == n;
   const bool quads = dtype == DType::kInt8 && sch.k_pack == 4;
