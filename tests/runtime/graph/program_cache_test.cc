@@ -155,16 +155,28 @@ TEST(ProgramFileCache, UnwritableFolderRunsWithoutTheCacheAndOneWarning) {
   fs::remove_all(dir);
 }
 
+// A small ResNet-18 (image x image, `stages` stages of width 16, 10 classes) compiled for `l`.
+struct SmallNet {
+  cg::Graph graph;
+  cg::CompiledGraph compiled;
+};
+SmallNet small_resnet(const isa::Layout& l, const isa::Platform& pf, int64_t image, int stages) {
+  cg::models::ResNetOptions o;
+  o.image = image, o.width = 16, o.classes = 10, o.stages = stages;
+  SmallNet n{cg::models::resnet18(o), {}};
+  cg::GraphCompileOptions co;
+  co.cpu_gmacs = 0.01;
+  n.compiled = cg::compile_graph(n.graph, l, pf, co);
+  return n;
+}
+
 TEST(ProgramFileCache, SecondExecutorTakesEveryProgramFromTheCacheAndRunsTheSame) {
   const std::string dir = fresh_dir("executor");
   const isa::Layout& l = isa::layout_for("vta");
   const isa::Platform& pf = isa::find_platform("sim");
-  cg::models::ResNetOptions o;
-  o.image = 64, o.width = 16, o.classes = 10, o.stages = 4;
-  const cg::Graph g = cg::models::resnet18(o);
-  cg::GraphCompileOptions co;
-  co.cpu_gmacs = 0.01;
-  const cg::CompiledGraph c = cg::compile_graph(g, l, pf, co);
+  const SmallNet net = small_resnet(l, pf, 64, 4);
+  const cg::Graph& g = net.graph;
+  const cg::CompiledGraph& c = net.compiled;
   ExecutorOptions eo;
   eo.program_cache = dir;
   const auto x = cg::models::synthetic_input(g.value(g.inputs()[0]).type, 5);
@@ -198,18 +210,12 @@ TEST(ProgramFileCache, AConfigurationThatDiffersInAnOptionCompilesItsOwnPrograms
   const isa::Layout rq = isa::derive_layout(isa::config_from_json(j, "test"));
   ASSERT_EQ(rq.config.name, plain.config.name);
   const isa::Platform& pf = isa::find_platform("sim");
-  cg::models::ResNetOptions o;
-  o.image = 32, o.width = 16, o.classes = 10, o.stages = 2;
-  const cg::Graph g = cg::models::resnet18(o);
-  cg::GraphCompileOptions co;
-  co.cpu_gmacs = 0.01;
+  const SmallNet a = small_resnet(plain, pf, 32, 2), b = small_resnet(rq, pf, 32, 2);
   ExecutorOptions eo;
   eo.program_cache = dir;
-  const auto x = cg::models::synthetic_input(g.value(g.inputs()[0]).type, 5);
-  const cg::CompiledGraph c1 = cg::compile_graph(g, plain, pf, co);
-  GraphExecutor first(c1, plain, pf, eo);
-  const cg::CompiledGraph c2 = cg::compile_graph(g, rq, pf, co);
-  GraphExecutor second(c2, rq, pf, eo);
+  const auto x = cg::models::synthetic_input(a.graph.value(a.graph.inputs()[0]).type, 5);
+  GraphExecutor first(a.compiled, plain, pf, eo);
+  GraphExecutor second(b.compiled, rq, pf, eo);
   EXPECT_GT(first.program_sources().compiled, 0);
   EXPECT_EQ(second.program_sources().cached, 0);
   EXPECT_NE(first.listing(), second.listing());
