@@ -18,9 +18,9 @@ namespace {
 // decide whether it runs).
 std::string program_key(const isa::Layout& l, const ops::Conv2d& op, const PipelineOptions& p) {
   const ops::Conv2dEpilogue& e = op.epilogue;
-  // The whole configuration, as its file writes it: a user's file may reuse a shipped name,
-  // and passes read more of it than the shape and the buffers (store_requant runs when the
-  // option is on).
+  // The whole configuration, as its file writes it: two files of one name may differ (runs
+  // weeks apart, a sweep's edits), and passes read more of it than the shape and the buffers
+  // (store_requant runs when the option is on).
   std::string k = isa::config_to_json(l.config).dump() + "|";
   k += op.shape.describe() + "|" + op.knobs.describe() + "|" + std::to_string(e.shift);
   for (bool b : {e.bias, e.relu, e.bias_first, e.residual, e.channel_shifts}) k += b ? '1' : '0';

@@ -199,8 +199,8 @@ TEST(ProgramFileCache, SecondExecutorTakesEveryProgramFromTheCacheAndRunsTheSame
   fs::remove_all(dir);
 }
 
-// The key is the whole configuration: a user's file that reuses a shipped name with a hardware
-// option on (the same shape and buffers) does not take the shipped configuration's programs,
+// The key is the whole configuration: a configuration of the same name, shape and buffers with a
+// hardware option on (two versions of one user's file) does not take the other's programs,
 // whose STOREs do not requantize, and runs the same output bytes with its own.
 TEST(ProgramFileCache, AConfigurationThatDiffersInAnOptionCompilesItsOwnPrograms) {
   const std::string dir = fresh_dir("option");
