@@ -163,7 +163,8 @@ struct SmallNet {
 SmallNet small_resnet(const isa::Layout& l, const isa::Platform& pf, int64_t image, int stages) {
   cg::models::ResNetOptions o;
   o.image = image, o.width = 16, o.classes = 10, o.stages = stages;
-  SmallNet n{cg::models::resnet18(o), {}};
+  SmallNet n;
+  n.graph = cg::models::resnet18(o);
   cg::GraphCompileOptions co;
   co.cpu_gmacs = 0.01;
   n.compiled = cg::compile_graph(n.graph, l, pf, co);
