@@ -1,6 +1,7 @@
 // Tensor types: names, sizes and the printed form.
 #include "compiler/graph/types.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -74,6 +75,8 @@ bool count_elements(const std::vector<int64_t>& shape, int64_t* count) {
 }
 
 int64_t TensorType::elements() const {
+  // Empty first: the other sizes of an empty shape may multiply past int64.
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   return n;

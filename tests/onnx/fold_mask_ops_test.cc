@@ -70,6 +70,11 @@ TEST(FoldMaskOps, TransposeAndNeg) {
   EXPECT_THAT(error_of(make("Transpose", {{"perm", perm}}), {&m}),
               HasSubstr("perm [0, 0] is not a permutation of the 2 axes"));
   EXPECT_THAT(make("Neg").eval({&m}).to_int64(), ElementsAre(-1, -2, -3, -4, -5, -6));
+  // An empty tensor whose other sizes multiply past int64 (found by fuzz_onnx): transposed,
+  // nothing computed from them.
+  const int64_t big = int64_t{1} << 40;
+  const TensorData empty = i64({3, 0, big, big}, {});
+  EXPECT_THAT(make("Transpose").eval({&empty}).shape, ElementsAre(big, big, 0, 3));
 }
 
 // Swin's window numbering: zeros, then slices of windows set to their count.

@@ -60,10 +60,15 @@ TensorData FoldEvaluator::blank(ElemType type, std::vector<int64_t> shape) const
   TensorData t;
   t.type = type;
   t.shape = std::move(shape);
-  int64_t n = 1;
+  bool empty = false;
   for (int64_t d : t.shape) {
     if (d < 0) fail("the result's shape " + shape_string(t.shape) + " has a negative dimension");
-    if (d && n > kMaxFoldedElements / d)
+    empty = empty || d == 0;
+  }
+  int64_t n = empty ? 0 : 1;  // an empty shape's other sizes may be any
+  for (int64_t d : t.shape) {
+    if (empty) break;
+    if (n > kMaxFoldedElements / d)
       fail("the result's shape " + shape_string(t.shape) + " has more than 2^24 elements");
     n *= d;
   }

@@ -118,6 +118,9 @@ TensorData transpose(const FoldEvaluator& e) {
              " axes");
   std::vector<int64_t> shape;
   for (int64_t p : perm) shape.push_back(x.shape[p]);
+  // An empty tensor has nothing to move, and its other sizes may be any (strides from them
+  // would overflow).
+  if (x.elements() == 0) return e.blank(x.type, shape);
   std::vector<int64_t> in_stride(r, 1);
   for (int64_t k = r - 1; k > 0; --k) in_stride[k - 1] = in_stride[k] * x.shape[k];
   TensorData out = e.blank(x.type, shape);

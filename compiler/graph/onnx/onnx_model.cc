@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -52,6 +53,8 @@ int elem_bytes(ElemType t) {
 }
 
 int64_t TensorData::elements() const {
+  // Empty first: the other sizes of an empty shape may multiply past int64.
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   return n;
