@@ -1,7 +1,9 @@
 // Fuzz target: the graph pipeline as a differential test. The bytes build a random valid
 // float network (an NCHW input; convolutions of any kernel, stride and padding with or without
-// bias, groups and batch norm, depthwise convolutions, ReLU and Clip, max and average pools, residual adds, channel concats, and
-// optionally the classifier head: global average pool, flatten, Gemm) and pick a configuration.
+// bias, groups and batch norm, depthwise convolutions, ReLU and Clip, SiLU and squeeze-and-
+// excite (Sigmoid, Mul, a global average pool), max and average pools, residual adds, channel
+// concats, and optionally the classifier head: global average pool, flatten, Gemm) and pick a
+// configuration.
 // Then:
 //   fp32: the LLVM CPU path (runtime/graph/cpu_graph.h) must agree with the float64 reference
 //         interpreter to 1e-4 of the output's largest magnitude (the bound docs/onnx.md states);
@@ -175,7 +177,7 @@ cg::Graph random_network(FuzzedDataProvider& f, std::vector<float>& x, int64_t& 
   const int layers = f.ConsumeIntegralInRange(1, 6);
   for (int i = 0; i < layers && f.remaining_bytes() > 0; ++i) {
     const int64_t ch = b.shape(y)[1];
-    switch (f.ConsumeIntegralInRange(0, 8)) {
+    switch (f.ConsumeIntegralInRange(0, 9)) {
       case 0:  // a convolution, then usually a ReLU
         y = b.conv(y, f.ConsumeIntegralInRange<int64_t>(1, 24), false);
         if (f.ConsumeProbability<float>() < 0.7f) y = b.relu(y);
@@ -208,6 +210,17 @@ cg::Graph random_network(FuzzedDataProvider& f, std::vector<float>& x, int64_t& 
           y = g.add_op(cg::OpKind::Clip, b.name("clip"),
                        {y, b.constant({}, 0.0f, 0.0f), b.constant({}, 0.0f, 6.0f)});
         break;
+      case 8: {  // SiLU, x * sigmoid(x), and sometimes a squeeze-and-excite scale (EfficientNet)
+        y = g.add_op(cg::OpKind::Mul, b.name("silu"),
+                     {y, g.add_op(cg::OpKind::Sigmoid, b.name("sigmoid"), {y})});
+        if (f.ConsumeBool()) {
+          cg::ValueId s = g.add_op(cg::OpKind::GlobalAveragePool, b.name("squeeze"), {y});
+          s = b.relu(b.conv(s, f.ConsumeIntegralInRange<int64_t>(1, 8), true));
+          s = g.add_op(cg::OpKind::Sigmoid, b.name("excite"), {b.conv(s, ch, true)});
+          y = g.add_op(cg::OpKind::Mul, b.name("scale"), {y, s});
+        }
+        break;
+      }
       default:  // two convolutions, the second strided: a downsampling stage
         y = b.relu(b.conv(y, f.ConsumeIntegralInRange<int64_t>(1, 24), true));
         y = b.conv(y, f.ConsumeIntegralInRange<int64_t>(1, 24), false);
