@@ -24,6 +24,8 @@ Models (OUT_DIR/NAME.onnx):
                 libonnx 1.12's shape inference copies them into a buffer sized from the shape.
   zero_stride   a MaxPool with strides [0, 1]: libonnx 1.12's shape inference divides by it.
   no_outputs    a Relu whose graph declares no outputs.
+  float_shape   a ConstantOfShape whose shape is the float image input: libonnx 1.12's shape
+                inference built shapes of millions of dimensions until memory ran out.
   shape_of_failed  a Shape of an Add whose inputs do not broadcast: libonnx 1.12's data
                 propagation reads the type the failed Add never got (a null pointer).
   shape_of_late_failure  the same, but the Add fails only once data propagation has given its
@@ -389,6 +391,17 @@ def zero_stride():
                               [helper.make_tensor_value_info("input", TensorProto.FLOAT,
                                                              [1, 2, 4, 4])],
                               [helper.make_tensor_value_info(y, TensorProto.FLOAT, [1])])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    return m
+
+
+def float_shape():
+    nodes = [helper.make_node("ConstantOfShape", ["input"], ["y"], name="fill")]
+    graph = helper.make_graph(nodes, "float_shape",
+                              [helper.make_tensor_value_info("input", TensorProto.FLOAT,
+                                                             [16, 3, 8, 7])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
     m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     m.ir_version = 8
     return m
@@ -1010,7 +1023,7 @@ MODELS = {"resnet18": resnet18, "small_cnn": small_cnn, "tiny_resnet": tiny_resn
           "qdq_cnn": qdq_cnn, "qdq_zero_point": qdq_zero_point, "qdq_per_channel": qdq_per_channel,
           "unsupported": unsupported, "bad_attr": bad_attr, "cycle": cycle,
           "conv_weight_rank": conv_weight_rank, "short_raw_data": short_raw_data, "zero_stride": zero_stride, "no_outputs": no_outputs,
-          "shape_of_failed": lambda: shape_of("shape_of_failed"),
+          "float_shape": float_shape, "shape_of_failed": lambda: shape_of("shape_of_failed"),
           "shape_of_late_failure": lambda: shape_of("shape_of_late_failure"),
           "opset18_net": lambda: opset18("opset18_net"),
           "opset18_mish": lambda: opset18("opset18_mish"),
@@ -1038,6 +1051,7 @@ INPUTS = {"resnet18": [1, 3, 224, 224], "small_cnn": [1, 3, 16, 16],
           "tiny_resnet": [1, 3, 16, 16], "qdq_cnn": [1, 3, 8, 8], "qdq_per_channel": [1, 16, 16, 16],
           "unsupported": [1, 3, 4, 4], "bad_attr": [1, 4, 6, 6],
           "conv_weight_rank": [1, 3, 8, 8], "computed_weight": [1, 3, 6, 6], "short_raw_data": [1, 4], "zero_stride": [1, 2, 4, 4], "no_outputs": [1, 4],
+          "float_shape": [16, 3, 8, 7],
           "shape_of_failed": [1, 4], "shape_of_late_failure": [1, 4],
           "opset18_net": [1, 4, 6, 6], "opset18_mish": [1, 4, 6, 6],
           "shape_of_untyped": [1, 4],

@@ -184,6 +184,15 @@ TEST_F(OnnxCli, AZeroStrideIsRefusedBeforeShapeInference) {
                     "must be positive");
 }
 
+// libonnx 1.12's inference of a ConstantOfShape that reads the float image built shapes of
+// millions of dimensions until memory ran out (18 GB in a minute; found by fuzz_onnx).
+TEST_F(OnnxCli, AConstantOfShapeOfAFloatInputIsRefusedBeforeShapeInference) {
+  expect_user_error(models() + "/float_shape.onnx", models() + "/float_shape_input.npy",
+                    "float_shape.onnx': node 'fill' (ConstantOfShape): its shape, graph input "
+                    "'input' (FLOAT, shape [16, 3, 8, 7]), must be a 1-D int64 tensor of at most "
+                    "64 values");
+}
+
 // libonnx 1.12's data propagation of Shape read the type of its input, which a node whose
 // inference failed never got (a null pointer; found by fuzz_onnx in CI): the failure is the
 // error, whether the node fails at once or only once data propagation has given it a shape.

@@ -110,6 +110,32 @@ void check_window(const onnx::NodeProto& n, const std::string& where) {
   }
 }
 
+// A ConstantOfShape whose shape is a graph input must read a 1-D int64 tensor of at most
+// kMaxRank values: libonnx's inference of one that reads another input (a float image) built
+// shapes of millions of dimensions until memory ran out (found by fuzz_onnx).
+constexpr int64_t kMaxRank = 64;
+
+void check_shape_input(const onnx::GraphProto& g, const onnx::NodeProto& n,
+                       const std::string& where) {
+  if (n.input_size() < 1) return;
+  for (const auto& t : g.initializer())
+    if (t.name() == n.input(0)) return;  // a constant: checked where it is read
+  for (const auto& v : g.input()) {
+    if (v.name() != n.input(0) || !v.type().has_tensor_type()) continue;
+    const auto& tt = v.type().tensor_type();
+    std::vector<int64_t> dims;
+    bool rank1 = !tt.has_shape() || tt.shape().dim_size() == 1;
+    if (tt.has_shape())
+      for (const auto& d : tt.shape().dim()) dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+    const bool short_enough = !rank1 || dims.empty() || dims[0] <= kMaxRank;
+    if (tt.elem_type() != onnx::TensorProto::INT64 || !rank1 || !short_enough)
+      throw UserError(where + ": its shape, graph input '" + v.name() + "' (" +
+                      onnx_type_name(tt.elem_type()) + ", shape " + shape_string(dims) +
+                      "), must be a 1-D int64 tensor of at most " + std::to_string(kMaxRank) +
+                      " values");
+  }
+}
+
 void check_graph(const onnx::GraphProto& g, const std::string& file) {
   for (const auto& t : g.initializer())
     check_raw_size(t, file + ": initializer '" + t.name() + "'");
@@ -118,6 +144,8 @@ void check_graph(const onnx::GraphProto& g, const std::string& file) {
     const std::string where = "node '" + node_name(n, k) + "' (" + n.op_type() + ")";
     const bool default_domain = n.domain().empty() || n.domain() == "ai.onnx";
     if (default_domain && has_window(n.op_type())) check_window(n, file + ": " + where);
+    if (default_domain && n.op_type() == "ConstantOfShape")
+      check_shape_input(g, n, file + ": " + where);
     for (const auto& a : n.attribute()) {
       const std::string what = file + ": attribute '" + a.name() + "' of " + where;
       if (a.has_t()) check_raw_size(a.t(), what);

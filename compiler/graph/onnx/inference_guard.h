@@ -3,7 +3,8 @@
 // kernel_shape attribute and its weight has more dimensions than its input, it copies a
 // tensor's raw bytes into a buffer sized from its shape when the two disagree, and it divides
 // by a window's stride whatever its value, and its data propagation reads the type of a
-// value that has none (crashes found by fuzz_onnx, docs/reliability.md). The guards refuse or
+// value that has none, and it builds a shape of millions of dimensions for a ConstantOfShape
+// that reads a float image (found by fuzz_onnx, docs/reliability.md). The guards refuse or
 // repair such a model first, or run the inference so that it cannot meet one.
 #pragma once
 
@@ -20,8 +21,9 @@ namespace weft::compiler::onnx_import {
 /// Checks, in `g` and its sub-graphs, that the raw bytes of every initializer and tensor
 /// attribute (Constant's value, ...) are as many as its shape and element type need, and that
 /// the window attributes of convolutions and pools are in range (strides, dilations and
-/// kernel_shape positive, pads not negative). UserError naming `file`, the node or tensor and
-/// the value otherwise.
+/// kernel_shape positive, pads not negative), and that a ConstantOfShape whose shape is a
+/// graph input reads a 1-D int64 tensor of at most 64 values. UserError naming `file`, the
+/// node or tensor and the value otherwise.
 void check_for_shape_inference(const onnx::GraphProto& g, const std::string& file);
 
 /// Gives every Conv, ConvInteger and QLinearConv node of `g` without a kernel_shape attribute
