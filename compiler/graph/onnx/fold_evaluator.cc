@@ -1,6 +1,7 @@
 // The shared helpers of import-time constant folding; see fold_evaluator.h.
 #include "compiler/graph/onnx/fold_evaluator.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "hardware/isa/errors.h"
@@ -60,14 +61,12 @@ TensorData FoldEvaluator::blank(ElemType type, std::vector<int64_t> shape) const
   TensorData t;
   t.type = type;
   t.shape = std::move(shape);
-  bool empty = false;
-  for (int64_t d : t.shape) {
+  for (int64_t d : t.shape)
     if (d < 0) fail("the result's shape " + shape_string(t.shape) + " has a negative dimension");
-    empty = empty || d == 0;
-  }
-  int64_t n = empty ? 0 : 1;  // an empty shape's other sizes may be any
+  // An empty shape's other sizes may be any: only a non-empty one is held to the limit.
+  int64_t n = std::find(t.shape.begin(), t.shape.end(), 0) != t.shape.end() ? 0 : 1;
   for (int64_t d : t.shape) {
-    if (empty) break;
+    if (n == 0) break;
     if (n > kMaxFoldedElements / d)
       fail("the result's shape " + shape_string(t.shape) + " has more than 2^24 elements");
     n *= d;

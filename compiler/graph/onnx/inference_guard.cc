@@ -123,12 +123,10 @@ void check_shape_input(const onnx::GraphProto& g, const onnx::NodeProto& n,
   for (const auto& v : g.input()) {
     if (v.name() != n.input(0) || !v.type().has_tensor_type()) continue;
     const auto& tt = v.type().tensor_type();
-    std::vector<int64_t> dims;
-    bool rank1 = !tt.has_shape() || tt.shape().dim_size() == 1;
-    if (tt.has_shape())
-      for (const auto& d : tt.shape().dim()) dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
-    const bool short_enough = !rank1 || dims.empty() || dims[0] <= kMaxRank;
-    if (tt.elem_type() != onnx::TensorProto::INT64 || !rank1 || !short_enough)
+    std::vector<int64_t> dims;  // as declared, -1 where unknown
+    for (const auto& d : tt.shape().dim()) dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+    const bool fits = !tt.has_shape() || (dims.size() == 1 && dims[0] <= kMaxRank);
+    if (tt.elem_type() != onnx::TensorProto::INT64 || !fits)
       throw UserError(where + ": its shape, graph input '" + v.name() + "' (" +
                       onnx_type_name(tt.elem_type()) + ", shape " + shape_string(dims) +
                       "), must be a 1-D int64 tensor of at most " + std::to_string(kMaxRank) +
