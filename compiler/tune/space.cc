@@ -36,6 +36,9 @@ json Target::to_json() const {
 Target Target::from_json(const json& j) {
   if (!j.is_object() || !j.contains("kind") || !j["kind"].is_string())
     throw UserError("target: expected {\"kind\": string, \"config\", \"platform\"}");
+  for (const char* f : {"config", "platform"})
+    if (j.contains(f) && !j[f].is_string())
+      throw UserError(std::string("target: '") + f + "' is not a string");
   Target t;
   t.kind = j["kind"];
   t.config = j.value("config", "");

@@ -126,17 +126,24 @@ std::string check_step(const Step& s) {
         !s.args.contains("parts") || !s.args["parts"].is_number_integer())
       return "split '" + s.name + "' needs integer args extent and parts";
     int64_t extent = s.args["extent"], parts = s.args["parts"];
+    if (extent < 1 || parts < 1)
+      return "split '" + s.name + "' needs extent and parts of at least 1";
     if (static_cast<int64_t>(s.decision.size()) != parts)
       return "split '" + s.name + "' has " + std::to_string(s.decision.size()) +
              " factors, expected " + std::to_string(parts);
     int64_t p = 1;
     for (int64_t f : s.decision) {
       if (f < 1) return "split '" + s.name + "' has a factor below 1";
+      if (f > extent / p)  // also keeps the product from overflowing
+        return "split '" + s.name + "' factors multiply past its extent " +
+               std::to_string(extent);
       p *= f;
     }
     if (p != extent)
       return "split '" + s.name + "' factors multiply to " + std::to_string(p) +
              ", not its extent " + std::to_string(extent);
+    if (s.args.contains("max_inner") && !s.args["max_inner"].is_number_integer())
+      return "split '" + s.name + "' max_inner is not an integer";
     if (s.args.contains("max_inner") && s.decision.back() > s.args["max_inner"].get<int64_t>())
       return "split '" + s.name + "' innermost factor exceeds max_inner";
   } else if (s.primitive == "choose") {

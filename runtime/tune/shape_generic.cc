@@ -221,7 +221,7 @@ json DispatchTable::to_json() const {
 }
 
 DispatchTable DispatchTable::from_json(const json& j) {
-  if (!j.is_object() || j.value("format", "") != "weft.dispatch.v1")
+  if (!j.is_object() || !j.contains("format") || j["format"] != "weft.dispatch.v1")
     throw UserError("not a weft dispatch table (format weft.dispatch.v1)");
   DispatchTable t;
   try {

@@ -194,6 +194,30 @@ TEST_F(DatabaseTest, AnOptionalFieldOfTheWrongTypeIsNamed) {
   }
 }
 
+// The same inside the target and the trace: a target's config or platform that is not a
+// string (fuzz_records in CI: `"config": 1e308` ended the process with nlohmann's type_error),
+// and a split whose factors overflow, whose parts are 0 or whose max_inner is not an integer.
+TEST_F(DatabaseTest, ANestedFieldOfTheWrongTypeIsNamed) {
+  const nlohmann::json good = record(3).to_json();
+  const std::vector<std::pair<std::string, std::string>> bad{
+      {"/target/config", "1e308"},
+      {"/target/platform", "[1]"},
+      {"/trace/steps",
+       R"([{"primitive": "split", "name": "s", "args": {"extent": 6, "parts": 3},
+            "decision": [4294967296, 4294967296, 4294967296]}])"},
+      {"/trace/steps",
+       R"([{"primitive": "split", "name": "s", "args": {"extent": 1, "parts": 0},
+            "decision": []}])"},
+      {"/trace/steps",
+       R"([{"primitive": "split", "name": "s", "args": {"extent": 4, "parts": 1,
+            "max_inner": "4"}, "decision": [4]}])"}};
+  for (const auto& [where, value] : bad) {
+    nlohmann::json j = good;
+    j[nlohmann::json::json_pointer(where)] = nlohmann::json::parse(value);
+    EXPECT_THROW(TuningRecord::from_json(j), UserError) << where << " = " << value;
+  }
+}
+
 TEST_F(DatabaseTest, ADirectoryIsRefusedByNameBeforeAnyWork) {
   EXPECT_THAT([&] { Database db(dir_.string()); },
               ::testing::ThrowsMessage<UserError>(HasSubstr("it is a directory, not a file")));
