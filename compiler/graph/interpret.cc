@@ -576,7 +576,33 @@ ConvEpilogue<T> Interpreter<T>::epilogue_for(const Node& conv) const {
     }
   }
   ep.clip = clip_after(last, &ep.lo, &ep.hi) != nullptr;
+  ops::Unary u;
+  if (!ep.clip && !activation_after(last, &u).empty()) ep.act = u;
   return ep;
+}
+
+template <typename T>
+std::vector<const Node*> Interpreter<T>::activation_after(ValueId v, ops::Unary* u) const {
+  if (readers_.empty() || is_output_[static_cast<size_t>(v)]) return {};
+  if (const Node* hs = only_reader(v, OpKind::HardSwish)) {
+    u->fn = ops::Unary::kHardSwish;
+    return {hs};
+  }
+  // SiLU: v's readers are a Sigmoid of v and a Mul of v and that Sigmoid (either order), and
+  // the Sigmoid's only reader is the Mul.
+  const auto& r = readers_.at(static_cast<size_t>(v));
+  if (r.size() != 2) return {};
+  const Node* sig = &g_.node(r[0]);
+  const Node* mul = &g_.node(r[1]);
+  if (sig->kind != OpKind::Sigmoid) std::swap(sig, mul);
+  if (sig->kind != OpKind::Sigmoid || mul->kind != OpKind::Mul || sig->inputs.size() != 1 ||
+      mul->inputs.size() != 2 || only_reader(sig->outputs.at(0), OpKind::Mul) != mul)
+    return {};
+  const ValueId s = sig->outputs[0];
+  if (!((mul->inputs[0] == v && mul->inputs[1] == s) || (mul->inputs[0] == s && mul->inputs[1] == v)))
+    return {};
+  u->fn = ops::Unary::kSilu;
+  return {sig, mul};
 }
 
 template <typename T>
@@ -603,6 +629,15 @@ void Interpreter<T>::fold(const Node& conv, const ConvEpilogue<T>& ep) {
   }
   T lo, hi;
   if (ep.clip) folded_into_.at(static_cast<size_t>(clip_after(last, &lo, &hi)->id)) = last;
+  if (ep.act) {
+    // A chain: each node takes over the value of the one before it (the Sigmoid the
+    // convolution's, the Mul the Sigmoid's), so the last holds the activation.
+    ops::Unary u;
+    for (const Node* n : activation_after(last, &u)) {
+      folded_into_.at(static_cast<size_t>(n->id)) = last;
+      last = n->outputs.at(0);
+    }
+  }
 }
 
 template <typename T>

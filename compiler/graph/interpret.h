@@ -27,6 +27,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "compiler/graph/graph.h"
@@ -58,12 +59,16 @@ struct HostValue {
 
 /// What follows a convolution that its output pass may take on (the fp32 path's fusion): the
 /// interpreter offers it where the convolution's output is read only by an Add (whose other
-/// operand is already computed: `residual`) and/or only by a Relu or a Clip of constant bounds.
+/// operand is already computed: `residual`) and/or only by a Relu or a Clip of constant bounds,
+/// or an activation.
 template <typename T>
 struct ConvEpilogue {
   const HostValue<T>* residual = nullptr;  // added after the bias
   bool clip = false;                        // then min(max(., lo), hi) (a Relu: [0, +inf])
   T lo = 0, hi = 0;
+  // Or, where no clip follows, an activation: a HardSwish, or a SiLU as exporters write it
+  // (a Sigmoid of the value and a Mul of the two, each read by nothing else).
+  std::optional<ops::Unary> act;
   bool applied = false;  // set by the taker: it did all (else those nodes run as nodes)
 };
 
@@ -205,6 +210,9 @@ class Interpreter {
   const Node* only_reader(ValueId v, OpKind kind) const;
   // The Relu, or the Clip with constant bounds, that is `v`'s only reader; its bounds.
   const Node* clip_after(ValueId v, T* lo, T* hi) const;
+  // The activation that alone reads `v` (see ConvEpilogue::act) and its nodes, in order (the
+  // last one's output is the activation's); no nodes when there is none.
+  std::vector<const Node*> activation_after(ValueId v, ops::Unary* u) const;
 
   const Graph& g_;
   KernelOverrides<T>* overrides_;

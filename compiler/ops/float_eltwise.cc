@@ -21,11 +21,17 @@ Expr hard_sigmoid(const Expr& x, double alpha, double beta) {
   return ir::min(ir::max(v, ir::fimm(0.0)), ir::fimm(1.0));
 }
 
+Expr sigmoid(const Expr& x) {
+  const Expr e = ir::float_math(I::kExp, ir::mul(x, ir::fimm(-1.0)));
+  return ir::float_math(I::kFDiv, ir::fimm(1.0), ir::add(ir::fimm(1.0), e));
+}
+
 }  // namespace
 
 std::string Unary::str() const {
   switch (fn) {
     case kSigmoid: return "sigmoid";
+    case kSilu: return "silu";
     case kTanh: return "tanh";
     case kErf: return "erf";
     case kSqrt: return "sqrt";
@@ -56,10 +62,8 @@ const char* binary_name(BinaryFn f) {
 Expr unary_ir(const Unary& u, Expr x) {
   x = f32(std::move(x));
   switch (u.fn) {
-    case Unary::kSigmoid: {
-      const Expr e = ir::float_math(I::kExp, ir::mul(x, ir::fimm(-1.0)));
-      return ir::float_math(I::kFDiv, ir::fimm(1.0), ir::add(ir::fimm(1.0), e));
-    }
+    case Unary::kSigmoid: return sigmoid(x);
+    case Unary::kSilu: return ir::mul(x, sigmoid(x));  // the Mul node's x * Sigmoid(x)
     case Unary::kTanh: return ir::float_math(I::kTanh, x);
     case Unary::kErf: return ir::float_math(I::kErf, x);
     case Unary::kSqrt: return ir::float_math(I::kSqrt, x);

@@ -7,6 +7,8 @@
 // C's. The IR calls them as its float math intrinsics (compiler/ir/intrinsics.h), so the fp32
 // JIT kernels and a float loop compute the same bits.
 //   sigmoid(x)         = 1 / (1 + exp(-x))
+//   silu(x)            = x sigmoid(x) (no ONNX operator: a Sigmoid and a Mul, as exporters
+//                        write it, folded into the convolution before them)
 //   hard_sigmoid(x)    = min(max((x + beta / alpha) alpha, 0), 1)   (ONNX: alpha x + beta;
 //                        alpha 0.2, beta 0.5 by default; alpha 0: min(max(beta, 0), 1))
 //   hard_swish(x)      = x hard_sigmoid(x) with alpha 1/6, beta 1/2: x min(max((x + 3) / 6 ...
@@ -30,7 +32,17 @@ namespace weft::compiler::ops {
 
 /// A one-operand float function with its parameters (alpha, beta: HardSigmoid's).
 struct Unary {
-  enum Fn { kSigmoid, kTanh, kErf, kSqrt, kHardSigmoid, kHardSwish, kGelu, kGeluTanh } fn = kSigmoid;
+  enum Fn {
+    kSigmoid,
+    kTanh,
+    kErf,
+    kSqrt,
+    kHardSigmoid,
+    kHardSwish,
+    kGelu,
+    kGeluTanh,
+    kSilu
+  } fn = kSigmoid;
   double alpha = 0, beta = 0;
   /// "sigmoid", "hard_sigmoid(0.2,0.5)": a name for kernel caches and listings.
   std::string str() const;
@@ -60,6 +72,7 @@ T apply(const Unary& u, T x) {
   };
   switch (u.fn) {
     case Unary::kSigmoid: return T(1) / (T(1) + ir::exp_of(-x));
+    case Unary::kSilu: return x * (T(1) / (T(1) + ir::exp_of(-x)));
     case Unary::kTanh: return ir::tanh_of(x);
     case Unary::kErf: return ir::erf_of(x);
     case Unary::kSqrt: return std::sqrt(x);

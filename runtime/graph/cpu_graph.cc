@@ -17,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "compiler/graph/interpret.h"
@@ -94,9 +95,9 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
   // MatMul and Gemm of a constant B [K, N]: W = B^T, by node and offset of B (a batch slice).
   std::map<std::pair<NodeId, int64_t>, std::vector<float>> transposed;
   // conv: the input in channel blocks, a blocked output, a plain copy of a blocked input and
-  // non-constant weights in blocks, kept across nodes and runs (fresh pages for each were a
-  // large part of a small layer's time).
-  std::vector<float> x_blocked, y_blocked, y_planes, x_plain, w_scratch, b_blocked;
+  // non-constant weights in blocks, and the sums of a conv with an activation (act_in: never
+  // shrunk, so that no layer zeroes or faults in its pages), kept across nodes and runs (fresh pages for each were a large part of a small layer's time).
+  std::vector<float> x_blocked, y_blocked, y_planes, x_plain, w_scratch, b_blocked, act_in;
   double compile_seconds = 0;
   bool used = false;  // the node now running took a JIT kernel
   // The runs' interpreter (made on the first run): its values keep their storage across runs.
@@ -226,16 +227,18 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
   bool conv2d_blocked(NodeId node, bool weights_constant, const HostValue<float>& x,
                       const float* w, const float* bias, HostValue<float>& y, const Window2d& s,
                       int64_t o, int64_t group, compiler::graph::ConvEpilogue<float>& ep) override {
+    float* sums = nullptr;  // where the convolution's sums are: y, or act_in (below)
     if (group > 1 && group == s.c && group == o) {
       // Without a residual the kernel takes the bias and the clip itself; with one (never in
       // the torchvision networks) the pass below adds bias and residual, then clips.
       const bool own = !ep.residual;
       depthwise(node, weights_constant, x, w, own ? bias : nullptr, own && ep.clip, ep.lo, ep.hi,
-                y, s);
+                own ? ep.act : std::nullopt, y, s);
       if (own) {
         ep.applied = true;
         return took(true);
       }
+      sums = y.f.data();
     } else {
       // conv2d pads asymmetric windows; grouped_conv2d takes unequal strides.
       if (!(s.pt == s.pl && s.pt == s.pb && s.pt == s.pr) || s.sh != s.sw) return false;
@@ -261,19 +264,36 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
       const int64_t nob = (o + ob - 1) / ob;
       y.cblock = ob;
       y.f.resize(static_cast<size_t>(s.n * nob * s.oh * s.ow * ob));
-      kern.run({const_cast<float*>(xb), const_cast<float*>(wb), y.f.data()}, &workers);
+      // With an activation after it, the sums and their epilogue go to a buffer of their own
+      // and the activation's kernel writes y (its buffers may not overlap).
+      sums = y.f.data();
+      if (ep.act && residual_fits(ep, y)) {
+        if (act_in.size() < y.f.size()) act_in.resize(y.f.size());
+        sums = act_in.data();
+      }
+      kern.run({const_cast<float*>(xb), const_cast<float*>(wb), sums}, &workers);
     }
     // One pass for the bias and what the epilogue brings: a residual held in the same blocks
     // (a ResNet block's Add), then ReLU.
-    const float* res = nullptr;
-    if (ep.residual) {
-      if (ep.residual->cblock == y.cblock && ep.residual->f.size() == y.f.size())
-        res = ep.residual->f.data();
-    }
+    const float* res = ep.residual && residual_fits(ep, y) ? ep.residual->f.data() : nullptr;
     ep.applied = res || !ep.residual;
     const bool clip = ep.applied && ep.clip;
-    if (bias || res || clip) epilogue(y.f.data(), bias, res, clip, ep.lo, ep.hi, s.n, o, s.oh * s.ow);
+    if (bias || res || clip) epilogue(sums, bias, res, clip, ep.lo, ep.hi, s.n, o, s.oh * s.ow);
+    if (!ep.applied || sums == y.f.data()) {
+      ep.act.reset();  // (a depthwise conv with a residual) the activation runs as its nodes
+    } else {
+      // The activation's JIT kernel over the blocks (their spare lanes too): the same bits as
+      // its nodes, and one pass for a SiLU's Sigmoid and Mul.
+      llvm_unary_f32(*ep.act, sums, y.f.data(), static_cast<int64_t>(y.f.size()));
+    }
     return took(true);
+  }
+
+  // Whether the epilogue's residual, if any, is held in y's blocks and size (the pass adds it).
+  static bool residual_fits(const compiler::graph::ConvEpilogue<float>& ep,
+                            const HostValue<float>& y) {
+    return !ep.residual ||
+           (ep.residual->cblock == y.cblock && ep.residual->f.size() == y.f.size());
   }
 
   // x (held plain or in blocks of any size) in channel blocks of cb: as it is when it is held
@@ -293,13 +313,14 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
   }
 
   // y = the depthwise conv of x (group = C = O) in blocks of 16, plus `bias` (null: none), then
-  // with `clip` min(max(., lo), hi).
+  // with `clip` min(max(., lo), hi), or with `act` that activation.
   void depthwise(NodeId node, bool weights_constant, const HostValue<float>& x, const float* w,
-                 const float* bias, bool clip, float lo, float hi, HostValue<float>& y,
+                 const float* bias, bool clip, float lo, float hi,
+                 const std::optional<compiler::ops::Unary>& act, HostValue<float>& y,
                  const Window2d& s) {
     cpu_ops::DepthwiseConv dc{s.n,  s.c,  s.h,  s.w,  s.kh, s.kw, s.sh,
                               s.sw, s.pt, s.pl, s.pb, s.pr, s.oh, s.ow};
-    dc.bias = bias != nullptr, dc.clip = clip, dc.lo = lo, dc.hi = hi;
+    dc.bias = bias != nullptr, dc.clip = clip, dc.lo = lo, dc.hi = hi, dc.act = act;
     cpu::CpuKernel& kern =
         kernel("depthwise conv " + dc.str(), [&] { return cpu_ops::depthwise_conv2d(dc); });
     // Weights (and bias) in blocks, packed once for a constant weight.

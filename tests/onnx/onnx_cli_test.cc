@@ -362,12 +362,17 @@ TEST_F(OnnxCli, ElementwiseOperatorsRunOnLlvmKernels) {
   EXPECT_THAT(r.out, HasSubstr("\"within_1e-4\": true"));
   EXPECT_LT(field(r.out, "max_error_relative_to_max"), 1e-4) << r.out;
   const std::string flat = without_spaces(r.out);
-  for (const char* op : {"Sigmoid", "Mul", "HardSwish", "HardSigmoid", "Erf", "Div", "Pow",
-                         "Tanh", "Sub", "Sqrt", "Add"}) {
+  for (const char* op : {"Sigmoid", "Mul", "HardSigmoid", "Erf", "Div", "Pow", "Tanh", "Sub",
+                         "Sqrt", "Add"}) {
     EXPECT_THAT(flat, HasSubstr("\"op\":\"" + std::string(op) + "\",\"engine\":\"llvm\"")) << op;
     EXPECT_THAT(flat, Not(HasSubstr("\"op\":\"" + std::string(op) + "\",\"engine\":\"host\"")))
         << op;
   }
+  // The model's one HardSwish, and the SiLUs (a Sigmoid and a Mul) that alone read a
+  // convolution's output, run in that convolution's kernels.
+  EXPECT_THAT(flat, HasSubstr("\"op\":\"HardSwish\",\"engine\":\"fused\""));
+  EXPECT_THAT(flat, HasSubstr("\"op\":\"Sigmoid\",\"engine\":\"fused\""));
+  EXPECT_THAT(flat, Not(HasSubstr("\"op\":\"HardSwish\",\"engine\":\"host\"")));
   const Result g = weft("compile " + models() + "/eltwise_cnn.onnx --emit graph --pass import");
   ASSERT_EQ(g.code, 0) << g.out;
   EXPECT_THAT(g.out, HasSubstr("= HardSigmoid(%"));

@@ -20,6 +20,7 @@ std::string DepthwiseConv::str() const {
     s += (s.empty() ? "" : ",") + std::to_string(v);
   if (bias) s += " bias";
   if (clip) s += " clip " + std::to_string(lo) + "," + std::to_string(hi);
+  if (act) s += " " + act->str();
   return s;
 }
 
@@ -80,23 +81,27 @@ LoweredOp depthwise_conv2d(const DepthwiseConv& s) {
                                w({i[1], ir::ref(ry->var), ir::ref(rx->var), i[4]})),
                        {ry, rx});
       },
-      s.bias || s.clip ? "Y.sum" : "Y");
+      s.bias || s.clip || s.act ? "Y.sum" : "Y");
   // The epilogue on the tile's registers: bias, then the clip as the interpreter's
-  // min(max(v, lo), hi) compares (a NaN is never below lo or above hi, so it stays).
+  // min(max(v, lo), hi) compares (a NaN is never below lo or above hi, so it stays), then the
+  // activation as its own kernel computes it.
   te::Tensor b = te::placeholder({nb, B}, IDT::kFloat32, "B");
   te::Tensor y = sum;
-  if (s.bias || s.clip) {
+  if (s.bias || s.clip || s.act) {
     y = te::compute(
         {s.n, nb, s.oh, s.ow, B}, IDT::kFloat32,
         [&](const std::vector<Expr>& i) {
           Expr v = sum(i);
           if (s.bias) v = ir::add(v, b({i[1], i[4]}));
-          if (!s.clip) return v;
-          const Expr lo = ir::fimm(s.lo);
-          v = ir::select(ir::lt(v, lo), lo, v);
-          if (std::isinf(s.hi) && s.hi > 0) return v;
-          const Expr hi = ir::fimm(s.hi);
-          return ir::select(ir::lt(hi, v), hi, v);
+          if (s.clip) {
+            const Expr lo = ir::fimm(s.lo);
+            v = ir::select(ir::lt(v, lo), lo, v);
+            if (!(std::isinf(s.hi) && s.hi > 0)) {
+              const Expr hi = ir::fimm(s.hi);
+              v = ir::select(ir::lt(hi, v), hi, v);
+            }
+          }
+          return s.act ? unary_ir(*s.act, v) : v;
         },
         "Y");
   }

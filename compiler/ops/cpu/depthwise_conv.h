@@ -15,9 +15,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "compiler/ops/float_eltwise.h"
 #include "compiler/ops/lowered_op.h"
 
 namespace weft::compiler::ops::cpu {
@@ -28,11 +30,12 @@ inline constexpr int64_t kDepthwiseBlock = 16;
 /// The shape of a depthwise convolution: ONNX's four pads and two strides, no dilation; and
 /// the epilogue the kernel applies to each output before its store: `bias` (a third input B
 /// [ceil(C/16), 16]) added, then with `clip` min(max(., lo), hi) (a Relu: hi = +inf; a NaN stays
-/// NaN, as the interpreter's clip).
+/// NaN, as the interpreter's clip), then `act` (a SiLU, a HardSwish: float_eltwise.h's).
 struct DepthwiseConv {
   int64_t n, c, h, w, kh, kw, sh, sw, pt, pl, pb, pr, oh, ow;
   bool bias = false, clip = false;
   float lo = 0.0f, hi = 0.0f;
+  std::optional<Unary> act = std::nullopt;
   /// A cache key naming every field.
   std::string str() const;
   /// ceil(C / 16).

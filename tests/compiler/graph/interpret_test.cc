@@ -424,12 +424,13 @@ class KnKernels final : public DecliningKernels<T> {
 
 // Leaves every conv's output in blocks of two channels (lanes past C hold -99) and reads its
 // input as held; declines unblock, so the interpreter's own loop converts for other readers.
-// With `fold`, takes the epilogue it is offered (a residual in the same blocks, ReLU).
+// With `fold`, takes the epilogue it is offered (a residual in the same blocks, ReLU, an
+// activation).
 template <typename T>
 class BlockingKernels final : public DecliningKernels<T> {
  public:
   explicit BlockingKernels(bool fold) : fold_(fold) {}
-  int convs = 0, residuals = 0, clips = 0;
+  int convs = 0, residuals = 0, clips = 0, acts = 0;
   bool conv2d_blocked(NodeId, bool, const HostValue<T>& x, const T* w, const T* bias,
                       HostValue<T>& y, const Window2d& s, int64_t o, int64_t group,
                       ConvEpilogue<T>& ep) override {
@@ -450,9 +451,11 @@ class BlockingKernels final : public DecliningKernels<T> {
       for (size_t k = 0; k < y.f.size(); ++k) {
         if (ep.residual) y.f[k] += ep.residual->f[k];
         if (ep.clip) y.f[k] = std::min(std::max(y.f[k], ep.lo), ep.hi);
+        if (ep.act) y.f[k] = compiler::ops::apply<T>(*ep.act, y.f[k]);
       }
       residuals += ep.residual != nullptr;
       clips += ep.clip;
+      acts += ep.act.has_value();
       ep.applied = true;
     }
     return true;
@@ -509,9 +512,12 @@ TYPED_TEST(Interpret, ValuesInChannelBlocksPassThroughElementWiseNodesAndReachOt
 // EfficientNet's SiLU and squeeze-and-excite on blocked values: conv -> Sigmoid -> Mul(conv,
 // sigmoid) -> GlobalAveragePool -> 1x1 conv -> HardSigmoid -> Mul(scale, x) (the per-channel
 // operand first, itself held in blocks) -> Div by a plain per-channel constant [3, 1, 1] ->
-// Sub from a per-image [1, 3, 1, 1] input. The unary functions and the per-channel binaries
-// keep the blocks (spare lanes included) and the pool reads them: the plain loops' values, bit
-// for bit.
+// Sub from a per-image [1, 3, 1, 1] input, then a HardSwish of a second conv. The unary
+// functions and the per-channel binaries keep the blocks (spare lanes included) and the pool
+// reads them: the plain loops' values, bit for bit. Taken as the epilogue, the SiLU's Sigmoid
+// and Mul and the HardSwish are folded into the convolutions before them, with the same bits;
+// the gate's HardSigmoid, though its convolution's only reader, is no activation the epilogue
+// takes.
 TYPED_TEST(Interpret, ActivationsAndPerChannelScalesKeepChannelBlocks) {
   Graph g;
   const ValueId x = g.add_input("x", TensorType(DType::F32, {1, 2, 2, 3}));
@@ -529,21 +535,33 @@ TYPED_TEST(Interpret, ActivationsAndPerChannelScalesKeepChannelBlocks) {
   const ValueId scale = g.add_op(OpKind::HardSigmoid, "hsig", {c2}, {{"alpha", 0.2}, {"beta", 0.5}});
   const ValueId excited = g.add_op(OpKind::Mul, "excite", {scale, silu});
   const ValueId divided = g.add_op(OpKind::Div, "div", {excited, f32_const(g, "d", {3, 1, 1}, {2, -4, 0.5})});
-  g.set_outputs({g.add_op(OpKind::Sub, "sub", {z, divided})});
+  const ValueId sub = g.add_op(OpKind::Sub, "sub", {z, divided});
+  const ValueId c3 = g.add_op(
+      OpKind::Conv, "c3",
+      {sub, f32_const(g, "w3", {3, 3, 1, 1}, {1.5, -1, 0.5, 2, 1, -2.5, -2, 0.75, 3}),
+       f32_const(g, "b3", {3}, {0.5f, -0.25f, 1})});
+  const ValueId hswish = g.add_op(OpKind::HardSwish, "hswish", {c3});
+  g.set_outputs({hswish});
   HostValue<TypeParam> in, zin;
   in.shape = {1, 2, 2, 3};
   in.f = {1, -2, 3, -4, 0.5, 2, -1, 1, 0.25, -3, 1.5, 2};
   zin.shape = {1, 3, 1, 1};
   zin.f = {0.5, -1, 2};
   const auto want = Interpreter<TypeParam>(g).run({in, zin});
-  BlockingKernels<TypeParam> blocking(false);
-  Interpreter<TypeParam> interp(g, &blocking);
-  for (int round = 0; round < 2; ++round) {
-    const auto got = interp.run({in, zin});
-    ASSERT_EQ(got.size(), 1u);
-    EXPECT_EQ(got[0].cblock, 0);
-    EXPECT_EQ(got[0].f, want[0].f) << "run " << round;
-    for (ValueId v : {s1, silu, scale, excited, divided}) EXPECT_EQ(interp.stored(v).cblock, 2) << v;
+  for (bool fold : {false, true}) {
+    BlockingKernels<TypeParam> blocking(fold);
+    Interpreter<TypeParam> interp(g, &blocking);
+    for (int round = 0; round < 2; ++round) {
+      const auto got = interp.run({in, zin});
+      ASSERT_EQ(got.size(), 1u);
+      EXPECT_EQ(got[0].cblock, 0);
+      EXPECT_EQ(got[0].f, want[0].f) << "run " << round << ", fold " << fold;
+      for (ValueId v : {silu, scale, excited, divided}) EXPECT_EQ(interp.stored(v).cblock, 2) << v;
+      for (ValueId v : {s1, silu, hswish})
+        EXPECT_EQ(interp.folded(g.value(v).producer), fold) << v;
+      EXPECT_FALSE(interp.folded(g.value(scale).producer));
+    }
+    EXPECT_EQ(blocking.acts, fold ? 4 : 0);  // two runs of two
   }
 }
 

@@ -449,7 +449,7 @@ TEST(LlvmKernels, DataMovementAndReduceMeanMatchTheHostLoopsBitForBit) {
 // weft.exp, weft.tanh and weft.erf are one definition each (compiler/ir/float_functions.h): the
 // JIT's vector code and the host's functions give the same bits, through every unary function
 // that uses them (Sigmoid: the exp's last product feeds an add, which the JIT must not fuse into
-// an fma; Tanh, Erf, both GELUs) and Softmax, over a sweep of the whole range, the limits,
+// an fma; Tanh, Erf, both GELUs, SiLU) and Softmax, over a sweep of the whole range, the limits,
 // subnormal results, infinities and NaN.
 TEST(LlvmKernels, FloatFunctionsAreOneDefinitionOnTheHostAndInTheJit) {
   if (!have_llvm_kernels()) GTEST_SKIP() << "built without the LLVM CPU backend";
@@ -470,7 +470,7 @@ TEST(LlvmKernels, FloatFunctionsAreOneDefinitionOnTheHostAndInTheJit) {
   };
   for (ops::Unary u : {ops::Unary{ops::Unary::kSigmoid}, ops::Unary{ops::Unary::kTanh},
                        ops::Unary{ops::Unary::kErf}, ops::Unary{ops::Unary::kGelu},
-                       ops::Unary{ops::Unary::kGeluTanh}}) {
+                       ops::Unary{ops::Unary::kGeluTanh}, ops::Unary{ops::Unary::kSilu}}) {
     std::vector<float> y(x.size());
     ASSERT_TRUE(llvm_unary_f32(u, x.data(), y.data(), int64_t(x.size())));
     for (size_t i = 0; i < x.size(); ++i) {

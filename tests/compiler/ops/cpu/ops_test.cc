@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -28,6 +30,7 @@ using namespace compiler::ops::cpu;  // the operators under test
 using compiler::ops::conv2d_reference;
 using compiler::ops::Conv2dNchw;
 using compiler::ops::dense_reference;
+using compiler::ops::Unary;
 
 using ::testing::HasSubstr;
 
@@ -455,6 +458,43 @@ TEST(CpuDepthwiseConv, EachChannelIsItsOwnWindowSum) {
   // Outputs that would read past the padded input, a zero stride.
   EXPECT_THROW(depthwise_conv2d(DepthwiseConv{1, 16, 5, 5, 3, 3, 1, 1, 1, 1, 1, 1, 6, 5}), UserError);
   EXPECT_THROW(depthwise_conv2d(DepthwiseConv{1, 16, 5, 5, 3, 3, 0, 1, 1, 1, 1, 1, 5, 5}), UserError);
+}
+
+// An activation in the depthwise kernel's epilogue (a SiLU, a HardSwish: what a Sigmoid and a
+// Mul, or a HardSwish, after the convolution become on the fp32 path) computes, bit for bit,
+// the scalar definition (float_eltwise.h) of the same kernel's output without it: the
+// activation's own kernel and the interpreter agree with that definition bit for bit too
+// (LlvmKernels.FloatFunctionsAreOneDefinitionOnTheHostAndInTheJit).
+TEST(CpuDepthwiseConv, AnActivationInTheEpilogueIsItsDefinitionBitForBit) {
+  std::mt19937 rng(47);
+  DepthwiseConv d{1, 40, 9, 11, 3, 3, 2, 2, 1, 1, 1, 1, 5, 6};
+  d.bias = true;
+  const int64_t nb = d.blocks(), B = kDepthwiseBlock;
+  const auto xb = random_vector<float>(static_cast<size_t>(d.n * nb * d.h * d.w * B), rng);
+  const auto w = random_vector<float>(static_cast<size_t>(d.c * d.kh * d.kw), rng);
+  const auto bias = random_vector<float>(static_cast<size_t>(d.c), rng);
+  std::vector<float> wb = pack_depthwise_weights(w.data(), d.c, d.kh, d.kw);
+  std::vector<float> bb = pack_depthwise_weights(bias.data(), d.c, 1, 1);
+  const size_t out = static_cast<size_t>(d.n * nb * d.oh * d.ow * B);
+  ThreadPool pool(2);
+  auto run = [&](const DepthwiseConv& dc) {
+    std::vector<float> y(out, -7.0f);
+    CpuKernel kernel(depthwise_conv2d(dc));
+    kernel.run({const_cast<float*>(xb.data()), wb.data(), bb.data(), y.data()}, &pool);
+    return y;
+  };
+  const std::vector<float> plain = run(d);
+  for (Unary u : {Unary{Unary::kSilu}, Unary{Unary::kHardSwish}}) {
+    DepthwiseConv da = d;
+    da.act = u;
+    SCOPED_TRACE(da.str());
+    const std::vector<float> got = run(da);
+    for (size_t i = 0; i < out; ++i) {
+      const float want = compiler::ops::apply<float>(u, plain[i]);
+      ASSERT_EQ(std::memcmp(&got[i], &want, sizeof(float)), 0)
+          << i << ": " << got[i] << ", not " << want;
+    }
+  }
 }
 
 // Elementwise, pooling and epilogue operators on a blocked shape with an awkward width.
