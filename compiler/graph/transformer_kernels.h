@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "compiler/ir/float_functions.h"
+#include "compiler/ops/float_eltwise.h"
 
 namespace weft::compiler::graph {
 
@@ -65,7 +66,8 @@ inline AxisSplit split_at(const std::vector<int64_t>& shape, int64_t axis) {
   return s;
 }
 
-/// Softmax along `axis` (ONNX opset 13), stable: exp(x - max) / sum.
+/// Softmax along `axis` (ONNX opset 13), stable: exp(x - max) / sum, the sum in
+/// ops::kSoftmaxLanes partial sums (float_eltwise.h).
 template <typename T>
 void softmax_kernel(const T* x, const std::vector<int64_t>& xs, int64_t axis, T* y) {
   const AxisSplit s = split_at(xs, axis);
@@ -74,12 +76,13 @@ void softmax_kernel(const T* x, const std::vector<int64_t>& xs, int64_t axis, T*
       const int64_t base = o * s.n * s.inner + in;
       T m = x[base];
       for (int64_t k = 1; k < s.n; ++k) m = std::max(m, x[base + k * s.inner]);
-      T sum = T(0);
+      T part[ops::kSoftmaxLanes] = {};
       for (int64_t k = 0; k < s.n; ++k) {
         const T e = ir::exp_of(x[base + k * s.inner] - m);
         y[base + k * s.inner] = e;
-        sum += e;
+        part[k % ops::kSoftmaxLanes] += e;
       }
+      const T sum = ops::softmax_lane_total(part, [](T a, T b) { return a + b; });
       for (int64_t k = 0; k < s.n; ++k) y[base + k * s.inner] /= sum;
     }
 }

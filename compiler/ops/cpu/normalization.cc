@@ -1,10 +1,12 @@
 // The CPU normalization kernels; see normalization.h.
 #include "compiler/ops/cpu/normalization.h"
 
+#include <limits>
 #include <vector>
 
 #include "compiler/ir/intrinsics.h"
 #include "compiler/ops/cpu/schedules.h"
+#include "compiler/ops/float_eltwise.h"
 
 namespace weft::compiler::ops::cpu {
 
@@ -19,30 +21,103 @@ Expr fdiv(Expr a, Expr b) { return ir::float_math(I::kFDiv, std::move(a), std::m
 }  // namespace
 
 LoweredOp softmax_f32(int64_t outer, int64_t n, int64_t inner) {
-  te::Tensor xt = te::placeholder({outer, n, inner}, IDT::kFloat32, "X");
-  const te::IterVar rm = te::reduce_axis(n, "k");
-  te::Tensor mx = te::compute_reduce(
-      {outer, inner}, IDT::kFloat32,
-      [&](const std::vector<Expr>& i) {
-        return te::maximum(xt({i[0], ir::ref(rm->var), i[1]}), {rm});
+  // Along the last axis (inner = 1: attention's rows) the tensors are [outer, n] and each
+  // row's steps are computed at the row, vectorized along it: the max and the sum's
+  // kSoftmaxLanes partials (float_eltwise.h) as vectors of lanes over the row's whole pieces,
+  // the last n % L elements added to their partials after them; the exponentials and the
+  // quotients along the row. Otherwise the quotients are vectorized along inner. The max may
+  // be taken in any order: where that could differ (a NaN in the row) every output is NaN.
+  constexpr int64_t L = kSoftmaxLanes;
+  const bool rows = inner == 1;
+  const int64_t whole = n / L, tail = n % L;
+  auto shape = [&](int64_t mid) {
+    return rows ? std::vector<int64_t>{outer, mid} : std::vector<int64_t>{outer, mid, inner};
+  };
+  // Element k of the row of reduced index r ({row} or {row, inner index}).
+  auto at = [&](const std::vector<Expr>& r, const Expr& k) {
+    return rows ? std::vector<Expr>{r[0], k} : std::vector<Expr>{r[0], k, r[1]};
+  };
+  auto row_of = [&](const std::vector<Expr>& i) {  // the reduced index of element i
+    return rows ? std::vector<Expr>{i[0]} : std::vector<Expr>{i[0], i[2]};
+  };
+  const std::vector<int64_t> reduced =
+      rows ? std::vector<int64_t>{outer} : std::vector<int64_t>{outer, inner};
+  te::Tensor xt = te::placeholder(shape(n), IDT::kFloat32, "X");
+  // Per lane of a [.., L, ..] stage (index i), the reduction over the whole pieces of t's row.
+  auto lanes = [&](const te::Tensor& t, bool max, const char* name) {
+    const te::IterVar q = te::reduce_axis(whole, "q");
+    return te::compute_reduce(
+        shape(L), IDT::kFloat32,
+        [&](const std::vector<Expr>& i) {
+          const Expr k = ir::add(ir::mul(ir::ref(q->var), ir::imm(L)), i[1]);
+          const Expr v = t(at(row_of(i), k));
+          return max ? te::maximum(v, {q}) : te::sum(v, {q});
+        },
+        name);
+  };
+  // Partial j of a row (reduced index r): lane j of the whole pieces (none: `none`), then the
+  // tail's element whole * L + j where there is one.
+  auto partial = [&](const te::Tensor& ls, const te::Tensor& t, const std::vector<Expr>& r,
+                     int64_t j, Expr none, bool max) {
+    Expr p = whole > 0 ? ls(at(r, ir::imm(j))) : std::move(none);
+    if (j >= tail) return p;
+    const Expr e = t(at(r, ir::imm(whole * L + j)));
+    return max ? ir::max(p, e) : ir::add(p, e);
+  };
+  te::Tensor mlanes = whole > 0 ? lanes(xt, true, "M.lanes") : te::Tensor();
+  te::Tensor mx = te::compute(
+      reduced, IDT::kFloat32,
+      [&](const std::vector<Expr>& r) {
+        Expr m = partial(mlanes, xt, r, 0, xt(at(r, ir::imm(0))), true);
+        for (int64_t j = 1; j < L; ++j)
+          m = ir::max(m, partial(mlanes, xt, r, j, xt(at(r, ir::imm(0))), true));
+        return m;
       },
       "M");
   te::Tensor ex = te::compute(
-      {outer, n, inner}, IDT::kFloat32,
+      shape(n), IDT::kFloat32,
       [&](const std::vector<Expr>& i) {
-        return ir::float_math(I::kExp, ir::sub(xt(i), mx({i[0], i[2]})));
+        return ir::float_math(I::kExp, ir::sub(xt(i), mx(row_of(i))));
       },
       "E");
-  const te::IterVar rs = te::reduce_axis(n, "s");
-  te::Tensor sum = te::compute_reduce(
-      {outer, inner}, IDT::kFloat32,
-      [&](const std::vector<Expr>& i) { return te::sum(ex({i[0], ir::ref(rs->var), i[1]}), {rs}); },
+  te::Tensor slanes = whole > 0 ? lanes(ex, false, "S.lanes") : te::Tensor();
+  te::Tensor sum = te::compute(
+      reduced, IDT::kFloat32,
+      [&](const std::vector<Expr>& r) {
+        Expr p[L];
+        for (int64_t j = 0; j < L; ++j) p[j] = partial(slanes, ex, r, j, ir::fimm(0.0), false);
+        return softmax_lane_total(p, [](const Expr& a, const Expr& b) { return ir::add(a, b); });
+      },
       "S");
   te::Tensor yt = te::compute(
-      {outer, n, inner}, IDT::kFloat32,
-      [&](const std::vector<Expr>& i) { return fdiv(ex(i), sum({i[0], i[2]})); }, "Y");
+      shape(n), IDT::kFloat32,
+      [&](const std::vector<Expr>& i) { return fdiv(ex(i), sum(row_of(i))); }, "Y");
   te::Schedule sc({yt});
-  vectorize_inner(sc[yt]);
+  if (rows) {
+    te::Stage& sy = sc[yt];
+    const te::IterVar row = sy.axes()[0];
+    auto along = [&](te::Stage& st) {  // the row's elements in vectors of L, the last guarded
+      if (n > L) {
+        auto [ko, ki] = st.split(st.axes()[1], L);
+        st.set_kind(ki, ir::ForKind::kVectorized);
+      }
+    };
+    along(sy);
+    for (const te::Tensor& t : {mlanes, mx, ex, slanes, sum}) {
+      if (t.get() == nullptr) continue;
+      sc.set_scope(t, ir::Scope::kLocal);
+      sc[t].compute_at(sy, row);
+    }
+    along(sc[ex]);
+    for (const te::Tensor& t : {mlanes, slanes}) {  // pieces outside, the lanes a vector
+      if (t.get() == nullptr) continue;
+      te::Stage& st = sc[t];
+      st.reorder({st.axes()[0], st.reduce_axes()[0], st.axes()[1]});
+      st.set_kind(st.axes()[1], ir::ForKind::kVectorized);
+    }
+  } else {
+    vectorize_inner(sc[yt]);
+  }
   return lower_op(kGraphKernelName, sc, {xt}, {yt});
 }
 

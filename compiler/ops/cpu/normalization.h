@@ -1,8 +1,9 @@
 // The CPU (LLVM) kernels of a transformer's normalizations on the fp32 host path: Softmax
 // along one axis and LayerNormalization over the trailing dimensions, on plain row-major
-// float32 buffers. Their reductions run in index order as the host interpreter's loops
-// (compiler/graph/transformer_kernels.h) do; the exponential is the C library's (the same
-// intrinsic as float_eltwise.h's).
+// float32 buffers. Their reductions run in the host interpreter's order
+// (compiler/graph/transformer_kernels.h: LayerNorm's in index order, Softmax's sum in
+// float_eltwise.h's partials) and the exponential is weft's (compiler/ir/float_functions.h),
+// so the two agree bit for bit.
 #pragma once
 
 #include <cstdint>

@@ -488,11 +488,25 @@ TEST(LlvmKernels, FloatFunctionsAreOneDefinitionOnTheHostAndInTheJit) {
           << u.str() << "(" << x[i] << ") = " << y[i] << ", not " << want;
     }
   }
-  // Softmax over rows of 7 of the first sweep's values (exp of x - max, then the sum).
-  const int64_t rows = 2000;
-  std::vector<float> s(size_t(rows * 7)), want(s.size());
-  ASSERT_TRUE(llvm_softmax_f32(x.data(), s.data(), rows, 7, 1));
-  compiler::graph::softmax_kernel<float>(x.data(), {rows, 7}, 1, want.data());
+  // Softmax over rows of the sweep's values (exp of x - max, then the sum in its partials):
+  // rows shorter than, as long as and a little longer than a vector of the sum's lanes, and
+  // ViT's 197; then along a middle axis (inner 5: the quotients vectorized across rows).
+  for (int64_t n : {7, 8, 9, 16, 197}) {
+    const int64_t rows = static_cast<int64_t>(x.size()) / n;
+    std::vector<float> s(size_t(rows * n)), want(s.size());
+    ASSERT_TRUE(llvm_softmax_f32(x.data(), s.data(), rows, n, 1));
+    compiler::graph::softmax_kernel<float>(x.data(), {rows, n}, 1, want.data());
+    for (size_t i = 0; i < s.size(); ++i) {
+      if (std::isnan(want[i])) {  // a row with a NaN or an infinity: NaN throughout
+        ASSERT_TRUE(std::isnan(s[i])) << n << ": " << i;
+        continue;
+      }
+      ASSERT_EQ(bits(s[i]), bits(want[i])) << n << ": " << i;
+    }
+  }
+  std::vector<float> s(3 * 37 * 5), want(s.size());
+  ASSERT_TRUE(llvm_softmax_f32(x.data() + 7, s.data(), 3, 37, 5));
+  compiler::graph::softmax_kernel<float>(x.data() + 7, {3, 37, 5}, 1, want.data());
   for (size_t i = 0; i < s.size(); ++i) ASSERT_EQ(bits(s[i]), bits(want[i])) << i;
 }
 
