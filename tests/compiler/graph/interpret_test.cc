@@ -565,6 +565,36 @@ TYPED_TEST(Interpret, ActivationsAndPerChannelScalesKeepChannelBlocks) {
   }
 }
 
+// A Transpose of a value held in channel blocks (4 channels in blocks of 2) permutes it as it
+// is held, for a perm that moves the channels last (ConvNeXt's), first, or leaves them: the
+// plain loops' values, and the value itself is never converted.
+TYPED_TEST(Interpret, ATransposeOfChannelBlocksReadsThemAsHeld) {
+  Graph g;
+  const ValueId x = g.add_input("x", TensorType(DType::F32, {2, 2, 3, 2}));
+  const ValueId c = g.add_op(
+      OpKind::Conv, "c",
+      {x, f32_const(g, "w", {4, 2, 1, 1}, {1, -1, 2, 0.5, -1, 3, 0.25, 2}),
+       f32_const(g, "b", {4}, {0.5, -1, 2, 0})});
+  std::vector<ValueId> outs;
+  for (const std::vector<int64_t>& perm :
+       {std::vector<int64_t>{0, 2, 3, 1}, {1, 0, 2, 3}, {0, 1, 3, 2}, {3, 2, 1, 0}})
+    outs.push_back(g.add_op(OpKind::Transpose, "t", {c}, {{"perm", perm}}));
+  g.set_outputs(outs);
+  HostValue<TypeParam> in;
+  in.shape = {2, 2, 3, 2};
+  for (int k = 0; k < 24; ++k) in.f.push_back(TypeParam(k % 7) - TypeParam(2.5));
+  const auto want = Interpreter<TypeParam>(g).run({in});
+  BlockingKernels<TypeParam> blocking(false);
+  Interpreter<TypeParam> interp(g, &blocking);
+  const auto got = interp.run({in});
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t k = 0; k < got.size(); ++k) {
+    EXPECT_EQ(got[k].shape, want[k].shape) << k;
+    EXPECT_EQ(got[k].f, want[k].f) << k;
+  }
+  EXPECT_EQ(interp.stored(c).cblock, 2);
+}
+
 TYPED_TEST(Interpret, AMatMulOffersBAsItIsWithItsNodeAndWhetherItIsConstant) {
   Graph g;
   const ValueId x = g.add_input("x", TensorType(DType::F32, {2, 1, 2}));
