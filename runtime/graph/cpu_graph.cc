@@ -5,7 +5,8 @@
 // shipped record or the host kind's dispatch table gives the shape; Relu, Clip, the pools,
 // batch norm and the float element-wise operators, broadcasting ones included, on
 // llvm_kernels.h's graph kernels). Convolutions leave their outputs in channel blocks and take
-// on the Relu, Clip or residual Add that only reads them (interpret.h's ConvEpilogue). What
+// on the Relu, Clip, residual Add or activation (a SiLU, a HardSwish) that only reads them
+// (interpret.h's ConvEpilogue). What
 // stays here is the conversion of HostArrays and the per-node records (time, engine,
 // multiply-accumulates).
 #include "runtime/graph/cpu_graph.h"
