@@ -10,6 +10,7 @@
 #include "compiler/graph/infer.h"
 #include "compiler/graph/onnx/contrib_ops.h"
 #include "compiler/graph/onnx/fold_constants.h"
+#include "compiler/graph/onnx/gelu_from_erf.h"
 #include "compiler/graph/onnx/import_resize.h"
 #include "compiler/graph/onnx/pad_into_conv.h"
 #include "compiler/graph/onnx/slice_ranges.h"
@@ -895,7 +896,9 @@ const std::vector<std::string>& supported_operators() {
 
 Imported import_model(Model model) {
   fold_constants(&model);
-  return Importer(model).run();
+  Imported imp = Importer(model).run();
+  gelu_from_erf(imp.graph);
+  return imp;
 }
 
 Imported import_onnx(const std::string& path, const LoadOptions& options) {
