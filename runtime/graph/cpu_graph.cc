@@ -6,9 +6,8 @@
 // batch norm and the float element-wise operators, broadcasting ones included, on
 // llvm_kernels.h's graph kernels). Convolutions leave their outputs in channel blocks and take
 // on the Relu, Clip, residual Add or activation (a SiLU, a HardSwish) that only reads them
-// (interpret.h's ConvEpilogue). What
-// stays here is the conversion of HostArrays and the per-node records (time, engine,
-// multiply-accumulates).
+// (interpret.h's ConvEpilogue). What stays here is the conversion of HostArrays and the
+// per-node records (time, engine, multiply-accumulates).
 #include "runtime/graph/cpu_graph.h"
 
 #include <algorithm>
@@ -97,7 +96,8 @@ struct LlvmGraphRunner::State final : compiler::graph::KernelOverrides<float> {
   std::map<std::pair<NodeId, int64_t>, std::vector<float>> transposed;
   // conv: the input in channel blocks, a blocked output, a plain copy of a blocked input and
   // non-constant weights in blocks, and the sums of a conv with an activation (act_in: never
-  // shrunk, so that no layer zeroes or faults in its pages), kept across nodes and runs (fresh pages for each were a large part of a small layer's time).
+  // shrunk, so that no layer zeroes or faults in its pages), kept across nodes and runs (fresh
+  // pages for each were a large part of a small layer's time).
   std::vector<float> x_blocked, y_blocked, y_planes, x_plain, w_scratch, b_blocked, act_in;
   double compile_seconds = 0;
   bool used = false;  // the node now running took a JIT kernel

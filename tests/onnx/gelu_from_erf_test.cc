@@ -32,16 +32,17 @@ struct Chain {
   Chain(bool swap, bool leak, bool bad_half) {
     const ValueId in = g.add_input("in", TensorType(DType::F32, {2, 3, 5}));
     x = g.add_op(OpKind::Relu, "/mlp/fc/Relu", {in});
-    const ValueId d = g.add_op(OpKind::Div, "/mlp/act/Div", {x, scalar(g, "sqrt2", 1.4142135381698608f)});
+    const ValueId d =
+        g.add_op(OpKind::Div, "/mlp/act/Div", {x, scalar(g, "sqrt2", 1.4142135381698608f)});
     const ValueId e = g.add_op(OpKind::Erf, "/mlp/act/Erf", {d});
     const ValueId one = scalar(g, "one", 1.0f);
-    const ValueId a = g.add_op(OpKind::Add, "/mlp/act/Add", swap ? std::vector<ValueId>{one, e}
-                                                                : std::vector<ValueId>{e, one});
-    const ValueId m = g.add_op(OpKind::Mul, "/mlp/act/Mul", swap ? std::vector<ValueId>{a, x}
-                                                                : std::vector<ValueId>{x, a});
+    const ValueId a = g.add_op(OpKind::Add, "/mlp/act/Add",
+                               swap ? std::vector<ValueId>{one, e} : std::vector<ValueId>{e, one});
+    const ValueId m = g.add_op(OpKind::Mul, "/mlp/act/Mul",
+                               swap ? std::vector<ValueId>{a, x} : std::vector<ValueId>{x, a});
     const ValueId half = scalar(g, "half", bad_half ? 0.25f : 0.5f);
-    y = g.add_op(OpKind::Mul, "/mlp/act/Mul_1", swap ? std::vector<ValueId>{half, m}
-                                                     : std::vector<ValueId>{m, half});
+    y = g.add_op(OpKind::Mul, "/mlp/act/Mul_1",
+                 swap ? std::vector<ValueId>{half, m} : std::vector<ValueId>{m, half});
     out = g.add_op(OpKind::Relu, "next", {y});
     g.set_outputs({out});
     if (leak) g.add_output(e);
@@ -61,7 +62,8 @@ TEST(GeluFromErf, TorchsFiveNodesBecomeOneGeluInEitherOperandOrder) {
     const auto want = graph::Interpreter<double>(c.g).run({input()});
     ASSERT_EQ(gelu_from_erf(c.g), 1) << swap;
     EXPECT_EQ(c.g.count(OpKind::Gelu), 1);
-    for (OpKind k : {OpKind::Div, OpKind::Erf, OpKind::Add, OpKind::Mul}) EXPECT_EQ(c.g.count(k), 0);
+    for (OpKind k : {OpKind::Div, OpKind::Erf, OpKind::Add, OpKind::Mul})
+      EXPECT_EQ(c.g.count(k), 0);
     const graph::Node* gelu = c.g.producer(c.y);  // the chain's output value stays
     ASSERT_NE(gelu, nullptr);
     EXPECT_EQ(gelu->kind, OpKind::Gelu);

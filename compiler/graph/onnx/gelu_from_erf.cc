@@ -65,7 +65,8 @@ int gelu_from_erf(Graph& g) {
     const std::vector<NodeId> gone{div.id, erf->id, add->id, mul->id};
     Node& gelu = g.node(half->id);
     const size_t slash = div.name.rfind('/');
-    gelu.name = (slash == std::string::npos ? div.name + "." : div.name.substr(0, slash + 1)) + "Gelu";
+    gelu.name =
+        (slash == std::string::npos ? div.name + "." : div.name.substr(0, slash + 1)) + "Gelu";
     gelu.kind = OpKind::Gelu;
     gelu.inputs = {x};
     gelu.attrs.clear();
