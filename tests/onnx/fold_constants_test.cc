@@ -59,6 +59,15 @@ TEST(FoldConstants, UnsqueezeSqueezeAndReshape) {
   } catch (const UserError& e) {
     EXPECT_THAT(e.what(), HasSubstr("node 'n' (Reshape): cannot reshape [2, 3] to [4]"));
   }
+  // Dimensions whose product is past int64 (fuzz_onnx: 4 x INT64_MAX overflowed the product;
+  // 2^62 is exact as the double the helper takes).
+  const TensorData huge = i64({3}, {4, 4611686018427387904.0, -1});
+  try {
+    make("Reshape").eval({&m, &huge});
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("past int64"));
+  }
 }
 
 TEST(FoldConstants, ConcatOnAnAxis) {

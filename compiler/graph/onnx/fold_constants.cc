@@ -318,7 +318,9 @@ class Evaluator : public FoldEvaluator {
         continue;
       }
       if (shape[k] < 0) fail("shape " + shape_string(shape) + " has a negative dimension");
-      known *= shape[k];
+      if (__builtin_mul_overflow(known, shape[k], &known))
+        fail("cannot reshape " + shape_string(out.shape) + " to " + shape_string(shape) +
+             ": the dimensions' product is past int64");
     }
     const int64_t n = out.elements();
     if (infer >= 0) {
