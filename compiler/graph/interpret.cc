@@ -612,21 +612,34 @@ std::vector<const Node*> Interpreter<T>::activation_after(ValueId v, ops::Unary*
     u->fn = ops::Unary::kHardSwish;
     return {hs};
   }
-  // SiLU: v's readers are a Sigmoid of v and a Mul of v and that Sigmoid (either order), and
-  // the Sigmoid's only reader is the Mul.
+  // v times a gate of v: v's readers are a Sigmoid of v (SiLU) or a HardSigmoid of v with
+  // HardSwish's constants (HardSwish as opset 13 exports write it) and a Mul of v and that
+  // gate (either order), and the gate's only reader is the Mul.
   const auto& r = readers_.at(static_cast<size_t>(v));
   if (r.size() != 2) return {};
-  const Node* sig = &g_.node(r[0]);
+  const Node* gate = &g_.node(r[0]);
   const Node* mul = &g_.node(r[1]);
-  if (sig->kind != OpKind::Sigmoid) std::swap(sig, mul);
-  if (sig->kind != OpKind::Sigmoid || mul->kind != OpKind::Mul || sig->inputs.size() != 1 ||
-      mul->inputs.size() != 2 || only_reader(sig->outputs.at(0), OpKind::Mul) != mul)
+  if (gate->kind == OpKind::Mul) std::swap(gate, mul);
+  if (mul->kind != OpKind::Mul || gate->inputs.size() != 1 || mul->inputs.size() != 2 ||
+      only_reader(gate->outputs.at(0), OpKind::Mul) != mul)
     return {};
-  const ValueId s = sig->outputs[0];
+  const ValueId s = gate->outputs[0];
   if (!((mul->inputs[0] == v && mul->inputs[1] == s) || (mul->inputs[0] == s && mul->inputs[1] == v)))
     return {};
-  u->fn = ops::Unary::kSilu;
-  return {sig, mul};
+  if (gate->kind == OpKind::Sigmoid) {
+    u->fn = ops::Unary::kSilu;
+    return {gate, mul};
+  }
+  const std::optional<ops::Unary> hs = unary_of(*gate);
+  // The same float constants as HardSwish's, so v * HardSigmoid(v) is HardSwish bit for bit.
+  auto f = [](double d) { return static_cast<float>(d); };
+  if (gate->kind == OpKind::HardSigmoid && hs && hs->alpha != 0 &&
+      f(hs->alpha) == f(ops::kHardSwishAlpha) &&
+      f(hs->beta / hs->alpha) == f(ops::kHardSwishBeta / ops::kHardSwishAlpha)) {
+    u->fn = ops::Unary::kHardSwish;
+    return {gate, mul};
+  }
+  return {};
 }
 
 template <typename T>

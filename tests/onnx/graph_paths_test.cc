@@ -210,6 +210,26 @@ TEST(OnnxGraph, AnMBConvBlockOnLlvmKeepsItsBlocksThroughSiluAndSqueezeExcite) {
   });
 }
 
+// MobileNet V3's activations as opset 13 exports write them: HardSwish as a HardSigmoid
+// (alpha 1/6, beta 1/2) of a conv's output and a Mul of the two, after a 1x1 conv and after a
+// depthwise conv, folded into them ("fused"); a HardSigmoid with other constants (0.2, 0.5)
+// times its input is no HardSwish and runs as its nodes. The float64 reference's values.
+TEST(OnnxGraph, HardSwishWrittenAsAHardSigmoidAndAMulIsFoldedIntoTheConvBeforeIt) {
+  namespace cg = compiler::graph;
+  cg::Graph g("hard_swish");
+  auto gated = [&](const std::string& name, cg::ValueId v, double alpha) {
+    const cg::ValueId hs = g.add_op(OpKind::HardSigmoid, name, {v}, {{"alpha", alpha}, {"beta", 0.5}});
+    return g.add_op(OpKind::Mul, name + ".mul", {hs, v});
+  };
+  const cg::ValueId x = g.add_input("x", cg::TensorType(DType::F32, {1, 24, 10, 10}));
+  const cg::ValueId e = gated("e.hswish", add_conv(g, "expand", x, 24, 40, 1, 1, 3), 1.0 / 6.0);
+  const cg::ValueId d = gated("dw.hswish", add_depthwise(g, "dw", e, 40, 2, {1, 1, 1, 1}, 5), 1.0 / 6.0);
+  g.set_outputs({gated("other", add_conv(g, "project", d, 40, 24, 1, 1, 7), 0.2)});
+  expect_runs_match_f64(g, 71, [](const rt::graph::NodeRecord& rec) {
+    return rec.name.find(".hswish") != std::string::npos ? "fused" : "llvm";
+  });
+}
+
 // ResNeXt's block on 16 channels, batch 2: a 1x1 conv to 32 -> ReLU -> a 3x3 conv of 8 groups
 // of 4 channels (run in channel blocks as 2 merged groups of 16, block-diagonal weights) ->
 // ReLU -> a 1x1 conv back -> the residual Add -> ReLU; then a 1x1 conv to 24 and a strided
