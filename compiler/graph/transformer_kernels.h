@@ -67,7 +67,7 @@ inline AxisSplit split_at(const std::vector<int64_t>& shape, int64_t axis) {
 }
 
 /// Softmax along `axis` (ONNX opset 13), stable: exp(x - max) / sum, the sum in
-/// ops::kSoftmaxLanes partial sums (float_eltwise.h).
+/// ops::kRowSumLanes partial sums (float_eltwise.h).
 template <typename T>
 void softmax_kernel(const T* x, const std::vector<int64_t>& xs, int64_t axis, T* y) {
   const AxisSplit s = split_at(xs, axis);
@@ -76,13 +76,13 @@ void softmax_kernel(const T* x, const std::vector<int64_t>& xs, int64_t axis, T*
       const int64_t base = o * s.n * s.inner + in;
       T m = x[base];
       for (int64_t k = 1; k < s.n; ++k) m = std::max(m, x[base + k * s.inner]);
-      T part[ops::kSoftmaxLanes] = {};
+      T part[ops::kRowSumLanes] = {};
       for (int64_t k = 0; k < s.n; ++k) {
         const T e = ir::exp_of(x[base + k * s.inner] - m);
         y[base + k * s.inner] = e;
-        part[k % ops::kSoftmaxLanes] += e;
+        part[k % ops::kRowSumLanes] += e;
       }
-      const T sum = ops::softmax_lane_total(part, [](T a, T b) { return a + b; });
+      const T sum = ops::row_sum_total(part, [](T a, T b) { return a + b; });
       for (int64_t k = 0; k < s.n; ++k) y[base + k * s.inner] /= sum;
     }
 }
@@ -155,12 +155,17 @@ void layer_norm_kernel(const T* x, const std::vector<int64_t>& xs, int64_t axis,
   for (int64_t r = 0; r < rows; ++r) {
     const T* xr = x + r * len;
     T* yr = y + r * len;
-    T mean = T(0);
-    for (int64_t i = 0; i < len; ++i) mean += xr[i];
-    mean /= T(len);
-    T var = T(0);
-    for (int64_t i = 0; i < len; ++i) var += (xr[i] - mean) * (xr[i] - mean);
-    var /= T(len);
+    auto row_sum = [&](auto term) {  // in ops::kRowSumLanes partials (float_eltwise.h)
+      T part[ops::kRowSumLanes] = {};
+      for (int64_t i = 0; i < len; ++i) part[i % ops::kRowSumLanes] += term(i);
+      return ops::row_sum_total(part, [](T a, T b) { return a + b; });
+    };
+    const T mean = row_sum([&](int64_t i) { return xr[i]; }) / T(len);
+    const T var = row_sum([&](int64_t i) {
+                    const T d = xr[i] - mean;
+                    return d * d;
+                  }) /
+                  T(len);
     const T inv = T(1) / std::sqrt(var + T(eps));
     if (output) {
       y[r] = output == 1 ? mean : inv;

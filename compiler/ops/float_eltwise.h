@@ -62,14 +62,14 @@ inline constexpr double kSqrtHalf = 0.70710678118654752440;
 inline constexpr double kGeluTanhScale = 0.79788456080286535588;
 inline constexpr double kGeluTanhCubic = 0.044715;
 
-/// Softmax's sum (the host loops' and the JIT kernel's, so that they agree bit for bit): a
-/// row's exponentials e_0 .. e_{n-1} are added into kSoftmaxLanes partial sums, e_k into
-/// partial k % kSoftmaxLanes in increasing k (a vector of lanes in the JIT), then the partials
-/// pairwise: ((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + p7)). (One sum in index order was a
-/// chain of n dependent adds per row: most of a ViT Softmax's time.)
-inline constexpr int64_t kSoftmaxLanes = 8;
+/// The sums along a row of Softmax and LayerNorm (the host loops' and the JIT kernels', so
+/// that they agree): a row's terms t_0 .. t_{n-1} are added into kRowSumLanes partial sums,
+/// t_k into partial k % kRowSumLanes in increasing k (a vector of lanes in the JIT), then the
+/// partials pairwise: ((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + p7)). (One sum in index
+/// order was a chain of n dependent adds per row: most of a ViT Softmax's time.)
+inline constexpr int64_t kRowSumLanes = 8;
 template <typename T, typename Add>
-T softmax_lane_total(const T* p, Add add) {
+T row_sum_total(const T* p, Add add) {
   return add(add(add(p[0], p[1]), add(p[2], p[3])), add(add(p[4], p[5]), add(p[6], p[7])));
 }
 

@@ -12,6 +12,7 @@
 #include "compiler/graph/onnx/fold_constants.h"
 #include "compiler/graph/onnx/gelu_from_erf.h"
 #include "compiler/graph/onnx/import_resize.h"
+#include "compiler/graph/onnx/layer_norm_from_parts.h"
 #include "compiler/graph/onnx/pad_into_conv.h"
 #include "compiler/graph/onnx/slice_ranges.h"
 #include "compiler/graph/verify.h"
@@ -898,6 +899,7 @@ Imported import_model(Model model) {
   fold_constants(&model);
   Imported imp = Importer(model).run();
   gelu_from_erf(imp.graph);
+  layer_norm_from_parts(imp.graph);
   return imp;
 }
 

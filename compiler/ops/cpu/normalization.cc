@@ -1,7 +1,9 @@
 // The CPU normalization kernels; see normalization.h.
 #include "compiler/ops/cpu/normalization.h"
 
+#include <functional>
 #include <limits>
+#include <tuple>
 #include <vector>
 
 #include "compiler/ir/intrinsics.h"
@@ -23,11 +25,11 @@ Expr fdiv(Expr a, Expr b) { return ir::float_math(I::kFDiv, std::move(a), std::m
 LoweredOp softmax_f32(int64_t outer, int64_t n, int64_t inner) {
   // Along the last axis (inner = 1: attention's rows) the tensors are [outer, n] and each
   // row's steps are computed at the row, vectorized along it: the max and the sum's
-  // kSoftmaxLanes partials (float_eltwise.h) as vectors of lanes over the row's whole pieces,
+  // kRowSumLanes partials (float_eltwise.h) as vectors of lanes over the row's whole pieces,
   // the last n % L elements added to their partials after them; the exponentials and the
   // quotients along the row. Otherwise the quotients are vectorized along inner. The max may
   // be taken in any order: where that could differ (a NaN in the row) every output is NaN.
-  constexpr int64_t L = kSoftmaxLanes;
+  constexpr int64_t L = kRowSumLanes;
   const bool rows = inner == 1;
   const int64_t whole = n / L, tail = n % L;
   auto shape = [&](int64_t mid) {
@@ -86,7 +88,7 @@ LoweredOp softmax_f32(int64_t outer, int64_t n, int64_t inner) {
       [&](const std::vector<Expr>& r) {
         Expr p[L];
         for (int64_t j = 0; j < L; ++j) p[j] = partial(slanes, ex, r, j, ir::fimm(0.0), false);
-        return softmax_lane_total(p, [](const Expr& a, const Expr& b) { return ir::add(a, b); });
+        return row_sum_total(p, [](const Expr& a, const Expr& b) { return ir::add(a, b); });
       },
       "S");
   te::Tensor yt = te::compute(
@@ -122,24 +124,52 @@ LoweredOp softmax_f32(int64_t outer, int64_t n, int64_t inner) {
 }
 
 LoweredOp layer_norm_f32(int64_t rows, int64_t len, double eps, int64_t scale_n, int64_t bias_n) {
+  // Each row's steps are computed at the row: its two sums in kRowSumLanes partials
+  // (float_eltwise.h) as vectors of lanes over the row's whole pieces (the last len % L terms
+  // added to their partials after them), then the normalized row vectorized along it.
+  constexpr int64_t L = kRowSumLanes;
+  const int64_t whole = len / L, tail = len % L;
   te::Tensor xt = te::placeholder({rows, len}, IDT::kFloat32, "X");
   te::Tensor st = te::placeholder({scale_n}, IDT::kFloat32, "Scale");
   te::Tensor bt = te::placeholder({bias_n ? bias_n : 1}, IDT::kFloat32, "Bias");
   const Expr flen = ir::fimm(double(len));
-  const te::IterVar rm = te::reduce_axis(len, "k");
-  te::Tensor sum = te::compute_reduce(
-      {rows}, IDT::kFloat32,
-      [&](const std::vector<Expr>& i) { return te::sum(xt({i[0], ir::ref(rm->var)}), {rm}); },
-      "Sum");
+  // The row sum of term(row, k): its lanes stage (none when the row is shorter than L) and
+  // its total.
+  auto row_sum = [&](const std::function<Expr(const Expr&, const Expr&)>& term,
+                     const std::string& name) {
+    te::Tensor lanes;
+    if (whole > 0) {
+      const te::IterVar q = te::reduce_axis(whole, "q");
+      lanes = te::compute_reduce(
+          {rows, L}, IDT::kFloat32,
+          [&](const std::vector<Expr>& i) {
+            return te::sum(term(i[0], ir::add(ir::mul(ir::ref(q->var), ir::imm(L)), i[1])), {q});
+          },
+          name + ".lanes");
+    }
+    te::Tensor total = te::compute(
+        {rows}, IDT::kFloat32,
+        [&](const std::vector<Expr>& r) {
+          Expr p[L];
+          for (int64_t j = 0; j < L; ++j) {
+            p[j] = whole > 0 ? lanes({r[0], ir::imm(j)}) : ir::fimm(0.0);
+            if (j < tail) p[j] = ir::add(p[j], term(r[0], ir::imm(whole * L + j)));
+          }
+          return row_sum_total(p, [](const Expr& a, const Expr& b) { return ir::add(a, b); });
+        },
+        name);
+    return std::make_pair(lanes, total);
+  };
+  te::Tensor sum_lanes, sum, sq_lanes, sq;
+  std::tie(sum_lanes, sum) =
+      row_sum([&](const Expr& r, const Expr& k) { return xt({r, k}); }, "Sum");
   te::Tensor mean = te::compute(
       {rows}, IDT::kFloat32, [&](const std::vector<Expr>& i) { return fdiv(sum(i), flen); },
       "Mean");
-  const te::IterVar rv = te::reduce_axis(len, "v");
-  te::Tensor sq = te::compute_reduce(
-      {rows}, IDT::kFloat32,
-      [&](const std::vector<Expr>& i) {
-        const Expr d = ir::sub(xt({i[0], ir::ref(rv->var)}), mean(i));
-        return te::sum(ir::mul(d, d), {rv});
+  std::tie(sq_lanes, sq) = row_sum(
+      [&](const Expr& r, const Expr& k) {
+        const Expr d = ir::sub(xt({r, k}), mean({r}));
+        return ir::mul(d, d);
       },
       "SqSum");
   te::Tensor inv = te::compute(
@@ -161,6 +191,23 @@ LoweredOp layer_norm_f32(int64_t rows, int64_t len, double eps, int64_t scale_n,
       },
       "Y");
   te::Schedule sc({yt});
+  te::Stage& sy = sc[yt];
+  const te::IterVar row = sy.axes()[0];
+  if (len > L) {
+    auto [ko, ki] = sy.split(sy.axes()[1], L);
+    sy.set_kind(ki, ir::ForKind::kVectorized);
+  }
+  for (const te::Tensor& t : {sum_lanes, sum, mean, sq_lanes, sq, inv}) {
+    if (t.get() == nullptr) continue;
+    sc.set_scope(t, ir::Scope::kLocal);
+    sc[t].compute_at(sy, row);
+  }
+  for (const te::Tensor& t : {sum_lanes, sq_lanes}) {  // pieces outside, the lanes a vector
+    if (t.get() == nullptr) continue;
+    te::Stage& sl = sc[t];
+    sl.reorder({sl.axes()[0], sl.reduce_axes()[0], sl.axes()[1]});
+    sl.set_kind(sl.axes()[1], ir::ForKind::kVectorized);
+  }
   std::vector<te::Tensor> ins = {xt, st};
   if (bias_n) ins.push_back(bt);
   return lower_op(kGraphKernelName, sc, ins, {yt});

@@ -370,14 +370,23 @@ TEST(LlvmKernels, SoftmaxAndLayerNormMatchTheHostLoops) {
   compiler::graph::softmax_kernel<double>(xd.data(), {3, 37, 5}, 1, want.data());
   for (size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], want[i], 1e-6) << i;
 
-  const std::vector<float> z = filled(6 * 4 * 9, 1.f), sc = filled(9, 0.f), bi = filled(36, 0.f);
-  std::vector<float> out(z.size());
-  ASSERT_TRUE(llvm_layer_norm_f32(z.data(), sc.data(), bi.data(), out.data(), 6, 36, 1e-5, 9, 36));
-  std::vector<double> zd(z.begin(), z.end()), scd(sc.begin(), sc.end()), bid(bi.begin(), bi.end()),
-      ln(z.size());
-  compiler::graph::layer_norm_kernel<double>(zd.data(), {6, 4, 9}, 1, 1e-5, scd.data(), 9,
-                                             bid.data(), 36, ln.data());
-  for (size_t i = 0; i < out.size(); ++i) EXPECT_NEAR(out[i], ln[i], 1e-5 * (1 + std::fabs(ln[i]))) << i;
+  // LayerNorm over rows of 36 (four whole pieces of the sums' lanes and a tail of 4), of 5
+  // (shorter than the lanes) and of 96 (ConvNeXt's first stage, whole pieces only).
+  for (int64_t len : {36, 5, 96}) {
+    const int64_t rows = 24;
+    const std::vector<float> z = filled(rows * len, 1.f), sc = filled(9, 0.f),
+                             bi = filled(len, 0.f);
+    const int64_t scale_n = len % 9 == 0 ? 9 : 1;
+    std::vector<float> out(z.size());
+    ASSERT_TRUE(llvm_layer_norm_f32(z.data(), sc.data(), bi.data(), out.data(), rows, len, 1e-5,
+                                    scale_n, len));
+    std::vector<double> zd(z.begin(), z.end()), scd(sc.begin(), sc.end()),
+        bid(bi.begin(), bi.end()), ln(z.size());
+    compiler::graph::layer_norm_kernel<double>(zd.data(), {rows, len}, 1, 1e-5, scd.data(),
+                                               scale_n, bid.data(), len, ln.data());
+    for (size_t i = 0; i < out.size(); ++i)
+      EXPECT_NEAR(out[i], ln[i], 1e-5 * (1 + std::fabs(ln[i]))) << len << ": " << i;
+  }
 }
 
 // Transpose, Slice and ReduceMean move or sum the same floats in the same order as the host
