@@ -4,6 +4,8 @@
 #include <cmath>
 #include <vector>
 
+#include "compiler/graph/onnx/chain_match.h"
+
 namespace weft::compiler::onnx_import {
 
 using graph::Graph;
@@ -17,23 +19,8 @@ namespace {
 
 // Whether v is a float32 constant of one element within `tol` of `want`.
 bool scalar_is(const Graph& g, ValueId v, double want, double tol) {
-  const graph::Value& c = g.value(v);
-  return c.is_constant() && c.type.dtype == graph::DType::F32 && c.type.elements() == 1 &&
-         std::fabs(double(c.data->f32()[0]) - want) <= tol;
-}
-
-// The one live node reading v, when v is no graph output; else null.
-const Node* only_reader(const Graph& g, ValueId v) {
-  for (ValueId o : g.outputs())
-    if (o == v) return nullptr;
-  const std::vector<NodeId> r = g.consumers(v);
-  return r.size() == 1 ? &g.node(r[0]) : nullptr;
-}
-
-// The operand of binary node n that is not `v` (kNone when n does not read v exactly once).
-ValueId other(const Node& n, ValueId v) {
-  if (n.inputs.size() != 2 || (n.inputs[0] == v) == (n.inputs[1] == v)) return kNone;
-  return n.inputs[0] == v ? n.inputs[1] : n.inputs[0];
+  double c = 0;
+  return scalar_constant(g, v, &c) && std::fabs(c - want) <= tol;
 }
 
 }  // namespace
@@ -46,17 +33,17 @@ int gelu_from_erf(Graph& g) {
     const ValueId x = div.inputs[0];
     // sqrt(2) as float32 rounds it (1.4142135381698608): within a float's half ulp.
     if (!scalar_is(g, div.inputs[1], std::sqrt(2.0), 1e-7)) continue;
-    const Node* erf = only_reader(g, div.outputs[0]);
-    if (!erf || erf->kind != OpKind::Erf) continue;
-    const Node* add = only_reader(g, erf->outputs[0]);
-    if (!add || add->kind != OpKind::Add) continue;
-    const ValueId one = other(*add, erf->outputs[0]);
+    const Node* erf = only_reader(g, div.outputs[0], OpKind::Erf);
+    if (!erf) continue;
+    const Node* add = only_reader(g, erf->outputs[0], OpKind::Add);
+    if (!add) continue;
+    const ValueId one = other_operand(*add, erf->outputs[0]);
     if (one == kNone || !scalar_is(g, one, 1.0, 0.0)) continue;
-    const Node* mul = only_reader(g, add->outputs[0]);
-    if (!mul || mul->kind != OpKind::Mul || other(*mul, add->outputs[0]) != x) continue;
-    const Node* half = only_reader(g, mul->outputs[0]);
-    if (!half || half->kind != OpKind::Mul) continue;
-    const ValueId h = other(*half, mul->outputs[0]);
+    const Node* mul = only_reader(g, add->outputs[0], OpKind::Mul);
+    if (!mul || other_operand(*mul, add->outputs[0]) != x) continue;
+    const Node* half = only_reader(g, mul->outputs[0], OpKind::Mul);
+    if (!half) continue;
+    const ValueId h = other_operand(*half, mul->outputs[0]);
     if (h == kNone || !scalar_is(g, h, 0.5, 0.0)) continue;
     if (g.value(x).type.dtype != graph::DType::F32 ||
         g.value(half->outputs[0]).type.shape != g.value(x).type.shape)
@@ -64,9 +51,7 @@ int gelu_from_erf(Graph& g) {
     // The last node becomes the Gelu (its output, and so every reader, stays); the others go.
     const std::vector<NodeId> gone{div.id, erf->id, add->id, mul->id};
     Node& gelu = g.node(half->id);
-    const size_t slash = div.name.rfind('/');
-    gelu.name =
-        (slash == std::string::npos ? div.name + "." : div.name.substr(0, slash + 1)) + "Gelu";
+    gelu.name = chain_name(div.name, "Gelu");
     gelu.kind = OpKind::Gelu;
     gelu.inputs = {x};
     gelu.attrs.clear();

@@ -3,6 +3,8 @@
 
 #include <vector>
 
+#include "compiler/graph/onnx/chain_match.h"
+
 namespace weft::compiler::onnx_import {
 
 using graph::Graph;
@@ -13,34 +15,6 @@ using graph::OpKind;
 using graph::ValueId;
 
 namespace {
-
-// The live nodes reading v, none when v is a graph output (its value must stay).
-std::vector<NodeId> readers(const Graph& g, ValueId v) {
-  for (ValueId o : g.outputs())
-    if (o == v) return {};
-  return g.consumers(v);
-}
-
-// The one live node of `kind` reading v, when it is v's only reader; else null.
-const Node* only(const Graph& g, ValueId v, OpKind kind) {
-  const std::vector<NodeId> r = readers(g, v);
-  return r.size() == 1 && g.node(r[0]).kind == kind ? &g.node(r[0]) : nullptr;
-}
-
-// The operand of binary node n that is not `v` (kNone when n does not read v exactly once).
-ValueId other(const Node& n, ValueId v) {
-  if (n.inputs.size() != 2 || (n.inputs[0] == v) == (n.inputs[1] == v)) return kNone;
-  return n.inputs[0] == v ? n.inputs[1] : n.inputs[0];
-}
-
-// A float32 constant of one element: its value in *out.
-bool scalar(const Graph& g, ValueId v, double* out) {
-  if (v == kNone) return false;
-  const graph::Value& c = g.value(v);
-  if (!c.is_constant() || c.type.dtype != graph::DType::F32 || c.type.elements() != 1) return false;
-  *out = c.data->f32()[0];
-  return true;
-}
 
 // A float32 constant of `len` elements (shape [len], or with leading 1s).
 bool row_constant(const Graph& g, ValueId v, int64_t len) {
@@ -70,36 +44,37 @@ int layer_norm_from_parts(Graph& g) {
     if (xt.dtype != graph::DType::F32 || r < 1 || !mean_of_last(mean, r)) continue;
     const int64_t len = xt.shape.back();
     // d = x - mean, read by the square and by the division.
-    const Node* sub = only(g, mean.outputs[0], OpKind::Sub);
+    const Node* sub = only_reader(g, mean.outputs[0], OpKind::Sub);
     if (!sub || sub->inputs.size() != 2 || sub->inputs[0] != x || sub->inputs[1] != mean.outputs[0])
       continue;
     const ValueId d = sub->outputs[0];
-    const std::vector<NodeId> dr = readers(g, d);
+    const std::vector<NodeId> dr = chain_readers(g, d);
     if (dr.size() != 2) continue;
     const Node* pow = &g.node(dr[0]);
     const Node* div = &g.node(dr[1]);
     if (pow->kind == OpKind::Div) std::swap(pow, div);
     double two = 0, eps = 0;
     if (pow->kind != OpKind::Pow || div->kind != OpKind::Div || pow->inputs.size() != 2 ||
-        pow->inputs[0] != d || !scalar(g, pow->inputs[1], &two) || two != 2.0 ||
+        pow->inputs[0] != d || !scalar_constant(g, pow->inputs[1], &two) || two != 2.0 ||
         div->inputs.size() != 2 || div->inputs[0] != d)
       continue;
     // var = ReduceMean(d^2) + eps, its square root the divisor.
-    const Node* var = only(g, pow->outputs[0], OpKind::ReduceMean);
+    const Node* var = only_reader(g, pow->outputs[0], OpKind::ReduceMean);
     if (!var || !mean_of_last(*var, r)) continue;
-    const Node* add_eps = only(g, var->outputs[0], OpKind::Add);
-    if (!add_eps || !scalar(g, other(*add_eps, var->outputs[0]), &eps) || eps < 0) continue;
-    const Node* sqrt = only(g, add_eps->outputs[0], OpKind::Sqrt);
-    if (!sqrt || only(g, sqrt->outputs[0], OpKind::Div) != div ||
+    const Node* add_eps = only_reader(g, var->outputs[0], OpKind::Add);
+    if (!add_eps || !scalar_constant(g, other_operand(*add_eps, var->outputs[0]), &eps) || eps < 0)
+      continue;
+    const Node* sqrt = only_reader(g, add_eps->outputs[0], OpKind::Sqrt);
+    if (!sqrt || only_reader(g, sqrt->outputs[0], OpKind::Div) != div ||
         div->inputs[1] != sqrt->outputs[0])
       continue;
     // * scale, then + bias where there is one.
-    const Node* mul = only(g, div->outputs[0], OpKind::Mul);
+    const Node* mul = only_reader(g, div->outputs[0], OpKind::Mul);
     if (!mul) continue;
-    const ValueId scale = other(*mul, div->outputs[0]);
+    const ValueId scale = other_operand(*mul, div->outputs[0]);
     if (!row_constant(g, scale, len)) continue;
-    const Node* add_bias = only(g, mul->outputs[0], OpKind::Add);
-    const ValueId bias = add_bias ? other(*add_bias, mul->outputs[0]) : kNone;
+    const Node* add_bias = only_reader(g, mul->outputs[0], OpKind::Add);
+    const ValueId bias = add_bias ? other_operand(*add_bias, mul->outputs[0]) : kNone;
     if (!row_constant(g, bias, len)) add_bias = nullptr;
     const Node& last = add_bias ? *add_bias : *mul;
     if (g.value(last.outputs[0]).type.shape != xt.shape) continue;
@@ -107,9 +82,7 @@ int layer_norm_from_parts(Graph& g) {
     std::vector<NodeId> gone{mean.id, sub->id, pow->id, var->id, add_eps->id, sqrt->id, div->id};
     if (add_bias) gone.push_back(mul->id);
     Node& ln = g.node(last.id);
-    const size_t slash = mean.name.rfind('/');
-    ln.name = (slash == std::string::npos ? mean.name + "." : mean.name.substr(0, slash + 1)) +
-              "LayerNormalization";
+    ln.name = chain_name(mean.name, "LayerNormalization");
     ln.kind = OpKind::LayerNormalization;
     ln.inputs = add_bias ? std::vector<ValueId>{x, scale, bias} : std::vector<ValueId>{x, scale};
     ln.attrs.clear();
