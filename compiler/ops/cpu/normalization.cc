@@ -2,8 +2,6 @@
 #include "compiler/ops/cpu/normalization.h"
 
 #include <functional>
-#include <limits>
-#include <tuple>
 #include <vector>
 
 #include "compiler/ir/intrinsics.h"
@@ -20,103 +18,137 @@ namespace {
 
 Expr fdiv(Expr a, Expr b) { return ir::float_math(I::kFDiv, std::move(a), std::move(b)); }
 
+constexpr int64_t L = kRowSumLanes;
+
+// The term k of the row of reduced index r (an index of the reduced shape).
+using RowTerm = std::function<Expr(const std::vector<Expr>& r, const Expr& k)>;
+
+// A reduction along rows of n terms in kRowSumLanes partials (float_eltwise.h): `lanes`
+// [reduced[0], L, reduced[1:]] reduces each lane over the row's whole pieces (none when the
+// row is shorter than L); `total` [reduced] adds the last n % L terms to their partials after
+// them and combines the partials: pairwise for a sum, in order for a max (whose order does
+// not matter to a softmax: where it could, a NaN in the row, every output is NaN).
+struct RowReduction {
+  te::Tensor lanes, total;
+};
+RowReduction row_reduction(const std::vector<int64_t>& reduced, int64_t n, bool max,
+                           const RowTerm& term, const std::string& name) {
+  const int64_t whole = n / L, tail = n % L;
+  auto row_of = [](const std::vector<Expr>& i) {  // a lanes index without its lane
+    std::vector<Expr> r{i[0]};
+    r.insert(r.end(), i.begin() + 2, i.end());
+    return r;
+  };
+  RowReduction out;
+  if (whole > 0) {
+    std::vector<int64_t> shape{reduced[0], L};
+    shape.insert(shape.end(), reduced.begin() + 1, reduced.end());
+    const te::IterVar q = te::reduce_axis(whole, "q");
+    out.lanes = te::compute_reduce(
+        shape, IDT::kFloat32,
+        [&](const std::vector<Expr>& i) {
+          const Expr v = term(row_of(i), ir::add(ir::mul(ir::ref(q->var), ir::imm(L)), i[1]));
+          return max ? te::maximum(v, {q}) : te::sum(v, {q});
+        },
+        name + ".lanes");
+  }
+  out.total = te::compute(
+      reduced, IDT::kFloat32,
+      [&](const std::vector<Expr>& r) {
+        Expr p[L];
+        for (int64_t j = 0; j < L; ++j) {
+          std::vector<Expr> li{r[0], ir::imm(j)};
+          li.insert(li.end(), r.begin() + 1, r.end());
+          // A max without whole pieces starts from the row's first term, a sum from 0.
+          p[j] = whole > 0 ? out.lanes(li) : max ? term(r, ir::imm(0)) : ir::fimm(0.0);
+          if (j >= tail) continue;
+          const Expr e = term(r, ir::imm(whole * L + j));
+          p[j] = max ? ir::max(p[j], e) : ir::add(p[j], e);
+        }
+        if (!max)
+          return row_sum_total(p, [](const Expr& a, const Expr& b) { return ir::add(a, b); });
+        Expr m = p[0];
+        for (int64_t j = 1; j < L; ++j) m = ir::max(m, p[j]);
+        return m;
+      },
+      name);
+  return out;
+}
+
+// Rows of a [rows, n] output `y` in vectors of L along the row (the last guarded), and what
+// each row needs computed at the row in local buffers: its reductions (their pieces outside
+// and their lanes a vector), its `per_row` values, and its `whole_rows` stages ([rows, n],
+// vectorized as y).
+void schedule_rows(te::Schedule& sc, const te::Tensor& y, int64_t n,
+                   const std::vector<RowReduction>& reductions,
+                   const std::vector<te::Tensor>& per_row,
+                   const std::vector<te::Tensor>& whole_rows) {
+  auto along = [&](te::Stage& st) {
+    if (n > L) {
+      auto [ko, ki] = st.split(st.axes()[1], L);
+      st.set_kind(ki, ir::ForKind::kVectorized);
+    }
+  };
+  te::Stage& sy = sc[y];
+  const te::IterVar row = sy.axes()[0];
+  along(sy);
+  auto local_at_row = [&](const te::Tensor& t) {
+    sc.set_scope(t, ir::Scope::kLocal);
+    sc[t].compute_at(sy, row);
+  };
+  for (const RowReduction& r : reductions) {
+    local_at_row(r.total);
+    if (r.lanes.get() == nullptr) continue;
+    local_at_row(r.lanes);
+    te::Stage& sl = sc[r.lanes];
+    sl.reorder({sl.axes()[0], sl.reduce_axes()[0], sl.axes()[1]});
+    sl.set_kind(sl.axes()[1], ir::ForKind::kVectorized);
+  }
+  for (const te::Tensor& t : per_row) local_at_row(t);
+  for (const te::Tensor& t : whole_rows) {
+    local_at_row(t);
+    along(sc[t]);
+  }
+}
+
 }  // namespace
 
 LoweredOp softmax_f32(int64_t outer, int64_t n, int64_t inner) {
   // Along the last axis (inner = 1: attention's rows) the tensors are [outer, n] and each
-  // row's steps are computed at the row, vectorized along it: the max and the sum's
-  // kRowSumLanes partials (float_eltwise.h) as vectors of lanes over the row's whole pieces,
-  // the last n % L elements added to their partials after them; the exponentials and the
-  // quotients along the row. Otherwise the quotients are vectorized along inner. The max may
-  // be taken in any order: where that could differ (a NaN in the row) every output is NaN.
-  constexpr int64_t L = kRowSumLanes;
+  // row's steps are computed at the row (schedule_rows): its max and its sum in partials,
+  // its exponentials and quotients vectorized along it. Otherwise the quotients are
+  // vectorized along inner.
   const bool rows = inner == 1;
-  const int64_t whole = n / L, tail = n % L;
-  auto shape = [&](int64_t mid) {
-    return rows ? std::vector<int64_t>{outer, mid} : std::vector<int64_t>{outer, mid, inner};
-  };
-  // Element k of the row of reduced index r ({row} or {row, inner index}).
+  const std::vector<int64_t> xs =
+      rows ? std::vector<int64_t>{outer, n} : std::vector<int64_t>{outer, n, inner};
+  const std::vector<int64_t> reduced =
+      rows ? std::vector<int64_t>{outer} : std::vector<int64_t>{outer, inner};
+  // Element k of the row of reduced index r, and the reduced index of element i.
   auto at = [&](const std::vector<Expr>& r, const Expr& k) {
     return rows ? std::vector<Expr>{r[0], k} : std::vector<Expr>{r[0], k, r[1]};
   };
-  auto row_of = [&](const std::vector<Expr>& i) {  // the reduced index of element i
+  auto row_of = [&](const std::vector<Expr>& i) {
     return rows ? std::vector<Expr>{i[0]} : std::vector<Expr>{i[0], i[2]};
   };
-  const std::vector<int64_t> reduced =
-      rows ? std::vector<int64_t>{outer} : std::vector<int64_t>{outer, inner};
-  te::Tensor xt = te::placeholder(shape(n), IDT::kFloat32, "X");
-  // Per lane of a [.., L, ..] stage (index i), the reduction over the whole pieces of t's row.
-  auto lanes = [&](const te::Tensor& t, bool max, const char* name) {
-    const te::IterVar q = te::reduce_axis(whole, "q");
-    return te::compute_reduce(
-        shape(L), IDT::kFloat32,
-        [&](const std::vector<Expr>& i) {
-          const Expr k = ir::add(ir::mul(ir::ref(q->var), ir::imm(L)), i[1]);
-          const Expr v = t(at(row_of(i), k));
-          return max ? te::maximum(v, {q}) : te::sum(v, {q});
-        },
-        name);
-  };
-  // Partial j of a row (reduced index r): lane j of the whole pieces (none: `none`), then the
-  // tail's element whole * L + j where there is one.
-  auto partial = [&](const te::Tensor& ls, const te::Tensor& t, const std::vector<Expr>& r,
-                     int64_t j, Expr none, bool max) {
-    Expr p = whole > 0 ? ls(at(r, ir::imm(j))) : std::move(none);
-    if (j >= tail) return p;
-    const Expr e = t(at(r, ir::imm(whole * L + j)));
-    return max ? ir::max(p, e) : ir::add(p, e);
-  };
-  te::Tensor mlanes = whole > 0 ? lanes(xt, true, "M.lanes") : te::Tensor();
-  te::Tensor mx = te::compute(
-      reduced, IDT::kFloat32,
-      [&](const std::vector<Expr>& r) {
-        Expr m = partial(mlanes, xt, r, 0, xt(at(r, ir::imm(0))), true);
-        for (int64_t j = 1; j < L; ++j)
-          m = ir::max(m, partial(mlanes, xt, r, j, xt(at(r, ir::imm(0))), true));
-        return m;
-      },
+  te::Tensor xt = te::placeholder(xs, IDT::kFloat32, "X");
+  const RowReduction mx = row_reduction(
+      reduced, n, true, [&](const std::vector<Expr>& r, const Expr& k) { return xt(at(r, k)); },
       "M");
   te::Tensor ex = te::compute(
-      shape(n), IDT::kFloat32,
+      xs, IDT::kFloat32,
       [&](const std::vector<Expr>& i) {
-        return ir::float_math(I::kExp, ir::sub(xt(i), mx(row_of(i))));
+        return ir::float_math(I::kExp, ir::sub(xt(i), mx.total(row_of(i))));
       },
       "E");
-  te::Tensor slanes = whole > 0 ? lanes(ex, false, "S.lanes") : te::Tensor();
-  te::Tensor sum = te::compute(
-      reduced, IDT::kFloat32,
-      [&](const std::vector<Expr>& r) {
-        Expr p[L];
-        for (int64_t j = 0; j < L; ++j) p[j] = partial(slanes, ex, r, j, ir::fimm(0.0), false);
-        return row_sum_total(p, [](const Expr& a, const Expr& b) { return ir::add(a, b); });
-      },
+  const RowReduction sum = row_reduction(
+      reduced, n, false, [&](const std::vector<Expr>& r, const Expr& k) { return ex(at(r, k)); },
       "S");
   te::Tensor yt = te::compute(
-      shape(n), IDT::kFloat32,
-      [&](const std::vector<Expr>& i) { return fdiv(ex(i), sum(row_of(i))); }, "Y");
+      xs, IDT::kFloat32,
+      [&](const std::vector<Expr>& i) { return fdiv(ex(i), sum.total(row_of(i))); }, "Y");
   te::Schedule sc({yt});
   if (rows) {
-    te::Stage& sy = sc[yt];
-    const te::IterVar row = sy.axes()[0];
-    auto along = [&](te::Stage& st) {  // the row's elements in vectors of L, the last guarded
-      if (n > L) {
-        auto [ko, ki] = st.split(st.axes()[1], L);
-        st.set_kind(ki, ir::ForKind::kVectorized);
-      }
-    };
-    along(sy);
-    for (const te::Tensor& t : {mlanes, mx, ex, slanes, sum}) {
-      if (t.get() == nullptr) continue;
-      sc.set_scope(t, ir::Scope::kLocal);
-      sc[t].compute_at(sy, row);
-    }
-    along(sc[ex]);
-    for (const te::Tensor& t : {mlanes, slanes}) {  // pieces outside, the lanes a vector
-      if (t.get() == nullptr) continue;
-      te::Stage& st = sc[t];
-      st.reorder({st.axes()[0], st.reduce_axes()[0], st.axes()[1]});
-      st.set_kind(st.axes()[1], ir::ForKind::kVectorized);
-    }
+    schedule_rows(sc, yt, n, {mx, sum}, {}, {ex});
   } else {
     vectorize_inner(sc[yt]);
   }
@@ -124,51 +156,25 @@ LoweredOp softmax_f32(int64_t outer, int64_t n, int64_t inner) {
 }
 
 LoweredOp layer_norm_f32(int64_t rows, int64_t len, double eps, int64_t scale_n, int64_t bias_n) {
-  // Each row's steps are computed at the row: its two sums in kRowSumLanes partials
-  // (float_eltwise.h) as vectors of lanes over the row's whole pieces (the last len % L terms
-  // added to their partials after them), then the normalized row vectorized along it.
-  constexpr int64_t L = kRowSumLanes;
-  const int64_t whole = len / L, tail = len % L;
+  // Each row's steps are computed at the row (schedule_rows): its two sums in partials, then
+  // the normalized row vectorized along it.
   te::Tensor xt = te::placeholder({rows, len}, IDT::kFloat32, "X");
   te::Tensor st = te::placeholder({scale_n}, IDT::kFloat32, "Scale");
   te::Tensor bt = te::placeholder({bias_n ? bias_n : 1}, IDT::kFloat32, "Bias");
   const Expr flen = ir::fimm(double(len));
-  // The row sum of term(row, k): its lanes stage (none when the row is shorter than L) and
-  // its total.
-  auto row_sum = [&](const std::function<Expr(const Expr&, const Expr&)>& term,
-                     const std::string& name) {
-    te::Tensor lanes;
-    if (whole > 0) {
-      const te::IterVar q = te::reduce_axis(whole, "q");
-      lanes = te::compute_reduce(
-          {rows, L}, IDT::kFloat32,
-          [&](const std::vector<Expr>& i) {
-            return te::sum(term(i[0], ir::add(ir::mul(ir::ref(q->var), ir::imm(L)), i[1])), {q});
-          },
-          name + ".lanes");
-    }
-    te::Tensor total = te::compute(
-        {rows}, IDT::kFloat32,
-        [&](const std::vector<Expr>& r) {
-          Expr p[L];
-          for (int64_t j = 0; j < L; ++j) {
-            p[j] = whole > 0 ? lanes({r[0], ir::imm(j)}) : ir::fimm(0.0);
-            if (j < tail) p[j] = ir::add(p[j], term(r[0], ir::imm(whole * L + j)));
-          }
-          return row_sum_total(p, [](const Expr& a, const Expr& b) { return ir::add(a, b); });
-        },
-        name);
-    return std::make_pair(lanes, total);
-  };
-  te::Tensor sum_lanes, sum, sq_lanes, sq;
-  std::tie(sum_lanes, sum) =
-      row_sum([&](const Expr& r, const Expr& k) { return xt({r, k}); }, "Sum");
+  const RowReduction sum = row_reduction(
+      {rows}, len, false,
+      [&](const std::vector<Expr>& r, const Expr& k) {
+        return xt({r[0], k});
+      },
+      "Sum");
   te::Tensor mean = te::compute(
-      {rows}, IDT::kFloat32, [&](const std::vector<Expr>& i) { return fdiv(sum(i), flen); },
+      {rows}, IDT::kFloat32, [&](const std::vector<Expr>& i) { return fdiv(sum.total(i), flen); },
       "Mean");
-  std::tie(sq_lanes, sq) = row_sum(
-      [&](const Expr& r, const Expr& k) {
-        const Expr d = ir::sub(xt({r, k}), mean({r}));
+  const RowReduction sq = row_reduction(
+      {rows}, len, false,
+      [&](const std::vector<Expr>& r, const Expr& k) {
+        const Expr d = ir::sub(xt({r[0], k}), mean(r));
         return ir::mul(d, d);
       },
       "SqSum");
@@ -176,7 +182,7 @@ LoweredOp layer_norm_f32(int64_t rows, int64_t len, double eps, int64_t scale_n,
       {rows}, IDT::kFloat32,
       [&](const std::vector<Expr>& i) {
         return fdiv(ir::fimm(1.0),
-                    ir::float_math(I::kSqrt, ir::add(fdiv(sq(i), flen), ir::fimm(eps))));
+                    ir::float_math(I::kSqrt, ir::add(fdiv(sq.total(i), flen), ir::fimm(eps))));
       },
       "Inv");
   auto at = [](int64_t count, const Expr& i) {
@@ -185,29 +191,13 @@ LoweredOp layer_norm_f32(int64_t rows, int64_t len, double eps, int64_t scale_n,
   te::Tensor yt = te::compute(
       {rows, len}, IDT::kFloat32,
       [&](const std::vector<Expr>& i) {
-        Expr v = ir::mul(ir::mul(ir::sub(xt(i), mean({i[0]})), inv({i[0]})),
-                         st({at(scale_n, i[1])}));
+        Expr v =
+            ir::mul(ir::mul(ir::sub(xt(i), mean({i[0]})), inv({i[0]})), st({at(scale_n, i[1])}));
         return bias_n ? ir::add(v, bt({at(bias_n, i[1])})) : v;
       },
       "Y");
   te::Schedule sc({yt});
-  te::Stage& sy = sc[yt];
-  const te::IterVar row = sy.axes()[0];
-  if (len > L) {
-    auto [ko, ki] = sy.split(sy.axes()[1], L);
-    sy.set_kind(ki, ir::ForKind::kVectorized);
-  }
-  for (const te::Tensor& t : {sum_lanes, sum, mean, sq_lanes, sq, inv}) {
-    if (t.get() == nullptr) continue;
-    sc.set_scope(t, ir::Scope::kLocal);
-    sc[t].compute_at(sy, row);
-  }
-  for (const te::Tensor& t : {sum_lanes, sq_lanes}) {  // pieces outside, the lanes a vector
-    if (t.get() == nullptr) continue;
-    te::Stage& sl = sc[t];
-    sl.reorder({sl.axes()[0], sl.reduce_axes()[0], sl.axes()[1]});
-    sl.set_kind(sl.axes()[1], ir::ForKind::kVectorized);
-  }
+  schedule_rows(sc, yt, len, {sum, sq}, {mean, inv}, {});
   std::vector<te::Tensor> ins = {xt, st};
   if (bias_n) ins.push_back(bt);
   return lower_op(kGraphKernelName, sc, ins, {yt});
